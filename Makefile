@@ -1,0 +1,33 @@
+# The two commands of the README live here: `make demo` and `make test`.
+# Both run scripts/setup.sh first, which installs whatever is missing.
+SHELL := /bin/bash
+SWIFT_DIR := $(shell scripts/setup.sh)
+ifeq ($(SWIFT_DIR),)
+$(error scripts/setup.sh could not prepare this machine; see its message above)
+endif
+export PATH := $(SWIFT_DIR):$(PATH)
+SWIFT_FLAGS := -Xswiftc -warnings-as-errors
+
+.PHONY: demo test build lint format clean
+
+## Runs the main job (for now: the core walkthrough; the server and live city arrive with later issues).
+demo:
+	swift build --product hail
+	.build/debug/hail demo
+
+## Lints, builds everything with warnings as errors, and runs every test.
+test: lint build
+	swift test --skip-build
+
+build:
+	swift build --build-tests $(SWIFT_FLAGS)
+
+## Fails when a file is not formatted per .swift-format; `make format` fixes it.
+lint:
+	swift format lint --strict --recursive Package.swift Sources Tests
+
+format:
+	swift format format --in-place --recursive Package.swift Sources Tests
+
+clean:
+	rm -rf .build

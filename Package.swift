@@ -1,0 +1,28 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// Every target builds in the Swift 6 language mode (complete concurrency checking). CI adds
+// `-Xswiftc -warnings-as-errors`; see `make build`.
+let package = Package(
+    name: "Hail",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .library(name: "HailCore", targets: ["HailCore"]),
+        .library(name: "HailProtocol", targets: ["HailProtocol"]),
+        .library(name: "HailTesting", targets: ["HailTesting"]),
+        .executable(name: "hail", targets: ["hail"]),
+    ],
+    targets: [
+        // Domain types and pure logic: no I/O, no clock reads, randomness injected.
+        .target(name: "HailCore"),
+        // The wire: REST bodies, WebSocket frames, errors, routes, JSON and binary codecs.
+        .target(name: "HailProtocol", dependencies: ["HailCore"]),
+        // Test support shipped as a target: seeded randomness, fixtures from ../shared/data.
+        .target(name: "HailTesting", dependencies: ["HailCore", "HailProtocol"]),
+        // The thin command-line front end.
+        .executableTarget(name: "hail", dependencies: ["HailCore", "HailProtocol"]),
+        .testTarget(name: "HailCoreTests", dependencies: ["HailCore", "HailTesting"]),
+        .testTarget(name: "HailProtocolTests", dependencies: ["HailProtocol", "HailCore", "HailTesting"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

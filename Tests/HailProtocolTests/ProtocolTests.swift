@@ -1,0 +1,6 @@
+import HailProtocol
+import Testing
+
+@Test func apiVersionIsV1() {
+    #expect(HailProtocolVersion.api == "v1")
+}

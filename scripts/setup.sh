@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs what Hail needs to build, test and run, and only what is missing.
+#   Debian/Ubuntu: apt-get installs the system packages below (as root, or through sudo).
+#   macOS:         prints the Homebrew line to run; Xcode's Swift 6.1 or later is the toolchain.
+# Prints the directory holding `swift` on its last line, so callers can put it on PATH.
+set -euo pipefail
+
+# System packages by platform. Each C library the package links sits behind one C* target;
+# add its Debian and Homebrew names here when a target needs it.
+DEBIAN_PACKAGES=(git make)
+BREW_PACKAGES=()
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+
+find_swift() {
+    if command -v swift >/dev/null 2>&1; then dirname "$(command -v swift)"; return 0; fi
+    for dir in /opt/swift/usr/bin /usr/share/swift/usr/bin "$HOME/.swiftly/bin"; do
+        if [ -x "$dir/swift" ]; then echo "$dir"; return 0; fi
+    done
+    return 1
+}
+
+case "$(uname -s)" in
+Darwin)
+    if [ ${#BREW_PACKAGES[@]} -gt 0 ]; then
+        missing=()
+        for pkg in "${BREW_PACKAGES[@]}"; do
+            brew list --versions "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+        done
+        if [ ${#missing[@]} -gt 0 ]; then
+            say "missing Homebrew packages; run:  brew install ${missing[*]}"
+            exit 1
+        fi
+    fi
+    ;;
+Linux)
+    missing=()
+    for pkg in "${DEBIAN_PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        say "installing Debian packages: ${missing[*]}"
+        sudo_cmd=()
+        [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+        export DEBIAN_FRONTEND=noninteractive
+        "${sudo_cmd[@]}" apt-get update -qq >&2
+        "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+    fi
+    ;;
+*)
+    say "unsupported system $(uname -s); Hail builds on Debian/Ubuntu Linux and macOS"
+    exit 1
+    ;;
+esac
+
+if ! swift_dir=$(find_swift); then
+    say "no Swift toolchain found. Install Swift 6.1 or later (https://www.swift.org/install/) and put it on PATH."
+    exit 1
+fi
+echo "$swift_dir"
