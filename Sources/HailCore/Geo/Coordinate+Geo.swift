@@ -36,6 +36,9 @@ extension Coordinate {
     /// The fraction is clamped to [0, 1]: a segment is never extrapolated.
     public func interpolated(to other: Coordinate, fraction: Double) -> Coordinate {
         let t = fraction.clamped(to: 0...1)
+        // The ends are returned exactly: a + (b - a) * 1 can miss b in the last bit.
+        if t == 0 { return self }
+        if t == 1 { return other }
         return Coordinate(lat: lat + (other.lat - lat) * t, lng: lng + (other.lng - lng) * t)
     }
 }
@@ -59,6 +62,7 @@ extension Array where Element == Coordinate {
         guard count > 1 else { return (first, 0) }
         let total = pathLength
         guard total > 0 else { return (first, 0) }
+        if fraction >= 1 { return (self[count - 1], self[count - 2].bearing(to: self[count - 1])) }
         var remaining = fraction.clamped(to: 0...1) * total
         for index in 1..<count {
             let start = self[index - 1]

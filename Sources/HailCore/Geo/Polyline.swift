@@ -10,6 +10,12 @@ public enum Polyline {
         public let offset: Int
         /// What was expected there.
         public let reason: String
+        /// Creates an error at `offset`.
+        public init(offset: Int, reason: String) {
+            self.offset = offset
+            self.reason = reason
+        }
+
         /// A one-line explanation for logs and error bodies.
         public var description: String { "invalid polyline at offset \(offset): \(reason)" }
     }

@@ -1,0 +1,125 @@
+import Foundation
+
+/// Moves the rider's car smoothly between fixes: asked for the marker at display time `now`, it renders
+/// `renderDelay` seconds in the past so there is always a next fix to move towards.
+///
+/// Rules, from the design:
+/// - positions are placed on a timeline by their server `receivedAt`; only fixes with a newer seq are
+///   taken, so the car never moves backwards;
+/// - between two fixes the car follows the road path supplied with the newer fix, or a straight line;
+///   the heading follows the road, or turns the short way round (350 to 10 is 20 degrees, not 340);
+/// - a fix arriving more than `snapGap` after the previous one (background, tunnel, lost stream)
+///   restarts the timeline: the car jumps to it without animating across the city;
+/// - the car never goes past the newest fix: when fixes stop it stays still (no extrapolation).
+///
+/// All times are on the server's clock (`ServerClock.serverNow`).
+public struct Glide: Sendable, Hashable {
+    /// The tunables.
+    public struct Configuration: Sendable, Hashable {
+        /// How far in the past to render; about one driver update interval.
+        public var renderDelay: TimeInterval
+        /// A gap between fixes longer than this is jumped, not animated.
+        public var snapGap: TimeInterval
+        /// Fixes kept; only the last two or three are ever needed, the rest absorbs bursts.
+        public var capacity: Int
+
+        /// Creates a configuration; the defaults suit 2-4 s updates.
+        public init(renderDelay: TimeInterval = 3, snapGap: TimeInterval = 10, capacity: Int = 16) {
+            self.renderDelay = renderDelay
+            self.snapGap = snapGap
+            self.capacity = max(2, capacity)
+        }
+    }
+
+    /// Where to draw the car at one instant.
+    public struct Marker: Sendable, Hashable {
+        /// The car's position.
+        public var coordinate: Coordinate
+        /// The car's heading in degrees, 0 = north, in [0, 360).
+        public var heading: Double
+        /// True while the car moves between two fixes; false when it rests on one.
+        public var isMoving: Bool
+        /// The seq of the newest fix the marker has reached.
+        public var seq: Int64
+
+        /// Creates a marker.
+        public init(coordinate: Coordinate, heading: Double, isMoving: Bool, seq: Int64) {
+            self.coordinate = coordinate
+            self.heading = heading
+            self.isMoving = isMoving
+            self.seq = seq
+        }
+    }
+
+    private struct Fix: Sendable, Hashable {
+        var location: DriverLocation
+        /// The road from the previous fix to this one, when the server sent it.
+        var roadPath: [Coordinate]?
+        /// Where this fix sits on the timeline; never earlier than the previous fix's.
+        var time: Date
+    }
+
+    /// The tunables in force.
+    public var configuration: Configuration
+    private var fixes: [Fix] = []
+
+    /// Creates an empty glide.
+    public init(configuration: Configuration = Configuration()) { self.configuration = configuration }
+
+    /// The seq of the newest fix taken.
+    public var latestSeq: Int64? { fixes.last?.location.seq }
+
+    /// Adds a fix; returns false (and changes nothing) when its seq is not newer than the newest taken.
+    ///
+    /// `roadPath` is the road between the previous fix and this one, endpoints included.
+    @discardableResult
+    public mutating func add(_ location: DriverLocation, roadPath: [Coordinate]? = nil) -> Bool {
+        if let last = fixes.last {
+            guard location.seq > last.location.seq else { return false }
+            if location.receivedAt.timeIntervalSince(last.time) > configuration.snapGap {
+                fixes.removeAll()
+            }
+        }
+        // A newer seq stamped earlier (two server nodes with skewed clocks) must not run time backwards.
+        let time = max(location.receivedAt, fixes.last?.time ?? location.receivedAt)
+        fixes.append(Fix(location: location, roadPath: roadPath, time: time))
+        if fixes.count > configuration.capacity { fixes.removeFirst(fixes.count - configuration.capacity) }
+        return true
+    }
+
+    /// Forgets every fix, as when the rider's screen closes.
+    public mutating func reset() { fixes.removeAll() }
+
+    /// The marker to draw at server time `now`, or nil before the first fix.
+    public func marker(at now: Date) -> Marker? {
+        guard let first = fixes.first, let last = fixes.last else { return nil }
+        let renderTime = now.addingTimeInterval(-configuration.renderDelay)
+        if renderTime <= first.time { return resting(on: first) }
+        if renderTime >= last.time { return resting(on: last) }
+        // Few fixes: a linear scan from the newest end finds the segment fastest.
+        var index = fixes.count - 1
+        while fixes[index - 1].time > renderTime { index -= 1 }
+        let from = fixes[index - 1]
+        let to = fixes[index]
+        let span = to.time.timeIntervalSince(from.time)
+        let fraction = span > 0 ? renderTime.timeIntervalSince(from.time) / span : 1
+        if let path = to.roadPath, path.count >= 2, let point = path.point(atFraction: fraction) {
+            return Marker(coordinate: point.coordinate, heading: point.bearing, isMoving: true, seq: from.location.seq)
+        }
+        return Marker(
+            coordinate: from.location.coordinate.interpolated(to: to.location.coordinate, fraction: fraction),
+            heading: Heading.interpolated(from: from.location.heading, to: to.location.heading, fraction: fraction),
+            isMoving: true,
+            seq: from.location.seq
+        )
+    }
+
+    private func resting(on fix: Fix) -> Marker {
+        Marker(
+            coordinate: fix.location.coordinate,
+            heading: Heading.normalized(fix.location.heading),
+            isMoving: false,
+            seq: fix.location.seq
+        )
+    }
+}

@@ -1,0 +1,39 @@
+/// Something a party wants to happen to a trip. The trip rules decide whether it may.
+public enum TripIntent: Sendable, Hashable {
+    /// A rider asks for a ride; the server has chosen the new trip's id.
+    case request(TripRequest, tripID: String)
+    /// The offered driver accepts; the server attaches their card and first ETA.
+    case offerAccepted(Driver, etaSeconds: Int?)
+    /// The assigned driver gives the trip up: back to searching before pickup, cancelled at the pickup.
+    case driverCancels
+    /// The assigned driver is at the pickup.
+    case arrived
+    /// The assigned driver starts the trip with the rider on board.
+    case started
+    /// The assigned driver ends the trip; the server has priced it.
+    case ended(fare: Money)
+    /// The rider cancels; refused once the trip has started.
+    case riderCancels
+    /// The assigned driver waited at the pickup and the rider did not come.
+    case noShow
+    /// Dispatch found nobody in time.
+    case searchTimedOut
+    /// The server's ETA for the current leg changed.
+    case etaUpdated(seconds: Int)
+
+    /// A stable name for logs, metrics and the audit log (`offerAccepted`, `riderCancels`, ...).
+    public var name: String {
+        switch self {
+        case .request: return "request"
+        case .offerAccepted: return "offerAccepted"
+        case .driverCancels: return "driverCancels"
+        case .arrived: return "arrived"
+        case .started: return "started"
+        case .ended: return "ended"
+        case .riderCancels: return "riderCancels"
+        case .noShow: return "noShow"
+        case .searchTimedOut: return "searchTimedOut"
+        case .etaUpdated: return "etaUpdated"
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import HailCore
+import Testing
+
+@Suite("ETA smoothing")
+struct EtaSmootherTests {
+    static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test(arguments: [(0, 0), (1, 1), (60, 1), (61, 2), (240, 4), (241, 5), (-5, 0)])
+    func minutesRoundUp(seconds: Int, minutes: Int) {
+        #expect(EtaSmoother.minutes(forSeconds: seconds) == minutes)
+    }
+
+    @Test func aFourSixFourFlipNeverReachesTheScreen() {
+        var smoother = EtaSmoother()
+        var shown: [Int?] = []
+        for (index, seconds) in [240, 360, 240, 360, 240, 360, 240].enumerated() {
+            shown.append(
+                smoother.update(etaSeconds: seconds, pin: .live, at: Self.t0.addingTimeInterval(Double(index * 3))))
+        }
+        #expect(shown == [4, 4, 4, 4, 4, 4, 4])
+    }
+
+    @Test func aChangeThatPersistsForTheHoldIsShown() {
+        var smoother = EtaSmoother(hold: 8)
+        smoother.update(etaSeconds: 240, pin: .live, at: Self.t0)
+        #expect(smoother.update(etaSeconds: 360, pin: .live, at: Self.t0.addingTimeInterval(3)) == 4)
+        #expect(smoother.update(etaSeconds: 350, pin: .live, at: Self.t0.addingTimeInterval(10.999)) == 4)
+        #expect(smoother.update(etaSeconds: 400, pin: .live, at: Self.t0.addingTimeInterval(11)) == 7)
+    }
+
+    @Test func aSteadyCountdownFollowsWithinTheHold() {
+        var smoother = EtaSmoother(hold: 8)
+        var shown: [Int?] = []
+        // The real ETA falls a minute every 60 s; updates every 3 s.
+        for step in 0...45 {
+            let seconds = 300 - step * 3
+            shown.append(
+                smoother.update(etaSeconds: seconds, pin: .live, at: Self.t0.addingTimeInterval(Double(step * 3))))
+        }
+        #expect(shown.first == 5)
+        #expect(shown.last == 3)
+        #expect(shown.compactMap { $0 } == shown.compactMap { $0 }.sorted(by: >))
+    }
+
+    @Test func noMinutesWhileTheDriverIsLocatingAndTheNextValueShowsAtOnce() {
+        var smoother = EtaSmoother()
+        smoother.update(etaSeconds: 240, pin: .live, at: Self.t0)
+        #expect(smoother.update(etaSeconds: 240, pin: .locating, at: Self.t0.addingTimeInterval(3)) == nil)
+        #expect(smoother.shownMinutes == nil)
+        #expect(smoother.update(etaSeconds: 600, pin: .live, at: Self.t0.addingTimeInterval(6)) == 10)
+        #expect(smoother.update(etaSeconds: nil, pin: .live, at: Self.t0.addingTimeInterval(9)) == nil)
+    }
+
+    @Test func updatingPinStillShowsMinutes() {
+        var smoother = EtaSmoother()
+        #expect(smoother.update(etaSeconds: 120, pin: .updating, at: Self.t0) == 2)
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import HailCore
+import Testing
+
+@Suite("Glide")
+struct GlideTests {
+    static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static func fix(_ seq: Int64, lat: Double, lng: Double, heading: Double = 0, at seconds: Double) -> DriverLocation {
+        DriverLocation(
+            coordinate: Coordinate(lat: lat, lng: lng), heading: heading, seq: seq,
+            receivedAt: t0.addingTimeInterval(seconds))
+    }
+
+    /// The design's worked check: the glide midpoint between (0,0) and (10,4) is (5,2).
+    @Test func theDesignDocumentsWorkedCheck() throws {
+        var glide = Glide(configuration: .init(renderDelay: 3))
+        glide.add(Self.fix(1, lat: 0, lng: 0, at: 0))
+        glide.add(Self.fix(2, lat: 10, lng: 4, at: 3))
+        let marker = try #require(glide.marker(at: Self.t0.addingTimeInterval(4.5)))
+        #expect(marker.coordinate == Coordinate(lat: 5, lng: 2))
+        #expect(marker.isMoving)
+    }
+
+    @Test func rendersOneIntervalInThePast() throws {
+        var glide = Glide(configuration: .init(renderDelay: 3))
+        glide.add(Self.fix(1, lat: 0, lng: 0, at: 0))
+        glide.add(Self.fix(2, lat: 10, lng: 4, at: 3))
+        // When the second fix arrives the car is still on the first, with three seconds to reach it.
+        let atArrival = try #require(glide.marker(at: Self.t0.addingTimeInterval(3)))
+        #expect(atArrival.coordinate == Coordinate(lat: 0, lng: 0))
+        #expect(!atArrival.isMoving)
+        #expect(try #require(glide.marker(at: Self.t0.addingTimeInterval(6))).coordinate.lat == 10)
+    }
+
+    @Test func neverGoesPastTheNewestFixNorBackwards() throws {
+        var glide = Glide(configuration: .init(renderDelay: 3))
+        glide.add(Self.fix(1, lat: 0, lng: 0, at: 0))
+        glide.add(Self.fix(2, lat: 10, lng: 4, at: 3))
+        glide.add(Self.fix(3, lat: 12, lng: 5, at: 6))
+        var previous = -1.0
+        for tenth in 0...300 {
+            let marker = try #require(glide.marker(at: Self.t0.addingTimeInterval(Double(tenth) / 10)))
+            #expect(marker.coordinate.lat <= 12)
+            #expect(marker.coordinate.lat >= previous)
+            previous = marker.coordinate.lat
+        }
+        let resting = try #require(glide.marker(at: Self.t0.addingTimeInterval(60)))
+        #expect(resting == Glide.Marker(coordinate: Coordinate(lat: 12, lng: 5), heading: 0, isMoving: false, seq: 3))
+    }
+
+    @Test func headingTurnsTheShortWayRound() throws {
+        var glide = Glide(configuration: .init(renderDelay: 2))
+        glide.add(Self.fix(1, lat: 0, lng: 0, heading: 350, at: 0))
+        glide.add(Self.fix(2, lat: 0, lng: 0.001, heading: 10, at: 2))
+        var headings: [Double] = []
+        for tenth in 20...40 {
+            headings.append(try #require(glide.marker(at: Self.t0.addingTimeInterval(Double(tenth) / 10))).heading)
+        }
+        #expect(headings.first == 350)
+        #expect(headings[10] == 0)
+        #expect(headings.last == 10)
+        let turned = zip(headings, headings.dropFirst()).map { abs(Heading.shortestTurn(from: $0, to: $1)) }
+            .reduce(0, +)
+        #expect(abs(turned - 20) < 1e-9)
+    }
+
+    @Test func aGapOverTenSecondsJumpsWithoutAnimating() throws {
+        var glide = Glide(configuration: .init(renderDelay: 3))
+        glide.add(Self.fix(1, lat: 0, lng: 0, at: 0))
+        glide.add(Self.fix(2, lat: 1, lng: 1, at: 10.001))
+        let marker = try #require(glide.marker(at: Self.t0.addingTimeInterval(10.001)))
+        #expect(marker == Glide.Marker(coordinate: Coordinate(lat: 1, lng: 1), heading: 0, isMoving: false, seq: 2))
+    }
+
+    @Test func aGapOfExactlyTenSecondsStillGlides() throws {
+        var glide = Glide(configuration: .init(renderDelay: 3))
+        glide.add(Self.fix(1, lat: 0, lng: 0, at: 0))
+        glide.add(Self.fix(2, lat: 1, lng: 1, at: 10))
+        let marker = try #require(glide.marker(at: Self.t0.addingTimeInterval(10)))
+        #expect(marker.coordinate == Coordinate(lat: 0.7, lng: 0.7))
+        #expect(marker.isMoving)
+    }
+
+    @Test func followsTheRoadPathBetweenFixes() throws {
+        var glide = Glide(configuration: .init(renderDelay: 3))
+        let corner = Coordinate(lat: 0.001, lng: 0)
+        glide.add(Self.fix(1, lat: 0, lng: 0, at: 0))
+        glide.add(
+            Self.fix(2, lat: 0.001, lng: 0.001, at: 3),
+            roadPath: [
+                Coordinate(lat: 0, lng: 0), corner,
+                Coordinate(lat: 0.001, lng: 0.001),
+            ])
+        let halfway = try #require(glide.marker(at: Self.t0.addingTimeInterval(4.5)))
+        // Half the road's length is the corner, not the middle of the diagonal through the block.
+        #expect(halfway.coordinate.distance(to: corner) < 0.5)
+        let later = try #require(glide.marker(at: Self.t0.addingTimeInterval(5.25)))
+        #expect(abs(later.heading - 90) < 0.01)
+    }
+
+    @Test func olderFixesAreRefused() {
+        var glide = Glide()
+        let taken = [
+            glide.add(Self.fix(5, lat: 0, lng: 0, at: 0)), glide.add(Self.fix(4, lat: 1, lng: 1, at: 1)),
+            glide.add(Self.fix(5, lat: 1, lng: 1, at: 1)),
+        ]
+        #expect(taken == [true, false, false])
+        #expect(glide.latestSeq == 5)
+        #expect(Glide().marker(at: Self.t0) == nil)
+    }
+}
