@@ -9,6 +9,8 @@ let package = Package(
     products: [
         .library(name: "HailCore", targets: ["HailCore"]),
         .library(name: "HailProtocol", targets: ["HailProtocol"]),
+        .library(name: "HailStorage", targets: ["HailStorage"]),
+        .library(name: "HailNet", targets: ["HailNet"]),
         .library(name: "HailTesting", targets: ["HailTesting"]),
         .executable(name: "hail", targets: ["hail"]),
     ],
@@ -17,11 +19,28 @@ let package = Package(
         .target(name: "HailCore"),
         // The wire: REST bodies, WebSocket frames, errors, routes, JSON and binary codecs.
         .target(name: "HailProtocol", dependencies: ["HailCore"]),
+        // C libraries, each behind one system-library target and imported by exactly one Swift module.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .systemLibrary(
+            name: "CLibWebSockets",
+            pkgConfig: "libwebsockets",
+            providers: [.apt(["libwebsockets-dev", "libwebsockets-evlib-ev", "libev-dev"]), .brew(["libwebsockets"])]
+        ),
+        // The one SQLite wrapper: server stores, the driver's outbox, the rider's cursor.
+        .target(name: "HailStorage", dependencies: ["CSQLite"]),
+        // The one libwebsockets wrapper: HTTP and WebSocket server, WebSocket client, HMAC.
+        .target(name: "HailNet", dependencies: ["CLibWebSockets"]),
         // Test support shipped as a target: seeded randomness, fixtures from ../shared/data.
         .target(name: "HailTesting", dependencies: ["HailCore", "HailProtocol"]),
         // The thin command-line front end.
         .executableTarget(name: "hail", dependencies: ["HailCore", "HailProtocol"]),
         .testTarget(name: "HailCoreTests", dependencies: ["HailCore", "HailTesting"]),
+        .testTarget(name: "HailStorageTests", dependencies: ["HailStorage"]),
+        .testTarget(name: "HailNetTests", dependencies: ["HailNet"]),
         .testTarget(name: "HailProtocolTests", dependencies: ["HailProtocol", "HailCore", "HailTesting"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,2 @@
+// libwebsockets (with its OpenSSL generic crypto), imported only by HailNet.
+#include <libwebsockets.h>

@@ -1,0 +1,2 @@
+// SQLite, imported only by HailStorage.
+#include <sqlite3.h>

@@ -1,0 +1,2 @@
+/// Placeholder until the libwebsockets wrapper lands.
+enum HailNetPlaceholder {}

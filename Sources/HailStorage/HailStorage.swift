@@ -1,0 +1,2 @@
+/// Placeholder until the SQLite wrapper lands.
+enum HailStoragePlaceholder {}
