@@ -1,0 +1,40 @@
+import HailCore
+
+/// Location batches from drivers, over HTTP or the driver stream, checked point by point.
+extension LocationBatch: Validatable {
+    /// Checks the seq, the point count and every point; fields are named like `points[3].accuracy`.
+    public func validate() throws(APIError) {
+        guard seq >= 0 else { throw APIError.invalidField("seq", "seq must not be negative") }
+        guard !points.isEmpty else { throw APIError.invalidField("points", "points must not be empty") }
+        guard points.count <= ProtocolLimits.maxPointsPerBatch else {
+            throw APIError.invalidField(
+                "points", "points must hold at most \(ProtocolLimits.maxPointsPerBatch) fixes per batch")
+        }
+        for (index, point) in points.enumerated() {
+            try point.validate(at: FieldPath.index("points", index))
+        }
+    }
+}
+
+extension LocationPoint {
+    /// Checks one fix; negative heading and speed are allowed because they mean "unknown".
+    public func validate(at prefix: String) throws(APIError) {
+        try FieldCheck.coordinate(coordinate, at: prefix)
+        try FieldCheck.number(
+            accuracy, in: 0...ProtocolLimits.maxAccuracyMeters, at: FieldPath.join(prefix, "accuracy"))
+        let headingField = FieldPath.join(prefix, "heading")
+        guard heading.isFinite else { throw APIError.invalidField(headingField, "heading must be a finite number") }
+        guard heading < 360 else {
+            throw APIError.invalidField(headingField, "heading must be below 360 (negative means unknown)")
+        }
+        let speedField = FieldPath.join(prefix, "speed")
+        guard speed.isFinite else { throw APIError.invalidField(speedField, "speed must be a finite number") }
+        guard speed <= ProtocolLimits.maxSpeedMetersPerSecond else {
+            throw APIError.invalidField(
+                speedField, "speed must be at most \(Int(ProtocolLimits.maxSpeedMetersPerSecond)) m/s")
+        }
+        guard t.timeIntervalSince1970.isFinite else {
+            throw APIError.invalidField(FieldPath.join(prefix, "t"), "t must be a finite date")
+        }
+    }
+}

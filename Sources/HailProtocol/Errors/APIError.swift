@@ -1,0 +1,154 @@
+/// An error as the API reports it: `{"error": {"code": "invalid_field", "message": "...", "field": "pickup.lat"}}`.
+///
+/// The code is machine-readable and stable; the message is for the developer reading logs; `field`
+/// is the dotted path of the offending input (`pickup.lat`, `points[3].accuracy`) when there is one.
+public struct APIError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
+    /// What kind of error this is; decides the HTTP status.
+    public var code: Code
+    /// A sentence a developer can act on.
+    public var message: String
+    /// The path of the input at fault, such as `pickup.lat`, or nil when no single field is.
+    public var field: String?
+
+    /// Creates an error.
+    public init(code: Code, message: String, field: String? = nil) {
+        self.code = code
+        self.message = message
+        self.field = field
+    }
+
+    /// The HTTP status that carries this error.
+    public var httpStatus: Int { code.httpStatus }
+
+    /// `invalid_field: lat must be between -90 and 90 (pickup.lat)`, for logs.
+    public var description: String {
+        if let field { return "\(code.rawValue): \(message) (\(field))" }
+        return "\(code.rawValue): \(message)"
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case code, message, field
+    }
+
+    /// Reads the inner object of an error body.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        code = try container.decode(Code.self, forKey: .code)
+        message = try container.decode(String.self, forKey: .message)
+        field = try container.decodeIfPresent(String.self, forKey: .field)
+    }
+
+    /// Writes the inner object of an error body, leaving `field` out when there is none.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(code, forKey: .code)
+        try container.encode(message, forKey: .message)
+        try container.encodeIfPresent(field, forKey: .field)
+    }
+}
+
+extension APIError {
+    /// A machine-readable error code. A struct rather than an enum so that a client built today
+    /// still decodes a code a newer server adds.
+    public struct Code: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+        /// The code as it appears on the wire, in snake_case.
+        public let rawValue: String
+
+        /// Wraps any code string.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// 400: the body is not JSON at all.
+        public static let invalidJSON = Code(rawValue: "invalid_json")
+        /// 400: a non-JSON body (the binary location batch) cannot be read.
+        public static let invalidBody = Code(rawValue: "invalid_body")
+        /// 400: a field has the wrong type or an unacceptable value.
+        public static let invalidField = Code(rawValue: "invalid_field")
+        /// 400: a required field or header is absent.
+        public static let missingField = Code(rawValue: "missing_field")
+        /// 401: no token, or a token that is bad or expired.
+        public static let unauthorized = Code(rawValue: "unauthorized")
+        /// 403: the token is good but the thing is not theirs.
+        public static let forbidden = Code(rawValue: "forbidden")
+        /// 404: no such route, trip or share link.
+        public static let notFound = Code(rawValue: "not_found")
+        /// 405: the path exists but not with this method.
+        public static let methodNotAllowed = Code(rawValue: "method_not_allowed")
+        /// 409: the action is not allowed in the trip's current state.
+        public static let invalidState = Code(rawValue: "invalid_state")
+        /// 413: the body is larger than the route accepts.
+        public static let payloadTooLarge = Code(rawValue: "payload_too_large")
+        /// 422: the idempotency key was already used with a different body.
+        public static let idempotencyKeyReused = Code(rawValue: "idempotency_key_reused")
+        /// 429: too many requests; see `Retry-After`.
+        public static let rateLimited = Code(rawValue: "rate_limited")
+        /// 500: the server failed; the request may be retried with the same idempotency key.
+        public static let `internal` = Code(rawValue: "internal")
+        /// 503: the server is starting or draining; retry after a moment.
+        public static let unavailable = Code(rawValue: "unavailable")
+
+        /// Every code this version knows, in status order.
+        public static let known: [Code] = [
+            .invalidJSON, .invalidBody, .invalidField, .missingField, .unauthorized, .forbidden, .notFound,
+            .methodNotAllowed,
+            .invalidState, .payloadTooLarge, .idempotencyKeyReused, .rateLimited, .internal, .unavailable,
+        ]
+
+        /// The HTTP status for this code; a code this version does not know maps to 500.
+        public var httpStatus: Int {
+            switch rawValue {
+            case "invalid_json", "invalid_body", "invalid_field", "missing_field": return 400
+            case "unauthorized": return 401
+            case "forbidden": return 403
+            case "not_found": return 404
+            case "method_not_allowed": return 405
+            case "invalid_state": return 409
+            case "payload_too_large": return 413
+            case "idempotency_key_reused": return 422
+            case "rate_limited": return 429
+            case "unavailable": return 503
+            default: return 500
+            }
+        }
+
+        /// Reads a bare code string.
+        public init(from decoder: any Decoder) throws {
+            rawValue = try decoder.singleValueContainer().decode(String.self)
+        }
+
+        /// Writes the bare code string.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            try container.encode(rawValue)
+        }
+
+        /// The wire string.
+        public var description: String { rawValue }
+    }
+}
+
+extension APIError {
+    /// A 400 for a field whose value is not acceptable.
+    public static func invalidField(_ field: String, _ message: String) -> APIError {
+        APIError(code: .invalidField, message: message, field: field)
+    }
+
+    /// A 400 for a required field or header that is absent.
+    public static func missingField(_ field: String) -> APIError {
+        APIError(code: .missingField, message: "\(field) is required", field: field)
+    }
+
+    /// A 404 naming what was not found.
+    public static func notFound(_ message: String) -> APIError {
+        APIError(code: .notFound, message: message)
+    }
+
+    /// A 409 for an action the trip's state does not allow.
+    public static func invalidState(_ message: String) -> APIError {
+        APIError(code: .invalidState, message: message)
+    }
+
+    /// A 500 whose message is safe to show (never the underlying error's text).
+    public static func `internal`(_ message: String = "internal server error") -> APIError {
+        APIError(code: .internal, message: message)
+    }
+}

@@ -1,0 +1,67 @@
+/// Why the server (or client) closed a WebSocket: a standard code or an application code in 4000-4999.
+///
+/// A struct rather than an enum so that an older client still understands a code it has not seen:
+/// it falls back on `shouldReconnect`'s rule for unknown codes.
+public struct WebSocketCloseCode: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The numeric code sent in the close frame.
+    public let rawValue: UInt16
+
+    /// Wraps any close code.
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+    /// 1000: done, such as the trip ended or the app closed the screen.
+    public static let normal = WebSocketCloseCode(rawValue: 1000)
+    /// 1001: the server is shutting down or the app is going to the background.
+    public static let goingAway = WebSocketCloseCode(rawValue: 1001)
+    /// 1011: the server hit an unexpected error.
+    public static let internalError = WebSocketCloseCode(rawValue: 1011)
+    /// 4001: no token, or a bad or expired one.
+    public static let unauthorized = WebSocketCloseCode(rawValue: 4001)
+    /// 4003: the token is good but this trip is not theirs, or the role is wrong.
+    public static let forbidden = WebSocketCloseCode(rawValue: 4003)
+    /// 4004: there is no such trip.
+    public static let tripNotFound = WebSocketCloseCode(rawValue: 4004)
+    /// 4008: a frame broke the protocol (not JSON, unknown type, invalid field, binary batch unreadable).
+    public static let invalidFrame = WebSocketCloseCode(rawValue: 4008)
+    /// 4009: the client read too slowly and the server's send buffer overflowed.
+    public static let slowConsumer = WebSocketCloseCode(rawValue: 4009)
+    /// 4010: a newer connection of the same driver or rider stream replaced this one.
+    public static let superseded = WebSocketCloseCode(rawValue: 4010)
+    /// 4029: too many frames or connections.
+    public static let rateLimited = WebSocketCloseCode(rawValue: 4029)
+
+    /// Every code this version sends.
+    public static let all: [WebSocketCloseCode] = [
+        .normal, .goingAway, .internalError, .unauthorized, .forbidden, .tripNotFound, .invalidFrame,
+        .slowConsumer, .superseded, .rateLimited,
+    ]
+
+    /// The reason text sent beside the code (short: a close frame allows 123 bytes).
+    public var reason: String {
+        switch rawValue {
+        case 1000: return "normal closure"
+        case 1001: return "going away"
+        case 1011: return "internal error"
+        case 4001: return "unauthorized"
+        case 4003: return "forbidden"
+        case 4004: return "trip not found"
+        case 4008: return "invalid frame"
+        case 4009: return "slow consumer"
+        case 4010: return "superseded by a newer connection"
+        case 4029: return "rate limited"
+        default: return "closed"
+        }
+    }
+
+    /// True when reconnecting with backoff may help. Auth and not-found closes need the user or a new
+    /// trip first; `superseded` means another connection already took over, so reconnecting would fight it.
+    public var shouldReconnect: Bool {
+        switch rawValue {
+        case 1000, 4001, 4003, 4004, 4010: return false
+        default: return true
+        }
+    }
+
+    /// `4004 trip not found`.
+    public var description: String { "\(rawValue) \(reason)" }
+}

@@ -1,0 +1,93 @@
+import HailCore
+
+/// Every route of API v1, the pages beside it, and builders for concrete paths.
+public enum Routes {
+    /// `POST /v1/estimates`: {pickup, dropoff} -> [Estimate].
+    public static let estimates = Route(name: "estimates", method: .post, template: "/v1/estimates", access: .rider)
+    /// `GET /v1/drivers/nearby?lat=..&lng=..` -> [Coordinate], fuzzed.
+    public static let nearbyDrivers = Route(
+        name: "nearbyDrivers", method: .get, template: "/v1/drivers/nearby", access: .rider)
+    /// `POST /v1/trips` with `Idempotency-Key`: TripRequest -> Trip.
+    public static let requestTrip = Route(
+        name: "requestTrip", method: .post, template: "/v1/trips", access: .rider, requiresIdempotencyKey: true)
+    /// `GET /v1/trips/active` -> Trip, or 204 when the rider has none.
+    public static let activeTrip = Route(
+        name: "activeTrip", method: .get, template: "/v1/trips/active", access: .rider)
+    /// `GET /v1/trips/{id}` -> Trip.
+    public static let trip = Route(name: "trip", method: .get, template: "/v1/trips/{id}", access: .riderOrDriver)
+    /// `POST /v1/trips/{id}/cancel` with `Idempotency-Key`: CancelRequest (may be empty) -> Trip.
+    public static let cancelTrip = Route(
+        name: "cancelTrip", method: .post, template: "/v1/trips/{id}/cancel", access: .riderOrDriver,
+        requiresIdempotencyKey: true)
+    /// `POST /v1/trips/{id}/share` -> ShareLinkResponse.
+    public static let shareTrip = Route(
+        name: "shareTrip", method: .post, template: "/v1/trips/{id}/share", access: .rider)
+    /// WebSocket `/v1/trips/{id}/live?after=<seq>`: the rider's stream of RiderServerFrame.
+    public static let tripLive = Route(
+        name: "tripLive", method: .get, template: "/v1/trips/{id}/live", access: .rider, isWebSocket: true)
+    /// `POST /v1/drivers/me/status`: DriverStatusRequest -> 204.
+    public static let driverStatus = Route(
+        name: "driverStatus", method: .post, template: "/v1/drivers/me/status", access: .driver)
+    /// WebSocket `/v1/drivers/me/live`: DriverClientFrame up, DriverServerFrame down.
+    public static let driverLive = Route(
+        name: "driverLive", method: .get, template: "/v1/drivers/me/live", access: .driver, isWebSocket: true)
+    /// `POST /v1/drivers/me/locations`: LocationBatch (JSON or binary) -> LocationAck.
+    public static let driverLocations = Route(
+        name: "driverLocations", method: .post, template: "/v1/drivers/me/locations", access: .driver)
+    /// `GET /v1/drivers/me/trip` -> the driver's active Trip, or 204.
+    public static let driverTrip = Route(
+        name: "driverTrip", method: .get, template: "/v1/drivers/me/trip", access: .driver)
+    /// `POST /v1/trips/{id}/accept` with `Idempotency-Key`, no body -> Trip.
+    public static let acceptTrip = Route(
+        name: "acceptTrip", method: .post, template: "/v1/trips/{id}/accept", access: .driver,
+        requiresIdempotencyKey: true)
+    /// `POST /v1/trips/{id}/events`: TripEventRequest -> Trip.
+    public static let tripEvents = Route(
+        name: "tripEvents", method: .post, template: "/v1/trips/{id}/events", access: .driver)
+    /// `GET /healthz` -> 200 `ok`.
+    public static let health = Route(name: "health", method: .get, template: "/healthz", access: .everyone)
+    /// `GET /metrics` -> Prometheus text format.
+    public static let metrics = Route(name: "metrics", method: .get, template: "/metrics", access: .everyone)
+    /// `GET /share/{token}` -> the share page (HTML).
+    public static let sharePage = Route(
+        name: "sharePage", method: .get, template: "/share/{token}", access: .shareToken)
+    /// `GET /` -> the live fleet map (HTML), operator token.
+    public static let fleetMap = Route(name: "fleetMap", method: .get, template: "/", access: .operator)
+
+    /// Every route, rider routes first, in the order of the brief.
+    public static let all: [Route] = [
+        estimates, nearbyDrivers, requestTrip, activeTrip, trip, cancelTrip, shareTrip, tripLive,
+        driverStatus, driverLive, driverLocations, driverTrip, acceptTrip, tripEvents,
+        health, metrics, sharePage, fleetMap,
+    ]
+
+    /// `/v1/drivers/nearby?lat=..&lng=..`.
+    public static func nearbyDrivers(near coordinate: Coordinate) -> String {
+        nearbyDrivers.path() + "?" + NearbyQuery(lat: coordinate.lat, lng: coordinate.lng).queryString
+    }
+
+    /// `/v1/trips/{id}`.
+    public static func trip(id: String) -> String { trip.path(["id": id]) }
+
+    /// `/v1/trips/{id}/cancel`.
+    public static func cancel(tripID: String) -> String { cancelTrip.path(["id": tripID]) }
+
+    /// `/v1/trips/{id}/share`.
+    public static func share(tripID: String) -> String { shareTrip.path(["id": tripID]) }
+
+    /// `/v1/trips/{id}/live`, with `?after=<seq>` when resuming after a stored cursor.
+    public static func live(tripID: String, after seq: Int64? = nil) -> String {
+        let path = tripLive.path(["id": tripID])
+        guard let seq else { return path }
+        return path + "?" + LiveQuery(after: seq).queryString
+    }
+
+    /// `/v1/trips/{id}/accept`.
+    public static func accept(tripID: String) -> String { acceptTrip.path(["id": tripID]) }
+
+    /// `/v1/trips/{id}/events`.
+    public static func events(tripID: String) -> String { tripEvents.path(["id": tripID]) }
+
+    /// `/share/{token}`.
+    public static func sharePage(token: String) -> String { sharePage.path(["token": token]) }
+}
