@@ -1,2 +1,0 @@
-/// Placeholder until the SQLite wrapper lands.
-enum HailStoragePlaceholder {}
