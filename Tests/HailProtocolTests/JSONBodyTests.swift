@@ -59,6 +59,15 @@ import Testing
         #expect(try Fixtures.json(LocationAck(seq: 42)) == #"{"seq":42}"#)
     }
 
+    @Test func documentedExamplesHaveExactBytes() throws {
+        #expect(
+            try Fixtures.json(TripRequest(pickup: Fixtures.casino, dropoff: Fixtures.palace, productID: .xl))
+                == #"{"dropoff":{"lat":43.7314,"lng":7.4197},"pickup":{"lat":43.7396,"lng":7.4276},"productID":"xl"}"#)
+        #expect(try Fixtures.json(CancelRequest(reason: "late")) == #"{"reason":"late"}"#)
+        let nearby = [Coordinate(lat: 43.7312, lng: 7.4211), Coordinate(lat: 43.7335, lng: 7.4189)]
+        #expect(try Fixtures.json(nearby) == #"[{"lat":43.7312,"lng":7.4211},{"lat":43.7335,"lng":7.4189}]"#)
+    }
+
     @Test func shareLinkHasExactBytes() throws {
         let link = ShareLinkResponse(
             url: URL(string: "https://hail.example/share/s3cr3t")!, token: "s3cr3t",
