@@ -39,16 +39,25 @@ public final class SQLiteConnection {
     /// any pending migrations in one transaction.
     ///
     /// Throws `.schemaTooNew` when the file has a higher `user_version` than `migrations.count`.
-    public init(
+    public convenience init(
         _ location: SQLiteLocation, configuration: SQLiteConfiguration = SQLiteConfiguration(),
         migrations: [SQLiteMigration] = []
+    ) throws {
+        try self.init(location, configuration: configuration, migrations: migrations, readOnly: false)
+    }
+
+    /// Opens a connection; a read-only one expects a database that a writer already created and migrated.
+    init(
+        _ location: SQLiteLocation, configuration: SQLiteConfiguration, migrations: [SQLiteMigration],
+        readOnly: Bool
     ) throws {
         self.location = location
         self.configuration = configuration
         var pointer: OpaquePointer?
         // NOMUTEX: a connection is never used by two threads at once (it is not Sendable), so SQLite's own
         // per-connection mutex would only cost time. EXRESCODE: extended codes, to tell UNIQUE from other failures.
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        let flags = access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let code = sqlite3_open_v2(location.path, &pointer, flags, nil)
         guard code == SQLITE_OK, let pointer else {
             let error = SQLiteError(handle: pointer, code: code, sql: nil)
@@ -63,7 +72,9 @@ public final class SQLiteConnection {
         try execute("PRAGMA foreign_keys = ON")
         if case .file = location {
             // WAL lets readers run while a writer commits, and makes a commit one append to the log.
-            let mode = try firstRow("PRAGMA journal_mode = WAL")?.value(0, as: String.self)
+            // A read-only connection cannot change the mode, only confirm the writer set it.
+            let mode = try firstRow(readOnly ? "PRAGMA journal_mode" : "PRAGMA journal_mode = WAL")?
+                .value(0, as: String.self)
             guard mode?.lowercased() == "wal" else {
                 throw SQLiteError(
                     kind: .journalMode,
@@ -71,7 +82,7 @@ public final class SQLiteConnection {
             }
         }
         try execute("PRAGMA synchronous = \(configuration.durability.pragmaValue)")
-        try migrate(migrations)
+        if !readOnly { try migrate(migrations) }
     }
 
     // MARK: Running SQL
@@ -270,8 +281,11 @@ public final class SQLiteConnection {
     private func run(_ sql: String, _ arguments: SQLiteArguments) throws -> Int {
         try withStatement(sql) { statement, db in
             try statement.bind(arguments, handle: db)
+            // sqlite3_changes keeps the count of the last INSERT, UPDATE or DELETE, even across a CREATE or a
+            // SELECT; comparing the running total tells whether this statement changed anything at all.
+            let before = sqlite3_total_changes64(db)
             while try statement.step(handle: db) {}
-            return Int(sqlite3_changes64(db))
+            return sqlite3_total_changes64(db) == before ? 0 : Int(sqlite3_changes64(db))
         }
     }
 

@@ -1,3 +1,4 @@
+import Dispatch
 import HailStorage
 import Testing
 
@@ -27,26 +28,69 @@ private func currentThreadID() -> UInt {
             migrations: ["CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)"])
     }
 
-    @Test func workRunsOnTheDatabasesOwnThread() async throws {
+    @Test func workRunsOnTheDatabasesOwnThreads() async throws {
         let database = try await openDatabase()
         let caller = currentThreadID()
-        var seen = Set<UInt>()
+        var writers = Set<UInt>()
+        var readers = Set<UInt>()
         for index in 0..<20 {
-            let thread = try await database.write { connection in
-                try connection.run("INSERT INTO item (name) VALUES (?)", "n\(index)")
-                return currentThreadID()
-            }
-            seen.insert(thread)
-            seen.insert(try await database.read { _ in currentThreadID() })
+            writers.insert(
+                try await database.write { connection in
+                    try connection.run("INSERT INTO item (name) VALUES (?)", "n\(index)")
+                    return currentThreadID()
+                })
+            writers.insert(try await database.withConnection { _ in currentThreadID() })
+            readers.insert(try await database.read { _ in currentThreadID() })
         }
-        #expect(seen.count == 1)
-        #expect(!seen.contains(caller))
-        #expect(!seen.contains(currentThreadID()))
+        // One thread for every write, another for every read, and neither is a thread of the caller.
+        #expect(writers.count == 1)
+        #expect(readers.count == 1)
+        #expect(writers.isDisjoint(with: readers))
+        #expect(!writers.union(readers).contains(caller))
+        #expect(!writers.union(readers).contains(currentThreadID()))
 
-        // A second database gets a thread of its own.
-        let other = try await SQLiteDatabase.open(.file(directory.database("other.sqlite")))
-        let otherThread = try await other.read { _ in currentThreadID() }
-        #expect(!seen.contains(otherThread))
+        // A second database gets threads of its own; without a separate reader, reads share the writer's.
+        let other = try await SQLiteDatabase.open(.file(directory.database("other.sqlite")), separateReader: false)
+        let otherReads = try await other.read { _ in currentThreadID() }
+        let otherWrites = try await other.write { _ in currentThreadID() }
+        #expect(otherReads == otherWrites)
+        #expect(!writers.union(readers).contains(otherReads))
+        #expect(otherReads != currentThreadID())
+    }
+
+    @Test func aWriteCommitsWhileAReadHoldsItsSnapshot() async throws {
+        let database = try await openDatabase()
+        let count: @Sendable (SQLiteConnection) throws -> Int = { connection in
+            try connection.firstRow("SELECT count(*) FROM item")!.value(0, as: Int.self)
+        }
+        let (started, reportStart) = AsyncStream<Void>.makeStream()
+        let writeDone = DispatchSemaphore(value: 0)
+        // The read blocks its own thread (not a cooperative one) until the write has returned.
+        async let snapshot = database.read { connection in
+            let before = try count(connection)
+            reportStart.yield()
+            // Bounded so that a regression (writes queued behind reads) fails instead of hanging the suite.
+            let signalled = writeDone.wait(timeout: .now() + .seconds(30)) == .success
+            return (before, try count(connection), signalled)
+        }
+        var iterator = started.makeAsyncIterator()
+        await iterator.next()
+        try await database.write { try $0.run("INSERT INTO item (name) VALUES ('during the read')") }
+        writeDone.signal()
+        let (before, after, signalled) = try await snapshot
+        #expect(signalled)
+        #expect(before == 0)
+        #expect(after == 0)  // same transaction, same snapshot
+        #expect(try await database.read(count) == 1)  // a read that begins after the write sees it
+    }
+
+    @Test func inMemoryDatabaseServesReadsFromItsOneConnection() async throws {
+        let database = try await SQLiteDatabase.open(.inMemory, migrations: ["CREATE TABLE t (x TEXT)"])
+        try await database.write { try $0.run("INSERT INTO t VALUES ('kept')") }
+        let values = try await database.read { connection in
+            try connection.query("SELECT x FROM t").map { try $0.value(0, as: String.self) }
+        }
+        #expect(values == ["kept"])
     }
 
     @Test func manyConcurrentCallsAllCompleteCorrectly() async throws {
