@@ -1,2 +1,101 @@
 // libwebsockets (with its OpenSSL generic crypto), imported only by HailNet.
 #include <libwebsockets.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+// Function-like macros and 64-bit option masks do not reach Swift through the clang importer,
+// so each value HailNet needs is re-exported here as a tiny inline function.
+
+/// Bytes lws_write needs writable in front of every payload it sends.
+static inline size_t hail_lws_pre(void) { return LWS_PRE; }
+
+/// Context options for a server or client context on the libev event loop plugin.
+static inline uint64_t hail_lws_option_libev(void) { return LWS_SERVER_OPTION_LIBEV; }
+
+/// Context option: no IPv6 listen socket (HailNet binds IPv4 literals such as 127.0.0.1).
+static inline uint64_t hail_lws_option_disable_ipv6(void) { return LWS_SERVER_OPTION_DISABLE_IPV6; }
+
+/// Context option: close WebSocket connections whose text frames are not valid UTF-8.
+static inline uint64_t hail_lws_option_validate_utf8(void) { return LWS_SERVER_OPTION_VALIDATE_UTF8; }
+
+/// Context option: skip loading the OS CA store (HailNet's client speaks plain ws:// only).
+static inline uint64_t hail_lws_option_disable_os_ca_certs(void) {
+    return LWS_SERVER_OPTION_DISABLE_OS_CA_CERTS;
+}
+
+/// The "no content length" sentinel of lws_add_http_common_headers.
+static inline lws_filepos_t hail_lws_no_content_length(void) { return LWS_ILLEGAL_HTTP_CONTENT_LEN; }
+
+/// The listen-port value that makes a context with no listening vhost (a client context).
+static inline int hail_lws_no_listen(void) { return CONTEXT_PORT_NO_LISTEN; }
+
+/// Set on a wsi timeout to make lws close it on its next service pass rather than in this call.
+static inline int hail_lws_to_kill_async(void) { return LWS_TO_KILL_ASYNC; }
+
+/// HMAC-SHA256 through OpenSSL's libcrypto (lws 4.1.6 here is built without its lws_genhmac wrapper).
+/// Returns 0 on success; `out` must hold 32 bytes.
+static inline int hail_hmac_sha256(const void *key, size_t key_len, const void *msg, size_t msg_len,
+                                   unsigned char *out) {
+    unsigned int out_len = 32;
+    static const unsigned char empty = 0;
+    if (HMAC(EVP_sha256(), key_len ? key : &empty, (int)key_len, msg_len ? msg : &empty, msg_len, out,
+             &out_len) == NULL) {
+        return -1;
+    }
+    return out_len == 32 ? 0 : -1;
+}
+
+#include <openssl/rand.h>
+
+/// Fills `out` with `count` bytes from OpenSSL's CSPRNG; returns 0 on success.
+static inline int hail_random_bytes(unsigned char *out, int count) {
+    return RAND_bytes(out, count) == 1 ? 0 : -1;
+}
+
+#include <ev.h>
+#include <stdlib.h>
+
+/// One libev loop handed to lws as a "foreign" loop, plus a thread-safe stop signal.
+///
+/// HailNet owns the loop instead of letting lws create it because lws installs a SIGINT watcher on
+/// loops it creates, and libev aborts when a second loop in the process watches the same signal
+/// (a server and a client context in one process). Foreign loops get no signal watcher.
+typedef struct hail_loop {
+    struct ev_loop *loop;
+    ev_async stop;
+} hail_loop_t;
+
+static void hail_loop_stop_fire(struct ev_loop *loop, ev_async *watcher, int revents) {
+    (void)revents;
+    ev_async_stop(loop, watcher);
+    ev_break(loop, EVBREAK_ALL);
+}
+
+/// A new loop with its stop watcher armed, or NULL.
+static inline hail_loop_t *hail_loop_new(void) {
+    hail_loop_t *l = (hail_loop_t *)calloc(1, sizeof(hail_loop_t));
+    if (!l) return NULL;
+    l->loop = ev_loop_new(EVFLAG_AUTO);
+    if (!l->loop) {
+        free(l);
+        return NULL;
+    }
+    ev_async_init(&l->stop, hail_loop_stop_fire);
+    ev_async_start(l->loop, &l->stop);
+    return l;
+}
+
+/// The `struct ev_loop *` to put in lws_context_creation_info.foreign_loops.
+static inline void *hail_loop_ev(hail_loop_t *l) { return l->loop; }
+
+/// Runs the loop on the calling thread until hail_loop_request_stop.
+static inline void hail_loop_run(hail_loop_t *l) { ev_run(l->loop, 0); }
+
+/// Thread-safe: makes hail_loop_run return on the loop thread.
+static inline void hail_loop_request_stop(hail_loop_t *l) { ev_async_send(l->loop, &l->stop); }
+
+/// Frees the loop; the lws context on it must already be destroyed.
+static inline void hail_loop_free(hail_loop_t *l) {
+    ev_loop_destroy(l->loop);
+    free(l);
+}

@@ -1,0 +1,42 @@
+/// One HTTP/1.1 request with its whole body, as the handler sees it.
+public struct HTTPRequest: Sendable {
+    /// Upper-case method, e.g. `GET`.
+    public var method: String
+    /// Decoded path without the query, e.g. `/v1/trips/t1`.
+    public var path: String
+    /// Decoded query items in order.
+    public var query: [QueryItem]
+    /// Request headers (case-insensitive lookup).
+    public var headers: HTTPHeaders
+    /// The request body (empty when there was none).
+    public var body: [UInt8]
+    /// The peer's IP address as text.
+    public var remoteAddress: String
+    /// The X-Request-Id sent by the client, or a generated one; echoed on the response.
+    public var requestID: String
+
+    /// A request (tests build these to call handlers directly).
+    public init(
+        method: String, path: String, query: [QueryItem] = [], headers: HTTPHeaders = HTTPHeaders(),
+        body: [UInt8] = [], remoteAddress: String = "127.0.0.1", requestID: String = "test"
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.remoteAddress = remoteAddress
+        self.requestID = requestID
+    }
+
+    /// The first value of query item `name`, if present.
+    public func queryValue(_ name: String) -> String? {
+        query.first { $0.name == name }?.value
+    }
+}
+
+/// The one Swift entry point for HTTP requests; runs on the cooperative pool, never the loop thread.
+public typealias HTTPHandler = @Sendable (HTTPRequest) async -> HTTPResponse
+
+/// Decides about an upgraded WebSocket; runs on the cooperative pool, never the loop thread.
+public typealias WebSocketHandler = @Sendable (WebSocketRequest) async -> WebSocketDecision

@@ -1,2 +1,0 @@
-/// Placeholder until the libwebsockets wrapper lands.
-enum HailNetPlaceholder {}

@@ -1,0 +1,52 @@
+import Synchronization
+
+/// Live counters of one server or client, safe to read from any thread (for a /metrics endpoint).
+public final class NetMetrics: Sendable {
+    let openConnections = Atomic<Int>(0)
+    let totalConnections = Atomic<Int>(0)
+    let httpRequests = Atomic<Int>(0)
+    let bytesReceived = Atomic<Int>(0)
+    let bytesSent = Atomic<Int>(0)
+    let messagesReceived = Atomic<Int>(0)
+    let messagesSent = Atomic<Int>(0)
+    let disposableDrops = Atomic<Int>(0)
+    let slowConsumerCloses = Atomic<Int>(0)
+
+    init() {}
+
+    /// A consistent-enough copy of every counter.
+    public struct Snapshot: Sendable, Equatable {
+        /// WebSocket connections open now.
+        public var openConnections: Int
+        /// WebSocket connections ever opened.
+        public var totalConnections: Int
+        /// HTTP requests handed to the handler (static files included).
+        public var httpRequests: Int
+        /// Payload bytes received (HTTP bodies and WebSocket messages).
+        public var bytesReceived: Int
+        /// Payload bytes sent (HTTP bodies and WebSocket messages).
+        public var bytesSent: Int
+        /// WebSocket messages received.
+        public var messagesReceived: Int
+        /// WebSocket messages written to sockets.
+        public var messagesSent: Int
+        /// Disposable messages dropped because their queue was full.
+        public var disposableDrops: Int
+        /// Connections closed with 4009 because their essential queue overflowed.
+        public var slowConsumerCloses: Int
+    }
+
+    /// Reads every counter now.
+    public func snapshot() -> Snapshot {
+        Snapshot(
+            openConnections: openConnections.load(ordering: .relaxed),
+            totalConnections: totalConnections.load(ordering: .relaxed),
+            httpRequests: httpRequests.load(ordering: .relaxed),
+            bytesReceived: bytesReceived.load(ordering: .relaxed),
+            bytesSent: bytesSent.load(ordering: .relaxed),
+            messagesReceived: messagesReceived.load(ordering: .relaxed),
+            messagesSent: messagesSent.load(ordering: .relaxed),
+            disposableDrops: disposableDrops.load(ordering: .relaxed),
+            slowConsumerCloses: slowConsumerCloses.load(ordering: .relaxed))
+    }
+}

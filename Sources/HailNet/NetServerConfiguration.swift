@@ -1,0 +1,30 @@
+/// Everything a `NetServer` is started with.
+public struct NetServerConfiguration: Sendable {
+    /// IPv4 address to listen on.
+    public var host: String = "127.0.0.1"
+    /// Port to listen on; 0 picks a free one (read it back from `NetServer.start()`).
+    public var port: Int = 0
+    /// Larger request bodies are answered 413 `payload_too_large` without being read.
+    public var maxRequestBodyBytes: Int = 1 << 20
+    /// Larger inbound WebSocket messages close the connection with 1009.
+    public var maxInboundMessageBytes: Int = 1 << 20
+    /// Directory whose files are served for GET requests before the handler is asked; nil for none.
+    public var staticFilesDirectory: String?
+    /// Seconds of WebSocket silence before a ping is sent; 0 disables keepalive.
+    public var pingIntervalSeconds: Int = 20
+    /// Seconds without any valid traffic (pongs included) after which a WebSocket is dropped.
+    public var idleTimeoutSeconds: Int = 60
+    /// Essential messages a connection may have queued before it is closed with 4009.
+    public var essentialQueueLimit: Int = 256
+    /// Disposable messages a connection may have queued before the oldest is dropped.
+    public var disposableQueueLimit: Int = 16
+    /// Headers lws does not know by name that requests should still carry (lower-case names).
+    public var customHeaderNames: [String] = ["x-request-id", "idempotency-key", "x-forwarded-for", "x-real-ip"]
+    /// Seconds an idle keep-alive HTTP connection is kept.
+    public var keepAliveSeconds: Int = 30
+    /// Seconds `shutdown()` waits for WebSocket close handshakes before dropping the rest.
+    public var shutdownGraceSeconds: Double = 2
+
+    /// The defaults: 127.0.0.1, a free port, 1 MiB bodies and messages, pings every 20 s.
+    public init() {}
+}

@@ -1,0 +1,170 @@
+import Synchronization
+
+/// One open WebSocket, server- or client-side; usable from any task.
+///
+/// Inbound messages arrive on `messages`. Sends are queued under a lock and written by the lws loop
+/// thread when the socket can take them, so `send` never blocks and never touches lws directly.
+public final class WebSocketConnection: Sendable {
+    /// Process-unique id of this connection (for logs and maps).
+    public let id: UInt64
+    /// What the connection was opened with (path, query, headers, peer address).
+    public let request: WebSocketRequest
+    /// Every complete inbound message, in order; finishes when the connection closes.
+    public let messages: AsyncStream<WebSocketMessage>
+
+    private let inbound: AsyncStream<WebSocketMessage>.Continuation
+    private let state: Mutex<State>
+    private let metrics: NetMetrics
+    /// Asks the owning loop to call back when this connection's socket is writable.
+    private let requestWrite: @Sendable (UInt64) -> Void
+
+    private struct State {
+        var queue: OutboundQueue
+        /// A writable callback is requested or in progress; no further wake-up needed until it ends.
+        var writeScheduled = false
+        var closeRequest: CloseRequest?
+        var closeInfo: WebSocketCloseInfo?
+        var waiters: [CheckedContinuation<WebSocketCloseInfo, Never>] = []
+        var drops = 0
+    }
+
+    private struct CloseRequest {
+        var code: UInt16
+        var reason: String
+        /// Close without flushing the essential queue (slow consumer).
+        var immediate: Bool
+    }
+
+    /// What the loop thread should do on the next writable callback.
+    enum WriteStep {
+        case message(SharedMessage, more: Bool)
+        case close(code: UInt16, reason: String)
+        case idle
+    }
+
+    init(
+        id: UInt64, request: WebSocketRequest, limits: (essential: Int, disposable: Int), metrics: NetMetrics,
+        requestWrite: @escaping @Sendable (UInt64) -> Void
+    ) {
+        self.id = id
+        self.request = request
+        self.metrics = metrics
+        self.requestWrite = requestWrite
+        state = Mutex(State(queue: OutboundQueue(essentialLimit: limits.essential, disposableLimit: limits.disposable)))
+        (messages, inbound) = AsyncStream.makeStream(of: WebSocketMessage.self, bufferingPolicy: .unbounded)
+    }
+
+    /// Queues a text message; returns false when the connection is already closing.
+    @discardableResult
+    public func send(text: String, priority: MessagePriority = .essential) -> Bool {
+        send(SharedMessage(text: text), priority: priority)
+    }
+
+    /// Queues a binary message; returns false when the connection is already closing.
+    @discardableResult
+    public func send(binary: [UInt8], priority: MessagePriority = .essential) -> Bool {
+        send(SharedMessage(binary: binary), priority: priority)
+    }
+
+    /// Queues a message that may also be queued on other connections; returns false when closing.
+    @discardableResult
+    public func send(_ message: SharedMessage, priority: MessagePriority = .essential) -> Bool {
+        let (accepted, wake) = state.withLock { state -> (Bool, Bool) in
+            guard state.closeRequest == nil, state.closeInfo == nil else { return (false, false) }
+            switch state.queue.enqueue(message, priority: priority) {
+            case .queued:
+                break
+            case .droppedOldest:
+                state.drops += 1
+                metrics.disposableDrops.wrappingAdd(1, ordering: .relaxed)
+            case .overflow:
+                state.closeRequest = CloseRequest(
+                    code: WebSocketCloseInfo.slowConsumerCode, reason: "slow consumer", immediate: true)
+                metrics.slowConsumerCloses.wrappingAdd(1, ordering: .relaxed)
+                return (false, Self.schedule(&state))
+            }
+            return (true, Self.schedule(&state))
+        }
+        if wake { requestWrite(id) }
+        return accepted
+    }
+
+    /// Starts a close handshake: queued essential messages are flushed first, disposable ones dropped.
+    public func close(code: UInt16 = 1000, reason: String = "") {
+        let wake = state.withLock { state -> Bool in
+            guard state.closeRequest == nil, state.closeInfo == nil else { return false }
+            state.closeRequest = CloseRequest(code: code, reason: reason, immediate: false)
+            return Self.schedule(&state)
+        }
+        if wake { requestWrite(id) }
+    }
+
+    /// Waits until the connection has closed and tells how.
+    public func closed() async -> WebSocketCloseInfo {
+        await withCheckedContinuation { (continuation: CheckedContinuation<WebSocketCloseInfo, Never>) in
+            let info = state.withLock { state -> WebSocketCloseInfo? in
+                if let info = state.closeInfo { return info }
+                state.waiters.append(continuation)
+                return nil
+            }
+            if let info { continuation.resume(returning: info) }
+        }
+    }
+
+    /// How the connection ended, or nil while it is open.
+    public var closeInfo: WebSocketCloseInfo? { state.withLock { $0.closeInfo } }
+
+    /// Disposable messages dropped on this connection because its queue was full.
+    public var droppedDisposableCount: Int { state.withLock { $0.drops } }
+
+    /// Messages queued and not yet written to the socket (essential, disposable).
+    public var queuedCount: (essential: Int, disposable: Int) {
+        state.withLock { ($0.queue.essentialCount, $0.queue.disposableCount) }
+    }
+
+    private static func schedule(_ state: inout State) -> Bool {
+        if state.writeScheduled { return false }
+        state.writeScheduled = true
+        return true
+    }
+
+    // MARK: loop-thread side
+
+    /// Takes the next thing to write; called on the loop thread from a writable callback.
+    func takeWrite() -> WriteStep {
+        state.withLock { state in
+            if let close = state.closeRequest {
+                if !close.immediate, let message = state.queue.nextEssential() {
+                    return .message(message, more: true)
+                }
+                state.queue.removeAll()
+                return .close(code: close.code, reason: close.reason)
+            }
+            guard let message = state.queue.next() else {
+                state.writeScheduled = false
+                return .idle
+            }
+            let more = !state.queue.isEmpty
+            if !more { state.writeScheduled = false }
+            return .message(message, more: more)
+        }
+    }
+
+    /// Hands a complete inbound message to the consumer.
+    func deliver(_ message: WebSocketMessage) {
+        inbound.yield(message)
+    }
+
+    /// Records the end of the connection, wakes `closed()` waiters and finishes `messages`.
+    func finish(_ info: WebSocketCloseInfo) {
+        let waiters = state.withLock { state -> [CheckedContinuation<WebSocketCloseInfo, Never>] in
+            guard state.closeInfo == nil else { return [] }
+            state.closeInfo = info
+            state.queue.removeAll()
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        inbound.finish()
+        for waiter in waiters { waiter.resume(returning: info) }
+    }
+}

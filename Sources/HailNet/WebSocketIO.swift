@@ -1,0 +1,98 @@
+import CLibWebSockets
+
+/// The WebSocket callback handling shared by the server and client engines. Loop thread only.
+enum WebSocketIO {
+    /// Appends one received chunk; delivers the message when its last fragment is complete.
+    static func receive(
+        _ session: WireSession, wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int, limit: Int,
+        metrics: NetMetrics
+    ) -> Int32 {
+        guard let connection = session.connection else { return 0 }
+        if !session.inMessage {
+            session.inMessage = true
+            session.rxBinary = lws_frame_is_binary(wsi) != 0
+            session.rxBuffer = []
+        }
+        if session.rxBuffer.count + length > limit {
+            return closeNow(
+                session, wsi: wsi, code: WebSocketCloseInfo.messageTooBigCode,
+                reason: "message larger than \(limit) bytes")
+        }
+        if let input, length > 0 {
+            session.rxBuffer.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
+        }
+        guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return 0 }
+        let bytes = session.rxBuffer
+        session.rxBuffer = []
+        session.inMessage = false
+        metrics.bytesReceived.wrappingAdd(bytes.count, ordering: .relaxed)
+        metrics.messagesReceived.wrappingAdd(1, ordering: .relaxed)
+        connection.deliver(session.rxBinary ? .binary(bytes) : .text(String(decoding: bytes, as: UTF8.self)))
+        return 0
+    }
+
+    /// Writes at most one queued message (lws allows one ws write per writable callback) or closes.
+    static func writable(_ session: WireSession, wsi: OpaquePointer, isClient: Bool, metrics: NetMetrics) -> Int32 {
+        guard let connection = session.connection else { return 0 }
+        switch connection.takeWrite() {
+        case .idle:
+            return 0
+        case .close(let code, let reason):
+            return closeNow(session, wsi: wsi, code: code, reason: reason)
+        case .message(let message, let more):
+            let mode = message.isBinary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT
+            let written: Int32
+            if isClient {
+                // A client masks the payload in place, so the shared buffer must not be handed over.
+                let headroom = SharedMessage.headroom
+                let copy = UnsafeMutableRawPointer.allocate(byteCount: headroom + max(message.count, 1), alignment: 16)
+                defer { copy.deallocate() }
+                (copy + headroom).copyMemory(from: message.payload, byteCount: message.count)
+                written = lws_write(wsi, (copy + headroom).assumingMemoryBound(to: UInt8.self), message.count, mode)
+            } else {
+                written = lws_write(wsi, message.payload.assumingMemoryBound(to: UInt8.self), message.count, mode)
+            }
+            if written < 0 { return -1 }
+            metrics.bytesSent.wrappingAdd(message.count, ordering: .relaxed)
+            metrics.messagesSent.wrappingAdd(1, ordering: .relaxed)
+            if more { lws_callback_on_writable(wsi) }
+            return 0
+        }
+    }
+
+    /// Records a close frame from the peer: two bytes of code, then the reason.
+    static func peerClosed(_ session: WireSession, input: UnsafeMutableRawPointer?, length: Int) {
+        guard let input, length >= 2 else {
+            session.peerClose = WebSocketCloseInfo(code: 1005, reason: "", byPeer: true)
+            return
+        }
+        let bytes = UnsafeRawBufferPointer(start: input, count: length)
+        let code = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
+        let reason = String(decoding: bytes[2...], as: UTF8.self)
+        session.peerClose = WebSocketCloseInfo(code: code, reason: reason, byPeer: true)
+    }
+
+    /// The connection is gone: tells the Swift side how it ended.
+    static func closed(_ session: WireSession, metrics: NetMetrics) {
+        guard let connection = session.connection else { return }
+        session.connection = nil
+        let info =
+            session.peerClose ?? session.localClose
+            ?? WebSocketCloseInfo(code: WebSocketCloseInfo.abnormalCode, reason: "connection lost", byPeer: false)
+        metrics.openConnections.wrappingSubtract(1, ordering: .relaxed)
+        connection.finish(info)
+    }
+
+    /// Sets the close frame's code and reason and tells lws (by the -1 return) to send it and close.
+    static func closeNow(_ session: WireSession, wsi: OpaquePointer, code: UInt16, reason: String) -> Int32 {
+        // A close frame's payload is at most 125 bytes: 2 for the code, 123 for the reason.
+        var reasonBytes = Array(reason.utf8.prefix(123))
+        while !reasonBytes.isEmpty, String(validating: reasonBytes, as: UTF8.self) == nil { reasonBytes.removeLast() }
+        let kept = String(decoding: reasonBytes, as: UTF8.self)
+        session.localClose = WebSocketCloseInfo(code: code, reason: kept, byPeer: false)
+        reasonBytes.withUnsafeMutableBufferPointer { buffer in
+            lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), buffer.baseAddress, buffer.count)
+        }
+        return -1
+    }
+}

@@ -1,0 +1,76 @@
+import CLibWebSockets
+import Foundation
+
+/// Loop-side state of one lws connection (wsi). Not Sendable: only the owning engine actor, which runs
+/// on the loop thread, ever touches it; other tasks refer to it by `id`.
+final class WireSession {
+    let id: UInt64
+    /// The lws connection; nil once lws has destroyed it.
+    var wsi: OpaquePointer?
+
+    // HTTP: one transaction at a time per connection (HTTP/1.1 without pipelining).
+    /// Counts requests on this connection so a late handler result for an old one is ignored.
+    var transaction: UInt64 = 0
+    var request: HTTPRequest?
+    var expectedBodyBytes = 0
+    var bodyRejected = false
+    var response: PendingResponse?
+
+    // WebSocket.
+    var webSocketRequest: WebSocketRequest?
+    var connection: WebSocketConnection?
+    var rxBuffer: [UInt8] = []
+    var rxBinary = false
+    var inMessage = false
+    var localClose: WebSocketCloseInfo?
+    var peerClose: WebSocketCloseInfo?
+
+    // Client connect.
+    var connectContinuation: CheckedContinuation<WebSocketConnection, any Error>?
+    var clientHeaders: [(String, String)] = []
+    /// C strings handed to lws_client_connect_via_info, kept until the session ends.
+    var cStrings: [UnsafeMutablePointer<CChar>] = []
+
+    init(id: UInt64) {
+        self.id = id
+    }
+
+    deinit {
+        for string in cStrings { free(string) }
+    }
+
+    /// A C string that lives as long as this session.
+    func keep(_ text: String) -> UnsafePointer<CChar> {
+        let copy = strdup(text)!
+        cStrings.append(copy)
+        return UnsafePointer(copy)
+    }
+
+    /// Sets the wsi's opaque pointer to this session (unretained: the engine's table owns it).
+    func attach(to wsi: OpaquePointer) {
+        self.wsi = wsi
+        lws_set_opaque_user_data(wsi, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// The session attached to `wsi`, if any.
+    static func of(_ wsi: OpaquePointer) -> WireSession? {
+        guard let raw = lws_get_opaque_user_data(wsi) else { return nil }
+        return Unmanaged<WireSession>.fromOpaque(raw).takeUnretainedValue()
+    }
+
+    /// Forgets the wsi and clears its opaque pointer so no later callback can reach this session.
+    func detach() {
+        if let wsi { lws_set_opaque_user_data(wsi, nil) }
+        wsi = nil
+    }
+}
+
+/// An HTTP response being written in stages.
+struct PendingResponse {
+    var response: HTTPResponse
+    var offset = 0
+    var headersSent = false
+    /// Close the connection after the last byte (413: the unread body makes keep-alive impossible).
+    var closeAfter = false
+    var headOnly = false
+}
