@@ -227,6 +227,13 @@ import Testing
         #expect(connection.changes == 2)
         #expect(try connection.run("DELETE FROM box WHERE id = ?", first) == 1)
         #expect(try connection.run("DELETE FROM box WHERE id = ?", first) == 0)
+        // A statement that changes no rows reports 0, not the count left over from the last UPDATE.
+        #expect(try connection.run("CREATE TABLE other (x)") == 0)
+        // The idempotent insert: a replayed key changes nothing, and says so.
+        #expect(try connection.run("INSERT INTO keyed (key, body) VALUES ('k', 'b') ON CONFLICT DO NOTHING") == 1)
+        #expect(try connection.run("INSERT INTO keyed (key, body) VALUES ('k', 'b') ON CONFLICT DO NOTHING") == 0)
+        let returned = try connection.firstRow("INSERT INTO box (value) VALUES ('r') RETURNING id")
+        #expect(try returned?.value("id", as: Int64.self) == connection.lastInsertRowID)
     }
 
     @Test func walModeAndDurabilityAreOn() throws {
