@@ -66,6 +66,8 @@ final class EventLoop: @unchecked Sendable {
     // `hail_loop_request_stop`, which libev documents as thread-safe, and `lws_cancel_service`, which
     // `LoopExecutor` calls under its own lock while the context is alive.
     let executor: LoopExecutor
+    /// The context, for engines that must call lws functions needing it (client connects).
+    var contextPointer: OpaquePointer { context }
     /// The port the listener is bound to (0 for a client context).
     let port: Int
     private let context: OpaquePointer

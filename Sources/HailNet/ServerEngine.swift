@@ -276,7 +276,7 @@ actor ServerEngine {
 
     private func requestWrite(_ id: UInt64) {
         guard let session = sessions[id], let wsi = session.wsi else { return }
-        lws_callback_on_writable(wsi)
+        WebSocketIO.requestWrite(session, wsi: wsi)
     }
 
     /// Starts a close handshake on every WebSocket and returns them, for shutdown to await.

@@ -81,7 +81,9 @@ public final class WebSocketConnection: Sendable {
                 state.closeRequest = CloseRequest(
                     code: WebSocketCloseInfo.slowConsumerCode, reason: "slow consumer", immediate: true)
                 metrics.slowConsumerCloses.wrappingAdd(1, ordering: .relaxed)
-                return (false, Self.schedule(&state))
+                // Always wake: the loop must arm the close timer even if a write is already pending.
+                state.writeScheduled = true
+                return (false, true)
             }
             return (true, Self.schedule(&state))
         }
@@ -94,7 +96,8 @@ public final class WebSocketConnection: Sendable {
         let wake = state.withLock { state -> Bool in
             guard state.closeRequest == nil, state.closeInfo == nil else { return false }
             state.closeRequest = CloseRequest(code: code, reason: reason, immediate: false)
-            return Self.schedule(&state)
+            state.writeScheduled = true
+            return true
         }
         if wake { requestWrite(id) }
     }
@@ -148,6 +151,11 @@ public final class WebSocketConnection: Sendable {
             if !more { state.writeScheduled = false }
             return .message(message, more: more)
         }
+    }
+
+    /// The close this connection is waiting to perform, if any (loop thread arms a backstop timer).
+    var pendingClose: (code: UInt16, reason: String, immediate: Bool)? {
+        state.withLock { state in state.closeRequest.map { ($0.code, $0.reason, $0.immediate) } }
     }
 
     /// Hands a complete inbound message to the consumer.

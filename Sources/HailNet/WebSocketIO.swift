@@ -60,6 +60,17 @@ enum WebSocketIO {
         }
     }
 
+    /// Asks lws for a writable callback; when a close is pending, also arms a kill timer, because a
+    /// peer that stopped reading never makes the socket writable and the close frame could wait forever.
+    static func requestWrite(_ session: WireSession, wsi: OpaquePointer) {
+        lws_callback_on_writable(wsi)
+        guard !session.closeTimerArmed, let close = session.connection?.pendingClose else { return }
+        session.closeTimerArmed = true
+        // Reported if lws has to kill the connection before the close frame goes out.
+        session.localClose = WebSocketCloseInfo(code: close.code, reason: close.reason, byPeer: false)
+        lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, close.immediate ? 1 : 5)
+    }
+
     /// Records a close frame from the peer: two bytes of code, then the reason.
     static func peerClosed(_ session: WireSession, input: UnsafeMutableRawPointer?, length: Int) {
         guard let input, length >= 2 else {

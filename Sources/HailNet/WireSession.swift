@@ -24,6 +24,7 @@ final class WireSession {
     var inMessage = false
     var localClose: WebSocketCloseInfo?
     var peerClose: WebSocketCloseInfo?
+    var closeTimerArmed = false
 
     // Client connect.
     var connectContinuation: CheckedContinuation<WebSocketConnection, any Error>?

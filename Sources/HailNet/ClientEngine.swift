@@ -1,0 +1,177 @@
+import CLibWebSockets
+
+/// The client's per-connection state, isolated to its lws loop thread (see `ServerEngine`).
+actor ClientEngine {
+    nonisolated let executor: LoopExecutor
+    nonisolated let metrics: NetMetrics
+    private let configuration: WebSocketClientConfiguration
+    private var context: OpaquePointer?
+    private var sessions: [UInt64: WireSession] = [:]
+    private var nextID: UInt64 = 1
+    /// Outlives every connection that points at it; freed with the engine.
+    private var retryPolicy = lws_retry_bo_t()
+
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    init(executor: LoopExecutor, metrics: NetMetrics, configuration: WebSocketClientConfiguration) {
+        self.executor = executor
+        self.metrics = metrics
+        self.configuration = configuration
+        retryPolicy.secs_since_valid_ping = UInt16(clamping: configuration.pingIntervalSeconds)
+        retryPolicy.secs_since_valid_hangup = UInt16(
+            clamping: max(configuration.idleTimeoutSeconds, configuration.pingIntervalSeconds + 1))
+    }
+
+    /// Gives the engine its context; called on the creating thread before the loop starts.
+    func attach(context: ContextPointer) {
+        self.context = context.pointer
+    }
+
+    /// Opens one connection; resumes when the handshake completes or fails.
+    func connect(_ target: ClientTarget) async throws -> WebSocketConnection {
+        try await withCheckedThrowingContinuation { continuation in
+            guard let context else {
+                continuation.resume(throwing: NetError.notRunning("the WebSocket client is shut down"))
+                return
+            }
+            let session = WireSession(id: nextID)
+            nextID += 1
+            sessions[session.id] = session
+            session.connectContinuation = continuation
+            session.clientHeaders = target.headers
+            session.webSocketRequest = WebSocketRequest(
+                path: target.path, query: target.query, headers: HTTPHeaders(target.headers),
+                remoteAddress: target.host, requestID: "")
+            var info = lws_client_connect_info()
+            info.context = context
+            info.address = session.keep(target.host)
+            info.port = Int32(target.port)
+            info.path = session.keep(target.pathAndQuery)
+            info.host = session.keep("\(target.host):\(target.port)")
+            info.origin = session.keep("http://\(target.host):\(target.port)")
+            info.ietf_version_or_minus_one = -1
+            info.local_protocol_name = session.keep("hail")
+            info.opaque_user_data = Unmanaged.passUnretained(session).toOpaque()
+            if let local = target.localAddress { info.iface = session.keep(local) }
+            let connected = withUnsafePointer(to: &retryPolicy) { policy -> OpaquePointer? in
+                if configuration.pingIntervalSeconds > 0 { info.retry_and_idle_policy = policy }
+                return lws_client_connect_via_info(&info)
+            }
+            if let connected {
+                session.wsi = connected
+            } else {
+                // lws may already have reported CONNECTION_ERROR synchronously; if not, report here.
+                fail(session, "could not start connecting to \(target.host):\(target.port)")
+            }
+        }
+    }
+
+    /// The entry for every lws callback of the client context.
+    func handle(_ arguments: CallbackArguments) -> Int32 {
+        let (wsi, input, length) = (arguments.wsi, arguments.input, arguments.length)
+        guard let session = WireSession.of(wsi) else { return 0 }
+        switch arguments.reason {
+        case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
+            return appendHeaders(session, wsi, input, length)
+        case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+            let detail = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "unknown error"
+            fail(session, detail)
+            return 0
+        case LWS_CALLBACK_CLIENT_ESTABLISHED:
+            establish(session, wsi)
+            return 0
+        case LWS_CALLBACK_CLIENT_RECEIVE:
+            return WebSocketIO.receive(
+                session, wsi: wsi, input: input, length: length, limit: configuration.maxInboundMessageBytes,
+                metrics: metrics)
+        case LWS_CALLBACK_CLIENT_WRITEABLE:
+            return WebSocketIO.writable(session, wsi: wsi, isClient: true, metrics: metrics)
+        case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
+            WebSocketIO.peerClosed(session, input: input, length: length)
+            return 0
+        case LWS_CALLBACK_CLIENT_CLOSED:
+            WebSocketIO.closed(session, metrics: metrics)
+            return 0
+        case LWS_CALLBACK_WSI_DESTROY:
+            fail(session, "connection closed during the handshake")
+            WebSocketIO.closed(session, metrics: metrics)
+            session.detach()
+            sessions[session.id] = nil
+            return 0
+        default:
+            return 0
+        }
+    }
+
+    private func appendHeaders(
+        _ session: WireSession, _ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int
+    ) -> Int32 {
+        guard let input else { return 0 }
+        let cursor = input.assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
+        guard let start = cursor.pointee else { return 0 }
+        let end = start + length
+        for (name, value) in session.clientHeaders {
+            let key = name.lowercased() + ":"
+            let status = Array(value.utf8).withUnsafeBufferPointer { bytes in
+                lws_add_http_header_by_name(wsi, key, bytes.baseAddress, Int32(bytes.count), cursor, end)
+            }
+            if status != 0 { return -1 }
+        }
+        return 0
+    }
+
+    private func establish(_ session: WireSession, _ wsi: OpaquePointer) {
+        guard let continuation = session.connectContinuation, let request = session.webSocketRequest else { return }
+        session.connectContinuation = nil
+        let executor = executor
+        let connection = WebSocketConnection(
+            id: session.id, request: request,
+            limits: (configuration.essentialQueueLimit, configuration.disposableQueueLimit), metrics: metrics,
+            requestWrite: { [self] id in
+                executor.post { self.assumeIsolated { $0.requestWrite(id) } }
+            })
+        session.connection = connection
+        metrics.openConnections.wrappingAdd(1, ordering: .relaxed)
+        metrics.totalConnections.wrappingAdd(1, ordering: .relaxed)
+        continuation.resume(returning: connection)
+    }
+
+    private func fail(_ session: WireSession, _ detail: String) {
+        guard let continuation = session.connectContinuation else { return }
+        session.connectContinuation = nil
+        if session.wsi == nil { sessions[session.id] = nil }
+        let target = session.webSocketRequest.map { "\($0.remoteAddress)\($0.path)" } ?? "server"
+        continuation.resume(throwing: NetError.connectFailed("WebSocket connect to \(target) failed: \(detail)"))
+    }
+
+    private func requestWrite(_ id: UInt64) {
+        guard let session = sessions[id], let wsi = session.wsi else { return }
+        WebSocketIO.requestWrite(session, wsi: wsi)
+    }
+
+    /// Starts a close handshake on every connection and returns them, for shutdown to await.
+    func closeAll(code: UInt16, reason: String) -> [WebSocketConnection] {
+        context = nil
+        let open = sessions.values.compactMap(\.connection)
+        for connection in open { connection.close(code: code, reason: reason) }
+        return open
+    }
+}
+
+/// The lws context pointer handed to the client engine before its loop starts.
+struct ContextPointer: @unchecked Sendable {
+    // @unchecked: handed over on the creating thread while it still owns the context; afterwards only
+    // the loop thread uses it.
+    let pointer: OpaquePointer
+}
+
+/// Where one client connection goes, parsed from its URL.
+struct ClientTarget: Sendable {
+    var host: String
+    var port: Int
+    var path: String
+    var query: [QueryItem]
+    var pathAndQuery: String
+    var headers: [(String, String)]
+    var localAddress: String?
+}

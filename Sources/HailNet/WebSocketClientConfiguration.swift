@@ -1,0 +1,18 @@
+/// Limits and keepalive of a `WebSocketClient`'s connections.
+public struct WebSocketClientConfiguration: Sendable {
+    /// Larger inbound messages close the connection with 1009.
+    public var maxInboundMessageBytes: Int = 16 << 20
+    /// Seconds of silence before a ping is sent; 0 disables keepalive.
+    public var pingIntervalSeconds: Int = 20
+    /// Seconds without valid traffic after which the connection is dropped.
+    public var idleTimeoutSeconds: Int = 60
+    /// Essential messages a connection may have queued before it is closed with 4009.
+    public var essentialQueueLimit: Int = 1024
+    /// Disposable messages a connection may have queued before the oldest is dropped.
+    public var disposableQueueLimit: Int = 64
+    /// Seconds `shutdown()` waits for close handshakes before dropping the rest.
+    public var shutdownGraceSeconds: Double = 2
+
+    /// The defaults.
+    public init() {}
+}

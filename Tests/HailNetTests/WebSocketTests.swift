@@ -1,0 +1,194 @@
+import Foundation
+import Testing
+
+@testable import HailNet
+
+/// Fails the test instead of hanging when an awaited event never comes.
+func within<T: Sendable>(
+    _ seconds: Double = 20, _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        let first = try await group.next()!
+        group.cancelAll()
+        guard let value = first else { throw RawSocket.Failure(description: "timed out after \(seconds) s") }
+        return value
+    }
+}
+
+/// A server whose WebSocket handler hands each accepted connection to the test.
+struct CapturingServer {
+    let server: NetServer
+    let port: Int
+    let connections: AsyncStream<WebSocketConnection>
+
+    init(_ configure: (inout NetServerConfiguration) -> Void = { _ in }) throws {
+        var configuration = NetServerConfiguration()
+        configure(&configuration)
+        let (stream, continuation) = AsyncStream.makeStream(of: WebSocketConnection.self)
+        server = NetServer(configuration: configuration, http: echoHandler) { _ in
+            .accept { connection in
+                continuation.yield(connection)
+                _ = await connection.closed()
+            }
+        }
+        port = try server.start()
+        connections = stream
+    }
+
+    func next() async -> WebSocketConnection {
+        var iterator = connections.makeAsyncIterator()
+        return await iterator.next()!
+    }
+}
+
+@Suite struct WebSocketTests {
+    @Test func echoTextBinaryAndOneMegabyte() async throws {
+        let (server, port) = try makeServer()
+        let client = try WebSocketClient()
+        try await within {
+            let connection = try await client.connect(to: "ws://127.0.0.1:\(port)/echo?x=1")
+            var inbound = connection.messages.makeAsyncIterator()
+            connection.send(text: "hello")
+            #expect(await inbound.next() == .text("hello"))
+            connection.send(binary: [0, 1, 2, 255])
+            #expect(await inbound.next() == .binary([0, 1, 2, 255]))
+            let big = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+            connection.send(binary: big)
+            #expect(await inbound.next() == .binary(big))
+            let bigText = String(repeating: "é-car-", count: 100_000)
+            connection.send(text: bigText)
+            #expect(await inbound.next() == .text(bigText))
+            connection.close(code: 1000, reason: "done")
+            let info = await connection.closed()
+            #expect(info.code == 1000)
+        }
+        await client.shutdown()
+        await server.shutdown()
+    }
+
+    @Test func serverCloseCodeAndReasonReachTheClient() async throws {
+        let (server, port) = try makeServer()
+        let client = try WebSocketClient()
+        try await within {
+            let connection = try await client.connect(to: "ws://127.0.0.1:\(port)/live")
+            connection.send(text: "close:4403:not your trip")
+            let info = await connection.closed()
+            #expect(info == WebSocketCloseInfo(code: 4403, reason: "not your trip", byPeer: true))
+            #expect(connection.send(text: "late") == false)
+        }
+        await client.shutdown()
+        await server.shutdown()
+    }
+
+    @Test func rejectedUpgradeClosesWithTheHandlersCode() async throws {
+        let (server, port) = try makeServer()
+        let client = try WebSocketClient()
+        try await within {
+            let connection = try await client.connect(to: "ws://127.0.0.1:\(port)/live?reject=1")
+            let info = await connection.closed()
+            #expect(info.code == 4401)
+            #expect(info.reason == "unauthorized")
+        }
+        await client.shutdown()
+        await server.shutdown()
+    }
+
+    @Test func clientCloseAndHandshakeDetailsAreSeenByTheServer() async throws {
+        let capturing = try CapturingServer()
+        let client = try WebSocketClient()
+        try await within {
+            let connection = try await client.connect(
+                to: "ws://127.0.0.1:\(capturing.port)/v1/trips/t1/live?after=42&access_token=tok",
+                headers: [("Authorization", "Bearer abc"), ("X-Request-Id", "ws-1")])
+            let serverSide = await capturing.next()
+            #expect(serverSide.request.path == "/v1/trips/t1/live")
+            #expect(serverSide.request.queryValue("after") == "42")
+            #expect(serverSide.request.queryValue("access_token") == "tok")
+            #expect(serverSide.request.headers["authorization"] == "Bearer abc")
+            #expect(serverSide.request.requestID == "ws-1")
+            connection.close(code: 4000, reason: "bye")
+            let seen = await serverSide.closed()
+            #expect(seen == WebSocketCloseInfo(code: 4000, reason: "bye", byPeer: true))
+            _ = await connection.closed()
+        }
+        #expect(capturing.server.metrics.snapshot().totalConnections == 1)
+        await client.shutdown()
+        await capturing.server.shutdown()
+    }
+
+    @Test func tooBigInboundMessageClosesWith1009() async throws {
+        let (server, port) = try makeServer { $0.maxInboundMessageBytes = 1000 }
+        let client = try WebSocketClient()
+        try await within {
+            let connection = try await client.connect(to: "ws://127.0.0.1:\(port)/echo")
+            connection.send(binary: [UInt8](repeating: 1, count: 5000))
+            let info = await connection.closed()
+            #expect(info.code == 1009)
+        }
+        await client.shutdown()
+        await server.shutdown()
+    }
+
+    @Test func connectFailureThrowsAClearError() async throws {
+        let client = try WebSocketClient()
+        // A port that was just free: bind one, note it, close it.
+        let probe = NetServer(http: echoHandler)
+        let port = try probe.start()
+        await probe.shutdown()
+        await #expect {
+            _ = try await within { try await client.connect(to: "ws://127.0.0.1:\(port)/x") }
+        } throws: { error in
+            (error as? NetError)?.isConnectFailure == true && "\(error)".contains("127.0.0.1")
+        }
+        #expect(throws: NetError.self) { try WebSocketClient.parse("http://x/", headers: [], localAddress: nil) }
+        await client.shutdown()
+    }
+
+    @Test func twoHundredConcurrentConnectionsAllEcho() async throws {
+        let (server, port) = try makeServer()
+        let client = try WebSocketClient()
+        let count = 200
+        let echoed = try await within(60) {
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<count {
+                    group.addTask {
+                        let connection = try await client.connect(to: "ws://127.0.0.1:\(port)/echo")
+                        var inbound = connection.messages.makeAsyncIterator()
+                        connection.send(text: "car-\(index)")
+                        let reply = await inbound.next()
+                        connection.close()
+                        _ = await connection.closed()
+                        return reply == .text("car-\(index)")
+                    }
+                }
+                var ok = 0
+                for try await result in group where result { ok += 1 }
+                return ok
+            }
+        }
+        #expect(echoed == count)
+        #expect(server.metrics.snapshot().totalConnections == count)
+        await client.shutdown()
+        await server.shutdown()
+    }
+
+    @Test func shutdownClosesOpenWebSocketsWithGoingAway() async throws {
+        let (server, port) = try makeServer()
+        let client = try WebSocketClient()
+        let running = Task { try await server.run() }
+        let info = try await within {
+            let connection = try await client.connect(to: "ws://127.0.0.1:\(port)/echo")
+            await server.shutdown()
+            return await connection.closed()
+        }
+        try await running.value
+        #expect(info.code == 1001)
+        #expect(server.metrics.snapshot().openConnections == 0)
+        await client.shutdown()
+    }
+}
