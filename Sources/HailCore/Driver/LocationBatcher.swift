@@ -1,0 +1,262 @@
+import Foundation
+
+/// The driver's send pipeline for accepted fixes: when to send a batch, over which link, which batches
+/// still wait for the server's ack, and what to keep while the connection is down.
+///
+/// Events go in (`pointAccepted`, `tick`, `tripStateChanged`, `policyChanged`, `connectionUp`,
+/// `connectionDown`, `ack`) and actions come out: send this batch over the stream or over the HTTP
+/// fallback, or call `tick` at a time. No clocks, no timers, no I/O.
+///
+/// Live sending: a fix waits at most `holdInterval` (the policy's shorter interval), so a batch goes when
+/// its oldest point is that old, when it is full, or at once after a trip state change (the server sees
+/// where the car was when the driver tapped) and for the first fix after reconnecting (the rider's car has
+/// been frozen). Every batch gets the next `seq`; `ack(seq)` retires every batch up to it.
+///
+/// Offline: fixes go to a bounded buffer. Batches that were in flight without an ack go back into it
+/// too, because nobody knows whether they arrived; they are resent under new seqs, so the server should
+/// ignore history points whose device time it already holds. When the buffer is full, the thinning rule
+/// removes one interior point from the older half of the buffer: the one whose removal shortens the path
+/// least (`d(prev, p) + d(p, next) - d(prev, next)`, the oldest on a tie). Stationary repeats and points
+/// on straight roads cost nothing to drop, so the driven distance that the fare is built from survives
+/// while the resolution of old history coarsens. The first and newest points are never dropped.
+///
+/// Reconnecting: the buffer goes out first as `backlog` batches (history for distance and fare, never the
+/// rider's car) of at most `maxPointsPerBatch`, oldest first. If the newest buffered fix is younger than
+/// `holdInterval` it goes last as a live batch, with the highest seq, so the rider's car moves at once
+/// rather than after the next fix.
+///
+/// `snapshot` is what must survive a killed app: the next seq and every point not yet acknowledged.
+public struct LocationBatcher: Sendable, Hashable {
+    /// The link a batch travels over.
+    public enum Transport: String, Codable, Sendable, Hashable, CaseIterable {
+        /// The driver's WebSocket, `location` frames.
+        case stream
+        /// `POST /v1/drivers/me/locations`, when the socket is down but HTTP gets through.
+        case http
+    }
+
+    /// The batcher's limits.
+    public struct Configuration: Codable, Sendable, Hashable {
+        /// The longest a live fix waits before it is sent, in seconds.
+        public var holdInterval: TimeInterval
+        /// The most points in one batch, live or backlog.
+        public var maxPointsPerBatch: Int
+        /// The most points kept while offline; at least 3.
+        public var bufferCapacity: Int
+
+        /// Creates limits; the defaults suit a trip (2 s hold, 100 points a batch, 1,000 offline points).
+        public init(holdInterval: TimeInterval = 2, maxPointsPerBatch: Int = 100, bufferCapacity: Int = 1000) {
+            self.holdInterval = holdInterval.isFinite ? max(0, holdInterval) : 0
+            self.maxPointsPerBatch = max(1, maxPointsPerBatch)
+            self.bufferCapacity = max(3, bufferCapacity)
+        }
+
+        /// Limits whose hold is `policy`'s shorter interval, so updates reach the server as often as the
+        /// policy promises; an off policy holds nothing.
+        public init(policy: LocationPolicy, maxPointsPerBatch: Int = 100, bufferCapacity: Int = 1000) {
+            self.init(
+                holdInterval: Self.hold(for: policy),
+                maxPointsPerBatch: maxPointsPerBatch,
+                bufferCapacity: bufferCapacity
+            )
+        }
+
+        static func hold(for policy: LocationPolicy) -> TimeInterval {
+            policy.isOff ? 0 : policy.interval.lowerBound
+        }
+    }
+
+    /// What the runtime must do.
+    public enum Action: Sendable, Hashable {
+        /// Send this batch over this link, then report `ack` or `connectionDown`.
+        case send(LocationBatch, via: Transport)
+        /// Call `tick` at this time (replacing any earlier request).
+        case scheduleTick(at: Date)
+    }
+
+    /// What a killed app needs to carry on: the next seq and every point the server has not acknowledged.
+    public struct Snapshot: Codable, Sendable, Hashable {
+        /// The seq the next batch will carry.
+        public var nextSeq: Int64
+        /// Unacknowledged points, oldest first.
+        public var points: [LocationPoint]
+
+        /// Creates a snapshot.
+        public init(nextSeq: Int64, points: [LocationPoint]) {
+            self.nextSeq = nextSeq
+            self.points = points
+        }
+    }
+
+    /// The limits in force.
+    public private(set) var configuration: Configuration
+    /// The link in use, or nil while the connection is down.
+    public private(set) var transport: Transport?
+    /// Batches sent and not yet acknowledged, in seq order.
+    public private(set) var inFlight: [LocationBatch] = []
+    /// Points kept while offline, oldest first.
+    public private(set) var buffer: [LocationPoint] = []
+    /// Live points waiting for their batch.
+    public private(set) var pending: [LocationPoint] = []
+    /// The seq the next batch will carry.
+    public private(set) var nextSeq: Int64
+    /// How many buffered points the thinning rule has removed.
+    public private(set) var thinnedCount = 0
+    /// The path length in metres that thinning has removed, the sum of the removed points' costs.
+    public private(set) var thinnedDistance: Double = 0
+
+    private var pendingSince: Date?
+    private var sendNextImmediately = false
+
+    /// Creates a batcher with the connection down; the first batch carries `firstSeq`.
+    public init(configuration: Configuration = Configuration(), firstSeq: Int64 = 1) {
+        self.configuration = configuration
+        self.nextSeq = firstSeq
+    }
+
+    /// Rebuilds a batcher after a restart: every unacknowledged point becomes offline history.
+    public init(restoring snapshot: Snapshot, configuration: Configuration = Configuration()) {
+        self.init(configuration: configuration, firstSeq: snapshot.nextSeq)
+        for point in snapshot.points { appendToBuffer(point) }
+    }
+
+    /// The state to persist after every event that returned a send, and on backgrounding.
+    public var snapshot: Snapshot {
+        Snapshot(nextSeq: nextSeq, points: inFlight.flatMap(\.points) + buffer + pending)
+    }
+
+    /// A fix passed the filter at `now`.
+    public mutating func pointAccepted(_ point: LocationPoint, now: Date) -> [Action] {
+        guard transport != nil else {
+            appendToBuffer(point)
+            return []
+        }
+        pending.append(point)
+        let since = pendingSince ?? now
+        pendingSince = since
+        if sendNextImmediately || pending.count >= configuration.maxPointsPerBatch || isDue(since: since, now: now) {
+            return flushPending()
+        }
+        return pending.count == 1 ? [.scheduleTick(at: deadline(since: since))] : []
+    }
+
+    /// The time asked for by `scheduleTick` has come (an early or late call is harmless).
+    public mutating func tick(now: Date) -> [Action] {
+        guard transport != nil, let since = pendingSince, !pending.isEmpty else { return [] }
+        if isDue(since: since, now: now) { return flushPending() }
+        return [.scheduleTick(at: deadline(since: since))]
+    }
+
+    /// The trip changed state (accepted, arrived, started, ended): send what is waiting now, or the next fix at once.
+    public mutating func tripStateChanged(now: Date) -> [Action] {
+        guard transport != nil else { return [] }
+        if pending.isEmpty {
+            sendNextImmediately = true
+            return []
+        }
+        return flushPending()
+    }
+
+    /// The location policy changed: adopt its interval; going off sends whatever is waiting.
+    public mutating func policyChanged(_ policy: LocationPolicy, now: Date) -> [Action] {
+        configuration.holdInterval = Configuration.hold(for: policy)
+        return tick(now: now)
+    }
+
+    /// A link is up (or the link changed): send the offline history, then carry on live.
+    public mutating func connectionUp(_ transport: Transport, now: Date) -> [Action] {
+        // Batches in flight on the old link may never be acknowledged: send their points again.
+        buffer = inFlight.flatMap(\.points) + buffer
+        inFlight = []
+        self.transport = transport
+        sendNextImmediately = true
+        var actions: [Action] = []
+        var history = buffer
+        buffer = []
+        var live: LocationPoint?
+        if pending.isEmpty, let newest = history.last, now.timeIntervalSince(newest.t) < configuration.holdInterval {
+            live = history.removeLast()
+        }
+        var start = history.startIndex
+        while start < history.endIndex {
+            let end = min(start + configuration.maxPointsPerBatch, history.endIndex)
+            actions.append(send(Array(history[start..<end]), backlog: true))
+            start = end
+        }
+        if let live {
+            actions.append(send([live], backlog: false))
+            sendNextImmediately = false
+        }
+        if !pending.isEmpty { actions += flushPending() }
+        return actions
+    }
+
+    /// Neither the stream nor HTTP gets through (a failed send counts too): buffer from now on.
+    public mutating func connectionDown() {
+        let unacknowledged = inFlight.flatMap(\.points) + buffer + pending
+        transport = nil
+        inFlight = []
+        pending = []
+        pendingSince = nil
+        buffer = []
+        for point in unacknowledged { appendToBuffer(point) }
+    }
+
+    /// The server acknowledged `seq`: it and every earlier batch are retired.
+    public mutating func ack(_ seq: Int64) {
+        inFlight.removeAll { $0.seq <= seq }
+    }
+
+    private func isDue(since: Date, now: Date) -> Bool {
+        now.timeIntervalSince(since) >= configuration.holdInterval
+    }
+
+    private func deadline(since: Date) -> Date {
+        since.addingTimeInterval(configuration.holdInterval)
+    }
+
+    private mutating func flushPending() -> [Action] {
+        guard !pending.isEmpty else { return [] }
+        let action = send(pending, backlog: false)
+        pending = []
+        pendingSince = nil
+        sendNextImmediately = false
+        return [action]
+    }
+
+    private mutating func send(_ points: [LocationPoint], backlog: Bool) -> Action {
+        let batch = LocationBatch(seq: nextSeq, points: points, backlog: backlog)
+        nextSeq += 1
+        inFlight.append(batch)
+        return .send(batch, via: transport ?? .stream)
+    }
+
+    private mutating func appendToBuffer(_ point: LocationPoint) {
+        buffer.append(point)
+        while buffer.count > configuration.bufferCapacity { thinOnce() }
+    }
+
+    /// Removes the interior point of the older half whose removal costs the least path length.
+    private mutating func thinOnce() {
+        let upper = min(buffer.count - 2, buffer.count / 2)
+        guard upper >= 1 else {
+            buffer.removeFirst()
+            return
+        }
+        var best = 1
+        var bestCost = Double.infinity
+        for index in 1...upper {
+            let previous = buffer[index - 1].coordinate
+            let point = buffer[index].coordinate
+            let next = buffer[index + 1].coordinate
+            let cost = previous.distance(to: point) + point.distance(to: next) - previous.distance(to: next)
+            if cost < bestCost {
+                bestCost = cost
+                best = index
+            }
+        }
+        buffer.remove(at: best)
+        thinnedCount += 1
+        thinnedDistance += max(0, bestCost)
+    }
+}
