@@ -1,9 +1,9 @@
 /// The accuracy the driver app asks the location hardware for, independent of any platform's constants.
 ///
 /// Ordered from finest to coarsest, so that the coarser of two wishes is their `max`. The Apple adapter
-/// maps `best`, `nearestTenMeters` and `hundredMeters` to the `kCLLocationAccuracy` constants of the
-/// same names and `balanced` to an Android-style block-level request (`kCLLocationAccuracyHundredMeters`
-/// without continuous GPS where the platform offers it).
+/// maps `best`, `nearestTenMeters` and `hundredMeters` to the `kCLLocationAccuracy` constants of the same
+/// names. `balanced` is Android's `PRIORITY_BALANCED_POWER_ACCURACY` (block level, mostly Wi-Fi and cell);
+/// Apple has no such constant, so its adapter uses `kCLLocationAccuracyHundredMeters` for it too.
 public enum LocationAccuracy: String, Codable, Sendable, Hashable, CaseIterable, Comparable {
     /// The best the hardware can do: full GPS.
     case best

@@ -112,6 +112,8 @@ struct LocationBatcherTests {
         #expect(batcher.buffer.first == Self.fix(0, at: 0))
         #expect(batcher.buffer.last == Self.fix(24, at: 24))
         #expect(batcher.thinnedCount == 15)
+        // Thinning works on the older half: the newest fixes are all still there.
+        #expect(Array(batcher.buffer.suffix(5)) == (20..<25).map { Self.fix($0, at: Double($0)) })
         #expect(batcher.buffer.map(\.t) == batcher.buffer.map(\.t).sorted())
     }
 
@@ -188,7 +190,7 @@ struct LocationBatcherTests {
         var batcher = Self.online(hold: 0)
         _ = batcher.pointAccepted(Self.fix(1, at: 1), now: Self.at(1))
         let sent = Self.sends(batcher.connectionUp(.http, now: Self.at(1.5)))
-        // Fix 1 is 0.5 s old, younger than no hold at all? No: the hold is 0, so it is history now.
+        // With no hold, a fix that was already sent once is history when it goes again, never the live car.
         #expect(sent.map(\.batch) == [LocationBatch(seq: 3, points: [Self.fix(1, at: 1)], backlog: true)])
         #expect(sent.map(\.via) == [.http])
     }

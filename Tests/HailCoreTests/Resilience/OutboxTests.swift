@@ -172,4 +172,15 @@ struct OutboxTests {
         restored.succeeded(key: arrivedKey)
         #expect(sentKey(restored.next(now: due)) == startedKey)
     }
+
+    @Test func resultsForUnknownKeysChangeNothing() {
+        var outbox = twoQueued()
+        var generator = SeededGenerator(seed: 1)
+        _ = outbox.next(now: t0)
+        let before = outbox
+        outbox.succeeded(key: endedKey)
+        outbox.failed(key: endedKey, now: t0, transient: true, using: &generator)
+        outbox.rejected(key: endedKey, reason: "no such entry")
+        #expect(outbox == before)
+    }
 }
