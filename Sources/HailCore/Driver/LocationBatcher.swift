@@ -120,7 +120,8 @@ public struct LocationBatcher: Sendable, Hashable {
         for point in snapshot.points { appendToBuffer(point) }
     }
 
-    /// The state to persist after every event that returned a send, and on backgrounding.
+    /// The state to persist: after every event that returned a send (the seq moved, and a restarted app
+    /// must never reuse a seq the server has seen), and while offline as often as the newest fixes matter.
     public var snapshot: Snapshot {
         Snapshot(nextSeq: nextSeq, points: inFlight.flatMap(\.points) + buffer + pending)
     }
