@@ -63,10 +63,32 @@ static inline int hail_random_bytes(unsigned char *out, int count) {
 typedef struct hail_loop {
     struct ev_loop *loop;
     ev_async stop;
+    ev_timer tick;
+    void (*tick_fn)(void *user);
+    void *tick_user;
 } hail_loop_t;
+
+static void hail_loop_tick_fire(struct ev_loop *loop, ev_timer *watcher, int revents) {
+    (void)loop;
+    (void)revents;
+    hail_loop_t *l = (hail_loop_t *)watcher->data;
+    l->tick_fn(l->tick_user);
+}
+
+/// Calls `fn(user)` on the loop thread every `seconds`, outside any lws callback (HailNet's own
+/// WebSocket keepalive sweep). Call before hail_loop_run, on the thread that will run it.
+static inline void hail_loop_start_tick(hail_loop_t *l, double seconds, void (*fn)(void *), void *user) {
+    l->tick_fn = fn;
+    l->tick_user = user;
+    ev_timer_init(&l->tick, hail_loop_tick_fire, seconds, seconds);
+    l->tick.data = l;
+    ev_timer_start(l->loop, &l->tick);
+}
 
 static void hail_loop_stop_fire(struct ev_loop *loop, ev_async *watcher, int revents) {
     (void)revents;
+    hail_loop_t *l = (hail_loop_t *)watcher->data;
+    if (l->tick_fn) ev_timer_stop(loop, &l->tick);
     ev_async_stop(loop, watcher);
     ev_break(loop, EVBREAK_ALL);
 }
@@ -81,6 +103,7 @@ static inline hail_loop_t *hail_loop_new(void) {
         return NULL;
     }
     ev_async_init(&l->stop, hail_loop_stop_fire);
+    l->stop.data = l;
     ev_async_start(l->loop, &l->stop);
     return l;
 }

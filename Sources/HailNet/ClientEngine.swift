@@ -4,12 +4,10 @@ import CLibWebSockets
 actor ClientEngine {
     nonisolated let executor: LoopExecutor
     nonisolated let metrics: NetMetrics
-    private let configuration: WebSocketClientConfiguration
+    nonisolated let configuration: WebSocketClientConfiguration
     private var context: OpaquePointer?
     private var sessions: [UInt64: WireSession] = [:]
     private var nextID: UInt64 = 1
-    /// Outlives every connection that points at it; freed with the engine.
-    private var retryPolicy = lws_retry_bo_t()
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -17,9 +15,6 @@ actor ClientEngine {
         self.executor = executor
         self.metrics = metrics
         self.configuration = configuration
-        retryPolicy.secs_since_valid_ping = UInt16(clamping: configuration.pingIntervalSeconds)
-        retryPolicy.secs_since_valid_hangup = UInt16(
-            clamping: max(configuration.idleTimeoutSeconds, configuration.pingIntervalSeconds + 1))
     }
 
     /// Gives the engine its context; called on the creating thread before the loop starts.
@@ -53,11 +48,7 @@ actor ClientEngine {
             info.local_protocol_name = session.keep("hail")
             info.opaque_user_data = Unmanaged.passUnretained(session).toOpaque()
             if let local = target.localAddress { info.iface = session.keep(local) }
-            let connected = withUnsafePointer(to: &retryPolicy) { policy -> OpaquePointer? in
-                if configuration.pingIntervalSeconds > 0 { info.retry_and_idle_policy = policy }
-                return lws_client_connect_via_info(&info)
-            }
-            if let connected {
+            if let connected = lws_client_connect_via_info(&info) {
                 session.wsi = connected
             } else {
                 // lws may already have reported CONNECTION_ERROR synchronously; if not, report here.
@@ -86,6 +77,9 @@ actor ClientEngine {
                 metrics: metrics)
         case LWS_CALLBACK_CLIENT_WRITEABLE:
             return WebSocketIO.writable(session, wsi: wsi, isClient: true, metrics: metrics)
+        case LWS_CALLBACK_CLIENT_RECEIVE_PONG:
+            WebSocketIO.heard(session)
+            return 0
         case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
             WebSocketIO.peerClosed(session, input: input, length: length)
             return 0
@@ -131,6 +125,7 @@ actor ClientEngine {
                 executor.post { self.assumeIsolated { $0.requestWrite(id) } }
             })
         session.connection = connection
+        session.lastHeard = .now
         metrics.openConnections.wrappingAdd(1, ordering: .relaxed)
         metrics.totalConnections.wrappingAdd(1, ordering: .relaxed)
         continuation.resume(returning: connection)
@@ -142,6 +137,15 @@ actor ClientEngine {
         if session.wsi == nil { sessions[session.id] = nil }
         let target = session.webSocketRequest.map { "\($0.remoteAddress)\($0.path)" } ?? "server"
         continuation.resume(throwing: NetError.connectFailed("WebSocket connect to \(target) failed: \(detail)"))
+    }
+
+    /// The periodic keepalive sweep (see `WebSocketIO.sweep`).
+    func tick() {
+        WebSocketIO.sweep(sessions.values, keepalive: keepalive)
+    }
+
+    nonisolated var keepalive: Keepalive {
+        Keepalive(pingSeconds: configuration.pingIntervalSeconds, idleSeconds: configuration.idleTimeoutSeconds)
     }
 
     private func requestWrite(_ id: UInt64) {

@@ -8,10 +8,8 @@ struct EventLoopOptions {
     var port: Int?
     /// Address to bind the listener to.
     var host: String = "127.0.0.1"
-    /// Seconds of silence before lws pings a WebSocket peer; 0 turns keepalive off.
-    var pingSeconds: Int = 0
-    /// Seconds of silence (no pong either) after which lws hangs up.
-    var hangupSeconds: Int = 0
+    /// Seconds between calls of the engine's keepalive sweep.
+    var tickSeconds: Double = 5
     /// Bytes of WebSocket payload lws hands over per receive callback.
     var rxBufferSize: Int = 65_536
     /// Seconds an idle HTTP keep-alive connection stays open.
@@ -36,9 +34,13 @@ private final class CallbackBox {
     let executor: LoopExecutor
     let handle: LoopCallback
 
-    init(executor: LoopExecutor, handle: @escaping LoopCallback) {
+    /// The engine's periodic sweep, run on the loop thread.
+    let tick: () -> Void
+
+    init(executor: LoopExecutor, handle: @escaping LoopCallback, tick: @escaping () -> Void) {
         self.executor = executor
         self.handle = handle
+        self.tick = tick
     }
 }
 
@@ -54,6 +56,12 @@ private func trampoline(
         return 0
     }
     return box.handle(CallbackArguments(wsi: wsi, reason: reason, input: input, length: length))
+}
+
+/// The C-callable tick: finds the box through its user pointer.
+private func tickTrampoline(user: UnsafeMutableRawPointer?) {
+    guard let user else { return }
+    Unmanaged<CallbackBox>.fromOpaque(user).takeUnretainedValue().tick()
 }
 
 /// One lws context on its own libev loop, serviced by one thread it owns.
@@ -76,7 +84,6 @@ final class EventLoop: @unchecked Sendable {
     private let protocols: UnsafeMutablePointer<lws_protocols>
     private let protocolName: UnsafeMutablePointer<CChar>
     private let hostName: UnsafeMutablePointer<CChar>?
-    private let retryPolicy: UnsafeMutablePointer<lws_retry_bo_t>
     private let foreignLoops: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     private let lifecycle = Mutex(Lifecycle())
 
@@ -92,10 +99,18 @@ final class EventLoop: @unchecked Sendable {
         return true
     }()
 
-    init(options: EventLoopOptions, executor: LoopExecutor, handle: @escaping LoopCallback) throws {
+    private let tickSeconds: Double
+
+    /// Creates the context; `handle` gets every lws callback and `tick` runs every `options.tickSeconds`,
+    /// both on the loop thread.
+    init(
+        options: EventLoopOptions, executor: LoopExecutor, handle: @escaping LoopCallback,
+        tick: @escaping () -> Void
+    ) throws {
         _ = Self.logLevelSet
         self.executor = executor
-        box = CallbackBox(executor: executor, handle: handle)
+        tickSeconds = options.tickSeconds
+        box = CallbackBox(executor: executor, handle: handle, tick: tick)
         guard let loop = hail_loop_new() else { throw NetError.contextCreation("libev could not create a loop") }
         self.loop = loop
 
@@ -105,11 +120,6 @@ final class EventLoop: @unchecked Sendable {
         protocols[0].name = UnsafePointer(protocolName)
         protocols[0].callback = trampoline
         protocols[0].rx_buffer_size = options.rxBufferSize
-
-        retryPolicy = .allocate(capacity: 1)
-        retryPolicy.initialize(to: lws_retry_bo_t())
-        retryPolicy.pointee.secs_since_valid_ping = UInt16(clamping: options.pingSeconds)
-        retryPolicy.pointee.secs_since_valid_hangup = UInt16(clamping: options.hangupSeconds)
 
         foreignLoops = .allocate(capacity: 1)
         foreignLoops.initialize(to: hail_loop_ev(loop))
@@ -122,7 +132,8 @@ final class EventLoop: @unchecked Sendable {
         info.keepalive_timeout = Int32(options.keepAliveSeconds)
         info.max_http_header_data = 16_384
         info.timeout_secs = 20
-        if options.pingSeconds > 0 { info.retry_and_idle_policy = UnsafePointer(retryPolicy) }
+        // No retry_and_idle_policy: lws's own keepalive pings take the writable callback the user
+        // asked for, which strands queued messages; HailNet pings from its tick instead.
         if let port = options.port {
             info.port = Int32(port)
             hostName = strdup(options.host)
@@ -138,7 +149,7 @@ final class EventLoop: @unchecked Sendable {
             executor.loopStopping()
             executor.loopFinished()
             Self.free(
-                loop: loop, protocols: protocols, name: protocolName, host: hostName, retry: retryPolicy,
+                loop: loop, protocols: protocols, name: protocolName, host: hostName,
                 foreign: foreignLoops)
             throw NetError.contextCreation(
                 options.port.map { "could not listen on \(options.host):\($0) (in use or not an address here)" }
@@ -155,13 +166,12 @@ final class EventLoop: @unchecked Sendable {
     private static func free(
         loop: UnsafeMutablePointer<hail_loop_t>, protocols: UnsafeMutablePointer<lws_protocols>,
         name: UnsafeMutablePointer<CChar>, host: UnsafeMutablePointer<CChar>?,
-        retry: UnsafeMutablePointer<lws_retry_bo_t>, foreign: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+        foreign: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) {
         hail_loop_free(loop)
         protocols.deallocate()
         Foundation.free(name)
         Foundation.free(host)
-        retry.deallocate()
         foreign.deallocate()
     }
 
@@ -179,6 +189,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func serve() {
         executor.loopStarted(context: context)
+        hail_loop_start_tick(loop, tickSeconds, tickTrampoline, Unmanaged.passUnretained(box).toOpaque())
         // Stays in here until `requestStop`; lws does all socket work from libev callbacks.
         hail_loop_run(loop)
         // No more wake-ups may reach the context once it starts to go away.
@@ -186,7 +197,7 @@ final class EventLoop: @unchecked Sendable {
         lws_context_destroy(context)
         executor.loopFinished()
         Self.free(
-            loop: loop, protocols: protocols, name: protocolName, host: hostName, retry: retryPolicy,
+            loop: loop, protocols: protocols, name: protocolName, host: hostName,
             foreign: foreignLoops)
         let waiters = lifecycle.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.finished = true
@@ -212,7 +223,7 @@ final class EventLoop: @unchecked Sendable {
             lws_context_destroy(context)
             executor.loopFinished()
             Self.free(
-                loop: loop, protocols: protocols, name: protocolName, host: hostName, retry: retryPolicy,
+                loop: loop, protocols: protocols, name: protocolName, host: hostName,
                 foreign: foreignLoops)
             let waiters = lifecycle.withLock { state -> [CheckedContinuation<Void, Never>] in
                 state.finished = true

@@ -43,12 +43,17 @@ public final class NetServer: Sendable {
             var options = EventLoopOptions()
             options.port = configuration.port
             options.host = configuration.host
-            options.pingSeconds = configuration.pingIntervalSeconds
-            options.hangupSeconds = max(configuration.idleTimeoutSeconds, configuration.pingIntervalSeconds + 1)
+            options.tickSeconds =
+                Keepalive(pingSeconds: configuration.pingIntervalSeconds, idleSeconds: configuration.idleTimeoutSeconds)
+                .tickSeconds
             options.keepAliveSeconds = configuration.keepAliveSeconds
-            let loop = try EventLoop(options: options, executor: executor) { arguments in
-                engine.assumeIsolated { $0.handle(arguments) }
-            }
+            let loop = try EventLoop(
+                options: options, executor: executor,
+                handle: { arguments in engine.assumeIsolated { $0.handle(arguments) } },
+                // The sweep runs inside lws's service (via the executor's wake-up), because lws only
+                // re-arms its timers and pollfds from there; from a bare libev timer a timeout or
+                // writable request set by the sweep could wait for unrelated traffic.
+                tick: { executor.post { engine.assumeIsolated { $0.tick() } } })
             loop.start()
             state.loop = loop
             state.engine = engine

@@ -58,6 +58,9 @@ actor ServerEngine {
         case LWS_CALLBACK_SERVER_WRITEABLE:
             guard let session = WireSession.of(wsi) else { return 0 }
             return WebSocketIO.writable(session, wsi: wsi, isClient: false, metrics: metrics)
+        case LWS_CALLBACK_RECEIVE_PONG:
+            if let session = WireSession.of(wsi) { WebSocketIO.heard(session) }
+            return 0
         case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
             if let session = WireSession.of(wsi) { WebSocketIO.peerClosed(session, input: input, length: length) }
             return 0
@@ -260,6 +263,7 @@ actor ServerEngine {
                 executor.post { self.assumeIsolated { $0.requestWrite(id) } }
             })
         session.connection = connection
+        session.lastHeard = .now
         metrics.openConnections.wrappingAdd(1, ordering: .relaxed)
         metrics.totalConnections.wrappingAdd(1, ordering: .relaxed)
         Task.detached {
@@ -272,6 +276,15 @@ actor ServerEngine {
             }
         }
         return 0
+    }
+
+    /// The periodic keepalive sweep (see `WebSocketIO.sweep`).
+    func tick() {
+        WebSocketIO.sweep(sessions.values, keepalive: keepalive)
+    }
+
+    private var keepalive: Keepalive {
+        Keepalive(pingSeconds: configuration.pingIntervalSeconds, idleSeconds: configuration.idleTimeoutSeconds)
     }
 
     private func requestWrite(_ id: UInt64) {

@@ -22,9 +22,12 @@ public final class WebSocketClient: Sendable {
         var options = EventLoopOptions()
         options.port = nil
         options.rxBufferSize = 65_536
-        let loop = try EventLoop(options: options, executor: executor) { arguments in
-            engine.assumeIsolated { $0.handle(arguments) }
-        }
+        options.tickSeconds = engine.keepalive.tickSeconds
+        let loop = try EventLoop(
+            options: options, executor: executor,
+            handle: { arguments in engine.assumeIsolated { $0.handle(arguments) } },
+            // Through the executor, as in NetServer: lws only re-arms timers from inside its service.
+            tick: { executor.post { engine.assumeIsolated { $0.tick() } } })
         // Still on the creating thread, which owns the context until the loop starts.
         engine.assumeIsolated { $0.attach(context: ContextPointer(pointer: loop.contextPointer)) }
         self.loop = loop

@@ -153,6 +153,9 @@ public final class WebSocketConnection: Sendable {
         }
     }
 
+    /// True while a write or close is queued (the loop re-requests writable callbacks for these).
+    var hasPendingWrites: Bool { state.withLock { $0.writeScheduled } }
+
     /// The close this connection is waiting to perform, if any (loop thread arms a backstop timer).
     var pendingClose: (code: UInt16, reason: String, immediate: Bool)? {
         state.withLock { state in state.closeRequest.map { ($0.code, $0.reason, $0.immediate) } }

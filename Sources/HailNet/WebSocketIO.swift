@@ -8,6 +8,7 @@ enum WebSocketIO {
         metrics: NetMetrics
     ) -> Int32 {
         guard let connection = session.connection else { return 0 }
+        session.lastHeard = .now
         if !session.inMessage {
             session.inMessage = true
             session.rxBinary = lws_frame_is_binary(wsi) != 0
@@ -34,6 +35,19 @@ enum WebSocketIO {
     /// Writes at most one queued message (lws allows one ws write per writable callback) or closes.
     static func writable(_ session: WireSession, wsi: OpaquePointer, isClient: Bool, metrics: NetMetrics) -> Int32 {
         guard let connection = session.connection else { return 0 }
+        if session.pingDue {
+            session.pingDue = false
+            // A non-empty payload: lws 4.1.6 peers do not answer zero-length pings.
+            var frame = [UInt8](repeating: 0, count: SharedMessage.headroom + 4)
+            frame.replaceSubrange(SharedMessage.headroom..., with: Array("hail".utf8))
+            let written = frame.withUnsafeMutableBufferPointer { buffer in
+                lws_write(wsi, buffer.baseAddress! + SharedMessage.headroom, 4, LWS_WRITE_PING)
+            }
+            if written < 0 { return -1 }
+            // One write per callback: queued messages go on the next one.
+            if connection.hasPendingWrites { lws_callback_on_writable(wsi) }
+            return 0
+        }
         switch connection.takeWrite() {
         case .idle:
             return 0
@@ -69,6 +83,35 @@ enum WebSocketIO {
         // Reported if lws has to kill the connection before the close frame goes out.
         session.localClose = WebSocketCloseInfo(code: close.code, reason: close.reason, byPeer: false)
         lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, close.immediate ? 1 : 5)
+    }
+
+    /// The keepalive sweep, every tick on the loop thread: pings connections quiet for `pingInterval`,
+    /// drops those quiet for `idleTimeout`, and re-asks for writable callbacks on connections with
+    /// queued data (lws can spend a requested writable callback on a control frame of its own).
+    static func sweep(_ sessions: some Sequence<WireSession>, keepalive: Keepalive) {
+        let now = ContinuousClock.now
+        for session in sessions {
+            guard let wsi = session.wsi, let connection = session.connection else { continue }
+            let quiet = now - session.lastHeard
+            if let idle = keepalive.idleTimeout, quiet >= idle {
+                if !session.closeTimerArmed {
+                    session.closeTimerArmed = true
+                    session.localClose = WebSocketCloseInfo(
+                        code: WebSocketCloseInfo.abnormalCode, reason: "no traffic or pong for \(idle)", byPeer: false)
+                    lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, hail_lws_to_kill_async())
+                }
+            } else if let ping = keepalive.pingInterval, quiet >= ping {
+                session.pingDue = true
+                lws_callback_on_writable(wsi)
+            } else if connection.hasPendingWrites {
+                lws_callback_on_writable(wsi)
+            }
+        }
+    }
+
+    /// Notes a pong (or any sign of life) from the peer.
+    static func heard(_ session: WireSession) {
+        session.lastHeard = .now
     }
 
     /// Records a close frame from the peer: two bytes of code, then the reason.

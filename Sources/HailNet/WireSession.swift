@@ -25,6 +25,10 @@ final class WireSession {
     var localClose: WebSocketCloseInfo?
     var peerClose: WebSocketCloseInfo?
     var closeTimerArmed = false
+    /// When the peer last sent anything (message or pong); drives keepalive.
+    var lastHeard = ContinuousClock.now
+    /// A ping should go out on the next writable callback.
+    var pingDue = false
 
     // Client connect.
     var connectContinuation: CheckedContinuation<WebSocketConnection, any Error>?
