@@ -182,6 +182,7 @@ final class EventLoop: @unchecked Sendable {
             return !state.started
         }
         guard first else { return }
+        executor.endCreation()
         let thread = Thread { [self] in serve() }
         thread.name = "hail-lws"
         thread.start()

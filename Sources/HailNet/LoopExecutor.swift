@@ -54,6 +54,11 @@ final class LoopExecutor: SerialExecutor, Sendable {
         state.withLock { $0.owner = me }
     }
 
+    /// The creating thread is done with the context; until the loop thread starts nobody owns it.
+    func endCreation() {
+        state.withLock { $0.owner = nil }
+    }
+
     /// Called on the loop thread once the context exists: from now on this thread owns lws.
     func loopStarted(context: OpaquePointer) {
         let me = pthread_self()

@@ -12,9 +12,9 @@ public final class NetServer: Sendable {
     public let metrics = NetMetrics()
     private let http: HTTPHandler
     private let webSocket: WebSocketHandler?
-    private let state = Mutex(Running())
+    fileprivate let state = Mutex(Running())
 
-    private struct Running {
+    fileprivate struct Running {
         var loop: EventLoop?
         var engine: ServerEngine?
         var port = 0
@@ -108,5 +108,12 @@ public final class NetServer: Sendable {
             guard let engine = state.withLock({ $0.engine }) else { return 0 }
             return await engine.sessionCount
         }
+    }
+}
+
+extension NetServer {
+    /// True when called on this server's lws loop thread (tests check handlers never run there).
+    var isOnLoopThread: Bool {
+        state.withLock { $0.engine }?.executor.isOnLoopThread ?? false
     }
 }

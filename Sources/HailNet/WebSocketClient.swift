@@ -118,3 +118,8 @@ extension String {
         return String(decoding: bytes, as: UTF8.self)
     }
 }
+
+extension WebSocketClient {
+    /// The client's loop executor (tests run an actor on it).
+    var executor: LoopExecutor { loop.executor }
+}

@@ -100,6 +100,34 @@ func silentPeer(port: Int, path: String = "/silent") async throws -> RawSocket {
         await capturing.server.shutdown()
     }
 
+    @Test func twoThousandConnectionsFromTwoSourceAddresses() async throws {
+        let (server, port) = try makeServer()
+        let client = try WebSocketClient()
+        let count = 2000
+        let echoed = try await within(120) {
+            try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<count {
+                    group.addTask {
+                        let source = index.isMultiple(of: 2) ? "127.0.0.2" : "127.0.0.3"
+                        let connection = try await client.connect(
+                            to: "ws://127.0.0.1:\(port)/echo", localAddress: source)
+                        var inbound = connection.messages.makeAsyncIterator()
+                        connection.send(text: "\(index)")
+                        return await inbound.next() == .text("\(index)")
+                    }
+                }
+                var ok = 0
+                for try await result in group where result { ok += 1 }
+                return ok
+            }
+        }
+        #expect(echoed == count)
+        #expect(server.metrics.snapshot().openConnections == count)
+        await client.shutdown()
+        #expect(client.metrics.snapshot().openConnections == 0)
+        await server.shutdown()
+    }
+
     @Test func oneSharedMessageFansOutToManyConnections() async throws {
         let capturing = try CapturingServer()
         let client = try WebSocketClient()

@@ -1,22 +1,27 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import HailNet
 
-/// Fails the test instead of hanging when an awaited event never comes.
+/// Fails the test instead of hanging when an awaited event never comes: whichever of the body and
+/// the deadline finishes first wins, and a body stuck in a non-cancellable wait is left behind.
 func within<T: Sendable>(
     _ seconds: Double = 20, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            return nil
+    let once = Mutex<CheckedContinuation<T, any Error>?>(nil)
+    let finish: @Sendable (Result<T, any Error>) -> Void = { result in
+        once.withLock { $0.take() }?.resume(with: result)
+    }
+    return try await withCheckedThrowingContinuation { continuation in
+        once.withLock { $0 = continuation }
+        Task {
+            do { finish(.success(try await body())) } catch { finish(.failure(error)) }
         }
-        let first = try await group.next()!
-        group.cancelAll()
-        guard let value = first else { throw RawSocket.Failure(description: "timed out after \(seconds) s") }
-        return value
+        Task {
+            try? await Task.sleep(for: .seconds(seconds))
+            finish(.failure(RawSocket.Failure(description: "timed out after \(seconds) s")))
+        }
     }
 }
 
