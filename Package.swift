@@ -5,12 +5,14 @@ import PackageDescription
 // `-Xswiftc -warnings-as-errors`; see `make build`.
 let package = Package(
     name: "Hail",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    // macOS 15 for Synchronization's Mutex in the server; the app cores stay on iOS 17 (SwiftUI's @Observable).
+    platforms: [.macOS(.v15), .iOS(.v17)],
     products: [
         .library(name: "HailCore", targets: ["HailCore"]),
         .library(name: "HailProtocol", targets: ["HailProtocol"]),
         .library(name: "HailStorage", targets: ["HailStorage"]),
         .library(name: "HailNet", targets: ["HailNet"]),
+        .library(name: "HailServer", targets: ["HailServer"]),
         .library(name: "HailTesting", targets: ["HailTesting"]),
         .executable(name: "hail", targets: ["hail"]),
     ],
@@ -34,13 +36,19 @@ let package = Package(
         .target(name: "HailStorage", dependencies: ["CSQLite"]),
         // The one libwebsockets wrapper: HTTP and WebSocket server, WebSocket client, HMAC.
         .target(name: "HailNet", dependencies: ["CLibWebSockets"]),
+        // The backend as a library: routes, streams, trip authority, dispatch, ingest, stores, metrics.
+        .target(name: "HailServer", dependencies: ["HailCore", "HailProtocol", "HailStorage", "HailNet"]),
         // Test support shipped as a target: seeded randomness, fixtures from ../shared/data.
         .target(name: "HailTesting", dependencies: ["HailCore", "HailProtocol"]),
         // The thin command-line front end.
-        .executableTarget(name: "hail", dependencies: ["HailCore", "HailProtocol"]),
+        .executableTarget(name: "hail", dependencies: ["HailCore", "HailProtocol", "HailServer"]),
         .testTarget(name: "HailCoreTests", dependencies: ["HailCore", "HailTesting"]),
         .testTarget(name: "HailStorageTests", dependencies: ["HailStorage"]),
         .testTarget(name: "HailNetTests", dependencies: ["HailNet"]),
+        .testTarget(
+            name: "HailServerTests",
+            dependencies: ["HailServer", "HailCore", "HailProtocol", "HailStorage", "HailNet", "HailTesting"]
+        ),
         .testTarget(name: "HailProtocolTests", dependencies: ["HailProtocol", "HailCore", "HailTesting"]),
     ],
     swiftLanguageModes: [.v6]

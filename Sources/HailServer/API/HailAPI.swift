@@ -1,0 +1,296 @@
+import Foundation
+import HailCore
+import HailProtocol
+
+/// Every REST endpoint of API v1: routing, authentication, authorization, validation, and the answer.
+///
+/// Independent of the socket library: `HailServer` feeds it requests from HailNet, and tests can call
+/// `handle(_:)` directly. Checks run in one order everywhere: route (404/405), token (401), role (403),
+/// body (400/413), ownership (403), trip state (409).
+public struct HailAPI: Sendable {
+    let services: ServerServices
+
+    /// Creates the API over the server's services.
+    public init(services: ServerServices) { self.services = services }
+
+    /// Answers one request; never throws, every failure becomes the documented error body.
+    public func handle(_ request: APIRequest) async -> APIResponse {
+        let (response, _) = await handleWithRoute(request)
+        return response
+    }
+
+    /// Answers one request and names the route it matched (for logs and metrics).
+    public func handleWithRoute(_ request: APIRequest) async -> (APIResponse, String) {
+        let match: RouteMatch
+        do throws(APIError) {
+            match = try Routes.match(method: HTTPMethod(rawValue: request.method), target: request.target).resolve()
+        } catch {
+            return (.error(error), "unmatched")
+        }
+        do throws(APIError) {
+            if match.route.isWebSocket {
+                throw APIError(
+                    code: .invalidBody, message: "\(match.route.template) is a WebSocket; send an Upgrade request")
+            }
+            if request.body.count > services.configuration.maxBodyBytes {
+                throw APIError(
+                    code: .payloadTooLarge,
+                    message: "the body is larger than \(services.configuration.maxBodyBytes) bytes")
+            }
+            let principal = try authenticate(request, for: match)
+            let response = try await route(request, match, principal)
+            return (response, match.route.name)
+        } catch {
+            return (.error(error), match.route.name)
+        }
+    }
+
+    /// Verifies the request's token (header, or `access_token` for WebSockets) and the route's role rule.
+    func authenticate(_ request: APIRequest, for match: RouteMatch) throws(APIError) -> Principal? {
+        let access = match.route.access
+        if access == .everyone { return nil }
+        var token = BearerToken.parse(request.header(HailHeader.authorization))
+        if token == nil, match.route.isWebSocket || access == .shareToken {
+            token = match.query[HailHeader.accessTokenQueryParameter] ?? match.parameters["token"]
+        }
+        guard let token else {
+            throw APIError(code: .unauthorized, message: "send Authorization: Bearer <token>")
+        }
+        let principal = try services.tokens.verify(token, now: services.time.now()).principal
+        let tripParameter = match.parameters["id"]
+        let allowed: Bool
+        switch access {
+        case .everyone: allowed = true
+        case .rider: allowed = principal.role == .rider
+        case .driver: allowed = principal.role == .driver
+        case .riderOrDriver:
+            // A share token reads its one trip (and its stream), nothing else.
+            allowed =
+                principal.role == .rider || principal.role == .driver
+                || (principal.role == .share && tripParameter != nil && principal.tripID == tripParameter
+                    && (match.route == Routes.trip || match.route == Routes.tripLive))
+        case .shareToken: allowed = principal.role == .share
+        case .operator: allowed = principal.role == .operator
+        }
+        guard allowed else {
+            throw APIError(
+                code: .forbidden, message: "a \(principal.role.rawValue) token cannot use \(match.route.template)")
+        }
+        return principal
+    }
+
+    private func route(_ request: APIRequest, _ match: RouteMatch, _ principal: Principal?) async throws(APIError)
+        -> APIResponse
+    {
+        let id = match.parameters["id"] ?? ""
+        switch match.route {
+        case Routes.health:
+            return .json(["status": "ok"])
+        case Routes.metrics:
+            return APIResponse(
+                status: 200, headers: [HailHeader.contentType: HailMediaType.prometheus],
+                body: Data(services.metrics.registry.render().utf8))
+        case Routes.estimates:
+            return try await estimates(request)
+        case Routes.nearbyDrivers:
+            let query = try NearbyQuery(query: match.query)
+            let cars = try await call {
+                try await services.fleet.nearbyCars(around: Coordinate(lat: query.lat, lng: query.lng))
+            }
+            return .json(cars)
+        case Routes.requestTrip:
+            return try await requestTrip(request, rider: principal!.subject)
+        case Routes.activeTrip:
+            let record = try await call { try await services.trips.activeRecord(riderID: principal!.subject) }
+            guard let record else { return .noContent }
+            return .json(await services.withLiveFields(record.trip))
+        case Routes.trip:
+            let record = try await readableTrip(id, by: principal!)
+            return .json(await services.withLiveFields(record.trip))
+        case Routes.cancelTrip:
+            return try await cancel(request, tripID: id, by: principal!)
+        case Routes.shareTrip:
+            return try await share(tripID: id, by: principal!)
+        case Routes.driverStatus:
+            let body = try WireDecoder.decodeRequest(DriverStatusRequest.self, from: request.body)
+            try await call {
+                try await services.fleet.setStatus(
+                    driverID: principal!.subject, online: body.online, degraded: body.degraded ?? false)
+            }
+            return .json(DriverStatusRequest(online: body.online, degraded: body.degraded ?? false))
+        case Routes.driverLocations:
+            return try await locations(request, driverID: principal!.subject)
+        case Routes.driverTrip:
+            let record = try await call { try await services.trips.activeRecord(driverID: principal!.subject) }
+            guard let record else { return .noContent }
+            return .json(await services.withLiveFields(record.trip))
+        case Routes.acceptTrip:
+            let key = try IdempotencyKey.require(request.header(HailHeader.idempotencyKey))
+            let idempotency = Self.idempotency(principal!, route: "acceptTrip:\(id)", key: key, body: request.body)
+            let outcome = try await services.dispatcher.accept(
+                tripID: id, driverID: principal!.subject, idempotency: idempotency)
+            return .jsonBody(outcome.body, status: outcome.status)
+        case Routes.tripEvents:
+            return try await driverEvent(request, tripID: id, driverID: principal!.subject)
+        case Routes.sharePage:
+            return try await sharePage(principal!)
+        case Routes.fleetMap:
+            return APIResponse(
+                status: 200, headers: [HailHeader.contentType: "text/html; charset=utf-8"],
+                body: Data(FleetPage.html.utf8))
+        default:
+            throw APIError.notFound("no such route")
+        }
+    }
+
+    private func estimates(_ request: APIRequest) async throws(APIError) -> APIResponse {
+        let body = try WireDecoder.decodeRequest(EstimateRequest.self, from: request.body)
+        let estimator = services.estimator
+        let distance = estimator.distance(from: body.pickup, to: body.dropoff)
+        let duration = Double(estimator.seconds(from: body.pickup, to: body.dropoff))
+        let nearest = try await call {
+            try await services.fleet.availableDrivers(near: body.pickup, excluding: [], limit: 1)
+        }
+        // With nobody near, quote a typical wait rather than a confident zero.
+        let pickupETA =
+            nearest.first.map { estimator.seconds(from: $0.coordinate, to: body.pickup) }
+            ?? services.configuration.noDriverETASeconds
+        let estimates = services.pricing.products.compactMap { product -> Estimate? in
+            guard let fare = services.pricing.fare(for: product, distanceMeters: distance, durationSeconds: duration)
+            else { return nil }
+            return Estimate(productID: product, fare: fare, etaSeconds: pickupETA)
+        }
+        return .json(estimates)
+    }
+
+    private func requestTrip(_ request: APIRequest, rider: String) async throws(APIError) -> APIResponse {
+        let key = try IdempotencyKey.require(request.header(HailHeader.idempotencyKey))
+        let principal = Principal(role: .rider, subject: rider)
+        let idempotency = Self.idempotency(principal, route: "requestTrip", key: key, body: request.body)
+        if let replayed = try await services.authority.replay(idempotency) {
+            return .jsonBody(replayed.body, status: replayed.status)
+        }
+        let body = try WireDecoder.decodeRequest(TripRequest.self, from: request.body)
+        guard services.pricing.tariffs[body.productID] != nil else {
+            let known = services.pricing.products.map(\.rawValue).joined(separator: ", ")
+            throw APIError.invalidField("productID", "productID must be one of \(known)")
+        }
+        if let active = try await call({ try await services.trips.activeRecord(riderID: rider) }) {
+            throw APIError.invalidState("you already have an active trip \(active.trip.id)")
+        }
+        let outcome = try await services.authority.apply(
+            .request(body, tripID: services.newTripID()), tripID: "", by: .rider(rider), idempotency: idempotency)
+        return .jsonBody(outcome.body, status: outcome.status)
+    }
+
+    private func cancel(_ request: APIRequest, tripID: String, by principal: Principal) async throws(APIError)
+        -> APIResponse
+    {
+        let key = try IdempotencyKey.require(request.header(HailHeader.idempotencyKey))
+        _ = try WireDecoder.decodeRequest(CancelRequest.self, from: request.body)
+        let idempotency = Self.idempotency(principal, route: "cancelTrip:\(tripID)", key: key, body: request.body)
+        if let replayed = try await services.authority.replay(idempotency) {
+            return .jsonBody(replayed.body, status: replayed.status)
+        }
+        _ = try await readableTrip(tripID, by: principal)
+        let intent: TripIntent = principal.role == .rider ? .riderCancels : .driverCancels
+        let actor: TripActor = principal.role == .rider ? .rider(principal.subject) : .driver(principal.subject)
+        let outcome = try await services.authority.apply(intent, tripID: tripID, by: actor, idempotency: idempotency)
+        return .jsonBody(outcome.body, status: outcome.status)
+    }
+
+    private func share(tripID: String, by principal: Principal) async throws(APIError) -> APIResponse {
+        let record = try await readableTrip(tripID, by: principal)
+        guard record.riderID == principal.subject else {
+            throw APIError(code: .forbidden, message: "only the trip's rider can share it")
+        }
+        guard record.trip.state.isActive else { throw APIError.invalidState("a trip that has ended cannot be shared") }
+        let now = services.time.now()
+        let expiresAt = now.addingTimeInterval(services.configuration.shareLinkLifetime)
+        let claims = AccessToken(
+            role: .share, sub: "share-\(services.newTripID())",
+            exp: Int64(expiresAt.timeIntervalSince1970.rounded(.down)),
+            iat: Int64(now.timeIntervalSince1970), trip: tripID)
+        let token = services.tokens.mint(claims)
+        let url = services.configuration.publicBaseURL.appendingPathComponent("share").appendingPathComponent(token)
+        return .json(ShareLinkResponse(url: url, token: token, expiresAt: claims.expiresAt))
+    }
+
+    private func sharePage(_ principal: Principal) async throws(APIError) -> APIResponse {
+        guard let tripID = principal.tripID else { throw APIError(code: .forbidden, message: "not a share token") }
+        let record = try await readableTrip(tripID, by: principal)
+        return APIResponse(
+            status: 200, headers: [HailHeader.contentType: "text/html; charset=utf-8"],
+            body: Data(SharePage.html(tripID: record.trip.id, state: record.trip.state).utf8))
+    }
+
+    private func locations(_ request: APIRequest, driverID: String) async throws(APIError) -> APIResponse {
+        let batch: LocationBatch
+        if request.header(HailHeader.contentType)?.hasPrefix(HailMediaType.locationBatch) == true {
+            batch = try WireDecoder.decodeLocationBatch(binary: request.body)
+        } else {
+            batch = try WireDecoder.decodeRequest(LocationBatch.self, from: request.body)
+        }
+        let client = ClientInfo(headerValue: request.header(HailHeader.client))
+        let result = try await call {
+            try await services.fleet.ingest(driverID: driverID, batch: batch, client: client)
+        }
+        return .json(LocationAck(seq: result.ackSeq))
+    }
+
+    private func driverEvent(_ request: APIRequest, tripID: String, driverID: String) async throws(APIError)
+        -> APIResponse
+    {
+        let body = try WireDecoder.decodeRequest(TripEventRequest.self, from: request.body)
+        let principal = Principal(role: .driver, subject: driverID)
+        let idempotency = Self.idempotency(
+            principal, route: "tripEvents:\(tripID)", key: body.idempotencyKey, body: request.body)
+        if let replayed = try await services.authority.replay(idempotency) {
+            return .jsonBody(replayed.body, status: replayed.status)
+        }
+        let intent: TripIntent
+        switch body.event {
+        case .arrived: intent = .arrived
+        case .started: intent = .started
+        case .ended: intent = .ended(fare: try await services.finalFare(tripID: tripID))
+        }
+        let outcome = try await services.authority.apply(
+            intent, tripID: tripID, by: .driver(driverID), idempotency: idempotency)
+        return .jsonBody(outcome.body, status: outcome.status)
+    }
+
+    /// The trip if `principal` may read it: its rider, its assigned driver, or a live share token for it.
+    func readableTrip(_ tripID: String, by principal: Principal) async throws(APIError) -> TripRecord {
+        guard let record = try await call({ try await services.trips.record(id: tripID) }) else {
+            throw APIError.notFound("there is no trip \(tripID)")
+        }
+        switch principal.role {
+        case .rider where record.riderID == principal.subject: return record
+        case .driver where record.driverID == principal.subject: return record
+        case .share where principal.tripID == tripID:
+            guard record.trip.state.isActive else {
+                throw APIError(code: .forbidden, message: "this share link ended with the trip")
+            }
+            return record
+        default:
+            throw APIError(code: .forbidden, message: "trip \(tripID) is not yours")
+        }
+    }
+
+    static func idempotency(_ principal: Principal, route: String, key: String, body: Data) -> TripAuthority.Idempotency
+    {
+        TripAuthority.Idempotency(
+            scope: IdempotencyScope(principal: principal.description, route: route, key: key.lowercased()),
+            fingerprint: body)
+    }
+
+    func call<T: Sendable>(_ work: @Sendable () async throws -> T) async throws(APIError) -> T {
+        do {
+            return try await work()
+        } catch let error as APIError {
+            throw error
+        } catch {
+            throw APIError(code: .unavailable, message: "storage is unavailable: \(error)")
+        }
+    }
+}

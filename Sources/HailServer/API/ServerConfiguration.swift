@@ -1,0 +1,22 @@
+import Foundation
+
+/// The settings an operator may change, with the brief's numbers as defaults.
+public struct ServerConfiguration: Sendable {
+    /// Largest request body accepted (larger: 413).
+    public var maxBodyBytes = 1 << 20
+    /// The pickup ETA quoted in estimates when no driver is near.
+    public var noDriverETASeconds = 600
+    /// How long a share link works (it also stops when the trip ends).
+    public var shareLinkLifetime: TimeInterval = 4 * 3600
+    /// The base of URLs handed to clients (share links).
+    public var publicBaseURL = URL(string: "http://localhost:8080")!
+    /// Offer and search timeouts.
+    public var dispatch = DispatchMachine.Configuration()
+    /// Fleet tunables (silence timeout, nearby fuzz and cache).
+    public var fleet = Fleet.Configuration()
+    /// Fares by product.
+    public var pricing = PricingTable.standard
+
+    /// The defaults.
+    public init() {}
+}

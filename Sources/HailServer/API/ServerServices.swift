@@ -1,0 +1,134 @@
+import Foundation
+import HailCore
+import HailProtocol
+
+/// Everything the endpoints and streams share: stores, bus, fleet, authority, dispatch, tokens, time.
+public struct ServerServices: Sendable {
+    /// The settings.
+    public let configuration: ServerConfiguration
+    /// Token minting and verification.
+    public let tokens: TokenAuthority
+    /// The injected clock.
+    public let time: ServerTime
+    /// Metrics by name.
+    public let metrics: ServerMetrics
+    /// Durable trips.
+    public let trips: any TripStore
+    /// Trip position history.
+    public let history: any LocationHistoryStore
+    /// Pub/sub to sockets.
+    public let bus: any TripBus
+    /// Drivers, positions, ingest.
+    public let fleet: Fleet
+    /// The trip authority.
+    public let authority: TripAuthority
+    /// Dispatch.
+    public let dispatcher: Dispatcher
+    /// The straight-line road estimate (until road routing exists).
+    public let estimator = StraightLineEstimator()
+    /// New trip ids.
+    public let newTripID: @Sendable () -> String
+
+    /// Wires the services together: after every committed change the fleet learns who serves which trip
+    /// and dispatch starts or stops searching.
+    public static func make(
+        configuration: ServerConfiguration,
+        tokens: TokenAuthority,
+        time: ServerTime,
+        metrics: ServerMetrics = ServerMetrics(),
+        trips: any TripStore,
+        history: any LocationHistoryStore,
+        bus: any TripBus = InProcessTripBus(),
+        geo: any GeoIndex = MemoryGeoIndex(),
+        directory: any DriverDirectory = GeneratedDriverDirectory(),
+        random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+        newTripID: @escaping @Sendable () -> String = { "trip-" + UUID().uuidString.lowercased() }
+    ) async -> ServerServices {
+        let authority = TripAuthority(store: trips, bus: bus, time: time, metrics: metrics)
+        let fleet = Fleet(
+            configuration: configuration.fleet, geo: geo, trips: trips, history: history, bus: bus, time: time,
+            metrics: metrics, random: random)
+        let dispatcher = Dispatcher(
+            configuration: configuration.dispatch, authority: authority, fleet: fleet, bus: bus, directory: directory,
+            time: time, metrics: metrics)
+        await authority.observe { record, previous, intent in
+            await fleet.tripChanged(record, previousDriverID: previous?.driverID)
+            await dispatcher.tripChanged(record, intent: intent, previousDriverID: previous?.driverID)
+        }
+        return ServerServices(
+            configuration: configuration, tokens: tokens, time: time, metrics: metrics, trips: trips, history: history,
+            bus: bus, fleet: fleet, authority: authority, dispatcher: dispatcher, newTripID: newTripID)
+    }
+
+    private init(
+        configuration: ServerConfiguration, tokens: TokenAuthority, time: ServerTime, metrics: ServerMetrics,
+        trips: any TripStore, history: any LocationHistoryStore, bus: any TripBus, fleet: Fleet,
+        authority: TripAuthority, dispatcher: Dispatcher, newTripID: @escaping @Sendable () -> String
+    ) {
+        self.configuration = configuration
+        self.tokens = tokens
+        self.time = time
+        self.metrics = metrics
+        self.trips = trips
+        self.history = history
+        self.bus = bus
+        self.fleet = fleet
+        self.authority = authority
+        self.dispatcher = dispatcher
+        self.newTripID = newTripID
+    }
+
+    /// The pricing table.
+    public var pricing: PricingTable { configuration.pricing }
+
+    /// Resumes what was in flight when the process stopped: the searches of searching trips, and who
+    /// serves which active trip.
+    public func resume() async throws {
+        let active = try await trips.activeRecords()
+        for record in active { await fleet.tripChanged(record, previousDriverID: nil) }
+        await dispatcher.resume(active)
+    }
+
+    /// The trip with what only this moment knows: the driver's last published position and a live ETA.
+    public func withLiveFields(_ trip: Trip) async -> Trip {
+        var trip = trip
+        guard trip.state.isActive, let driverID = trip.driver?.id,
+            let position = await fleet.position(driverID: driverID)
+        else { return trip }
+        trip.driverLocation = position
+        let target = trip.state == .onTrip ? trip.dropoff : trip.pickup
+        if trip.state == .driverAssigned || trip.state == .onTrip {
+            trip.etaSeconds = estimator.seconds(from: position.coordinate, to: target)
+        }
+        return trip
+    }
+
+    /// The fare for a trip ending now: the driven distance from its position history (in device-time
+    /// order, backlog included) and the time since it started.
+    ///
+    /// With no history at all (a phone that never got a fix on the way) the straight-line estimate from
+    /// pickup to dropoff stands in, so the rider is charged for the trip, not the minimum.
+    public func finalFare(tripID: String) async throws(APIError) -> Money {
+        do {
+            guard let record = try await trips.record(id: tripID) else {
+                throw APIError.notFound("there is no trip \(tripID)")
+            }
+            let points = try await history.history(tripID: tripID).map(\.coordinate)
+            let distance =
+                points.count >= 2
+                ? points.pathLength : estimator.distance(from: record.trip.pickup, to: record.trip.dropoff)
+            let started = try await trips.events(tripID: tripID).last { $0.intent == "started" }?.at
+            let duration = started.map { time.now().timeIntervalSince($0) } ?? 0
+            guard
+                let fare = pricing.fare(for: record.trip.productID, distanceMeters: distance, durationSeconds: duration)
+            else {
+                throw APIError.invalidState("trip \(tripID) has a product with no tariff")
+            }
+            return fare
+        } catch let error as APIError {
+            throw error
+        } catch {
+            throw APIError(code: .unavailable, message: "storage is unavailable: \(error)")
+        }
+    }
+}

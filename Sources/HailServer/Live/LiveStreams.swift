@@ -1,0 +1,192 @@
+import Foundation
+import HailCore
+import HailProtocol
+
+/// The two WebSocket streams of API v1: a trip's live stream for its rider (and share viewers), and a
+/// driver's own stream for positions, offers, trip changes and acks.
+public struct LiveStreams: Sendable {
+    /// What an accepted upgrade will run.
+    public enum Plan: Sendable, Hashable {
+        /// `/v1/trips/{id}/live`: resume after `after`.
+        case trip(id: String, principal: Principal, after: Int64?, client: ClientInfo?)
+        /// `/v1/drivers/me/live`.
+        case driver(id: String, client: ClientInfo?)
+    }
+
+    let services: ServerServices
+    let api: HailAPI
+    let drivers: DriverConnections
+
+    /// Creates the streams over the server's services.
+    public init(services: ServerServices) {
+        self.services = services
+        api = HailAPI(services: services)
+        drivers = DriverConnections()
+    }
+
+    /// Decides an upgrade before accepting it: the route, the token (header or `access_token`), and
+    /// whether this principal may watch this trip. The error is answered as HTTP before the upgrade.
+    public func plan(method: String, target: String, headers: [String: String]) async throws(APIError) -> Plan {
+        let request = APIRequest(method: method, target: target, headers: headers)
+        let match = try Routes.match(method: HTTPMethod(rawValue: method), target: target).resolve()
+        guard match.route.isWebSocket else {
+            throw APIError(code: .invalidBody, message: "\(match.route.template) is not a WebSocket route")
+        }
+        guard let principal = try api.authenticate(request, for: match) else {
+            throw APIError(code: .unauthorized, message: "this stream needs a token")
+        }
+        let client = ClientInfo(headerValue: request.header(HailHeader.client))
+        if match.route == Routes.driverLive { return .driver(id: principal.subject, client: client) }
+        let tripID = match.parameters["id"] ?? ""
+        _ = try await api.readableTrip(tripID, by: principal)
+        let query = try LiveQuery(query: match.query)
+        return .trip(id: tripID, principal: principal, after: query.after, client: client)
+    }
+
+    /// Runs an accepted stream until the client leaves, the trip ends or the task is cancelled.
+    public func run(_ plan: Plan, on connection: any LiveConnection) async {
+        switch plan {
+        case .trip(let id, let principal, let after, let client):
+            services.metrics.connection(role: principal.role, client: client, delta: 1)
+            if after != nil { services.metrics.reconnect(role: principal.role) }
+            await runTrip(id, after: after, on: connection)
+            services.metrics.connection(role: principal.role, client: client, delta: -1)
+        case .driver(let id, let client):
+            services.metrics.connection(role: .driver, client: client, delta: 1)
+            if await drivers.register(id, connection: connection) { services.metrics.reconnect(role: .driver) }
+            await runDriver(id, client: client, on: connection)
+            await drivers.unregister(id, connection: connection)
+            services.metrics.connection(role: .driver, client: client, delta: -1)
+        }
+    }
+
+    private func runTrip(_ tripID: String, after: Int64?, on connection: any LiveConnection) async {
+        // Subscribe before reading the current state, so no change can fall between the two.
+        let subscription = await services.bus.subscribe(to: .trip(tripID))
+        await send(RiderServerFrame.hello(serverTime: services.time.now()), .essential, on: connection)
+        guard let record = try? await services.trips.record(id: tripID) else {
+            await subscription.cancel()
+            await connection.close(code: WebSocketCloseCode.tripNotFound.rawValue, reason: "trip not found")
+            return
+        }
+        let trip = await services.withLiveFields(record.trip)
+        await send(RiderServerFrame.tripUpdated(trip), .essential, on: connection)
+        if let position = trip.driverLocation, position.seq > (after ?? Int64.min) {
+            await send(
+                RiderServerFrame.driverMoved(DriverMoved(location: position, etaSeconds: trip.etaSeconds)), .disposable,
+                on: connection)
+        }
+        guard trip.state.isActive else {
+            await subscription.cancel()
+            await connection.close(code: WebSocketCloseCode.normal.rawValue, reason: "trip ended")
+            return
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await message in subscription.messages {
+                    await connection.send(message)
+                    if message.endsStream {
+                        await connection.close(code: WebSocketCloseCode.normal.rawValue, reason: "trip ended")
+                        return
+                    }
+                }
+            }
+            group.addTask {
+                // Riders send nothing; draining keeps the socket's inbound side flowing until it closes.
+                for await _ in connection.inbound {}
+            }
+            await group.next()
+            group.cancelAll()
+            await subscription.cancel()
+        }
+    }
+
+    private func runDriver(_ driverID: String, client: ClientInfo?, on connection: any LiveConnection) async {
+        let subscription = await services.bus.subscribe(to: .driver(driverID))
+        await send(DriverServerFrame.hello(serverTime: services.time.now()), .essential, on: connection)
+        if let record = try? await services.trips.activeRecord(driverID: driverID) {
+            await send(
+                DriverServerFrame.tripUpdated(await services.withLiveFields(record.trip)), .essential, on: connection)
+        }
+        if let offer = await services.dispatcher.currentOffer(for: driverID),
+            let record = try? await services.trips.record(id: offer.tripID)
+        {
+            await send(
+                DriverServerFrame.offer(TripOffer(trip: record.trip, expiresAt: offer.expiresAt)), .essential,
+                on: connection)
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await message in subscription.messages { await connection.send(message) }
+            }
+            group.addTask {
+                for await inbound in connection.inbound {
+                    do throws(APIError) {
+                        let batch = try Self.batch(from: inbound)
+                        let result = try await api.call {
+                            try await services.fleet.ingest(driverID: driverID, batch: batch, client: client)
+                        }
+                        await send(DriverServerFrame.ack(LocationAck(seq: result.ackSeq)), .essential, on: connection)
+                    } catch {
+                        await connection.close(
+                            code: WebSocketCloseCode.invalidFrame.rawValue, reason: Self.reason(error.message))
+                        return
+                    }
+                }
+            }
+            await group.next()
+            group.cancelAll()
+            await subscription.cancel()
+        }
+    }
+
+    static func batch(from inbound: LiveInbound) throws(APIError) -> LocationBatch {
+        switch inbound {
+        case .binary(let data):
+            return try WireDecoder.decodeLocationBatch(binary: data)
+        case .text(let text):
+            switch try WireDecoder.decodeRequest(DriverClientFrame.self, from: Data(text.utf8)) {
+            case .location(let batch): return batch
+            }
+        }
+    }
+
+    /// A close reason cut to the 123 bytes a close frame allows, on a character boundary.
+    static func reason(_ message: String) -> String {
+        var reason = ""
+        for character in message {
+            if reason.utf8.count + String(character).utf8.count > 123 { break }
+            reason.append(character)
+        }
+        return reason
+    }
+
+    private func send<Frame: Encodable>(_ frame: Frame, _ kind: BusMessage.Kind, on connection: any LiveConnection)
+        async
+    {
+        guard let text = try? HailJSON.encodeString(frame) else { return }
+        await connection.send(BusMessage(kind: kind, text: text))
+    }
+}
+
+/// The one live stream each driver may have on this node: a new connection supersedes the old one.
+actor DriverConnections {
+    private var current: [String: any LiveConnection] = [:]
+    private var seen: Set<String> = []
+
+    /// Registers `connection` for `driverID`, closing any older one; returns true for a reconnect.
+    func register(_ driverID: String, connection: any LiveConnection) async -> Bool {
+        let previous = current.updateValue(connection, forKey: driverID)
+        if let previous {
+            await previous.close(
+                code: WebSocketCloseCode.superseded.rawValue, reason: "a newer connection replaced this one")
+        }
+        return !seen.insert(driverID).inserted
+    }
+
+    /// Forgets `connection` if it is still the driver's current one.
+    func unregister(_ driverID: String, connection: any LiveConnection) {
+        guard let registered = current[driverID], registered === connection else { return }
+        current[driverID] = nil
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+import HailCore
+import HailProtocol
+
+/// This node's view of the drivers: who is online, where they are, which trip each serves, and the
+/// location ingest that turns their batches into published positions and trip history.
+public actor Fleet {
+    /// Tunables.
+    public struct Configuration: Sendable, Hashable {
+        /// A driver silent this long leaves the geo index and gets no offers (brief: 60 s).
+        public var silenceTimeout: TimeInterval = 60
+        /// How far nearby-car positions are moved at random, for driver privacy.
+        public var nearbyFuzzMeters: Double = 150
+        /// Radius of the nearby-cars query.
+        public var nearbyRadiusMeters: Double = 3000
+        /// How long one area's nearby answer is reused.
+        public var nearbyCacheSeconds: TimeInterval = 10
+
+        /// The defaults.
+        public init() {}
+    }
+
+    /// What ingesting one batch did.
+    public struct IngestResult: Sendable, Hashable {
+        /// The seq to acknowledge (always the batch's: an old batch is acknowledged and ignored).
+        public var ackSeq: Int64
+        /// False when the batch was a duplicate or older than one already applied.
+        public var applied: Bool
+        /// Points kept.
+        public var accepted: Int
+        /// Points dropped, by reason.
+        public var dropped: [String: Int]
+        /// The position published to the trip's riders, if any.
+        public var published: DriverLocation?
+    }
+
+    private struct DriverState {
+        var online = false
+        var degraded = false
+        var lastSeq: Int64?
+        var filter = LocationFilter()
+        var position: DriverLocation?
+        var trip: TripRecord?
+        var tripLoaded = false
+    }
+
+    private let configuration: Configuration
+    private let geo: any GeoIndex
+    private let trips: any TripStore
+    private let history: any LocationHistoryStore
+    private let bus: any TripBus
+    private let time: ServerTime
+    private let metrics: ServerMetrics
+    private let estimator = StraightLineEstimator()
+    private var drivers: [String: DriverState] = [:]
+    private var nearbyCache: [String: (at: Date, coordinates: [Coordinate])] = [:]
+    private var random: AnyRandomNumberGenerator
+
+    /// Creates the fleet view.
+    public init(
+        configuration: Configuration = Configuration(),
+        geo: any GeoIndex,
+        trips: any TripStore,
+        history: any LocationHistoryStore,
+        bus: any TripBus,
+        time: ServerTime,
+        metrics: ServerMetrics,
+        random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+    ) {
+        self.configuration = configuration
+        self.geo = geo
+        self.trips = trips
+        self.history = history
+        self.bus = bus
+        self.time = time
+        self.metrics = metrics
+        self.random = AnyRandomNumberGenerator(base: random)
+    }
+
+    /// Marks a driver online or offline (offline also leaves the geo index).
+    public func setStatus(driverID: String, online: Bool, degraded: Bool) async throws {
+        var state = drivers[driverID] ?? DriverState()
+        state.online = online
+        state.degraded = degraded
+        drivers[driverID] = state
+        if !online { try await geo.remove(driverID: driverID) }
+    }
+
+    /// Whether the driver is online and reported degraded location.
+    public func status(driverID: String) -> (online: Bool, degraded: Bool) {
+        let state = drivers[driverID]
+        return (state?.online ?? false, state?.degraded ?? false)
+    }
+
+    /// Records which trip the driver serves (called after every committed trip change).
+    public func tripChanged(_ record: TripRecord, previousDriverID: String?) {
+        if let previousDriverID, previousDriverID != record.driverID {
+            drivers[previousDriverID]?.trip = nil
+        }
+        guard let driverID = record.driverID else { return }
+        var state = drivers[driverID] ?? DriverState()
+        state.trip = record.trip.state.isActive ? record : nil
+        state.tripLoaded = true
+        drivers[driverID] = state
+    }
+
+    /// The driver's last published position.
+    public func position(driverID: String) -> DriverLocation? { drivers[driverID]?.position }
+
+    /// Ingests one batch: seq check, server-side filter, geo index, live publish, trip history.
+    ///
+    /// Live points move the rider's car (only the newest of the batch is published). Backlog points,
+    /// flushed from the phone's offline buffer, only go to the trip's history: they change the driven
+    /// distance and the fare, never the car.
+    public func ingest(driverID: String, batch: LocationBatch, client: ClientInfo?) async throws -> IngestResult {
+        let now = time.now()
+        var state = drivers[driverID] ?? DriverState()
+        if !state.tripLoaded {
+            state.trip = try await trips.activeRecord(driverID: driverID)
+            state.tripLoaded = true
+        }
+        if let last = state.lastSeq, batch.seq <= last {
+            drivers[driverID] = state
+            metrics.locationPoints(batch.points.count, result: "duplicate", client: client)
+            return IngestResult(
+                ackSeq: batch.seq, applied: false, accepted: 0, dropped: ["duplicate": batch.points.count],
+                published: nil)
+        }
+        state.lastSeq = batch.seq
+        // Backlog points predate live ones already taken, so they are judged among themselves.
+        var backlogFilter = LocationFilter()
+        var kept: [LocationPoint] = []
+        var dropped: [String: Int] = [:]
+        for point in batch.points {
+            let verdict = batch.backlog ? backlogFilter.evaluate(point) : state.filter.evaluate(point)
+            switch verdict {
+            case .accept: kept.append(point)
+            case .reject(let reason): dropped[reason.rawValue, default: 0] += 1
+            }
+        }
+        let serving = state.online || state.trip != nil
+        if !serving {
+            // Positions from a driver who is neither online nor on a trip move nothing.
+            dropped["offline", default: 0] += kept.count
+            kept = []
+        }
+        metrics.locationPoints(kept.count, result: "accepted", client: client)
+        for (reason, count) in dropped { metrics.locationPoints(count, result: reason, client: client) }
+
+        var published: DriverLocation?
+        if !batch.backlog, let newest = kept.last {
+            let location = DriverLocation(
+                coordinate: newest.coordinate,
+                heading: newest.heading < 0 ? (state.position?.heading ?? 0) : newest.heading,
+                seq: batch.seq, receivedAt: now)
+            state.position = location
+            if state.online { try await geo.update(driverID: driverID, coordinate: location.coordinate, seenAt: now) }
+            if let record = state.trip, record.trip.state.isActive, record.trip.state != .searching {
+                published = location
+                let target = record.trip.state == .onTrip ? record.trip.dropoff : record.trip.pickup
+                let eta = estimator.seconds(from: location.coordinate, to: target)
+                let frame = RiderServerFrame.driverMoved(DriverMoved(location: location, etaSeconds: eta))
+                if let text = try? HailJSON.encodeString(frame) {
+                    await bus.publish(BusMessage(kind: .disposable, text: text), to: .trip(record.trip.id))
+                }
+                metrics.positionPublished(age: now.timeIntervalSince(newest.t))
+            }
+        }
+        if let record = state.trip, record.trip.state == .onTrip, !kept.isEmpty {
+            let points = kept.map {
+                HistoryPoint(coordinate: $0.coordinate, t: $0.t, receivedAt: now, backlog: batch.backlog)
+            }
+            try await history.append(tripID: record.trip.id, points: points)
+        }
+        drivers[driverID] = state
+        return IngestResult(
+            ackSeq: batch.seq, applied: true, accepted: kept.count, dropped: dropped, published: published)
+    }
+
+    /// Online drivers with no trip, near `pickup`, nearest first, with their distance.
+    public func availableDrivers(near pickup: Coordinate, excluding: Set<String>, limit: Int = 10) async throws
+        -> [GeoHit]
+    {
+        let hits = try await geo.nearest(to: pickup, radius: 20_000, limit: limit + excluding.count + 40)
+        return Array(
+            hits.filter { hit in
+                guard !excluding.contains(hit.driverID), let state = drivers[hit.driverID] else { return false }
+                return state.online && state.trip == nil
+            }.prefix(limit))
+    }
+
+    /// Takes drivers silent for `silenceTimeout` out of the geo index; returns them.
+    public func evictSilentDrivers() async throws -> [String] {
+        let cutoff = time.now().addingTimeInterval(-configuration.silenceTimeout)
+        return try await geo.evict(seenBefore: cutoff)
+    }
+
+    /// Fuzzed positions of drivers near `center`, cached per ~1 km area for `nearbyCacheSeconds`.
+    public func nearbyCars(around center: Coordinate) async throws -> [Coordinate] {
+        let now = time.now()
+        let key = "\(Int((center.lat / 0.01).rounded(.down))):\(Int((center.lng / 0.01).rounded(.down)))"
+        if let cached = nearbyCache[key], now.timeIntervalSince(cached.at) < configuration.nearbyCacheSeconds {
+            return cached.coordinates
+        }
+        let hits = try await geo.nearest(to: center, radius: configuration.nearbyRadiusMeters, limit: 50)
+        let coordinates = hits.map { fuzz($0.coordinate) }
+        nearbyCache[key] = (now, coordinates)
+        if nearbyCache.count > 10_000 {
+            nearbyCache = nearbyCache.filter { now.timeIntervalSince($0.value.at) < configuration.nearbyCacheSeconds }
+        }
+        return coordinates
+    }
+
+    private func fuzz(_ coordinate: Coordinate) -> Coordinate {
+        let distance = Double.random(in: 0...configuration.nearbyFuzzMeters, using: &random)
+        let bearing = Double.random(in: 0..<(2 * .pi), using: &random)
+        let dLat = distance * cos(bearing) / 111_195
+        let dLng = distance * sin(bearing) / (111_195 * max(0.01, cos(coordinate.lat * .pi / 180)))
+        return Coordinate(lat: coordinate.lat + dLat, lng: coordinate.lng + dLng)
+    }
+}
+
+/// An injected random source behind one concrete type, so an actor can hold whichever one it is given.
+struct AnyRandomNumberGenerator: RandomNumberGenerator, Sendable {
+    var base: any RandomNumberGenerator & Sendable
+
+    mutating func next() -> UInt64 { base.next() }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import HailCore
+import HailProtocol
+
+/// The server's metrics by name, so every call site records the same series the same way.
+public struct ServerMetrics: Sendable {
+    /// The registry they are recorded in.
+    public let registry: MetricsRegistry
+
+    /// Creates the metrics and declares their help texts.
+    public init(registry: MetricsRegistry = MetricsRegistry()) {
+        self.registry = registry
+        registry.declare("hail_connections", type: "gauge", help: "Open WebSocket connections by role and client.")
+        registry.declare(
+            "hail_location_updates_total", type: "counter",
+            help: "Location points received, by result (accepted or the reason dropped) and client.")
+        registry.declare(
+            "hail_position_age_seconds", type: "histogram",
+            help: "Age of a position when published to riders: server time minus the fix's device time.",
+            buckets: [0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 20, 60])
+        registry.declare(
+            "hail_publish_to_send_seconds", type: "histogram",
+            help: "Time from a position's publish to its hand-over to a rider's socket.",
+            buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5])
+        registry.declare("hail_trips", type: "gauge", help: "Trips by state, changed by this node since it started.")
+        registry.declare(
+            "hail_idempotent_replays_total", type: "counter",
+            help: "Requests answered from a stored idempotent response.")
+        registry.declare(
+            "hail_reconnects_total", type: "counter",
+            help: "Stream connections that resumed after a previous one, by role.")
+        registry.declare("hail_http_requests_total", type: "counter", help: "HTTP requests by route and status.")
+        registry.declare(
+            "hail_dispatch_offers_total", type: "counter", help: "Trip offers sent to drivers, by outcome.")
+    }
+
+    /// Labels for a client that said who it is (`X-Hail-Client`), or `unknown`.
+    static func clientLabels(_ client: ClientInfo?) -> (app: String, version: String, device: String) {
+        (client?.app ?? "unknown", client?.version ?? "unknown", client?.deviceModel ?? "unknown")
+    }
+
+    /// A WebSocket opened (+1) or closed (-1).
+    public func connection(role: Role, client: ClientInfo?, delta: Double) {
+        let c = Self.clientLabels(client)
+        registry.add(
+            "hail_connections", delta,
+            labels: ["role": role.rawValue, "app": c.app, "version": c.version, "device": c.device])
+    }
+
+    /// Location points received, by result.
+    public func locationPoints(_ count: Int, result: String, client: ClientInfo?) {
+        guard count > 0 else { return }
+        let c = Self.clientLabels(client)
+        registry.add(
+            "hail_location_updates_total", Double(count),
+            labels: ["result": result, "app": c.app, "version": c.version, "device": c.device])
+    }
+
+    /// A position was published to riders at this age.
+    public func positionPublished(age: TimeInterval) { registry.observe("hail_position_age_seconds", max(0, age)) }
+
+    /// A position reached a rider's socket this long after it was published.
+    public func publishToSend(_ seconds: TimeInterval) {
+        registry.observe("hail_publish_to_send_seconds", max(0, seconds))
+    }
+
+    /// A trip changed state (or was created, with no previous state).
+    public func tripChanged(to state: TripState, from previous: TripState?) {
+        guard state != previous else { return }
+        if let previous { registry.add("hail_trips", -1, labels: ["state": previous.rawValue]) }
+        registry.add("hail_trips", 1, labels: ["state": state.rawValue])
+    }
+
+    /// An idempotent answer was replayed.
+    public func idempotentReplay() { registry.add("hail_idempotent_replays_total") }
+
+    /// A stream resumed.
+    public func reconnect(role: Role) { registry.add("hail_reconnects_total", labels: ["role": role.rawValue]) }
+
+    /// An HTTP request was answered.
+    public func httpRequest(route: String, status: Int) {
+        registry.add("hail_http_requests_total", labels: ["route": route, "status": String(status)])
+    }
+
+    /// A dispatch offer event: `sent`, `accepted`, `declined`, `expired`.
+    public func offer(_ outcome: String) { registry.add("hail_dispatch_offers_total", labels: ["outcome": outcome]) }
+}

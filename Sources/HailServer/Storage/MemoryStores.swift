@@ -1,0 +1,69 @@
+import Foundation
+import HailCore
+
+/// A trip store in memory: for unit tests and throwaway runs. Everything is lost with the process.
+public actor MemoryTripStore: TripStore {
+    private var records: [String: TripRecord] = [:]
+    private var log: [String: [TripEventRecord]] = [:]
+    private var responses: [IdempotencyScope: StoredResponse] = [:]
+
+    /// Creates an empty store.
+    public init() {}
+
+    /// The trip with `id`.
+    public func record(id: String) -> TripRecord? { records[id] }
+
+    /// The rider's active trip.
+    public func activeRecord(riderID: String) -> TripRecord? {
+        records.values.filter { $0.riderID == riderID && $0.trip.state.isActive }.sorted { $0.trip.id < $1.trip.id }
+            .first
+    }
+
+    /// The driver's active trip.
+    public func activeRecord(driverID: String) -> TripRecord? {
+        records.values.filter { $0.driverID == driverID && $0.trip.state.isActive }.sorted { $0.trip.id < $1.trip.id }
+            .first
+    }
+
+    /// Every active trip.
+    public func activeRecords() -> [TripRecord] {
+        records.values.filter { $0.trip.state.isActive }.sorted { $0.trip.id < $1.trip.id }
+    }
+
+    /// Applies the commit if the version matches.
+    public func commit(_ commit: TripCommit) -> CommitOutcome {
+        guard records[commit.record.trip.id]?.trip.version == commit.expectedVersion else { return .conflict }
+        if let entry = commit.idempotency {
+            guard responses[entry.scope] == nil else { return .conflict }
+            responses[entry.scope] = entry.response
+        }
+        records[commit.record.trip.id] = commit.record
+        log[commit.record.trip.id, default: []].append(commit.event)
+        return .committed
+    }
+
+    /// The audit log.
+    public func events(tripID: String) -> [TripEventRecord] { log[tripID] ?? [] }
+
+    /// The stored answer for a key.
+    public func storedResponse(for scope: IdempotencyScope) -> StoredResponse? { responses[scope] }
+}
+
+/// A location history in memory, for unit tests.
+public actor MemoryLocationHistoryStore: LocationHistoryStore {
+    private var points: [String: [HistoryPoint]] = [:]
+
+    /// Creates an empty history.
+    public init() {}
+
+    /// Appends points.
+    public func append(tripID: String, points newPoints: [HistoryPoint]) {
+        points[tripID, default: []].append(contentsOf: newPoints)
+    }
+
+    /// The trip's points in device-time order.
+    public func history(tripID: String) -> [HistoryPoint] {
+        (points[tripID] ?? []).enumerated().sorted { ($0.element.t, $0.offset) < ($1.element.t, $1.offset) }.map(
+            \.element)
+    }
+}

@@ -1,0 +1,226 @@
+import Foundation
+import HailCore
+import HailProtocol
+import HailStorage
+
+/// The embedded stores on one SQLite file in WAL mode: trips, their audit log, idempotency records and
+/// location history. Every call runs on the database's own thread, never on the network loop.
+public struct SQLiteTripStores: Sendable {
+    /// The schema, one migration per step; never edit a shipped step, append a new one.
+    public static let migrations: [SQLiteMigration] = [
+        """
+        CREATE TABLE trips (
+            id TEXT PRIMARY KEY,
+            rider_id TEXT NOT NULL,
+            driver_id TEXT,
+            state TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            active INTEGER NOT NULL,
+            record BLOB NOT NULL,
+            updated_at REAL NOT NULL
+        );
+        CREATE INDEX trips_active_rider ON trips(rider_id) WHERE active = 1;
+        CREATE INDEX trips_active_driver ON trips(driver_id) WHERE active = 1;
+        CREATE TABLE trip_events (
+            trip_id TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            intent TEXT NOT NULL,
+            actor TEXT NOT NULL,
+            state TEXT NOT NULL,
+            at REAL NOT NULL,
+            PRIMARY KEY (trip_id, version)
+        );
+        CREATE TABLE idempotency (
+            principal TEXT NOT NULL,
+            route TEXT NOT NULL,
+            key TEXT NOT NULL,
+            status INTEGER NOT NULL,
+            body BLOB NOT NULL,
+            fingerprint BLOB NOT NULL,
+            created_at REAL NOT NULL,
+            PRIMARY KEY (principal, route, key)
+        );
+        CREATE TABLE location_history (
+            trip_id TEXT NOT NULL,
+            t REAL NOT NULL,
+            received_at REAL NOT NULL,
+            lat REAL NOT NULL,
+            lng REAL NOT NULL,
+            backlog INTEGER NOT NULL
+        );
+        CREATE INDEX location_history_trip ON location_history(trip_id, t);
+        """
+    ]
+
+    /// The trip store.
+    public let trips: SQLiteTripStore
+    /// The location history store.
+    public let history: SQLiteLocationHistoryStore
+
+    /// Opens (creating and migrating) the database at `path`.
+    public static func open(path: String) async throws -> SQLiteTripStores {
+        let database = try await SQLiteDatabase.open(.file(path), migrations: migrations)
+        return SQLiteTripStores(
+            trips: SQLiteTripStore(database: database), history: SQLiteLocationHistoryStore(database: database))
+    }
+}
+
+/// Trips, audit log and idempotency records in SQLite.
+public struct SQLiteTripStore: TripStore {
+    let database: SQLiteDatabase
+
+    private struct Rollback: Error {}
+
+    /// The trip with `id`.
+    public func record(id: String) async throws -> TripRecord? {
+        try await database.read { connection in
+            try connection.firstRow("SELECT record FROM trips WHERE id = ?", id).map(Self.decode)
+        }
+    }
+
+    /// The rider's active trip.
+    public func activeRecord(riderID: String) async throws -> TripRecord? {
+        try await database.read { connection in
+            try connection.firstRow(
+                "SELECT record FROM trips WHERE rider_id = ? AND active = 1 ORDER BY id LIMIT 1", riderID
+            )
+            .map(Self.decode)
+        }
+    }
+
+    /// The driver's active trip.
+    public func activeRecord(driverID: String) async throws -> TripRecord? {
+        try await database.read { connection in
+            try connection.firstRow(
+                "SELECT record FROM trips WHERE driver_id = ? AND active = 1 ORDER BY id LIMIT 1", driverID
+            )
+            .map(Self.decode)
+        }
+    }
+
+    /// Every active trip.
+    public func activeRecords() async throws -> [TripRecord] {
+        try await database.read { connection in
+            try connection.query("SELECT record FROM trips WHERE active = 1 ORDER BY id").map(Self.decode)
+        }
+    }
+
+    /// Applies the commit in one immediate transaction if the stored version matches.
+    public func commit(_ commit: TripCommit) async throws -> CommitOutcome {
+        let recordBytes = Array(try HailJSON.encode(commit.record))
+        return try await database.write { connection in
+            do {
+                return try connection.transaction {
+                    let stored = try connection.firstRow(
+                        "SELECT version FROM trips WHERE id = ?", commit.record.trip.id)
+                    let storedVersion: Int? = try stored.map { try $0.value(0) }
+                    guard storedVersion == commit.expectedVersion else { return CommitOutcome.conflict }
+                    let trip = commit.record.trip
+                    try connection.run(
+                        """
+                        INSERT INTO trips (id, rider_id, driver_id, state, version, active, record, updated_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                        ON CONFLICT(id) DO UPDATE SET driver_id = excluded.driver_id, state = excluded.state,
+                            version = excluded.version, active = excluded.active, record = excluded.record,
+                            updated_at = excluded.updated_at
+                        """,
+                        trip.id, commit.record.riderID, commit.record.driverID, trip.state.rawValue, trip.version,
+                        trip.state.isActive, recordBytes, commit.event.at.timeIntervalSince1970)
+                    let event = commit.event
+                    try connection.run(
+                        "INSERT INTO trip_events (trip_id, version, intent, actor, state, at) VALUES (?, ?, ?, ?, ?, ?)",
+                        event.tripID, event.version, event.intent, event.actor, event.state.rawValue,
+                        event.at.timeIntervalSince1970)
+                    if let entry = commit.idempotency {
+                        let existing = try connection.firstRow(
+                            "SELECT 1 FROM idempotency WHERE principal = ? AND route = ? AND key = ?",
+                            entry.scope.principal, entry.scope.route, entry.scope.key)
+                        // Another request with this key won the race: undo everything, let the caller replay.
+                        guard existing == nil else { throw Rollback() }
+                        try connection.run(
+                            """
+                            INSERT INTO idempotency (principal, route, key, status, body, fingerprint, created_at)
+                            VALUES (?, ?, ?, ?, ?, ?, ?)
+                            """,
+                            entry.scope.principal, entry.scope.route, entry.scope.key, entry.response.status,
+                            Array(entry.response.body), Array(entry.response.requestFingerprint),
+                            entry.response.createdAt.timeIntervalSince1970)
+                    }
+                    return CommitOutcome.committed
+                }
+            } catch is Rollback {
+                return .conflict
+            }
+        }
+    }
+
+    /// The audit log, oldest first.
+    public func events(tripID: String) async throws -> [TripEventRecord] {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT trip_id, version, intent, actor, state, at FROM trip_events WHERE trip_id = ? ORDER BY version",
+                tripID
+            ).map { row in
+                TripEventRecord(
+                    tripID: try row.value(0), version: try row.value(1), intent: try row.value(2),
+                    actor: try row.value(3),
+                    state: TripState(rawValue: try row.value(4)) ?? .searching,
+                    at: Date(timeIntervalSince1970: try row.value(5)))
+            }
+        }
+    }
+
+    /// The stored answer for a key.
+    public func storedResponse(for scope: IdempotencyScope) async throws -> StoredResponse? {
+        try await database.read { connection in
+            try connection.firstRow(
+                "SELECT status, body, fingerprint, created_at FROM idempotency WHERE principal = ? AND route = ? AND key = ?",
+                scope.principal, scope.route, scope.key
+            ).map { row in
+                StoredResponse(
+                    status: try row.value(0), body: Data(try row.value(1, as: [UInt8].self)),
+                    requestFingerprint: Data(try row.value(2, as: [UInt8].self)),
+                    createdAt: Date(timeIntervalSince1970: try row.value(3)))
+            }
+        }
+    }
+
+    private static func decode(_ row: SQLiteRow) throws -> TripRecord {
+        try HailJSON.decode(TripRecord.self, from: Data(try row.value(0, as: [UInt8].self)))
+    }
+}
+
+/// Location history in SQLite.
+public struct SQLiteLocationHistoryStore: LocationHistoryStore {
+    let database: SQLiteDatabase
+
+    /// Appends points in one transaction.
+    public func append(tripID: String, points: [HistoryPoint]) async throws {
+        guard !points.isEmpty else { return }
+        try await database.write { connection in
+            try connection.transaction {
+                for point in points {
+                    try connection.run(
+                        "INSERT INTO location_history (trip_id, t, received_at, lat, lng, backlog) VALUES (?, ?, ?, ?, ?, ?)",
+                        tripID, point.t.timeIntervalSince1970, point.receivedAt.timeIntervalSince1970,
+                        point.coordinate.lat, point.coordinate.lng, point.backlog)
+                }
+            }
+        }
+    }
+
+    /// The trip's points in device-time order.
+    public func history(tripID: String) async throws -> [HistoryPoint] {
+        try await database.read { connection in
+            try connection.query(
+                "SELECT t, received_at, lat, lng, backlog FROM location_history WHERE trip_id = ? ORDER BY t, rowid",
+                tripID
+            ).map { row in
+                HistoryPoint(
+                    coordinate: Coordinate(lat: try row.value(2), lng: try row.value(3)),
+                    t: Date(timeIntervalSince1970: try row.value(0)),
+                    receivedAt: Date(timeIntervalSince1970: try row.value(1)), backlog: try row.value(4))
+            }
+        }
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import HailCore
+
+/// One line of a trip's audit log: which change, by whom, when.
+public struct TripEventRecord: Codable, Sendable, Hashable {
+    /// The trip.
+    public var tripID: String
+    /// The version this change produced.
+    public var version: Int
+    /// The intent's name (`offerAccepted`, `riderCancels`, ...).
+    public var intent: String
+    /// Who asked (`rider:r-1`, `driver:d-1`, `system`).
+    public var actor: String
+    /// The state after the change.
+    public var state: TripState
+    /// Server time of the commit.
+    public var at: Date
+
+    /// Creates an audit line.
+    public init(tripID: String, version: Int, intent: String, actor: String, state: TripState, at: Date) {
+        self.tripID = tripID
+        self.version = version
+        self.intent = intent
+        self.actor = actor
+        self.state = state
+        self.at = at
+    }
+}
+
+/// Which request an idempotency key belongs to: the same key is only "the same request" for the same
+/// principal on the same route.
+public struct IdempotencyScope: Codable, Sendable, Hashable {
+    /// `rider:r-1`.
+    public var principal: String
+    /// The route's name (`requestTrip`, `cancelTrip`, ...), plus the trip id for per-trip routes.
+    public var route: String
+    /// The client's key (a UUID).
+    public var key: String
+
+    /// Creates a scope.
+    public init(principal: String, route: String, key: String) {
+        self.principal = principal
+        self.route = route
+        self.key = key
+    }
+}
+
+/// The answer given the first time a key was used, replayed byte for byte on every retry.
+public struct StoredResponse: Codable, Sendable, Hashable {
+    /// The HTTP status.
+    public var status: Int
+    /// The response body.
+    public var body: Data
+    /// The request body it answered; a retry with a different body is refused (422).
+    public var requestFingerprint: Data
+    /// When it was stored.
+    public var createdAt: Date
+
+    /// Creates a stored response.
+    public init(status: Int, body: Data, requestFingerprint: Data, createdAt: Date) {
+        self.status = status
+        self.body = body
+        self.requestFingerprint = requestFingerprint
+        self.createdAt = createdAt
+    }
+}
+
+/// An idempotency key and the answer to replay for it.
+public struct IdempotencyEntry: Sendable, Hashable {
+    /// Whose key, on which route.
+    public var scope: IdempotencyScope
+    /// The answer.
+    public var response: StoredResponse
+
+    /// Creates an entry.
+    public init(scope: IdempotencyScope, response: StoredResponse) {
+        self.scope = scope
+        self.response = response
+    }
+}
+
+/// A change to commit atomically: the new record, its audit line, and the idempotent answer if any.
+public struct TripCommit: Sendable, Hashable {
+    /// The record after the change.
+    public var record: TripRecord
+    /// The version the store must hold for the commit to apply (nil: the trip must not exist yet).
+    public var expectedVersion: Int?
+    /// The audit line.
+    public var event: TripEventRecord
+    /// The key and answer to store in the same transaction.
+    public var idempotency: IdempotencyEntry?
+
+    /// Creates a commit.
+    public init(record: TripRecord, expectedVersion: Int?, event: TripEventRecord, idempotency: IdempotencyEntry? = nil)
+    {
+        self.record = record
+        self.expectedVersion = expectedVersion
+        self.event = event
+        self.idempotency = idempotency
+    }
+}
+
+/// What a commit did.
+public enum CommitOutcome: Sendable, Hashable {
+    /// Written and durable.
+    case committed
+    /// The stored version was not the expected one (someone else changed the trip first); nothing written.
+    case conflict
+}
+
+/// Durable trips, their audit log and idempotency records. Embedded: SQLite; scaled: PostgreSQL.
+public protocol TripStore: Sendable {
+    /// The trip with `id`.
+    func record(id: String) async throws -> TripRecord?
+    /// The rider's trip that is still active, if any.
+    func activeRecord(riderID: String) async throws -> TripRecord?
+    /// The driver's trip that is still active, if any.
+    func activeRecord(driverID: String) async throws -> TripRecord?
+    /// Every active trip (dispatch resumes its searches from these after a restart).
+    func activeRecords() async throws -> [TripRecord]
+    /// Applies `commit` atomically if the stored version matches; durable before it returns.
+    func commit(_ commit: TripCommit) async throws -> CommitOutcome
+    /// The trip's audit log, oldest first.
+    func events(tripID: String) async throws -> [TripEventRecord]
+    /// The answer stored for an idempotency key.
+    func storedResponse(for scope: IdempotencyScope) async throws -> StoredResponse?
+}
+
+/// A position kept for a trip's driven distance.
+public struct HistoryPoint: Codable, Sendable, Hashable {
+    /// Where.
+    public var coordinate: Coordinate
+    /// Device time of the fix (orders backlog points among live ones).
+    public var t: Date
+    /// Server time of arrival.
+    public var receivedAt: Date
+    /// True when it came from the offline buffer.
+    public var backlog: Bool
+
+    /// Creates a point.
+    public init(coordinate: Coordinate, t: Date, receivedAt: Date, backlog: Bool) {
+        self.coordinate = coordinate
+        self.t = t
+        self.receivedAt = receivedAt
+        self.backlog = backlog
+    }
+}
+
+/// Every position of a trip, for distance and the fare. Embedded: SQLite; scaled: PostgreSQL.
+public protocol LocationHistoryStore: Sendable {
+    /// Appends points to a trip's history.
+    func append(tripID: String, points: [HistoryPoint]) async throws
+    /// The trip's points in device-time order.
+    func history(tripID: String) async throws -> [HistoryPoint]
+}

@@ -1,0 +1,169 @@
+import Foundation
+import HailCore
+import HailProtocol
+
+/// The one place trips change. Each change is decided by HailCore's `TripRules`, committed to the store
+/// (with its audit line and idempotent answer, atomically) and only then acknowledged and published.
+public actor TripAuthority {
+    /// What a change produced.
+    public struct Outcome: Sendable, Hashable {
+        /// The HTTP status to answer with.
+        public var status: Int
+        /// The response body (the trip's JSON).
+        public var body: Data
+        /// True when this answer was replayed for a repeated idempotency key.
+        public var replayed: Bool
+        /// The committed record, when this call changed or read one.
+        public var record: TripRecord?
+    }
+
+    /// A request's idempotency key with the bytes it was sent with.
+    public struct Idempotency: Sendable, Hashable {
+        /// Whose key on which route.
+        public var scope: IdempotencyScope
+        /// What identifies the request body; a reuse with a different body is refused.
+        public var fingerprint: Data
+
+        /// Creates the context.
+        public init(scope: IdempotencyScope, fingerprint: Data) {
+            self.scope = scope
+            self.fingerprint = fingerprint
+        }
+    }
+
+    private let store: any TripStore
+    private let bus: any TripBus
+    private let time: ServerTime
+    private let metrics: ServerMetrics
+    private var observers: [@Sendable (TripRecord, TripRecord?, TripIntent) async -> Void] = []
+
+    /// Creates the authority over a store and a bus.
+    public init(store: any TripStore, bus: any TripBus, time: ServerTime, metrics: ServerMetrics) {
+        self.store = store
+        self.bus = bus
+        self.time = time
+        self.metrics = metrics
+    }
+
+    /// Adds a callback run after every committed change with the record before it (dispatch listens here).
+    public func observe(_ observer: @escaping @Sendable (TripRecord, TripRecord?, TripIntent) async -> Void) {
+        observers.append(observer)
+    }
+
+    /// The trip with `id`.
+    public func record(id: String) async throws(APIError) -> TripRecord? {
+        try await storeCall { try await self.store.record(id: id) }
+    }
+
+    /// Decides and commits `intent` on `tripID` (nil for a new trip) for `actor`.
+    ///
+    /// With an idempotency context, a repeated key replays the first answer (even after a restart) and a
+    /// key reused with a different body is 422. A lost race on the trip's version is retried from fresh
+    /// state, so two nodes changing one trip can never both win.
+    public func apply(
+        _ intent: TripIntent,
+        tripID: String,
+        by actor: TripActor,
+        idempotency: Idempotency? = nil
+    ) async throws(APIError) -> Outcome {
+        for _ in 0..<5 {
+            if let idempotency, let replayed = try await replay(idempotency) { return replayed }
+            let current: TripRecord?
+            if case .request = intent {
+                current = nil
+            } else {
+                guard let found = try await record(id: tripID) else {
+                    throw APIError.notFound("there is no trip \(tripID)")
+                }
+                current = found
+            }
+            let next: TripRecord
+            switch TripRules.decide(intent, by: actor, on: current) {
+            case .success(let record): next = record
+            case .failure(let rejection): throw Self.apiError(for: rejection)
+            }
+            let body = Self.body(for: next.trip)
+            let status = current == nil ? 201 : 200
+            if let current, current.trip.version == next.trip.version {
+                return Outcome(status: status, body: body, replayed: false, record: next)
+            }
+            let now = time.now()
+            let commit = TripCommit(
+                record: next,
+                expectedVersion: current?.trip.version,
+                event: TripEventRecord(
+                    tripID: next.trip.id, version: next.trip.version, intent: intent.name, actor: "\(actor)",
+                    state: next.trip.state, at: now),
+                idempotency: idempotency.map {
+                    IdempotencyEntry(
+                        scope: $0.scope,
+                        response: StoredResponse(
+                            status: status, body: body, requestFingerprint: $0.fingerprint, createdAt: now))
+                }
+            )
+            switch try await storeCall({ try await self.store.commit(commit) }) {
+            case .committed:
+                await publish(next, previous: current)
+                for observer in observers { await observer(next, current, intent) }
+                return Outcome(status: status, body: body, replayed: false, record: next)
+            case .conflict:
+                continue
+            }
+        }
+        throw APIError(code: .unavailable, message: "the trip is changing too fast; retry with the same key")
+    }
+
+    /// The stored answer for a repeated idempotency key, or nil when the key is new; 422 for another body.
+    public func replay(_ idempotency: Idempotency) async throws(APIError) -> Outcome? {
+        guard let stored = try await storedResponse(idempotency) else { return nil }
+        guard stored.requestFingerprint == idempotency.fingerprint else {
+            throw APIError(
+                code: .idempotencyKeyReused,
+                message: "this Idempotency-Key was already used with a different request body")
+        }
+        metrics.idempotentReplay()
+        return Outcome(status: stored.status, body: stored.body, replayed: true, record: nil)
+    }
+
+    /// The JSON body for a trip, as every endpoint answers it.
+    public static func body(for trip: Trip) -> Data { (try? HailJSON.encode(trip)) ?? Data("{}".utf8) }
+
+    /// The HTTP error for a rule's refusal.
+    public static func apiError(for rejection: TripRejection) -> APIError {
+        switch rejection.reason {
+        case .forbidden: return APIError(code: .forbidden, message: rejection.message)
+        case .invalid: return APIError(code: .invalidField, message: rejection.message)
+        default: return APIError.invalidState(rejection.message)
+        }
+    }
+
+    private func storedResponse(_ idempotency: Idempotency) async throws(APIError) -> StoredResponse? {
+        try await storeCall { try await self.store.storedResponse(for: idempotency.scope) }
+    }
+
+    private func publish(_ record: TripRecord, previous: TripRecord?) async {
+        let riderText = (try? HailJSON.encodeString(RiderServerFrame.tripUpdated(record.trip))) ?? ""
+        await bus.publish(
+            BusMessage(kind: .essential, text: riderText, endsStream: !record.trip.state.isActive),
+            to: .trip(record.trip.id))
+        let driverText = (try? HailJSON.encodeString(DriverServerFrame.tripUpdated(record.trip))) ?? ""
+        var drivers = Set<String>()
+        if let id = record.driverID { drivers.insert(id) }
+        // A driver who gave the trip up still hears that it left them.
+        if let id = previous?.driverID { drivers.insert(id) }
+        for id in drivers.sorted() {
+            await bus.publish(BusMessage(kind: .essential, text: driverText), to: .driver(id))
+        }
+        metrics.tripChanged(to: record.trip.state, from: previous?.trip.state)
+    }
+
+    private func storeCall<T: Sendable>(_ call: @Sendable () async throws -> T) async throws(APIError) -> T {
+        do {
+            return try await call()
+        } catch let error as APIError {
+            throw error
+        } catch {
+            throw APIError(code: .unavailable, message: "storage is unavailable: \(error)")
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import HailCore
+import HailProtocol
+import HailServer
+import HailTesting
+import Synchronization
+
+/// A keyed checksum standing in for HMAC in unit tests only; the integration tests use the real HMAC.
+struct TestAuthenticator: MessageAuthenticator {
+    var key: [UInt8] = Array("unit-test-secret".utf8)
+
+    func code(for message: [UInt8]) -> [UInt8] {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in key + message { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return withUnsafeBytes(of: hash.bigEndian) { Array($0) }
+    }
+
+    func matches(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool { lhs == rhs }
+}
+
+/// The server's services in one process on a manual clock, called through `HailAPI` like HTTP would.
+struct ServerHarness {
+    static let epoch = Date(timeIntervalSince1970: 1_796_220_000)  // 2026-12-02T12:40:00Z
+    let clock = ManualClock()
+    let services: ServerServices
+    let api: HailAPI
+    let tokens = TokenAuthority(authenticator: TestAuthenticator())
+
+    static let pickup = Coordinate(lat: 43.7396, lng: 7.4276)
+    static let dropoff = Coordinate(lat: 43.7314, lng: 7.4197)
+
+    init(trips: any TripStore = MemoryTripStore(), history: any LocationHistoryStore = MemoryLocationHistoryStore())
+        async
+    {
+        let counter = Mutex(0)
+        services = await ServerServices.make(
+            configuration: ServerConfiguration(), tokens: tokens,
+            time: ServerTime(clock: clock, origin: Self.epoch), trips: trips, history: history,
+            random: SeededGenerator(seed: 7),
+            newTripID: {
+                counter.withLock {
+                    $0 += 1
+                    return "trip-\($0)"
+                }
+            })
+        api = HailAPI(services: services)
+    }
+
+    var now: Date { services.time.now() }
+
+    func token(_ role: Role, _ subject: String, trip: String? = nil, ttl: TimeInterval = 3600) -> String {
+        let now = Int64(self.now.timeIntervalSince1970)
+        return tokens.mint(AccessToken(role: role, sub: subject, exp: now + Int64(ttl), iat: now, trip: trip))
+    }
+
+    @discardableResult
+    func call(
+        _ method: String, _ target: String, token: String? = nil, json: String? = nil, body: Data? = nil,
+        key: String? = nil, headers: [String: String] = [:]
+    ) async -> APIResponse {
+        var all = headers
+        if let token { all["Authorization"] = "Bearer \(token)" }
+        if let key { all["Idempotency-Key"] = key }
+        return await api.handle(
+            APIRequest(method: method, target: target, headers: all, body: body ?? Data((json ?? "").utf8)))
+    }
+
+    func advance(seconds: Double) { clock.advance(by: .milliseconds(Int64(seconds * 1000))) }
+
+    /// A driver online at `coordinate` with one fresh position.
+    func onlineDriver(_ id: String, at coordinate: Coordinate, seq: Int64 = 1) async {
+        let token = self.token(.driver, id)
+        await call("POST", "/v1/drivers/me/status", token: token, json: #"{"online": true}"#)
+        await sendLocation(id, seq: seq, at: coordinate)
+    }
+
+    @discardableResult
+    func sendLocation(_ driverID: String, seq: Int64, at coordinate: Coordinate, backlog: Bool = false, t: Date? = nil)
+        async -> APIResponse
+    {
+        let point = LocationPoint(
+            lat: coordinate.lat, lng: coordinate.lng, accuracy: 5, heading: 90, speed: 8, t: t ?? now)
+        let body = try! HailJSON.encode(LocationBatch(seq: seq, points: [point], backlog: backlog))
+        return await call("POST", "/v1/drivers/me/locations", token: token(.driver, driverID), body: body)
+    }
+
+    static func requestBody(productID: String = "economy") -> String {
+        #"{"pickup": {"lat": 43.7396, "lng": 7.4276}, "dropoff": {"lat": 43.7314, "lng": 7.4197}, "productID": "\#(productID)"}"#
+    }
+
+    func trip(from response: APIResponse) throws -> Trip { try HailJSON.decode(Trip.self, from: response.body) }
+
+    func error(from response: APIResponse) -> APIError? {
+        try? HailJSON.decode(ErrorBody.self, from: response.body).error
+    }
+}
+
+/// Reads the frames published on a bus topic.
+struct TopicReader {
+    let subscription: BusSubscription
+    var iterator: AsyncStream<BusMessage>.AsyncIterator
+
+    init(_ bus: any TripBus, _ topic: BusTopic) async {
+        subscription = await bus.subscribe(to: topic)
+        iterator = subscription.messages.makeAsyncIterator()
+    }
+
+    /// The next message's `type`, or nil once the stream has ended.
+    mutating func nextType() async -> (type: String, message: BusMessage)? {
+        guard let message = await iterator.next() else { return nil }
+        let object = try? JSONSerialization.jsonObject(with: Data(message.text.utf8)) as? [String: Any]
+        return ((object?["type"] as? String) ?? "?", message)
+    }
+}
