@@ -5,7 +5,7 @@ import HailCore
 /// through the rider's core on a virtual clock, including a tunnel that starves the pin of fixes.
 struct CoreWalkthrough {
     static let usage = """
-        usage: hail demo
+        usage: hail walkthrough
 
         Plays one trip through Hail's core on a virtual clock and prints what the rider's screen would show
         each second: trip state and version, the glided car, pin freshness, the smoothed ETA, and the

@@ -1,25 +1,56 @@
 import Foundation
 
 // The `hail` command line: a thin front end over the library modules.
-let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = """
     usage: hail <command> [options]
 
     commands:
-      demo      walk a whole trip through Hail's core: trip rules, the rider's glide, pin freshness and
-                ETA smoothing through a tunnel (the server and the live city map arrive with later releases)
-      help      show this text
+      demo         run the server with a fresh local database and print tokens and URLs to try it
+                   (the simulated city and its live map arrive with the simulator)
+      server       run the backend (HTTP + WebSocket, SQLite storage)
+      token        mint a bearer token for a rider, driver or operator
+      walkthrough  play one trip through Hail's core on a virtual clock and print the rider's screen
 
     Run `hail <command> --help` for a command's options.
     """
 
-switch arguments.first {
+// Line-buffered even into a pipe, so a supervisor or a test sees "listening on ..." as it happens.
+setvbuf(stdout, nil, _IOLBF, 0)
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let command = arguments.first
+let rest = Array(arguments.dropFirst())
+let wantsHelp = rest.contains("--help") || rest.contains("-h")
+
+func fail(_ message: String, usage: String) -> Never {
+    FileHandle.standardError.write(Data("hail \(command ?? ""): \(message)\n\n\(usage)\n".utf8))
+    exit(64)
+}
+
+switch command {
+case "server":
+    if wantsHelp {
+        print(ServerCommand.usage)
+    } else {
+        do { try await ServerCommand.run(rest) } catch { fail(error.message, usage: ServerCommand.usage) }
+    }
 case "demo":
-    if arguments.dropFirst().contains(where: { $0 == "--help" || $0 == "-h" }) {
+    if wantsHelp {
+        print(DemoCommand.usage)
+    } else {
+        do { try await DemoCommand.run(rest) } catch { fail(error.message, usage: DemoCommand.usage) }
+    }
+case "token":
+    if wantsHelp {
+        print(TokenCommand.usage)
+    } else {
+        do { try TokenCommand.run(rest) } catch { fail(error.message, usage: TokenCommand.usage) }
+    }
+case "walkthrough":
+    if wantsHelp {
         print(CoreWalkthrough.usage)
-    } else if let unknown = arguments.dropFirst().first {
-        FileHandle.standardError.write(Data("hail demo: unknown option '\(unknown)'\n\(CoreWalkthrough.usage)\n".utf8))
-        exit(64)
+    } else if let unknown = rest.first {
+        fail("unknown option '\(unknown)'", usage: CoreWalkthrough.usage)
     } else {
         CoreWalkthrough().run()
     }

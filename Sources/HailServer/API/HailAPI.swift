@@ -50,7 +50,8 @@ public struct HailAPI: Sendable {
         let access = match.route.access
         if access == .everyone { return nil }
         var token = BearerToken.parse(request.header(HailHeader.authorization))
-        if token == nil, match.route.isWebSocket || access == .shareToken {
+        // Browsers cannot set headers on a WebSocket or a page navigation, so those take `access_token`.
+        if token == nil, match.route.isWebSocket || access == .shareToken || match.route == Routes.fleetMap {
             token = match.query[HailHeader.accessTokenQueryParameter] ?? match.parameters["token"]
         }
         guard let token else {

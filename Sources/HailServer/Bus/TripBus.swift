@@ -32,12 +32,15 @@ public struct BusMessage: Sendable, Hashable {
     public var text: String
     /// True for the last message of a trip's stream (the trip reached a final state).
     public var endsStream: Bool
+    /// Server time of publishing, for the publish-to-send latency metric.
+    public var publishedAt: Date?
 
     /// Creates a message.
-    public init(kind: Kind, text: String, endsStream: Bool = false) {
+    public init(kind: Kind, text: String, endsStream: Bool = false, publishedAt: Date? = nil) {
         self.kind = kind
         self.text = text
         self.endsStream = endsStream
+        self.publishedAt = publishedAt
     }
 }
 

@@ -161,7 +161,8 @@ public actor Fleet {
                 let eta = estimator.seconds(from: location.coordinate, to: target)
                 let frame = RiderServerFrame.driverMoved(DriverMoved(location: location, etaSeconds: eta))
                 if let text = try? HailJSON.encodeString(frame) {
-                    await bus.publish(BusMessage(kind: .disposable, text: text), to: .trip(record.trip.id))
+                    await bus.publish(
+                        BusMessage(kind: .disposable, text: text, publishedAt: now), to: .trip(record.trip.id))
                 }
                 metrics.positionPublished(age: now.timeIntervalSince(newest.t))
             }

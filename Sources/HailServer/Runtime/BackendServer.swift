@@ -1,0 +1,151 @@
+import Foundation
+import HailCore
+import HailNet
+import HailProtocol
+
+/// The backend as one process: HailNet's HTTP and WebSocket server in front of the API and the live
+/// streams, the embedded SQLite stores behind them, and dispatch running on its clock.
+public final class BackendServer: Sendable {
+    /// How to run.
+    public struct Options: Sendable {
+        /// Address to listen on.
+        public var host = "127.0.0.1"
+        /// Port (0 picks a free one; `port` tells which).
+        public var port = 8080
+        /// The SQLite file.
+        public var databasePath = "hail.db"
+        /// The token secret.
+        public var secret: [UInt8] = []
+        /// API settings.
+        public var configuration = ServerConfiguration()
+        /// Where request log lines go (one JSON object per line); nil for none.
+        public var log: (@Sendable (String) -> Void)? = { line in
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
+
+        /// The defaults: port 8080, `hail.db` in the working directory.
+        public init() {}
+    }
+
+    /// The shared services (stores, fleet, dispatch...).
+    public let services: ServerServices
+    private let net: NetServer
+    private let dispatchTask: Task<Void, Never>
+
+    /// Opens the database, resumes what was in flight, and starts listening.
+    public static func start(_ options: Options, time: ServerTime = .live()) async throws -> BackendServer {
+        let stores = try await SQLiteTripStores.open(path: options.databasePath)
+        let services = await ServerServices.make(
+            configuration: options.configuration,
+            tokens: TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret)),
+            time: time, trips: stores.trips, history: stores.history)
+        try await services.resume()
+        return try BackendServer(services: services, options: options)
+    }
+
+    private init(services: ServerServices, options: Options) throws {
+        self.services = services
+        let api = HailAPI(services: services)
+        let streams = LiveStreams(services: services)
+        var netConfiguration = NetServerConfiguration()
+        netConfiguration.host = options.host
+        netConfiguration.port = options.port
+        netConfiguration.maxRequestBodyBytes = options.configuration.maxBodyBytes
+        netConfiguration.customHeaderNames += ["x-hail-client"]
+        let log = options.log
+        let time = services.time
+        let metrics = services.metrics
+        net = NetServer(
+            configuration: netConfiguration,
+            http: { request in
+                let started = ContinuousClock.now
+                let apiRequest = APIRequest(
+                    method: request.method, target: Self.target(path: request.path, query: request.query),
+                    headers: Dictionary(
+                        request.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first }),
+                    body: Data(request.body), remoteAddress: request.remoteAddress, requestID: request.requestID)
+                let (response, route) = await api.handleWithRoute(apiRequest)
+                metrics.httpRequest(route: route, status: response.status)
+                log?(
+                    Self.logLine(
+                        apiRequest, route: route, status: response.status, elapsed: ContinuousClock.now - started,
+                        now: time.now()))
+                var headers = HTTPHeaders(response.headers.map { ($0.key, $0.value) })
+                headers.set(HailHeader.requestID, request.requestID)
+                return HTTPResponse(status: response.status, headers: headers, body: Array(response.body))
+            },
+            webSocket: { request in
+                let target = Self.target(path: request.path, query: request.query)
+                let headers = Dictionary(
+                    request.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+                do throws(APIError) {
+                    let plan = try await streams.plan(method: "GET", target: target, headers: headers)
+                    return .accept { connection in
+                        await streams.run(plan, on: NetLiveConnection(connection, metrics: metrics, time: time))
+                    }
+                } catch {
+                    log?(
+                        Self.logLine(
+                            APIRequest(method: "GET", target: request.path), route: "webSocket",
+                            status: error.httpStatus, elapsed: .zero, now: time.now()))
+                    return .reject(code: Self.closeCode(for: error).rawValue, reason: LiveStreams.reason(error.message))
+                }
+            })
+        _ = try net.start()
+        let dispatcher = services.dispatcher
+        dispatchTask = Task { await dispatcher.run() }
+    }
+
+    /// The port actually listened on.
+    public var port: Int { net.port }
+
+    /// Serves until `shutdown()` or until the calling task is cancelled.
+    public func run() async throws {
+        try await withTaskCancellationHandler {
+            try await net.run()
+        } onCancel: {
+            dispatchTask.cancel()
+        }
+        dispatchTask.cancel()
+    }
+
+    /// Closes every connection and stops dispatch.
+    public func shutdown() async {
+        dispatchTask.cancel()
+        await net.shutdown()
+    }
+
+    /// The WebSocket close code for an upgrade refused with `error`.
+    static func closeCode(for error: APIError) -> WebSocketCloseCode {
+        switch error.httpStatus {
+        case 401: return .unauthorized
+        case 403: return .forbidden
+        case 404: return .tripNotFound
+        case 429: return .rateLimited
+        default: return .invalidFrame
+        }
+    }
+
+    /// The request target again from HailNet's decoded path and query.
+    static func target(path: String, query: [QueryItem]) -> String {
+        guard !query.isEmpty else { return path }
+        return path + "?"
+            + query.map { "\(PercentEncoding.encode($0.name))=\(PercentEncoding.encode($0.value))" }.joined(
+                separator: "&")
+    }
+
+    /// One structured log line: what was asked, by whom (never the token), the answer and how long it took.
+    static func logLine(_ request: APIRequest, route: String, status: Int, elapsed: Duration, now: Date) -> String {
+        var fields: [String: String] = [
+            "at": (try? WireDate.format(now)) ?? "", "requestId": request.requestID, "method": request.method,
+            "path": String(request.target.prefix { $0 != "?" }), "route": route, "status": String(status),
+            "ms": String(
+                format: "%.2f",
+                Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000),
+            "remote": request.remoteAddress,
+        ]
+        if let client = request.header(HailHeader.client) { fields["client"] = String(client.prefix(120)) }
+        let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+}

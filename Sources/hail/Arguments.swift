@@ -1,0 +1,44 @@
+import Foundation
+
+/// `--name value` options and `--flag`s of one command, with errors that say what to fix.
+struct Arguments {
+    private var values: [String: String] = [:]
+    private var flags: Set<String> = []
+
+    /// Parses `arguments` against the options (taking a value) and flags the command knows.
+    init(_ arguments: [String], options: Set<String>, flags knownFlags: Set<String>) throws(UsageError) {
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if knownFlags.contains(argument) {
+                flags.insert(argument)
+            } else if options.contains(argument) {
+                guard index + 1 < arguments.count else { throw UsageError("\(argument) needs a value") }
+                values[argument] = arguments[index + 1]
+                index += 1
+            } else {
+                throw UsageError("unknown option '\(argument)'")
+            }
+            index += 1
+        }
+    }
+
+    subscript(_ name: String) -> String? { values[name] }
+
+    func has(_ flag: String) -> Bool { flags.contains(flag) }
+
+    func integer(_ name: String, default fallback: Int, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+        guard let text = values[name] else { return fallback }
+        guard let value = Int(text), range.contains(value) else {
+            throw UsageError(
+                "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return value
+    }
+}
+
+/// A mistake on the command line: printed with the command's usage, exit status 64.
+struct UsageError: Error {
+    let message: String
+    init(_ message: String) { self.message = message }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import HailServer
+
+/// `hail server`: the backend on its embedded default (SQLite in WAL mode, in-memory geo index, in-process bus).
+enum ServerCommand {
+    static let usage = """
+        usage: hail server [--port 8080] [--host 127.0.0.1] [--db ./hail.db] [--secret-file ./hail.secret]
+                           [--public-url http://localhost:8080] [--quiet]
+
+        Runs the Hail backend until interrupted (Ctrl-C or SIGTERM). Every acknowledged change is in the
+        SQLite file before the answer leaves; restart on the same --db and nothing acknowledged is lost.
+
+          --port         TCP port to listen on (0 picks a free one)          default 8080
+          --host         address to bind; 0.0.0.0 for every interface        default 127.0.0.1
+          --db           the SQLite database file, created when missing      default ./hail.db
+          --secret-file  the token-signing secret, created when missing      default ./hail.secret
+          --public-url   the base URL put in share links                     default http://localhost:PORT
+          --quiet        no request log (one JSON line per request on stderr otherwise)
+        """
+
+    static func run(_ arguments: [String]) async throws(UsageError) {
+        let args = try Arguments(
+            arguments, options: ["--port", "--host", "--db", "--secret-file", "--public-url"], flags: ["--quiet"])
+        var options = BackendServer.Options()
+        options.port = try args.integer("--port", default: 8080, in: 0...65535)
+        options.host = args["--host"] ?? "127.0.0.1"
+        options.databasePath = args["--db"] ?? "hail.db"
+        let secretPath = args["--secret-file"] ?? "hail.secret"
+        do {
+            let (secret, created) = try ServerSecret.loadOrCreate(at: secretPath)
+            options.secret = secret
+            if created {
+                print("Created a new token secret in \(secretPath) (keep it private; tokens are signed with it).")
+            }
+        } catch {
+            throw UsageError(error.description)
+        }
+        if let url = args["--public-url"] {
+            guard let parsed = URL(string: url), parsed.scheme?.hasPrefix("http") == true else {
+                throw UsageError("--public-url must be an http(s) URL, not '\(url)'")
+            }
+            options.configuration.publicBaseURL = parsed
+        }
+        if args.has("--quiet") { options.log = nil }
+        let server: BackendServer
+        do {
+            server = try await BackendServer.start(options)
+        } catch {
+            throw UsageError("the server could not start: \(error)")
+        }
+        if args["--public-url"] == nil {
+            // Share links point where this server really listens.
+            print("Share links use http://localhost:\(server.port); pass --public-url for another address.")
+        }
+        print("Hail server listening on http://\(options.host):\(server.port)  (database \(options.databasePath))")
+        print("Mint a token: hail token --role rider --subject rider-1 --secret-file \(secretPath)")
+        await Signals.runUntilInterrupted(server)
+    }
+}
+
+/// Stops the server cleanly on SIGINT and SIGTERM.
+enum Signals {
+    static func runUntilInterrupted(_ server: BackendServer) async {
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
+        for source in sources {
+            source.setEventHandler {
+                Task { await server.shutdown() }
+            }
+            source.resume()
+        }
+        do { try await server.run() } catch { FileHandle.standardError.write(Data("hail server: \(error)\n".utf8)) }
+        for source in sources { source.cancel() }
+        print("Hail server stopped.")
+    }
+}
