@@ -38,7 +38,7 @@ enum DemoCommand {
         }
         let rider = token(.rider, "rider-demo")
         let driver = token(.driver, "driver-demo")
-        print(
+        say(
             """
             Hail is running at \(base) (data in ./.hail). Ctrl-C to stop.
 

@@ -30,7 +30,7 @@ enum ServerCommand {
             let (secret, created) = try ServerSecret.loadOrCreate(at: secretPath)
             options.secret = secret
             if created {
-                print("Created a new token secret in \(secretPath) (keep it private; tokens are signed with it).")
+                say("Created a new token secret in \(secretPath) (keep it private; tokens are signed with it).")
             }
         } catch {
             throw UsageError(error.description)
@@ -50,10 +50,10 @@ enum ServerCommand {
         }
         if args["--public-url"] == nil {
             // Share links point where this server really listens.
-            print("Share links use http://localhost:\(server.port); pass --public-url for another address.")
+            say("Share links use http://localhost:\(server.port); pass --public-url for another address.")
         }
-        print("Hail server listening on http://\(options.host):\(server.port)  (database \(options.databasePath))")
-        print("Mint a token: hail token --role rider --subject rider-1 --secret-file \(secretPath)")
+        say("Hail server listening on http://\(options.host):\(server.port)  (database \(options.databasePath))")
+        say("Mint a token: hail token --role rider --subject rider-1 --secret-file \(secretPath)")
         await Signals.runUntilInterrupted(server)
     }
 }
@@ -72,6 +72,6 @@ enum Signals {
         }
         do { try await server.run() } catch { FileHandle.standardError.write(Data("hail server: \(error)\n".utf8)) }
         for source in sources { source.cancel() }
-        print("Hail server stopped.")
+        say("Hail server stopped.")
     }
 }

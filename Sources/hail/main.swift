@@ -14,9 +14,6 @@ let usage = """
     Run `hail <command> --help` for a command's options.
     """
 
-// Line-buffered even into a pipe, so a supervisor or a test sees "listening on ..." as it happens.
-setvbuf(stdout, nil, _IOLBF, 0)
-
 let arguments = Array(CommandLine.arguments.dropFirst())
 let command = arguments.first
 let rest = Array(arguments.dropFirst())
@@ -59,4 +56,10 @@ case nil, "help", "--help", "-h":
 case let other?:
     FileHandle.standardError.write(Data("hail: unknown command '\(other)'\n\n\(usage)\n".utf8))
     exit(64)
+}
+
+/// Writes a line to standard output at once, unbuffered even into a pipe, so a supervisor or a test
+/// sees "listening on ..." as it happens.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
