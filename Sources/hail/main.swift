@@ -9,6 +9,7 @@ let usage = """
                    (the simulated city and its live map arrive with the simulator)
       server       run the backend (HTTP + WebSocket, SQLite storage)
       token        mint a bearer token for a rider, driver or operator
+      bench        measure HTTP requests/s and location updates/s on this machine
       walkthrough  play one trip through Hail's core on a virtual clock and print the rider's screen
 
     Run `hail <command> --help` for a command's options.
@@ -42,6 +43,10 @@ case "token":
         print(TokenCommand.usage)
     } else {
         do { try TokenCommand.run(rest) } catch { fail(error.message, usage: TokenCommand.usage) }
+    }
+case "bench":
+    if wantsHelp { say(BenchCommand.usage) } else {
+        do { try await BenchCommand.run(rest) } catch { fail(error.message, usage: BenchCommand.usage) }
     }
 case "walkthrough":
     if wantsHelp {
