@@ -1,0 +1,165 @@
+import Foundation
+import HailCore
+import HailNet
+import HailProtocol
+import HailServer
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A failure of the loopback harness itself (a deadline passed, a process misbehaved).
+struct LoopbackError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Resumes a waiter when either its value arrives or its deadline passes, without sleeping.
+actor Inbox<Value: Sendable> {
+    private var values: [Value] = []
+    private var waiter: (id: UInt64, continuation: CheckedContinuation<Value?, Never>)?
+    private var nextID: UInt64 = 0
+    private var finished = false
+
+    func put(_ value: Value) {
+        if let waiter {
+            self.waiter = nil
+            waiter.continuation.resume(returning: value)
+        } else {
+            values.append(value)
+        }
+    }
+
+    func finish() {
+        finished = true
+        if let waiter {
+            self.waiter = nil
+            waiter.continuation.resume(returning: nil)
+        }
+    }
+
+    /// The next value, or nil when the stream finished or `seconds` passed first.
+    func next(within seconds: Double) async -> Value? {
+        if !values.isEmpty { return values.removeFirst() }
+        if finished { return nil }
+        nextID += 1
+        let id = nextID
+        return await withCheckedContinuation { continuation in
+            waiter = (id, continuation)
+            // A deadline, not a wait for something: it only fires when the value never comes.
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { Task { await self.expire(id) } }
+        }
+    }
+
+    private func expire(_ id: UInt64) {
+        guard let waiter, waiter.id == id else { return }
+        self.waiter = nil
+        waiter.continuation.resume(returning: nil)
+    }
+}
+
+/// One WebSocket through HailNet's client, with its frames decoded as they arrive.
+final class TestSocket: Sendable {
+    let connection: WebSocketConnection
+    private let inbox = Inbox<String>()
+
+    init(_ connection: WebSocketConnection) {
+        self.connection = connection
+        let inbox = self.inbox
+        Task {
+            for await message in connection.messages {
+                if case .text(let text) = message { await inbox.put(text) }
+            }
+            await inbox.finish()
+        }
+    }
+
+    /// The next frame's JSON text, or a thrown error after `seconds`.
+    func nextText(within seconds: Double = 10) async throws -> String {
+        guard let text = await inbox.next(within: seconds) else {
+            throw LoopbackError(
+                description: "no frame within \(seconds) s (closed: \(String(describing: connection.closeInfo)))")
+        }
+        return text
+    }
+
+    /// The next frame of `type`, skipping others (positions, say), decoded as `Frame`.
+    func next<Frame: Decodable>(_ type: String, as frame: Frame.Type, within seconds: Double = 10) async throws -> Frame
+    {
+        while true {
+            let text = try await nextText(within: seconds)
+            if text.contains("\"type\":\"\(type)\"") { return try HailJSON.decode(Frame.self, from: Data(text.utf8)) }
+        }
+    }
+
+    func send<Frame: Encodable>(_ frame: Frame) throws {
+        connection.send(text: try HailJSON.encodeString(frame))
+    }
+
+    /// How the connection closed (waits for it).
+    func closed() async -> WebSocketCloseInfo { await connection.closed() }
+}
+
+/// The real server on loopback: HailNet, SQLite file, HMAC tokens; clients over real sockets.
+struct LoopbackServer {
+    let server: BackendServer
+    let databasePath: String
+    let tokens: TokenAuthority
+    let client: WebSocketClient
+
+    static func start(databasePath: String? = nil) async throws -> LoopbackServer {
+        let path =
+            databasePath
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("hail-loopback-\(UUID().uuidString).db")
+            .path
+        var options = BackendServer.Options()
+        options.port = 0
+        options.databasePath = path
+        options.secret = SecureRandom.bytes(32)
+        options.log = nil
+        let server = try await BackendServer.start(options)
+        return LoopbackServer(
+            server: server, databasePath: path,
+            tokens: TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret)),
+            client: try WebSocketClient())
+    }
+
+    func stop() async {
+        await client.shutdown()
+        await server.shutdown()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: databasePath + suffix) }
+    }
+
+    var base: String { "http://127.0.0.1:\(server.port)" }
+
+    func token(_ role: Role, _ subject: String) -> String {
+        let now = Int64(Date().timeIntervalSince1970)
+        return tokens.mint(AccessToken(role: role, sub: subject, exp: now + 3600, iat: now))
+    }
+
+    func http(
+        _ method: String, _ path: String, token: String? = nil, body: String? = nil, key: String? = nil
+    ) async throws -> (status: Int, body: Data) {
+        try await Self.http(base: base, method, path, token: token, body: body, key: key)
+    }
+
+    static func http(
+        base: String, _ method: String, _ path: String, token: String? = nil, body: String? = nil, key: String? = nil
+    ) async throws -> (status: Int, body: Data) {
+        var request = URLRequest(url: URL(string: base + path)!)
+        request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        if let key { request.setValue(key, forHTTPHeaderField: "Idempotency-Key") }
+        if let body {
+            request.httpBody = Data(body.utf8)
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+
+    func socket(_ path: String, token: String) async throws -> TestSocket {
+        let separator = path.contains("?") ? "&" : "?"
+        let url = "ws://127.0.0.1:\(server.port)\(path)\(separator)access_token=\(token)"
+        return TestSocket(try await client.connect(to: url))
+    }
+}
