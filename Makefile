@@ -10,7 +10,7 @@ SWIFT_FLAGS := -Xswiftc -warnings-as-errors
 
 .PHONY: demo test build lint format clean
 
-## Runs the main job (for now: the core walkthrough; the server and live city arrive with later issues).
+## Runs the main job: the server on a local database with tokens to try (the simulated city comes later).
 demo:
 	swift build --product hail
 	.build/debug/hail demo

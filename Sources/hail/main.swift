@@ -45,7 +45,9 @@ case "token":
         do { try TokenCommand.run(rest) } catch { fail(error.message, usage: TokenCommand.usage) }
     }
 case "bench":
-    if wantsHelp { say(BenchCommand.usage) } else {
+    if wantsHelp {
+        say(BenchCommand.usage)
+    } else {
         do { try await BenchCommand.run(rest) } catch { fail(error.message, usage: BenchCommand.usage) }
     }
 case "walkthrough":
