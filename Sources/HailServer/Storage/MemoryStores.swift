@@ -56,9 +56,10 @@ public actor MemoryLocationHistoryStore: LocationHistoryStore {
     /// Creates an empty history.
     public init() {}
 
-    /// Appends points.
+    /// Appends points, ignoring any whose device time the trip already has (a resend).
     public func append(tripID: String, points newPoints: [HistoryPoint]) {
-        points[tripID, default: []].append(contentsOf: newPoints)
+        var known = Set((points[tripID] ?? []).map(\.t))
+        for point in newPoints where known.insert(point.t).inserted { points[tripID, default: []].append(point) }
     }
 
     /// The trip's points in device-time order.

@@ -48,7 +48,7 @@ public struct SQLiteTripStores: Sendable {
             lng REAL NOT NULL,
             backlog INTEGER NOT NULL
         );
-        CREATE INDEX location_history_trip ON location_history(trip_id, t);
+        CREATE UNIQUE INDEX location_history_trip ON location_history(trip_id, t);
         """
     ]
 
@@ -194,14 +194,15 @@ public struct SQLiteTripStore: TripStore {
 public struct SQLiteLocationHistoryStore: LocationHistoryStore {
     let database: SQLiteDatabase
 
-    /// Appends points in one transaction.
+    /// Appends points in one transaction; a point whose device time the trip already has is a resend
+    /// (a batch that went unacknowledged before a reconnect comes back as backlog) and is ignored.
     public func append(tripID: String, points: [HistoryPoint]) async throws {
         guard !points.isEmpty else { return }
         try await database.write { connection in
             try connection.transaction {
                 for point in points {
                     try connection.run(
-                        "INSERT INTO location_history (trip_id, t, received_at, lat, lng, backlog) VALUES (?, ?, ?, ?, ?, ?)",
+                        "INSERT OR IGNORE INTO location_history (trip_id, t, received_at, lat, lng, backlog) VALUES (?, ?, ?, ?, ?, ?)",
                         tripID, point.t.timeIntervalSince1970, point.receivedAt.timeIntervalSince1970,
                         point.coordinate.lat, point.coordinate.lng, point.backlog)
                 }

@@ -148,7 +148,7 @@ public struct HistoryPoint: Codable, Sendable, Hashable {
 
 /// Every position of a trip, for distance and the fare. Embedded: SQLite; scaled: PostgreSQL.
 public protocol LocationHistoryStore: Sendable {
-    /// Appends points to a trip's history.
+    /// Appends points to a trip's history, ignoring points whose device time it already holds.
     func append(tripID: String, points: [HistoryPoint]) async throws
     /// The trip's points in device-time order.
     func history(tripID: String) async throws -> [HistoryPoint]
