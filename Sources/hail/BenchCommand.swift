@@ -2,11 +2,144 @@ import Foundation
 
 /// `hail bench`: measured throughput of this machine, for docs/BENCHMARKS.md.
 enum BenchCommand {
+    /// The help text, also printed after a usage mistake.
     static let usage = """
-        usage: hail bench <http|ingest> [options]
+        usage: hail bench http   [--route healthz|estimates] [--connections 8] [--seconds 10] [common options]
+               hail bench ingest [--connections 100] [--interval-ms 3000 | --saturate [--window 1]]
+                                 [--points 3] [--binary] [--seconds 10] [common options]
+
+        Starts the real server in this process (127.0.0.1, a free port, a fresh SQLite file in a temporary
+        directory), runs a native load generator against it for --seconds, prints a table and stops.
+        The load generator shares the process and its cores with the server; the table says so.
+
+          http     keep-alive HTTP/1.1 connections, each sending one request after another:
+                   GET /healthz, or with --route estimates an authenticated POST /v1/estimates.
+                   Reports requests/s, p50/p99 latency and answers by status.
+          ingest   drivers go online (POST /v1/drivers/me/status), open /v1/drivers/me/live and send
+                   location batches, each awaiting its ack. Reports acknowledged fixes/s, p50/p99
+                   send-to-ack latency, batches never acked, process CPU and RSS.
+
+          --seconds      how long to measure, 1 to 600                          default 10
+          --connections  http: keep-alive connections (1-512); ingest: drivers   default 8 / 100
+                         (1-20000; over 1000 are spread over 127.0.0.2... source addresses)
+          --route        http: healthz or estimates                             default healthz
+          --interval-ms  ingest: one batch per driver every N ms (10-60000)     default 3000
+          --saturate     ingest: instead, send the next batch as soon as an ack returns (the ceiling)
+          --window       ingest with --saturate: batches in flight per driver   default 1
+          --points       ingest: fixes per batch, 1 to 1000                     default 3
+          --binary       ingest: compact binary frames instead of JSON text
+          --json         print one JSON object instead of the table
+          --server URL   measure a running server (http://HOST:PORT) instead of starting one
+          --secret-file  with --server: its token secret (needed for ingest and --route estimates)
         """
 
+    /// Parses the options, runs the benchmark asked for and prints its result.
     static func run(_ arguments: [String]) async throws(UsageError) {
-        throw UsageError("no benchmark is built yet")
+        guard let kind = arguments.first, kind == "http" || kind == "ingest" else {
+            throw UsageError(
+                arguments.first.map { "unknown benchmark '\($0)' (http or ingest)" }
+                    ?? "say which benchmark: http or ingest")
+        }
+        let args = try Arguments(
+            Array(arguments.dropFirst()),
+            options: [
+                "--seconds", "--connections", "--route", "--interval-ms", "--window", "--points", "--server",
+                "--secret-file",
+            ],
+            flags: ["--json", "--binary", "--saturate"])
+        let seconds = try args.integer("--seconds", default: 10, in: 1...600)
+        if args["--secret-file"] != nil, args["--server"] == nil {
+            throw UsageError("--secret-file goes with --server (the in-process server makes its own secret)")
+        }
+        if kind == "http" {
+            for name in ["--interval-ms", "--window", "--points"] where args[name] != nil {
+                throw UsageError("\(name) is an ingest option")
+            }
+            for flag in ["--binary", "--saturate"] where args.has(flag) {
+                throw UsageError("\(flag) is an ingest option")
+            }
+            var benchmark = HTTPBenchmark()
+            benchmark.seconds = seconds
+            benchmark.connections = try args.integer("--connections", default: 8, in: 1...512)
+            if let name = args["--route"] {
+                guard let route = HTTPRoute(rawValue: name) else {
+                    throw UsageError("--route must be healthz or estimates, not '\(name)'")
+                }
+                benchmark.route = route
+            }
+            let target = try await target(args, needsTokens: benchmark.route == .estimates)
+            let result = await benchmark.run(on: target)
+            await target.shutdown()
+            report(result, table: result.table, json: args.has("--json"))
+        } else {
+            if args["--route"] != nil { throw UsageError("--route is an http option") }
+            var benchmark = IngestBenchmark()
+            benchmark.seconds = seconds
+            benchmark.connections = try args.integer("--connections", default: 100, in: 1...20_000)
+            benchmark.pointsPerBatch = try args.integer("--points", default: 3, in: 1...1_000)
+            benchmark.binary = args.has("--binary")
+            if args.has("--saturate") {
+                if args["--interval-ms"] != nil { throw UsageError("--saturate and --interval-ms exclude each other") }
+                benchmark.pacing = .saturate(window: try args.integer("--window", default: 1, in: 1...256))
+            } else {
+                if args["--window"] != nil { throw UsageError("--window goes with --saturate") }
+                benchmark.pacing = .interval(
+                    milliseconds: try args.integer("--interval-ms", default: 3_000, in: 10...60_000))
+            }
+            let descriptors = FileDescriptorLimit.raiseToMaximum()
+            let perConnection = args["--server"] == nil ? 2 : 1
+            // Headroom for the listener, the database, HTTP connections and the runtime's own files.
+            let reserve = 200
+            guard benchmark.connections * perConnection + reserve <= descriptors else {
+                throw UsageError(
+                    "--connections \(benchmark.connections) needs about \(benchmark.connections * perConnection + reserve) "
+                        + "open files and this process may have \(descriptors) (ulimit -n); use at most "
+                        + "\((descriptors - reserve) / perConnection)")
+            }
+            let target = try await target(args, needsTokens: true)
+            do {
+                let result = try await benchmark.run(on: target)
+                await target.shutdown()
+                report(result, table: result.table, json: args.has("--json"))
+            } catch {
+                await target.shutdown()
+                failed(error)
+            }
+        }
+    }
+
+    /// The server to measure: `--server` or a fresh in-process one.
+    private static func target(_ args: Arguments, needsTokens: Bool) async throws(UsageError) -> BenchTarget {
+        // A peer closing mid-write must become an error on that connection, not kill the benchmark.
+        signal(SIGPIPE, SIG_IGN)
+        if let url = args["--server"] {
+            let target = try BenchTarget.remote(url: url, secretFile: args["--secret-file"])
+            if needsTokens, !target.canMintTokens {
+                throw UsageError("this benchmark signs tokens: pass the server's --secret-file with --server")
+            }
+            return target
+        }
+        do {
+            return try await BenchTarget.startInProcess()
+        } catch {
+            failed(error)
+        }
+    }
+
+    /// Prints the result as the table or as one line of JSON.
+    private static func report<Result: Encodable>(_ result: Result, table: String, json: Bool) {
+        guard json else {
+            say(table)
+            return
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        if let data = try? encoder.encode(result) { say(String(decoding: data, as: UTF8.self)) }
+    }
+
+    /// A run that could not happen: message on stderr, exit status 1 (usage mistakes exit 64).
+    private static func failed(_ failure: BenchFailure) -> Never {
+        FileHandle.standardError.write(Data("hail bench: \(failure.description)\n".utf8))
+        exit(1)
     }
 }

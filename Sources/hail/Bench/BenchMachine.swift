@@ -1,0 +1,36 @@
+import Foundation
+
+/// The machine and build a figure was measured on, printed with every result.
+struct BenchMachine: Encodable, Sendable {
+    /// Cores the process may use.
+    let cores: Int
+    /// CPU model name from /proc/cpuinfo, when readable.
+    let cpu: String
+    /// Physical memory in GiB.
+    let memoryGiB: Double
+    /// `release` or `debug`: debug figures are not worth comparing.
+    let build: String
+
+    /// This machine and this binary.
+    static func current() -> BenchMachine {
+        var cpu = "unknown"
+        if let info = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+            let line = info.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
+            let colon = line.firstIndex(of: ":")
+        {
+            cpu = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        #if DEBUG
+            let build = "debug"
+        #else
+            let build = "release"
+        #endif
+        let memory = Double(ProcessInfo.processInfo.physicalMemory) / Double(1 << 30)
+        return BenchMachine(
+            cores: ProcessInfo.processInfo.activeProcessorCount, cpu: cpu, memoryGiB: (memory * 10).rounded() / 10,
+            build: build)
+    }
+
+    /// One line for the human table.
+    var summary: String { "\(cores) cores, \(cpu), \(memoryGiB) GiB RAM, \(build) build" }
+}

@@ -1,0 +1,178 @@
+import Foundation
+import HailNet
+
+/// `hail bench ingest`: N drivers online, each on its own driver stream sending location batches and
+/// awaiting acks; measures acknowledged fixes per second and send-to-ack latency.
+struct IngestBenchmark: Sendable {
+    /// Driver connections.
+    var connections = 100
+    /// How long to send.
+    var seconds = 10
+    /// When each driver sends.
+    var pacing = IngestPacing.interval(milliseconds: 3_000)
+    /// Fixes per batch.
+    var pointsPerBatch = 3
+    /// Binary frames instead of JSON text.
+    var binary = false
+
+    /// Connections per 127.0.0.x source address when the server is on loopback: well under the
+    /// ~28,000 ephemeral ports one source address has, leaving room for TIME_WAIT from earlier runs.
+    static let connectionsPerSourceAddress = 1_000
+    /// WebSocket handshakes in flight at once while connecting.
+    static let connectConcurrency = 64
+    /// How long after the window the drivers wait for outstanding acks.
+    static let grace = Duration.seconds(3)
+
+    /// Runs against `target` (which must be able to mint driver tokens).
+    func run(on target: BenchTarget) async throws(BenchFailure) -> IngestBenchmarkResult {
+        let startMilliseconds = Int64(Date().timeIntervalSince1970 * 1000)
+        let factories = (0..<connections).map {
+            LocationFrameFactory(index: $0, pointsPerBatch: pointsPerBatch, startMilliseconds: startMilliseconds)
+        }
+        try factories[0].selfCheck()
+        let tokens = (0..<connections).map { target.token(role: .driver, subject: "bench-driver-\($0)") }
+        let countersBefore = await ServerCounters.scrape(target.endpoint)
+        try await goOnline(tokens: tokens, endpoint: target.endpoint)
+
+        let client: WebSocketClient
+        do {
+            client = try WebSocketClient()
+        } catch {
+            throw BenchFailure("cannot start the WebSocket client: \(error)")
+        }
+        let sources = sourceAddresses(for: target.endpoint)
+        let connected = await connectAll(client: client, tokens: tokens, endpoint: target.endpoint, sources: sources)
+        guard connected.contains(where: { $0.connection != nil }) else {
+            await client.shutdown()
+            throw BenchFailure(
+                "no driver stream connected: \(connected.compactMap(\.failure).first ?? "unknown reason")")
+        }
+
+        let clock = ContinuousClock()
+        let start = clock.now + .milliseconds(200)
+        let end = start + .seconds(seconds)
+        var sessions: [DriverSession] = []
+        var offsets: [Duration] = []
+        for (index, slot) in connected.enumerated() {
+            guard let connection = slot.connection else { continue }
+            sessions.append(
+                DriverSession(
+                    connection: connection, frames: factories[index], binary: binary, pacing: pacing,
+                    ledger: AckLedger(windowEnd: end)))
+            if case .interval(let milliseconds) = pacing {
+                // Spread first sends evenly over one interval, as real phones are not in step.
+                offsets.append(.milliseconds(milliseconds * index / connections))
+            } else {
+                offsets.append(.zero)
+            }
+        }
+        let usage = await withTaskGroup(of: (ProcessUsage?, ProcessUsage?)?.self) { group in
+            for (session, offset) in zip(sessions, offsets) {
+                group.addTask {
+                    await session.run(start: start, offset: offset, end: end, grace: Self.grace)
+                    return nil
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(until: start, clock: clock)
+                let before = ProcessUsage.current()
+                try? await Task.sleep(until: end, clock: clock)
+                return (before, ProcessUsage.current())
+            }
+            var usage: (ProcessUsage?, ProcessUsage?) = (nil, nil)
+            for await result in group { if let result { usage = result } }
+            return usage
+        }
+        var tally = AckLedger.Tally()
+        for session in sessions { tally.absorb(session.ledger.tally()) }
+        await client.shutdown()
+        let countersAfter = await ServerCounters.scrape(target.endpoint)
+        var serverCounts: [String: Int]?
+        if let countersBefore, let countersAfter { serverCounts = countersAfter.since(countersBefore) }
+        return IngestBenchmarkResult(
+            settings: self, target: target, connected: sessions.count,
+            connectFailures: connected.compactMap(\.failure), sourceAddresses: sources, tally: tally,
+            serverCounts: serverCounts, before: usage.0, after: usage.1)
+    }
+
+    /// The 127.0.0.x addresses to spread connections over, or none (let the kernel choose).
+    func sourceAddresses(for endpoint: HTTPEndpoint) -> [String] {
+        guard endpoint.isLoopback, connections > Self.connectionsPerSourceAddress else { return [] }
+        let count = min(250, (connections + Self.connectionsPerSourceAddress - 1) / Self.connectionsPerSourceAddress)
+        return (0..<count).map { "127.0.0.\($0 + 2)" }
+    }
+
+    /// `POST /v1/drivers/me/status {"online":true}` for every driver, over a few keep-alive connections.
+    private func goOnline(tokens: [String], endpoint: HTTPEndpoint) async throws(BenchFailure) {
+        let threads = min(8, tokens.count)
+        let body = Array(#"{"online":true}"#.utf8)
+        let problems = await BlockingThreads.run(count: threads) { thread -> String? in
+            var connection: HTTPConnection?
+            for index in stride(from: thread, to: tokens.count, by: threads) {
+                let request = HTTPRequestBytes.make(
+                    method: "POST", path: "/v1/drivers/me/status", authority: endpoint.authority,
+                    headers: [("Authorization", "Bearer \(tokens[index])"), ("Content-Type", "application/json")],
+                    body: body)
+                do throws(HTTPExchangeError) {
+                    if connection == nil { connection = try HTTPConnection(to: endpoint) }
+                    let reply = try connection!.exchange(request)
+                    guard reply.status == 200 else {
+                        return "HTTP \(reply.status): \(String(decoding: reply.body.prefix(300), as: UTF8.self))"
+                    }
+                    if reply.closes { connection = nil }
+                } catch {
+                    return error.label
+                }
+            }
+            return nil
+        }
+        if let problem = problems.compactMap({ $0 }).first {
+            throw BenchFailure("POST /v1/drivers/me/status failed (\(problem)); is the secret the server's?")
+        }
+    }
+
+    /// One slot per driver: its open connection or why it failed.
+    struct Slot: Sendable {
+        /// The open driver stream.
+        var connection: WebSocketConnection?
+        /// Why the connection failed.
+        var failure: String?
+    }
+
+    /// Opens every driver stream, `connectConcurrency` handshakes at a time.
+    private func connectAll(client: WebSocketClient, tokens: [String], endpoint: HTTPEndpoint, sources: [String])
+        async -> [Slot]
+    {
+        let url = endpoint.webSocketBase + "/v1/drivers/me/live"
+        return await withTaskGroup(of: (Int, Slot).self) { group in
+            var slots = [Slot](repeating: Slot(), count: tokens.count)
+            var next = 0
+            /// Starts the handshake of driver `index`.
+            func launch(_ index: Int) {
+                let token = tokens[index]
+                let source = sources.isEmpty ? nil : sources[index % sources.count]
+                group.addTask {
+                    do {
+                        let connection = try await client.connect(
+                            to: url, headers: [("Authorization", "Bearer \(token)")], localAddress: source)
+                        return (index, Slot(connection: connection))
+                    } catch {
+                        return (index, Slot(failure: "\(error)"))
+                    }
+                }
+            }
+            while next < min(Self.connectConcurrency, tokens.count) {
+                launch(next)
+                next += 1
+            }
+            for await (index, slot) in group {
+                slots[index] = slot
+                if next < tokens.count {
+                    launch(next)
+                    next += 1
+                }
+            }
+            return slots
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// What `hail bench ingest` measured, printed as a table or as one JSON object.
+struct IngestBenchmarkResult: Encodable, Sendable {
+    /// Always "ingest".
+    let benchmark = "ingest"
+    /// `json` or `binary`.
+    let encoding: String
+    /// Driver connections asked for.
+    let connections: Int
+    /// Driver streams that opened.
+    let connected: Int
+    /// Why the others failed (first few).
+    let connectFailures: [String]
+    /// Source addresses the connections were spread over (empty: the kernel's choice).
+    let sourceAddresses: [String]
+    /// `every N ms` (open loop) or `saturate, window N` (closed loop).
+    let pacing: String
+    /// Fixes per batch.
+    let pointsPerBatch: Int
+    /// Length of the measured window, seconds.
+    let seconds: Int
+    /// Fixes acknowledged within the window, per second: the headline figure.
+    let ackedUpdatesPerSecond: Double
+    /// Batches acknowledged within the window, per second.
+    let ackedBatchesPerSecond: Double
+    /// Batches and fixes written, in total.
+    let sentBatches: Int
+    /// Fixes written, in total.
+    let sentPoints: Int
+    /// Batches acknowledged, window and grace together.
+    let ackedBatches: Int
+    /// Batches never acknowledged (connection lost or grace over).
+    let droppedBatches: Int
+    /// Send-to-ack latency per batch.
+    let latency: LatencySummary
+    /// The server's `hail_location_updates_total` added during the run, by result (accepted, or why dropped).
+    let serverLocationUpdates: [String: Int]?
+    /// The server measured.
+    let server: String
+    /// Process CPU over the window in percent of one core (server and load generator together in-process).
+    let processCPUPercent: Double?
+    /// Resident memory at the end of the window, MiB.
+    let rssMiB: Double?
+    /// Highest resident memory of the process, MiB.
+    let peakRssMiB: Double?
+    /// The machine and build.
+    let machine: BenchMachine
+    /// What limits the figure.
+    let note: String
+
+    /// Builds the result from the merged books.
+    init(
+        settings: IngestBenchmark, target: BenchTarget, connected: Int, connectFailures: [String],
+        sourceAddresses: [String], tally: AckLedger.Tally, serverCounts: [String: Int]?, before: ProcessUsage?,
+        after: ProcessUsage?
+    ) {
+        encoding = settings.binary ? "binary" : "json"
+        connections = settings.connections
+        self.connected = connected
+        self.connectFailures = Array(connectFailures.prefix(5))
+        self.sourceAddresses = sourceAddresses
+        switch settings.pacing {
+        case .interval(let milliseconds): pacing = "one batch every \(milliseconds) ms per driver"
+        case .saturate(let window): pacing = "saturate: next batch on each ack, \(window) in flight per driver"
+        }
+        pointsPerBatch = settings.pointsPerBatch
+        seconds = settings.seconds
+        let wall = Double(settings.seconds)
+        ackedUpdatesPerSecond = (Double(tally.ackedPointsInWindow) / wall).rounded(toPlaces: 1)
+        ackedBatchesPerSecond = (Double(tally.ackedBatchesInWindow) / wall).rounded(toPlaces: 1)
+        sentBatches = tally.sentBatches
+        sentPoints = tally.sentPoints
+        ackedBatches = tally.ackedBatches
+        droppedBatches = tally.unacked
+        latency = LatencySummary(microseconds: tally.latencies)
+        serverLocationUpdates = serverCounts
+        server = target.label
+        if let before, let after {
+            processCPUPercent = after.cpuPercent(since: before, wallSeconds: wall).rounded(toPlaces: 1)
+            rssMiB = (Double(after.residentBytes) / 1_048_576).rounded(toPlaces: 1)
+            peakRssMiB = (Double(after.peakResidentBytes) / 1_048_576).rounded(toPlaces: 1)
+        } else {
+            processCPUPercent = nil
+            rssMiB = nil
+            peakRssMiB = nil
+        }
+        machine = .current()
+        note =
+            target.inProcess
+            ? "server and load generator (\(connected) WebSocket clients) share this process and its "
+                + "\(machine.cores) cores; CPU% and RSS are both together"
+            : "CPU% and RSS are the load generator's; read the server's on its host"
+    }
+
+    /// The human-readable report.
+    var table: String {
+        var table = BenchTable(
+            title: "hail bench ingest: \(connected) drivers, \(encoding) frames, \(pointsPerBatch) fixes per batch")
+        table.add("acked updates/s", "\(ackedUpdatesPerSecond.fixed(0))  (\(ackedBatchesPerSecond.fixed(0)) batches/s)")
+        table.add("pacing", pacing)
+        table.add(
+            "send-to-ack",
+            "p50 \(latency.p50Ms.fixed(2)) ms, p99 \(latency.p99Ms.fixed(2)) ms, max \(latency.maxMs.fixed(1)) ms")
+        table.add("sent", "\(sentBatches) batches, \(sentPoints) fixes in \(seconds) s")
+        table.add("acked", "\(ackedBatches) batches")
+        table.add("dropped", "\(droppedBatches) batches not acked")
+        if let serverLocationUpdates {
+            let text = serverLocationUpdates.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
+            table.add("server counted", text.isEmpty ? "nothing" : text.joined(separator: ", "))
+        }
+        let failed = connections - connected
+        table.add(
+            "connections",
+            "\(connected) of \(connections) open"
+                + (sourceAddresses.isEmpty ? "" : " from \(sourceAddresses.count) source addresses")
+                + (failed > 0 ? "; first failure: \(connectFailures.first ?? "?")" : ""))
+        if let processCPUPercent { table.add("process CPU", "\(processCPUPercent.fixed(0))% of one core") }
+        if let rssMiB, let peakRssMiB {
+            table.add("process RSS", "\(rssMiB.fixed(1)) MiB (peak \(peakRssMiB.fixed(1)))")
+        }
+        table.add("server", server)
+        table.add("machine", machine.summary)
+        table.add("note", note)
+        return table.text
+    }
+}
