@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "HailStorage", targets: ["HailStorage"]),
         .library(name: "HailNet", targets: ["HailNet"]),
         .library(name: "HailServer", targets: ["HailServer"]),
+        .library(name: "HailClient", targets: ["HailClient"]),
         .library(name: "HailTesting", targets: ["HailTesting"]),
         .executable(name: "hail", targets: ["hail"]),
     ],
@@ -38,6 +39,12 @@ let package = Package(
         .target(name: "HailNet", dependencies: ["CLibWebSockets"]),
         // The backend as a library: routes, streams, trip authority, dispatch, ingest, stores, metrics.
         .target(name: "HailServer", dependencies: ["HailCore", "HailProtocol", "HailStorage", "HailNet"]),
+        // Live transports for the app cores: REST over URLSession; WebSockets over HailNet on Linux and
+        // URLSessionWebSocketTask on Apple platforms, so an iOS app links no C library.
+        .target(
+            name: "HailClient",
+            dependencies: ["HailProtocol", .target(name: "HailNet", condition: .when(platforms: [.linux]))]
+        ),
         // Test support shipped as a target: seeded randomness, fixtures from ../shared/data.
         .target(name: "HailTesting", dependencies: ["HailCore", "HailProtocol"]),
         // The thin command-line front end.

@@ -17,6 +17,7 @@ import Testing
         ("POST", "/v1/drivers/me/locations", "driverLocations", [:]),
         ("GET", "/v1/drivers/me/trip", "driverTrip", [:]),
         ("POST", "/v1/trips/trip_1/accept", "acceptTrip", ["id": "trip_1"]),
+        ("POST", "/v1/trips/trip_1/decline", "declineTrip", ["id": "trip_1"]),
         ("POST", "/v1/trips/trip_1/events", "tripEvents", ["id": "trip_1"]),
         ("GET", "/healthz", "health", [:]),
         ("GET", "/metrics", "metrics", [:]),
@@ -30,9 +31,9 @@ import Testing
     }
 
     @Test func tableListsEveryRouteOnceWithItsTemplate() {
-        #expect(Routes.all.count == 18)
-        #expect(Set(Routes.all.map(\.name)).count == 18)
-        #expect(Set(Routes.all.map(\.description)).count == 18)
+        #expect(Routes.all.count == 19)
+        #expect(Set(Routes.all.map(\.name)).count == 19)
+        #expect(Set(Routes.all.map(\.description)).count == 19)
         #expect(Routes.cancelTrip.description == "POST /v1/trips/{id}/cancel")
         #expect(Routes.all.filter(\.isWebSocket).map(\.template) == ["/v1/trips/{id}/live", "/v1/drivers/me/live"])
         #expect(

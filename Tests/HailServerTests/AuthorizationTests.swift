@@ -50,6 +50,15 @@ struct AuthorizationTests {
         let token = link.token
 
         #expect(await h.call("GET", "/v1/trips/trip-1", token: token).status == 200)
+        let streams = LiveStreams(services: h.services)
+        let plan = try await streams.plan(
+            method: "GET", target: "/v1/trips/trip-1/live?access_token=\(token)", headers: [:])
+        guard case .trip(let id, let principal, _, _) = plan else {
+            Issue.record("a share token should watch its trip")
+            return
+        }
+        #expect(id == "trip-1")
+        #expect(principal.role == .share)
         #expect(await h.call("GET", "/share/\(token)").status == 200)
         let elsewhere: [(String, String)] = [
             ("GET", "/v1/trips/active"), ("POST", "/v1/trips/trip-1/cancel"), ("POST", "/v1/trips/trip-1/share"),

@@ -49,6 +49,18 @@ struct DispatchTests {
                 .status == 200)
     }
 
+    @Test func aDeclineOffersTheNextDriverAtOnce() async throws {
+        let h = await ServerHarness()
+        await Self.twoDrivers(h)
+        var far = await TopicReader(h.services.bus, .driver("far"))
+        await Self.request(h)
+        let declined = await h.call("POST", "/v1/trips/trip-1/decline", token: h.token(.driver, "near"))
+        #expect(declined.status == 204)
+        #expect(await far.nextType()?.type == "offer")
+        let again = await h.call("POST", "/v1/trips/trip-1/decline", token: h.token(.driver, "near"))
+        #expect(again.status == 409)
+    }
+
     @Test func nobodyAcceptingFor60SecondsIsNoDriversFound() async throws {
         let h = await ServerHarness()
         await h.onlineDriver("near", at: Coordinate(lat: 43.7400, lng: 7.4280))

@@ -22,10 +22,11 @@ public enum Routes {
     /// `POST /v1/trips/{id}/share` -> ShareLinkResponse.
     public static let shareTrip = Route(
         name: "shareTrip", method: .post, template: "/v1/trips/{id}/share", access: .rider)
-    /// WebSocket `/v1/trips/{id}/live?after=<seq>`: the rider's stream of RiderServerFrame.
+    /// WebSocket `/v1/trips/{id}/live?after=<seq>`: a trip's stream of RiderServerFrame, for its rider, its
+    /// assigned driver, and share tokens of that trip (the share page).
     public static let tripLive = Route(
-        name: "tripLive", method: .get, template: "/v1/trips/{id}/live", access: .rider, isWebSocket: true)
-    /// `POST /v1/drivers/me/status`: DriverStatusRequest -> 204.
+        name: "tripLive", method: .get, template: "/v1/trips/{id}/live", access: .riderOrDriver, isWebSocket: true)
+    /// `POST /v1/drivers/me/status`: DriverStatusRequest -> 200 with the status as recorded.
     public static let driverStatus = Route(
         name: "driverStatus", method: .post, template: "/v1/drivers/me/status", access: .driver)
     /// WebSocket `/v1/drivers/me/live`: DriverClientFrame up, DriverServerFrame down.
@@ -41,10 +42,14 @@ public enum Routes {
     public static let acceptTrip = Route(
         name: "acceptTrip", method: .post, template: "/v1/trips/{id}/accept", access: .driver,
         requiresIdempotencyKey: true)
+    /// `POST /v1/trips/{id}/decline`, no body -> 204: the driver turns down their offer; the next
+    /// driver is offered at once instead of after the 15 s expiry.
+    public static let declineTrip = Route(
+        name: "declineTrip", method: .post, template: "/v1/trips/{id}/decline", access: .driver)
     /// `POST /v1/trips/{id}/events`: TripEventRequest -> Trip.
     public static let tripEvents = Route(
         name: "tripEvents", method: .post, template: "/v1/trips/{id}/events", access: .driver)
-    /// `GET /healthz` -> 200 `ok`.
+    /// `GET /healthz` -> 200 `{"status": "ok"}`.
     public static let health = Route(name: "health", method: .get, template: "/healthz", access: .everyone)
     /// `GET /metrics` -> Prometheus text format.
     public static let metrics = Route(name: "metrics", method: .get, template: "/metrics", access: .everyone)
@@ -57,7 +62,7 @@ public enum Routes {
     /// Every route, rider routes first, in the order of the brief.
     public static let all: [Route] = [
         estimates, nearbyDrivers, requestTrip, activeTrip, trip, cancelTrip, shareTrip, tripLive,
-        driverStatus, driverLive, driverLocations, driverTrip, acceptTrip, tripEvents,
+        driverStatus, driverLive, driverLocations, driverTrip, acceptTrip, declineTrip, tripEvents,
         health, metrics, sharePage, fleetMap,
     ]
 
@@ -84,6 +89,9 @@ public enum Routes {
 
     /// `/v1/trips/{id}/accept`.
     public static func accept(tripID: String) -> String { acceptTrip.path(["id": tripID]) }
+
+    /// `/v1/trips/{id}/decline`.
+    public static func decline(tripID: String) -> String { declineTrip.path(["id": tripID]) }
 
     /// `/v1/trips/{id}/events`.
     public static func events(tripID: String) -> String { tripEvents.path(["id": tripID]) }

@@ -131,6 +131,9 @@ public struct HailAPI: Sendable {
             let outcome = try await services.dispatcher.accept(
                 tripID: id, driverID: principal!.subject, idempotency: idempotency)
             return .jsonBody(outcome.body, status: outcome.status)
+        case Routes.declineTrip:
+            try await services.dispatcher.decline(tripID: id, driverID: principal!.subject)
+            return .noContent
         case Routes.tripEvents:
             return try await driverEvent(request, tripID: id, driverID: principal!.subject)
         case Routes.sharePage:
@@ -249,6 +252,8 @@ public struct HailAPI: Sendable {
         if let replayed = try await services.authority.replay(idempotency) {
             return .jsonBody(replayed.body, status: replayed.status)
         }
+        // Ownership before anything else: only the assigned driver may learn the fare or change the trip.
+        _ = try await readableTrip(tripID, by: principal)
         let intent: TripIntent
         switch body.event {
         case .arrived: intent = .arrived

@@ -25,7 +25,8 @@ public struct LiveStreams: Sendable {
     }
 
     /// Decides an upgrade before accepting it: the route, the token (header or `access_token`), and
-    /// whether this principal may watch this trip. The error is answered as HTTP before the upgrade.
+    /// whether this principal may watch this trip. HailNet completes the upgrade before an async answer
+    /// can come back, so a refusal is a close frame with the code for the error (4001, 4003, 4004, 4008).
     public func plan(method: String, target: String, headers: [String: String]) async throws(APIError) -> Plan {
         let request = APIRequest(method: method, target: target, headers: headers)
         let match = try Routes.match(method: HTTPMethod(rawValue: method), target: target).resolve()
