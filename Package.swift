@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "HailNet", targets: ["HailNet"]),
         .library(name: "HailServer", targets: ["HailServer"]),
         .library(name: "HailClient", targets: ["HailClient"]),
+        .library(name: "HailRider", targets: ["HailRider"]),
+        .library(name: "HailDriver", targets: ["HailDriver"]),
         .library(name: "HailTesting", targets: ["HailTesting"]),
         .executable(name: "hail", targets: ["hail"]),
     ],
@@ -39,6 +41,10 @@ let package = Package(
         .target(name: "HailNet", dependencies: ["CLibWebSockets"]),
         // The backend as a library: routes, streams, trip authority, dispatch, ingest, stores, metrics.
         .target(name: "HailServer", dependencies: ["HailCore", "HailProtocol", "HailStorage", "HailNet"]),
+        // The rider app's runtime: an @Observable model a SwiftUI screen binds to, on injected seams.
+        .target(name: "HailRider", dependencies: ["HailCore", "HailProtocol"]),
+        // The driver app's runtime: location pipeline, durable outbox, restore after kill, on injected seams.
+        .target(name: "HailDriver", dependencies: ["HailCore", "HailProtocol"]),
         // Live transports for the app cores: REST over URLSession; WebSockets over HailNet on Linux and
         // URLSessionWebSocketTask on Apple platforms, so an iOS app links no C library.
         .target(
@@ -48,13 +54,33 @@ let package = Package(
         // Test support shipped as a target: seeded randomness, fixtures from ../shared/data.
         .target(name: "HailTesting", dependencies: ["HailCore", "HailProtocol"]),
         // The thin command-line front end.
-        .executableTarget(name: "hail", dependencies: ["HailCore", "HailProtocol", "HailServer"]),
+        .executableTarget(
+            name: "hail",
+            dependencies: [
+                "HailCore", "HailProtocol", "HailServer", "HailNet", "HailStorage", "HailClient", "HailRider",
+                "HailDriver",
+            ]
+        ),
         .testTarget(name: "HailCoreTests", dependencies: ["HailCore", "HailTesting"]),
         .testTarget(name: "HailStorageTests", dependencies: ["HailStorage"]),
         .testTarget(name: "HailNetTests", dependencies: ["HailNet"]),
         .testTarget(
             name: "HailServerTests",
             dependencies: ["HailServer", "HailCore", "HailProtocol", "HailStorage", "HailNet", "HailTesting"]
+        ),
+        .testTarget(
+            name: "HailRiderTests",
+            dependencies: [
+                "HailRider", "HailClient", "HailServer", "HailStorage", "HailCore", "HailProtocol", "HailNet",
+                "HailTesting",
+            ]
+        ),
+        .testTarget(
+            name: "HailDriverTests",
+            dependencies: [
+                "HailDriver", "HailClient", "HailServer", "HailStorage", "HailCore", "HailProtocol", "HailNet",
+                "HailTesting",
+            ]
         ),
         .testTarget(name: "HailProtocolTests", dependencies: ["HailProtocol", "HailCore", "HailTesting"]),
     ],

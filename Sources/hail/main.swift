@@ -9,6 +9,8 @@ let usage = """
                    (the simulated city and its live map arrive with the simulator)
       server       run the backend (HTTP + WebSocket, SQLite storage)
       token        mint a bearer token for a rider, driver or operator
+      ride         a terminal rider app: request a ride between two points and watch it
+      drive        a terminal driver app: go online, accept offers, drive the trip
       bench        measure HTTP requests/s and location updates/s on this machine
       walkthrough  play one trip through Hail's core on a virtual clock and print the rider's screen
 
@@ -43,6 +45,18 @@ case "token":
         print(TokenCommand.usage)
     } else {
         do { try TokenCommand.run(rest) } catch { fail(error.message, usage: TokenCommand.usage) }
+    }
+case "ride":
+    if wantsHelp {
+        say(RideCommand.usage)
+    } else {
+        do { try await RideCommand.run(rest) } catch { fail(error.message, usage: RideCommand.usage) }
+    }
+case "drive":
+    if wantsHelp {
+        say(DriveCommand.usage)
+    } else {
+        do { try await DriveCommand.run(rest) } catch { fail(error.message, usage: DriveCommand.usage) }
     }
 case "bench":
     if wantsHelp {

@@ -1,0 +1,2 @@
+/// Placeholder until the driver core lands.
+enum HailDriverPlaceholder {}

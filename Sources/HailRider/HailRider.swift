@@ -1,0 +1,2 @@
+/// Placeholder until the rider core lands.
+enum HailRiderPlaceholder {}

@@ -1,0 +1,3 @@
+import Testing
+
+@Test func riderPlaceholder() { #expect(Bool(true)) }
