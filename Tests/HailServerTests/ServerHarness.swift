@@ -1,9 +1,14 @@
 import Foundation
 import HailCore
+import HailNet
 import HailProtocol
 import HailServer
 import HailTesting
 import Synchronization
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// A keyed checksum standing in for HMAC in unit tests only; the integration tests use the real HMAC.
 struct TestAuthenticator: MessageAuthenticator {
@@ -24,14 +29,18 @@ struct ServerHarness {
     let clock = ManualClock()
     let services: ServerServices
     let api: HailAPI
-    let tokens = TokenAuthority(authenticator: TestAuthenticator())
+    let tokens: TokenAuthority
+    /// Set when requests go over real sockets to a `BackendServer` on loopback instead of straight to `api`.
+    var baseURL: String?
 
     static let pickup = Coordinate(lat: 43.7396, lng: 7.4276)
     static let dropoff = Coordinate(lat: 43.7314, lng: 7.4197)
 
-    init(trips: any TripStore = MemoryTripStore(), history: any LocationHistoryStore = MemoryLocationHistoryStore())
-        async
-    {
+    init(
+        trips: any TripStore = MemoryTripStore(), history: any LocationHistoryStore = MemoryLocationHistoryStore(),
+        authenticator: any MessageAuthenticator = TestAuthenticator()
+    ) async {
+        tokens = TokenAuthority(authenticator: authenticator)
         let counter = Mutex(0)
         services = await ServerServices.make(
             configuration: ServerConfiguration(), tokens: tokens,
@@ -61,8 +70,44 @@ struct ServerHarness {
         var all = headers
         if let token { all["Authorization"] = "Bearer \(token)" }
         if let key { all["Idempotency-Key"] = key }
-        return await api.handle(
-            APIRequest(method: method, target: target, headers: all, body: body ?? Data((json ?? "").utf8)))
+        let bytes = body ?? Data((json ?? "").utf8)
+        if let baseURL { return await Self.overTheWire(baseURL, method, target, headers: all, body: bytes) }
+        return await api.handle(APIRequest(method: method, target: target, headers: all, body: bytes))
+    }
+
+    /// The same request through URLSession to the real server; transport failures become status 0.
+    static func overTheWire(_ base: String, _ method: String, _ target: String, headers: [String: String], body: Data)
+        async -> APIResponse
+    {
+        var request = URLRequest(url: URL(string: base + target)!)
+        request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if !body.isEmpty { request.httpBody = body }
+        guard let (data, response) = try? await URLSession.shared.data(for: request),
+            let http = response as? HTTPURLResponse
+        else { return APIResponse(status: 0) }
+        var fields: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String {
+                fields[name.lowercased() == "content-type" ? "Content-Type" : name] = value
+            }
+        }
+        return APIResponse(status: http.statusCode, headers: fields, body: data)
+    }
+
+    /// A harness whose requests cross real sockets: `BackendServer` on 127.0.0.1 in front of these same
+    /// services (manual clock included), real HMAC tokens, SQLite file at `databasePath`.
+    static func loopback(databasePath: String) async throws -> (ServerHarness, BackendServer) {
+        let stores = try await SQLiteTripStores.open(path: databasePath)
+        var harness = await ServerHarness(
+            trips: stores.trips, history: stores.history,
+            authenticator: HMACAuthenticator(secret: SecureRandom.bytes(32)))
+        var options = BackendServer.Options()
+        options.port = 0
+        options.log = nil
+        let server = try await BackendServer.start(services: harness.services, options: options)
+        harness.baseURL = "http://127.0.0.1:\(server.port)"
+        return (harness, server)
     }
 
     func advance(seconds: Double) { clock.advance(by: .milliseconds(Int64(seconds * 1000))) }

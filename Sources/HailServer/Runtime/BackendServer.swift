@@ -39,6 +39,11 @@ public final class BackendServer: Sendable {
             configuration: options.configuration,
             tokens: TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret)),
             time: time, trips: stores.trips, history: stores.history)
+        return try await start(services: services, options: options)
+    }
+
+    /// Serves services built elsewhere (tests give theirs a manual clock); `options` supplies the address.
+    public static func start(services: ServerServices, options: Options) async throws -> BackendServer {
         try await services.resume()
         return try BackendServer(services: services, options: options)
     }
