@@ -136,6 +136,9 @@ actor ServerEngine {
 
     private func dispatch(_ session: WireSession) {
         guard let request = session.request else { return }
+        // lws still sends BODY_COMPLETION for a POST whose Content-Length is 0, after we dispatched it at
+        // the headers: forgetting the request here makes that second dispatch (and any late body) a no-op.
+        session.request = nil
         metrics.httpRequests.wrappingAdd(1, ordering: .relaxed)
         metrics.bytesReceived.wrappingAdd(request.body.count, ordering: .relaxed)
         let id = session.id

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import HailNet
@@ -73,6 +74,33 @@ func makeServer(_ configure: (inout NetServerConfiguration) -> Void = { _ in }) 
         #expect(second.text.contains("path=/second"))
         // A generated request id is present when the client sent none.
         #expect((second.headers["x-request-id"] ?? "").count == 16)
+        await server.shutdown()
+    }
+
+    /// lws reports a body completion even for `POST` with `Content-Length: 0`; the handler must still run once.
+    @Test func aBodilessPostIsHandledExactlyOnce() async throws {
+        let calls = Mutex(0)
+        let server = NetServer(http: { request in
+            calls.withLock { $0 += 1 }
+            if request.method == "POST" {
+                // A handler slower than lws' body-completion callback, as a real one with storage is.
+                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                    DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { done.resume() }
+                }
+            }
+            return .text("\(request.method) \(request.path)")
+        })
+        let port = try server.start()
+        let (first, second) = try await offPool {
+            let socket = try RawSocket(port: port)
+            try socket.send("POST /v1/trips/t/decline HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+            let first = try socket.readResponse()
+            try socket.send("GET /after HTTP/1.1\r\nHost: x\r\n\r\n")
+            return (first, try socket.readResponse())
+        }
+        #expect(first.text == "POST /v1/trips/t/decline")
+        #expect(second.text == "GET /after")
+        #expect(calls.withLock { $0 } == 2)
         await server.shutdown()
     }
 
