@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "HailNet", targets: ["HailNet"]),
         .library(name: "HailServer", targets: ["HailServer"]),
         .library(name: "HailClient", targets: ["HailClient"]),
+        .library(name: "HailRoads", targets: ["HailRoads"]),
         .library(name: "HailRider", targets: ["HailRider"]),
         .library(name: "HailDriver", targets: ["HailDriver"]),
         .library(name: "HailTesting", targets: ["HailTesting"]),
@@ -35,6 +36,13 @@ let package = Package(
             pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev", "libwebsockets-evlib-ev", "libev-dev"]), .brew(["libwebsockets"])]
         ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
+        // Road networks: the OSM PBF reader, a generated city, routing and ETA, snapping, map matching.
+        .target(name: "HailRoads", dependencies: ["HailCore", "CZlib"]),
         // The one SQLite wrapper: server stores, the driver's outbox, the rider's cursor.
         .target(name: "HailStorage", dependencies: ["CSQLite"]),
         // The one libwebsockets wrapper: HTTP and WebSocket server, WebSocket client, HMAC.
@@ -63,6 +71,7 @@ let package = Package(
         ),
         .testTarget(name: "HailCoreTests", dependencies: ["HailCore", "HailTesting"]),
         .testTarget(name: "HailStorageTests", dependencies: ["HailStorage"]),
+        .testTarget(name: "HailRoadsTests", dependencies: ["HailRoads", "HailCore", "HailTesting"]),
         .testTarget(name: "HailNetTests", dependencies: ["HailNet"]),
         .testTarget(
             name: "HailServerTests",

@@ -1,0 +1,2 @@
+/// Placeholder until the road network lands.
+enum HailRoadsPlaceholder {}
