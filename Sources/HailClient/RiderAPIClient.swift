@@ -1,0 +1,126 @@
+import Foundation
+import HailCore
+import HailProtocol
+
+/// The rider's REST calls over `HTTPTransport`; its methods match HailRider's `TripAPI`.
+///
+/// Errors follow that seam's rule: a refusal by the server (4xx other than 429) is thrown as the
+/// server's `APIError`, so the model shows it and does not retry; everything else (no answer, 429,
+/// 5xx, an unreadable answer) is thrown as `ClientError`, which the model retries with the same key.
+public struct RiderHTTPAPI: Sendable {
+    /// The transport, carrying the rider's token.
+    public let transport: HTTPTransport
+
+    /// Creates the API on a transport.
+    public init(transport: HTTPTransport) { self.transport = transport }
+
+    /// `POST /v1/estimates`.
+    public func estimates(pickup: Coordinate, dropoff: Coordinate) async throws -> [Estimate] {
+        try await call("POST", Routes.estimates.template, body: EstimateRequest(pickup: pickup, dropoff: dropoff))
+    }
+
+    /// `POST /v1/trips` under `idempotencyKey`.
+    public func requestTrip(_ request: TripRequest, idempotencyKey: UUID) async throws -> Trip {
+        try await call("POST", Routes.requestTrip.template, body: request, key: idempotencyKey)
+    }
+
+    /// `GET /v1/trips/active`: the active trip, or nil on 204.
+    public func activeTrip() async throws -> Trip? {
+        do {
+            return try await transport.json("GET", Routes.activeTrip.template, as: Trip.self)
+        } catch {
+            throw Self.sorted(error)
+        }
+    }
+
+    /// `GET /v1/trips/{id}`, with the driver's last published position.
+    public func trip(id: String) async throws -> Trip {
+        try await call("GET", Routes.trip(id: id), body: Optional<Data>.none)
+    }
+
+    /// `POST /v1/trips/{id}/cancel` under `idempotencyKey`.
+    public func cancel(tripID: String, idempotencyKey: UUID) async throws -> Trip {
+        try await call("POST", Routes.cancel(tripID: tripID), body: CancelRequest(), key: idempotencyKey)
+    }
+
+    private func call<Response: Decodable>(
+        _ method: String, _ path: String, body: (some Encodable)?, key: UUID? = nil
+    ) async throws -> Response {
+        let answer: Response?
+        do {
+            answer = try await transport.json(method, path, body: body, idempotencyKey: key, as: Response.self)
+        } catch {
+            throw Self.sorted(error)
+        }
+        guard let answer else {
+            throw ClientError.decoding("\(method) \(path): an empty answer where a body was expected")
+        }
+        return answer
+    }
+
+    /// The server's own error for a refusal, the transport's error otherwise.
+    static func sorted(_ error: ClientError) -> any Error {
+        if error.isRejection, let apiError = error.apiError { return apiError }
+        return error
+    }
+}
+
+/// The rider's live stream over `SocketConnector`; its `open` matches HailRider's `LiveTripChannel`.
+public struct RiderLiveChannel: Sendable {
+    /// The server, such as `http://127.0.0.1:8080`; the stream goes to its `ws://` twin.
+    public let baseURL: URL
+    /// The rider's token, sent as `access_token`.
+    public let token: String
+    /// What this app says it is.
+    public let client: ClientInfo?
+    private let connector: SocketConnector
+
+    /// Creates a channel sharing `connector` (one libwebsockets context on Linux) with other sockets.
+    public init(baseURL: URL, token: String, connector: SocketConnector, client: ClientInfo? = nil) {
+        self.baseURL = baseURL
+        self.token = token
+        self.connector = connector
+        self.client = client
+    }
+
+    /// The `ws://` or `wss://` URL of `path` on the server.
+    public func socketURL(_ path: String) -> String {
+        var text = baseURL.absoluteString
+        if text.hasSuffix("/") { text.removeLast() }
+        if text.hasPrefix("https://") {
+            text = "wss://" + text.dropFirst("https://".count)
+        } else if text.hasPrefix("http://") {
+            text = "ws://" + text.dropFirst("http://".count)
+        }
+        return text + path
+    }
+
+    /// Opens `/v1/trips/{id}/live?after=<seq>` and decodes its frames. The stream finishes normally when
+    /// the server closes with 1000 (the trip ended) and throws `ClientError.closed` on any other close;
+    /// a frame that cannot be decoded is skipped, since a newer server may send types this app predates.
+    public func open(tripID: String, after seq: Int64?) async throws -> AsyncThrowingStream<RiderServerFrame, any Error>
+    {
+        let socket = try await connector.connect(
+            socketURL(Routes.live(tripID: tripID, after: seq)), token: token, client: client)
+        let (stream, continuation) = AsyncThrowingStream.makeStream(of: RiderServerFrame.self)
+        let reader = Task {
+            for await frame in socket.frames {
+                guard case .text(let text) = frame,
+                    let decoded = try? HailJSON.decode(RiderServerFrame.self, from: Data(text.utf8))
+                else { continue }
+                continuation.yield(decoded)
+            }
+            let close = await socket.closed()
+            if close.code == 1000 {
+                continuation.finish()
+            } else {
+                continuation.finish(throwing: ClientError.closed(code: close.code, reason: close.reason))
+            }
+        }
+        continuation.onTermination = { _ in
+            reader.cancel()
+            socket.close(code: 1000, reason: "rider left")
+        }
+        return stream
+    }
+}

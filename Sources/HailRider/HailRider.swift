@@ -1,2 +1,0 @@
-/// Placeholder until the rider core lands.
-enum HailRiderPlaceholder {}

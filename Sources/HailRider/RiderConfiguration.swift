@@ -1,0 +1,31 @@
+import Foundation
+import HailCore
+
+/// The rider runtime's tunables; the defaults are the design's numbers.
+public struct RiderConfiguration: Sendable, Hashable {
+    /// Waits between attempts of one "Request" or "Cancel" tap: 3 attempts, 1 s then 2 s.
+    public var requestRetries: RetrySchedule
+    /// Waits between reconnects of the live stream: exponential with jitter, capped at 30 s.
+    public var reconnect: Backoff
+    /// After this many failed stream attempts in a row the wait before the next one is filled with polls.
+    public var pollAfterFailures: Int
+    /// Seconds between polls of `GET /v1/trips/{id}` while the stream cannot be had.
+    public var pollInterval: TimeInterval
+    /// How the car glides between fixes.
+    public var glide: Glide.Configuration
+    /// How long an ETA disagreement must last before the shown minutes change.
+    public var etaHold: TimeInterval
+
+    /// Creates a configuration.
+    public init(
+        requestRetries: RetrySchedule = .riderRequest, reconnect: Backoff = .standard, pollAfterFailures: Int = 3,
+        pollInterval: TimeInterval = 4, glide: Glide.Configuration = Glide.Configuration(), etaHold: TimeInterval = 8
+    ) {
+        self.requestRetries = requestRetries
+        self.reconnect = reconnect
+        self.pollAfterFailures = max(1, pollAfterFailures)
+        self.pollInterval = max(1, pollInterval)
+        self.glide = glide
+        self.etaHold = etaHold
+    }
+}

@@ -1,0 +1,537 @@
+import Foundation
+import HailCore
+import HailProtocol
+import Observation
+
+/// The rider app's runtime: a SwiftUI trip screen binds to it and gets every decision of the design.
+///
+/// The pure decisions live in HailCore (`TripStateMachine`, `PositionTracker`, `Glide`, `PinFreshness`,
+/// `ServerClock`, `EtaSmoother`, `Backoff`, `RetrySchedule`); this type carries them out over the injected
+/// seams, on the injected clock, and publishes the result as `screen`.
+///
+/// Lifecycle: call `launch()` when the app starts and `screenVisibilityChanged(_:)` as the trip screen
+/// appears and disappears (or the app goes to the background). The live stream runs only while a trip is
+/// active and the screen is visible.
+@Observable
+@MainActor
+public final class RiderModel {
+    /// How the model currently hears about the trip.
+    public enum Connection: String, Sendable, Hashable {
+        /// No live loop: no active trip, or the screen is hidden.
+        case idle
+        /// Resyncing or opening the stream.
+        case connecting
+        /// The stream is open (its hello arrived).
+        case streaming
+        /// The stream cannot be had; the trip is polled until it can.
+        case polling
+        /// Waiting out a backoff before the next attempt.
+        case waiting
+    }
+
+    /// The trip as last applied, or nil before any.
+    public private(set) var trip: Trip?
+    /// The products and prices of the last `loadEstimates` call.
+    public private(set) var estimates: [Estimate] = []
+    /// What the screen shows; refreshed on every change and by `refresh()`.
+    public private(set) var screen = RiderScreen(phase: .idle)
+    /// How the model hears about the trip right now.
+    public private(set) var connection = Connection.idle
+    /// True when the last attempt to reach the server got no answer and none has succeeded since.
+    public private(set) var isOffline = false
+    /// True while the trip screen is visible.
+    public private(set) var isScreenVisible = false
+    /// The newest driver position applied.
+    public private(set) var driverLocation: DriverLocation?
+    /// The stored cursor: the seq of the last position saved durably for the current trip.
+    public private(set) var cursor: Int64?
+    /// How many positions were dropped as older than (or the same as) the one shown.
+    public private(set) var droppedPositions = 0
+    /// How many trip updates were dropped as not newer than the one shown.
+    public private(set) var staleTripUpdates = 0
+    /// How many trip updates skipped states (missed events, accepted because the server is the truth).
+    public private(set) var jumps = 0
+
+    @ObservationIgnored private let api: any TripAPI
+    @ObservationIgnored private let channel: any LiveTripChannel
+    @ObservationIgnored private let cursors: any CursorStore
+    @ObservationIgnored private let clock: any Clock<Duration>
+    @ObservationIgnored private let deviceNow: @Sendable () -> Date
+    @ObservationIgnored private let configuration: RiderConfiguration
+    @ObservationIgnored private var random: RiderRandom
+    @ObservationIgnored private var machine = TripStateMachine()
+    @ObservationIgnored private var tracker = PositionTracker()
+    @ObservationIgnored private var glide: Glide
+    @ObservationIgnored private var serverClock = ServerClock()
+    @ObservationIgnored private var smoother: EtaSmoother
+    @ObservationIgnored private var latestEtaSeconds: Int?
+    @ObservationIgnored private var cursorTripID: String?
+    @ObservationIgnored private var isRequesting = false
+    @ObservationIgnored private var isCancelling = false
+    @ObservationIgnored private var errorMessage: String?
+    @ObservationIgnored private var liveTask: Task<Void, Never>?
+    @ObservationIgnored private var liveGeneration = 0
+    @ObservationIgnored private var watchers: [UUID: AsyncStream<RiderScreen>.Continuation] = [:]
+    /// Told after every step the model takes, changed screen or not; tests wait on it instead of sleeping.
+    @ObservationIgnored var progressWatchers: [AsyncStream<Void>.Continuation] = []
+
+    /// Creates a model on its seams. `now` is the phone's clock (tests make it wrong on purpose);
+    /// `clock` runs every wait (retries, backoff, polls); `random` draws the reconnect jitter.
+    public init(
+        api: any TripAPI, channel: any LiveTripChannel, cursors: any CursorStore, clock: any Clock<Duration>,
+        now: @escaping @Sendable () -> Date = { Date() }, configuration: RiderConfiguration = RiderConfiguration(),
+        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+    ) {
+        self.api = api
+        self.channel = channel
+        self.cursors = cursors
+        self.clock = clock
+        self.deviceNow = now
+        self.configuration = configuration
+        self.random = RiderRandom(base: random)
+        self.glide = Glide(configuration: configuration.glide)
+        self.smoother = EtaSmoother(hold: configuration.etaHold)
+    }
+
+    // MARK: - What the view asks
+
+    /// The server's clock minus the phone's, in seconds, from the stream's hello (0 before one).
+    public var serverClockOffset: TimeInterval { serverClock.offset }
+
+    /// The server's clock now, by the phone's clock corrected with the measured offset.
+    public var serverNow: Date { serverClock.serverNow(deviceNow: deviceNow()) }
+
+    /// Where to draw the car at phone time `deviceTime` (a display link's timestamp), or nil with no fix.
+    public func marker(at deviceTime: Date) -> Glide.Marker? {
+        glide.marker(at: serverClock.serverNow(deviceNow: deviceTime))
+    }
+
+    /// The pin's freshness now: its level and the age of the last fix on the server's clock.
+    public var pinFreshness: PinFreshness {
+        PinFreshness(receivedAt: tracker.latest?.receivedAt, serverNow: serverNow)
+    }
+
+    /// Recomputes `screen` at the phone's current time; call it once a second while the screen shows
+    /// (ages grow without any event), the model calls it after every change.
+    public func refresh() {
+        let now = serverNow
+        let next = makeScreen(serverNow: now)
+        progressWatchers.removeAll { watcher in
+            if case .terminated = watcher.yield(()) { return true }
+            return false
+        }
+        guard next != screen else { return }
+        screen = next
+        for watcher in watchers.values { watcher.yield(next) }
+    }
+
+    /// Every new `screen` value from now on, starting with the current one; for scripts and tests.
+    public func screenChanges() -> AsyncStream<RiderScreen> {
+        let (stream, continuation) = AsyncStream.makeStream(of: RiderScreen.self, bufferingPolicy: .unbounded)
+        let id = UUID()
+        watchers[id] = continuation
+        continuation.yield(screen)
+        continuation.onTermination = { [weak self] _ in
+            Task { @MainActor in self?.watchers[id] = nil }
+        }
+        return stream
+    }
+
+    // MARK: - What the rider does
+
+    /// Loads the price and pickup time of each product between two points; an error is shown on screen.
+    public func loadEstimates(pickup: Coordinate, dropoff: Coordinate) async {
+        do {
+            estimates = try await api.estimates(pickup: pickup, dropoff: dropoff)
+            markReached()
+        } catch {
+            show(error, fallback: "Could not load prices. Try again.")
+        }
+        refresh()
+    }
+
+    /// One "Request" tap: one idempotency key, reused on every retry (1 s, then 2 s), so one tap makes
+    /// at most one trip. A second tap while this one is in flight, or with a trip active, does nothing.
+    public func requestRide(pickup: Coordinate, dropoff: Coordinate, product: ProductID) async {
+        guard !isRequesting, !machine.isActive else { return }
+        isRequesting = true
+        errorMessage = nil
+        refresh()
+        defer {
+            isRequesting = false
+            refresh()
+        }
+        let request = TripRequest(pickup: pickup, dropoff: dropoff, productID: product)
+        let key = UUID()
+        let answer = await withRetries(fallback: "Could not request a ride. Try again.") {
+            try await self.api.requestTrip(request, idempotencyKey: key)
+        }
+        guard let trip = answer else { return }
+        await apply(trip)
+        startLiveLoopIfNeeded(synced: true)
+    }
+
+    /// One "Cancel" tap, with the same retries and one key; refused on screen once the trip has started.
+    public func cancel() async {
+        guard let current = machine.trip, Self.cancellable(current.state), !isCancelling else { return }
+        isCancelling = true
+        errorMessage = nil
+        refresh()
+        defer {
+            isCancelling = false
+            refresh()
+        }
+        let key = UUID()
+        let answer = await withRetries(fallback: "Could not cancel. Try again.") {
+            try await self.api.cancel(tripID: current.id, idempotencyKey: key)
+        }
+        if let trip = answer { await apply(trip) }
+    }
+
+    /// At launch (and after a kill): asks the server for the active trip and rebuilds the screen from it,
+    /// then starts the live loop if the trip screen is visible.
+    public func launch() async {
+        let synced = await resync()
+        refresh()
+        startLiveLoopIfNeeded(synced: synced)
+    }
+
+    /// The trip screen appeared (or the app returned to the foreground) or went away. Visible: the live
+    /// loop starts with a resync. Hidden: the stream closes, nothing runs in the background.
+    public func screenVisibilityChanged(_ visible: Bool) {
+        guard visible != isScreenVisible else { return }
+        isScreenVisible = visible
+        if visible {
+            startLiveLoopIfNeeded()
+        } else {
+            stopLiveLoop()
+            // The car was not watched while hidden; coming back must not animate across the gap.
+            glide.reset()
+        }
+        refresh()
+    }
+
+    /// Stops all live work, for when the model is thrown away.
+    public func stop() {
+        stopLiveLoop()
+        for watcher in watchers.values { watcher.finish() }
+        watchers.removeAll()
+    }
+
+    // MARK: - Applying what the server says
+
+    private func apply(_ update: Trip) async {
+        let previousID = machine.trip?.id
+        let outcome = machine.apply(update)
+        await adopt(outcome, from: update, previousID: previousID)
+    }
+
+    /// Takes the machine's verdict on `update`. The driver's position rides along separately: it is a
+    /// live field the server fills in without bumping the version, so even a trip answer that is not
+    /// newer (a poll, a resync) may carry a newer position, which its seq alone decides.
+    private func adopt(_ outcome: TripStateMachine.Outcome, from update: Trip, previousID: String?) async {
+        switch outcome {
+        case .ignoredStale:
+            staleTripUpdates += 1
+        case .ignoredOtherTrip:
+            refresh()
+            return
+        case .appliedWithJump:
+            jumps += 1
+        case .applied:
+            break
+        }
+        guard let current = machine.trip else {
+            trip = nil
+            resetTracking()
+            refresh()
+            return
+        }
+        if current.id != previousID { resetTracking() }
+        if trip != current {
+            trip = current
+            if current.etaSeconds != nil || !current.state.isActive { latestEtaSeconds = current.etaSeconds }
+        }
+        if update.id == current.id, current.state.isActive, let location = update.driverLocation {
+            await applyPosition(location, etaSeconds: update.etaSeconds, path: nil, tripID: current.id)
+        }
+        refresh()
+    }
+
+    private func applyPosition(_ location: DriverLocation, etaSeconds: Int?, path: [Coordinate]?, tripID: String)
+        async
+    {
+        guard tripID == machine.trip?.id else { return }
+        if let latest = tracker.latestSeq, location.seq <= latest {
+            tracker.apply(location)
+            droppedPositions = tracker.dropped
+            refresh()
+            return
+        }
+        if cursorTripID != tripID {
+            cursorTripID = tripID
+            cursor = try? await cursors.load(tripID: tripID)
+        }
+        if location.seq > (cursor ?? Int64.min) {
+            // Durable first, then the cursor moves: a kill in between resumes from what was stored.
+            if (try? await cursors.save(location.seq, tripID: tripID)) != nil, cursorTripID == tripID {
+                cursor = location.seq
+            }
+        }
+        // The save suspended: a newer position (or another trip) may have been applied meanwhile.
+        guard tripID == machine.trip?.id, tracker.apply(location) else {
+            droppedPositions = tracker.dropped
+            refresh()
+            return
+        }
+        glide.add(location, roadPath: path)
+        driverLocation = location
+        if let etaSeconds { latestEtaSeconds = etaSeconds }
+        refresh()
+    }
+
+    private func resetTracking() {
+        tracker = PositionTracker()
+        glide.reset()
+        smoother = EtaSmoother(hold: configuration.etaHold)
+        latestEtaSeconds = nil
+        driverLocation = nil
+        droppedPositions = 0
+        cursor = nil
+        cursorTripID = nil
+    }
+
+    /// Asks for the active trip; when the server has none but we were showing one, reads that trip so a
+    /// ride that ended while the app was away shows its end (and fare), not an empty screen.
+    @discardableResult
+    private func resync() async -> Bool {
+        do {
+            let active = try await api.activeTrip()
+            markReached()
+            if let active {
+                let previousID = machine.trip?.id
+                let outcome = machine.replace(with: active)
+                await adopt(outcome, from: active, previousID: previousID)
+            } else if let shown = machine.trip, shown.state.isActive {
+                await apply(try await api.trip(id: shown.id))
+            }
+            return true
+        } catch {
+            show(error, fallback: nil)
+            return false
+        }
+    }
+
+    private func poll(tripID: String) async {
+        do {
+            let trip = try await api.trip(id: tripID)
+            markReached()
+            await apply(trip)
+        } catch {
+            show(error, fallback: nil)
+            refresh()
+        }
+    }
+
+    // MARK: - The live loop
+
+    /// `synced`: the trip was just read from the server, so the first resync can be skipped.
+    private func startLiveLoopIfNeeded(synced: Bool = false) {
+        guard isScreenVisible, machine.isActive, liveTask == nil else { return }
+        liveGeneration += 1
+        let generation = liveGeneration
+        liveTask = Task { [weak self] in
+            await self?.runLive(generation: generation, synced: synced)
+        }
+    }
+
+    private func stopLiveLoop() {
+        liveGeneration += 1
+        liveTask?.cancel()
+        liveTask = nil
+        connection = .idle
+    }
+
+    private func isCurrent(_ generation: Int) -> Bool {
+        generation == liveGeneration && !Task.isCancelled && isScreenVisible
+    }
+
+    private func runLive(generation: Int, synced alreadySynced: Bool) async {
+        var failures = 0
+        var skipResync = alreadySynced
+        defer {
+            if generation == liveGeneration {
+                liveTask = nil
+                connection = .idle
+            }
+        }
+        while isCurrent(generation) {
+            connection = .connecting
+            // Resync first: the stream only says what changes from now on.
+            let synced = skipResync ? true : await resync()
+            skipResync = false
+            guard isCurrent(generation) else { return }
+            if synced {
+                guard let trip = machine.trip, trip.state.isActive else { return }
+                let streamed = await stream(tripID: trip.id, generation: generation)
+                guard isCurrent(generation), machine.isActive else { return }
+                failures = streamed ? 1 : failures + 1
+            } else {
+                failures += 1
+            }
+            guard await waitBeforeRetry(failures: failures, generation: generation) else { return }
+        }
+    }
+
+    /// Runs one connection; true when its hello arrived (the stream worked, then dropped).
+    private func stream(tripID: String, generation: Int) async -> Bool {
+        if cursorTripID != tripID {
+            cursorTripID = tripID
+            cursor = try? await cursors.load(tripID: tripID)
+        }
+        let openedAt = deviceNow()
+        var greeted = false
+        do {
+            let frames = try await channel.open(tripID: tripID, after: cursor)
+            for try await frame in frames {
+                guard isCurrent(generation) else { return greeted }
+                switch frame {
+                case .hello(let serverTime):
+                    serverClock.add(
+                        ServerClock.Sample(sentAt: openedAt, serverTime: serverTime, receivedAt: deviceNow()))
+                    greeted = true
+                    connection = .streaming
+                    markReached()
+                    refresh()
+                case .tripUpdated(let trip):
+                    await apply(trip)
+                case .driverMoved(let moved):
+                    await applyPosition(
+                        moved.location, etaSeconds: moved.etaSeconds, path: try? moved.pathCoordinates(),
+                        tripID: tripID)
+                }
+                if !machine.isActive { return greeted }
+            }
+        } catch {
+            // A drop or a refused upgrade: the loop resyncs and reconnects after its backoff.
+        }
+        return greeted
+    }
+
+    /// Waits out the backoff after `failures` failed attempts; once the stream has failed often enough
+    /// the wait is filled with polls. False when the loop should end.
+    private func waitBeforeRetry(failures: Int, generation: Int) async -> Bool {
+        var remaining = configuration.reconnect.delay(afterAttempt: failures, using: &random)
+        let polling = failures >= configuration.pollAfterFailures
+        connection = polling ? .polling : .waiting
+        refresh()
+        repeat {
+            let step = polling ? min(remaining, configuration.pollInterval) : remaining
+            do { try await clock.sleep(for: .milliseconds(Int64((step * 1000).rounded()))) } catch { return false }
+            remaining -= step
+            guard isCurrent(generation), machine.isActive else { return false }
+            if polling, remaining > 0, let id = machine.trip?.id {
+                await poll(tripID: id)
+                guard isCurrent(generation), machine.isActive else { return false }
+            }
+        } while remaining > 0
+        return true
+    }
+
+    // MARK: - Retries and errors
+
+    private func withRetries<T: Sendable>(fallback: String, _ call: () async throws -> T) async -> T? {
+        var attempt = 1
+        while true {
+            do {
+                let value = try await call()
+                markReached()
+                return value
+            } catch let error as APIError {
+                markReached()
+                errorMessage = Self.message(for: error)
+                return nil
+            } catch {
+                isOffline = true
+                guard let wait = configuration.requestRetries.delay(afterAttempt: attempt) else {
+                    errorMessage = fallback
+                    return nil
+                }
+                refresh()
+                do { try await clock.sleep(for: .milliseconds(Int64((wait * 1000).rounded()))) } catch { return nil }
+                attempt += 1
+            }
+        }
+    }
+
+    private func show(_ error: any Error, fallback: String?) {
+        if let error = error as? APIError {
+            markReached()
+            if fallback != nil { errorMessage = Self.message(for: error) }
+        } else {
+            isOffline = true
+            if let fallback { errorMessage = fallback }
+        }
+    }
+
+    private func markReached() { isOffline = false }
+
+    static func message(for error: APIError) -> String {
+        switch error.code {
+        case .invalidState: return "That is no longer possible: the trip has moved on."
+        case .rateLimited: return "Too many requests. Wait a moment and try again."
+        default: return error.message
+        }
+    }
+
+    static func cancellable(_ state: TripState) -> Bool {
+        state == .searching || state == .driverAssigned || state == .driverArrived
+    }
+
+    // MARK: - The screen
+
+    private func makeScreen(serverNow: Date) -> RiderScreen {
+        guard let trip = machine.trip else {
+            smoother.update(etaSeconds: nil, pin: .locating, at: serverNow)
+            return RiderScreen(
+                phase: isOffline ? .offline : .idle, isRequesting: isRequesting, errorMessage: errorMessage)
+        }
+        var screen = RiderScreen(
+            phase: Self.phase(of: trip.state), tripID: trip.id, driver: trip.driver, fare: trip.fare,
+            canCancel: Self.cancellable(trip.state) && !isCancelling, isRequesting: isRequesting,
+            errorMessage: errorMessage)
+        let tracksCar = trip.state == .driverAssigned || trip.state == .driverArrived || trip.state == .onTrip
+        let freshness = PinFreshness(receivedAt: tracker.latest?.receivedAt, serverNow: serverNow)
+        if tracksCar {
+            screen.pin = freshness.level
+            screen.showsDelayedBanner = freshness.showsDelayedBanner
+            if trip.state != .onTrip, let car = tracker.latest?.coordinate {
+                screen.distanceToCarMeters = Int(trip.pickup.distance(to: car).rounded())
+            }
+        }
+        let wantsETA = trip.state == .driverAssigned || trip.state == .onTrip
+        screen.etaMinutes = smoother.update(
+            etaSeconds: wantsETA ? latestEtaSeconds : nil, pin: freshness.level, at: serverNow)
+        if isOffline && trip.state.isActive { screen.phase = .offline }
+        return screen
+    }
+
+    static func phase(of state: TripState) -> RiderScreen.Phase {
+        switch state {
+        case .searching: return .searching
+        case .driverAssigned: return .driverAssigned
+        case .driverArrived: return .driverArrived
+        case .onTrip: return .onTrip
+        case .completed: return .completed
+        case .cancelled: return .cancelled
+        case .noDriversFound: return .noDriversFound
+        }
+    }
+}
+
+/// The injected generator behind one concrete type, so `Backoff` can draw from it in place.
+struct RiderRandom: RandomNumberGenerator {
+    var base: any RandomNumberGenerator & Sendable
+
+    mutating func next() -> UInt64 { base.next() }
+}

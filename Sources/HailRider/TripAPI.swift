@@ -1,0 +1,21 @@
+import Foundation
+import HailCore
+import HailProtocol
+
+/// The rider's REST calls, as the model needs them. `RiderHTTPAPI` in HailClient is the live one.
+///
+/// Errors carry the retry decision: a thrown `APIError` is the server refusing the request (retrying
+/// the same body cannot help, so the model shows it); any other error means no answer arrived (a
+/// timeout, no network), and a retry with the same idempotency key may succeed.
+public protocol TripAPI: Sendable {
+    /// The price and pickup time of each product between two points.
+    func estimates(pickup: Coordinate, dropoff: Coordinate) async throws -> [Estimate]
+    /// Asks for a ride; the key is the same on every retry of one tap, so the server creates one trip.
+    func requestTrip(_ request: TripRequest, idempotencyKey: UUID) async throws -> Trip
+    /// The rider's active trip, or nil when there is none.
+    func activeTrip() async throws -> Trip?
+    /// One trip by id, with the driver's last published position (the polling fallback).
+    func trip(id: String) async throws -> Trip
+    /// Cancels a trip that has not started; the key is the same on every retry of one tap.
+    func cancel(tripID: String, idempotencyKey: UUID) async throws -> Trip
+}

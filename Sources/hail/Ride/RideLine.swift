@@ -1,0 +1,63 @@
+import Foundation
+import HailCore
+import HailProtocol
+import HailRider
+
+/// One printed line for one rider screen: words for a person, one JSON object for a script.
+struct RideLine: Encodable {
+    var phase: String
+    var tripID: String?
+    var driver: Driver?
+    var etaMinutes: Int?
+    var fare: Money?
+    var pin: String?
+    var delayed: Bool
+    var canCancel: Bool
+    var distanceToCarMeters: Int?
+    var error: String?
+
+    init(screen: RiderScreen) {
+        phase = screen.phase.rawValue
+        tripID = screen.tripID
+        driver = screen.driver
+        etaMinutes = screen.etaMinutes
+        fare = screen.fare
+        pin = screen.pin?.rawValue
+        delayed = screen.showsDelayedBanner
+        canCancel = screen.canCancel
+        distanceToCarMeters = screen.distanceToCarMeters
+        error = screen.errorMessage
+    }
+
+    var json: String {
+        (try? HailJSON.encodeString(self)) ?? #"{"phase": "\#(phase)"}"#
+    }
+
+    var text: String {
+        var parts: [String] = []
+        switch phase {
+        case "idle": parts.append("Ready to request")
+        case "searching": parts.append("Finding a driver…")
+        case "driverAssigned": parts.append("Driver on the way")
+        case "driverArrived": parts.append("Your driver is here")
+        case "onTrip": parts.append("On the way to your destination")
+        case "completed": parts.append("Arrived")
+        case "cancelled": parts.append("Trip cancelled")
+        case "noDriversFound": parts.append("No drivers available")
+        default: parts.append("No connection, showing the last known state")
+        }
+        if let driver { parts.append("\(driver.name), \(driver.carModel) \(driver.plate)") }
+        if let etaMinutes { parts.append(etaMinutes == 0 ? "now" : "\(etaMinutes) min") }
+        if let distanceToCarMeters { parts.append("car \(distanceToCarMeters) m from the pickup") }
+        if let pin { parts.append("pin \(pin)") }
+        if delayed, pin != nil { parts.append("Driver's location may be delayed") }
+        if let fare {
+            let major = fare.amountMinor / 100
+            let minor = String(format: "%02d", abs(fare.amountMinor % 100))
+            parts.append("fare \(major).\(minor) \(fare.currency)")
+        }
+        if canCancel { parts.append("(c + Enter to cancel)") }
+        if let error { parts.append("! \(error)") }
+        return parts.joined(separator: " · ")
+    }
+}

@@ -1,3 +1,0 @@
-import Testing
-
-@Test func riderPlaceholder() { #expect(Bool(true)) }

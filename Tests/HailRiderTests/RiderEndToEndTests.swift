@@ -1,0 +1,165 @@
+import Foundation
+import HailClient
+import HailCore
+import HailNet
+import HailProtocol
+import HailServer
+import Testing
+
+@testable import HailRider
+
+// The live transports meet the rider's seams here as they do in the `hail` target.
+extension RiderHTTPAPI: TripAPI {}
+extension RiderLiveChannel: LiveTripChannel {}
+
+/// A driver played by the test over the real wire: its WebSocket for positions and offers, HTTP for
+/// status and trip events.
+struct ScriptedDriver {
+    let http: HTTPTransport
+    let socket: LiveSocket
+    let frames = Mailbox<DriverServerFrame>()
+
+    init(http: HTTPTransport, socket: LiveSocket) {
+        self.http = http
+        self.socket = socket
+        let frames = self.frames
+        Task {
+            for await frame in socket.frames {
+                guard case .text(let text) = frame,
+                    let decoded = try? HailJSON.decode(DriverServerFrame.self, from: Data(text.utf8))
+                else { continue }
+                await frames.put(decoded)
+            }
+        }
+    }
+
+    func goOnline() async throws {
+        _ = try await http.send("POST", Routes.driverStatus.template, body: Data(#"{"online": true}"#.utf8))
+    }
+
+    /// Sends fix `seq`; the phone stamps fixes 30 s apart so the server's speed filter sees a car, not a jump.
+    func move(seq: Int64, to coordinate: Coordinate) throws {
+        let point = LocationPoint(
+            lat: coordinate.lat, lng: coordinate.lng, accuracy: 5, heading: 180, speed: 8,
+            t: Date(timeIntervalSinceNow: Double(seq) * 30 - 120))
+        socket.send(
+            text: try HailJSON.encodeString(DriverClientFrame.location(LocationBatch(seq: seq, points: [point]))))
+    }
+
+    /// The next frame the test is waiting for, skipping acks and the like.
+    func next(_ wanted: @Sendable (DriverServerFrame) -> Bool, _ what: String) async throws -> DriverServerFrame {
+        while true {
+            let frame = try await frames.next(within: 10, what)
+            if wanted(frame) { return frame }
+        }
+    }
+
+    func accept(_ tripID: String) async throws {
+        _ = try await http.send("POST", Routes.accept(tripID: tripID), idempotencyKey: UUID())
+    }
+
+    func report(_ event: TripEventKind, tripID: String) async throws {
+        let body = try HailJSON.encode(TripEventRequest(event: event, idempotencyKey: UUID().uuidString.lowercased()))
+        _ = try await http.send("POST", Routes.events(tripID: tripID), body: body)
+    }
+}
+
+@Suite("RiderModel over the real transports against the real server", .serialized)
+@MainActor
+struct RiderEndToEndTests {
+    @Test func fromRequestToCompletedFareWithAScriptedDriver() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hail-rider-e2e-\(UUID()).db").path
+        var options = BackendServer.Options()
+        options.port = 0
+        options.databasePath = path
+        options.secret = SecureRandom.bytes(32)
+        options.log = nil
+        let server = try await BackendServer.start(options)
+        let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret))
+        let issued = Int64(Date().timeIntervalSince1970)
+        let riderToken = tokens.mint(AccessToken(role: .rider, sub: "rider-1", exp: issued + 3600, iat: issued))
+        let driverToken = tokens.mint(AccessToken(role: .driver, sub: "driver-1", exp: issued + 3600, iat: issued))
+        let base = try #require(URL(string: "http://127.0.0.1:\(server.port)"))
+        let connector = try SocketConnector()
+
+        let driverHTTP = HTTPTransport(baseURL: base, token: driverToken)
+        let liveForDriver = RiderLiveChannel(baseURL: base, token: driverToken, connector: connector)
+        let driver = ScriptedDriver(
+            http: driverHTTP,
+            socket: try await connector.connect(liveForDriver.socketURL(Routes.driverLive.template), token: driverToken)
+        )
+        _ = try await driver.next({ if case .hello = $0 { true } else { false } }, "driver hello")
+        try await driver.goOnline()
+        let pickup = Coordinate(lat: 43.7396, lng: 7.4276)
+        let dropoff = Coordinate(lat: 43.7314, lng: 7.4197)
+        try driver.move(seq: 1, to: Coordinate(lat: 43.7400, lng: 7.4280))
+        _ = try await driver.next({ if case .ack = $0 { true } else { false } }, "ack of seq 1")
+
+        let model = RiderModel(
+            api: RiderHTTPAPI(transport: HTTPTransport(baseURL: base, token: riderToken)),
+            channel: RiderLiveChannel(baseURL: base, token: riderToken, connector: connector),
+            cursors: InMemoryCursorStore(), clock: ContinuousClock())
+        var phases: [RiderScreen.Phase] = []
+        let recorder = Task { @MainActor in
+            for await screen in model.screenChanges() where phases.last != screen.phase { phases.append(screen.phase) }
+        }
+        model.screenVisibilityChanged(true)
+        await model.launch()
+        await model.loadEstimates(pickup: pickup, dropoff: dropoff)
+        #expect(model.estimates.map(\.productID).contains(.economy))
+        await model.requestRide(pickup: pickup, dropoff: dropoff, product: .economy)
+        let tripID = try #require(model.trip?.id)
+        #expect(model.screen.phase == .searching)
+
+        let offer = try await driver.next({ if case .offer = $0 { true } else { false } }, "offer")
+        guard case .offer(let offered) = offer else { return }
+        #expect(offered.trip.id == tripID)
+        try await driver.accept(tripID)
+        try await until(model, "driver assigned") { model.screen.phase == .driverAssigned }
+        #expect(model.screen.driver?.id == "driver-1")
+        #expect(model.screen.canCancel)
+
+        try driver.move(seq: 2, to: Coordinate(lat: 43.7398, lng: 7.4278))
+        try await until(model, "seq 2 on the map") { model.driverLocation?.seq == 2 }
+        #expect(model.cursor == 2)
+        #expect(model.screen.pin == .live)
+        #expect(model.marker(at: Date())?.seq == 2)
+
+        try await driver.report(.arrived, tripID: tripID)
+        try await until(model, "arrived") { model.screen.phase == .driverArrived }
+        try await driver.report(.started, tripID: tripID)
+        try await until(model, "on trip") { model.screen.phase == .onTrip }
+        #expect(!model.screen.canCancel)
+        try driver.move(seq: 3, to: Coordinate(lat: 43.7350, lng: 7.4230))
+        try await until(model, "seq 3 on the map") { model.driverLocation?.seq == 3 }
+        try await driver.report(.ended, tripID: tripID)
+        try await until(model, "completed") { model.screen.phase == .completed }
+
+        let stored = try #require(try await RiderHTTPAPI(transport: driverHTTP).trip(id: tripID).fare)
+        #expect(model.screen.fare == stored)
+        #expect(stored.currency == "EUR")
+        #expect(stored.amountMinor > 0)
+        try await until(model, "stream closed") { model.connection == .idle }
+        #expect(phases == [.idle, .searching, .driverAssigned, .driverArrived, .onTrip, .completed])
+
+        recorder.cancel()
+        model.stop()
+        driver.socket.close()
+        await connector.shutdown()
+        await server.shutdown()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    /// Returns once `condition` holds after one of the model's steps; throws after `seconds` of real time.
+    func until(_ model: RiderModel, _ what: String, within seconds: Double = 10, _ condition: () -> Bool)
+        async throws
+    {
+        if condition() { return }
+        let (steps, continuation) = AsyncStream.makeStream(of: Void.self)
+        model.progressWatchers.append(continuation)
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { continuation.finish() }
+        for await _ in steps where condition() { return }
+        if condition() { return }
+        throw HarnessError(description: "\(what): not within \(seconds) s (screen \(model.screen))")
+    }
+}

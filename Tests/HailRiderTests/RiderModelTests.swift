@@ -1,0 +1,322 @@
+import Foundation
+import HailCore
+import HailProtocol
+import HailTesting
+import Testing
+
+@testable import HailRider
+
+@Suite("RiderModel on fakes and a manual clock")
+@MainActor
+struct RiderModelTests {
+    static let eur = { (minor: Int) in Money(amountMinor: minor, currency: "EUR") }
+
+    @Test func theAppKilledMidTripAndRelaunchedLandsOnTheSameTripAndTheLiveMap() async throws {
+        let api = FakeTripAPI(trip: Fixtures.trip(.onTrip, version: 5, eta: 600))
+        let cursors = InMemoryCursorStore()
+        let first = RiderHarness(api: api, cursors: cursors)
+        first.model.screenVisibilityChanged(true)
+        await first.model.launch()
+        let before = try await first.channel.connections.next()
+        #expect(before.after == nil)
+        before.hello(at: 0)
+        before.moved(Fixtures.position(seq: 42, at: 0, north: 120), eta: 540)
+        try await first.until("cursor 42") { first.model.cursor == 42 }
+        // Killed: nothing of the first model survives but the durable cursor store; the driver is in a
+        // tunnel, so the server's last published position is still seq 42.
+        first.model.stop()
+        await api.put(
+            Fixtures.trip(.onTrip, version: 5, eta: 540, location: Fixtures.position(seq: 42, at: 0, north: 120)))
+
+        let clock = ManualClock()
+        clock.advance(by: .seconds(2))
+        let relaunched = RiderHarness(api: api, cursors: cursors, clock: clock)
+        relaunched.model.screenVisibilityChanged(true)
+        await relaunched.model.launch()
+        let after = try await relaunched.channel.connections.next()
+        #expect(after.tripID == "trip-1")
+        #expect(after.after == 42)
+        #expect(relaunched.model.screen.phase == .onTrip)
+        #expect(relaunched.model.screen.etaMinutes == 9)
+        #expect(relaunched.model.screen.pin == .live)
+        let marker = try #require(relaunched.model.marker(at: Fixtures.serverEpoch.addingTimeInterval(5)))
+        #expect(marker.coordinate == Fixtures.position(seq: 42, at: 0, north: 120).coordinate)
+        #expect(marker.seq == 42)
+        // One resync per launch: the loop starts on the launch's answer instead of asking again.
+        #expect(await api.count("active") == 2)
+        relaunched.model.stop()
+    }
+
+    @Test func aSocketDropDuringTheTripResyncsAndMissesNoTripChange() async throws {
+        let api = FakeTripAPI(trip: Fixtures.trip(.driverAssigned, version: 2, eta: 300))
+        let h = RiderHarness(api: api)
+        h.model.screenVisibilityChanged(true)
+        await h.model.launch()
+        let first = try await h.channel.connections.next()
+        first.hello(at: 0)
+        first.moved(Fixtures.position(seq: 7, at: 0, north: 400), eta: 300)
+        try await h.until("seq 7") { h.model.cursor == 7 }
+        // The driver arrives while the socket is dead: that change is never sent on it.
+        await api.put(Fixtures.trip(.driverArrived, version: 3))
+        first.drop()
+        try await h.until("waiting") { h.model.connection == .waiting }
+        #expect(h.model.screen.phase == .driverAssigned)
+        await h.advance(1)
+        let second = try await h.channel.connections.next()
+        #expect(second.after == 7)
+        #expect(h.model.trip?.version == 3)
+        #expect(h.model.screen.phase == .driverArrived)
+        #expect(h.model.screen.driver?.plate == "HL-204-AB")
+        #expect(h.model.screen.driver?.carModel == "Toyota Prius")
+        #expect(await api.count("active") == 2)
+        h.model.stop()
+    }
+
+    @Test func aTripUpdatedOlderThanTheOneShownChangesNothing() async throws {
+        let h = RiderHarness(trip: Fixtures.trip(.driverArrived, version: 3))
+        h.model.screenVisibilityChanged(true)
+        await h.model.launch()
+        let connection = try await h.channel.connections.next()
+        connection.hello(at: 0)
+        connection.send(
+            .tripUpdated(Fixtures.trip(.driverAssigned, version: 2, eta: 120)),
+            .tripUpdated(Fixtures.trip(.driverArrived, version: 3)))
+        try await h.until("two stale") { h.model.staleTripUpdates == 2 }
+        #expect(h.model.trip == Fixtures.trip(.driverArrived, version: 3))
+        #expect(h.model.screen.phase == .driverArrived)
+        #expect(h.model.screen.etaMinutes == nil)
+        h.model.stop()
+    }
+
+    @Test func positionsOutOfOrderNeverMoveTheMarkerBack() async throws {
+        let clock = ManualClock()
+        clock.advance(by: .seconds(10))
+        let h = RiderHarness(trip: Fixtures.trip(.driverAssigned, version: 2, eta: 300), clock: clock)
+        h.model.screenVisibilityChanged(true)
+        await h.model.launch()
+        let connection = try await h.channel.connections.next()
+        connection.hello(at: 10)
+        connection.moved(Fixtures.position(seq: 1, at: 4, north: 0))
+        connection.moved(Fixtures.position(seq: 3, at: 10, north: 60))
+        connection.moved(Fixtures.position(seq: 2, at: 7, north: 30))
+        connection.moved(Fixtures.position(seq: 3, at: 10, north: 60))
+        connection.moved(Fixtures.position(seq: 1, at: 4, north: 0))
+        try await h.until("three dropped") { h.model.droppedPositions == 3 }
+        #expect(h.model.cursor == 3)
+        #expect(h.model.driverLocation?.seq == 3)
+        let seq1 = Fixtures.position(seq: 1, at: 4).coordinate
+        let seq3 = Fixtures.position(seq: 3, at: 10, north: 60).coordinate
+        // Rendered 3 s in the past: at 10 s the car is halfway from seq 1 to seq 3, at 13 s on seq 3.
+        let halfway = try #require(h.model.marker(at: Fixtures.serverEpoch.addingTimeInterval(10)))
+        #expect(halfway.coordinate == seq1.interpolated(to: seq3, fraction: 0.5))
+        #expect(halfway.isMoving)
+        let arrived = try #require(h.model.marker(at: Fixtures.serverEpoch.addingTimeInterval(13)))
+        #expect(arrived.coordinate == seq3)
+        #expect(arrived.seq == 3)
+        #expect(!arrived.isMoving)
+        #expect(h.model.screen.distanceToCarMeters == 60)
+        h.model.stop()
+    }
+
+    @Test func aPosition21SecondsOldShowsLocatingWithNoMinutes() async throws {
+        let h = RiderHarness(trip: Fixtures.trip(.driverAssigned, version: 2, eta: 240))
+        h.model.screenVisibilityChanged(true)
+        await h.model.launch()
+        let connection = try await h.channel.connections.next()
+        connection.hello(at: 0)
+        connection.moved(Fixtures.position(seq: 1, at: 0, north: 500), eta: 240)
+        try await h.until("seq 1") { h.model.driverLocation?.seq == 1 }
+        #expect(h.model.screen.pin == .live)
+        #expect(h.model.screen.etaMinutes == 4)
+        #expect(!h.model.screen.showsDelayedBanner)
+
+        h.clock.advance(by: .seconds(15))
+        h.model.refresh()
+        #expect(h.model.screen.pin == .updating)
+        #expect(h.model.screen.etaMinutes == 4)
+        #expect(h.model.screen.showsDelayedBanner)
+
+        h.clock.advance(by: .seconds(6))
+        h.model.refresh()
+        #expect(h.model.pinFreshness.age == 21)
+        #expect(h.model.screen.pin == .locating)
+        #expect(h.model.screen.etaMinutes == nil)
+        #expect(h.model.screen.showsDelayedBanner)
+        h.model.stop()
+    }
+
+    @Test func thePhoneClockTwoMinutesOffChangesNoneOfTheAges() async throws {
+        var screens: [[RiderScreen]] = []
+        for skew in [0.0, -120, 120] {
+            let h = RiderHarness(trip: Fixtures.trip(.driverAssigned, version: 2, eta: 240), skew: skew)
+            h.model.screenVisibilityChanged(true)
+            await h.model.launch()
+            let connection = try await h.channel.connections.next()
+            connection.hello(at: 0)
+            connection.moved(Fixtures.position(seq: 1, at: 0, north: 500), eta: 240)
+            try await h.until("seq 1") { h.model.driverLocation?.seq == 1 }
+            #expect(h.model.serverClockOffset == -skew)
+            var seen = [h.model.screen]
+            for step in [5.0, 10, 6] {
+                h.clock.advance(by: .seconds(step))
+                h.model.refresh()
+                seen.append(h.model.screen)
+            }
+            #expect(h.model.pinFreshness.age == 21)
+            screens.append(seen)
+            h.model.stop()
+        }
+        #expect(screens[0].map(\.pin) == [.live, .live, .updating, .locating])
+        #expect(screens[1] == screens[0])
+        #expect(screens[2] == screens[0])
+    }
+
+    @Test func aRequestWhoseFirstTwoAttemptsTimeOutCreatesExactlyOneTrip() async throws {
+        let api = FakeTripAPI()
+        await api.scriptRequests([.timeoutAfterCommit, .timeoutAfterCommit, .answer])
+        let h = RiderHarness(api: api)
+        let tap = Task {
+            await h.model.requestRide(pickup: Fixtures.pickup, dropoff: Fixtures.dropoff, product: .economy)
+        }
+        await h.clock.sleepers(atLeast: 1)
+        #expect(await api.count("request") == 1)
+        #expect(h.model.screen.isRequesting)
+        h.clock.advance(by: .milliseconds(999))
+        #expect(h.clock.sleeperCount == 1)
+        h.clock.advance(by: .milliseconds(1))
+        await h.clock.sleepers(atLeast: 1)
+        #expect(await api.count("request") == 2)
+        h.clock.advance(by: .milliseconds(1999))
+        #expect(h.clock.sleeperCount == 1)
+        h.clock.advance(by: .milliseconds(1))
+        await tap.value
+        #expect(await api.tripsCreated == 1)
+        let keys = await api.requestKeys
+        #expect(keys.count == 3)
+        #expect(Set(keys).count == 1)
+        #expect(h.model.trip?.id == "trip-1")
+        #expect(h.model.screen.phase == .searching)
+        #expect(h.model.screen.canCancel)
+        #expect(!h.model.screen.isRequesting)
+        #expect(h.model.screen.errorMessage == nil)
+    }
+
+    @Test func threeLostAttemptsShowAnErrorAndTheNextTapUsesANewKey() async throws {
+        let api = FakeTripAPI()
+        await api.scriptRequests([.timeoutBeforeCommit, .timeoutBeforeCommit, .timeoutBeforeCommit, .answer])
+        let h = RiderHarness(api: api)
+        let tap = Task {
+            await h.model.requestRide(pickup: Fixtures.pickup, dropoff: Fixtures.dropoff, product: .economy)
+        }
+        await h.advance(1)
+        await h.advance(2)
+        await tap.value
+        #expect(h.model.screen.errorMessage == "Could not request a ride. Try again.")
+        #expect(h.model.screen.phase == .offline)
+        #expect(await api.tripsCreated == 0)
+        await h.model.requestRide(pickup: Fixtures.pickup, dropoff: Fixtures.dropoff, product: .economy)
+        let keys = await api.requestKeys
+        #expect(keys.count == 4)
+        #expect(Set(keys).count == 2)
+        #expect(await api.tripsCreated == 1)
+        #expect(h.model.screen.phase == .searching)
+    }
+
+    @Test func cancelIsNotOfferedOnceTheTripHasStarted() async throws {
+        let h = RiderHarness(trip: Fixtures.trip(.driverArrived, version: 3))
+        h.model.screenVisibilityChanged(true)
+        await h.model.launch()
+        #expect(h.model.screen.canCancel)
+        let connection = try await h.channel.connections.next()
+        connection.hello(at: 0)
+        connection.send(.tripUpdated(Fixtures.trip(.onTrip, version: 4, eta: 600)))
+        try await h.until("on trip") { h.model.trip?.version == 4 }
+        #expect(h.model.screen.phase == .onTrip)
+        #expect(!h.model.screen.canCancel)
+        await h.model.cancel()
+        #expect(await h.api.count("cancel") == 0)
+        h.model.stop()
+    }
+
+    @Test func cancelBeforePickupUsesOneKeyAndShowsCancelled() async throws {
+        let h = RiderHarness(trip: Fixtures.trip(.searching, version: 1))
+        await h.model.launch()
+        #expect(h.model.screen.canCancel)
+        await h.model.cancel()
+        #expect(await h.api.cancelKeys.count == 1)
+        #expect(h.model.screen.phase == .cancelled)
+        #expect(!h.model.screen.canCancel)
+    }
+
+    @Test func theStreamStopsWhenTheScreenIsHiddenAndResumesWithAResync() async throws {
+        let api = FakeTripAPI(trip: Fixtures.trip(.driverAssigned, version: 2, eta: 300))
+        let h = RiderHarness(api: api)
+        h.model.screenVisibilityChanged(true)
+        await h.model.launch()
+        let first = try await h.channel.connections.next()
+        first.hello(at: 0)
+        first.moved(Fixtures.position(seq: 3, at: 0, north: 200), eta: 300)
+        try await h.until("seq 3") { h.model.cursor == 3 }
+
+        h.model.screenVisibilityChanged(false)
+        #expect(try await first.closes.next())
+        #expect(first.isClosedByClient)
+        #expect(h.model.connection == .idle)
+        await api.put(Fixtures.trip(.driverArrived, version: 3))
+        #expect(await api.count("active") == 1)
+        #expect(await h.channel.connections.pending == 0)
+
+        h.model.screenVisibilityChanged(true)
+        let second = try await h.channel.connections.next()
+        #expect(second.after == 3)
+        #expect(await api.count("active") == 2)
+        #expect(h.model.screen.phase == .driverArrived)
+        h.model.stop()
+    }
+
+    @Test func whenTheStreamCannotBeHadTheTripIsPolled() async throws {
+        let api = FakeTripAPI(trip: Fixtures.trip(.driverAssigned, version: 2, eta: 300))
+        let h = RiderHarness(api: api)
+        h.channel.refuse(next: 100)
+        h.model.screenVisibilityChanged(true)
+        await h.model.launch()
+        await h.advance(1)
+        await h.advance(2)
+        await h.advance(4)
+        // Fourth failure: an 8 s wait, filled with a poll every 4 s.
+        await h.clock.sleepers(atLeast: 1)
+        #expect(h.model.connection == .polling)
+        #expect(await api.count("active") == 4)
+        await api.put(
+            Fixtures.trip(
+                .driverAssigned, version: 2, eta: 180, location: Fixtures.position(seq: 9, at: 11, north: 300)))
+        #expect(await api.count("trip") == 0)
+        await h.advance(4)
+        try await h.until("polled") { h.model.driverLocation?.seq == 9 }
+        #expect(await api.count("trip") == 1)
+        #expect(await api.count("active") == 4)
+        #expect(h.model.screen.etaMinutes == 3)
+        #expect(h.model.screen.distanceToCarMeters == 300)
+        h.model.stop()
+    }
+
+    @Test func estimatesShowEachProductsFareAndPickupTime() async {
+        let h = RiderHarness()
+        await h.model.loadEstimates(pickup: Fixtures.pickup, dropoff: Fixtures.dropoff)
+        #expect(h.model.estimates.map(\.productID) == [.economy, .xl])
+        #expect(h.model.estimates.map(\.fare) == [Self.eur(1850), Self.eur(2790)])
+        #expect(h.model.estimates.map(\.etaSeconds) == [240, 420])
+    }
+
+    @Test func aRideThatEndedWhileTheAppWasAwayShowsItsFare() async throws {
+        let api = FakeTripAPI(trip: Fixtures.trip(.onTrip, version: 5))
+        let h = RiderHarness(api: api)
+        await h.model.launch()
+        #expect(h.model.screen.phase == .onTrip)
+        await api.put(Fixtures.trip(.completed, version: 6, fare: Self.eur(1850)))
+        h.model.screenVisibilityChanged(true)
+        try await h.until("completed") { h.model.screen.phase == .completed }
+        #expect(h.model.screen.fare == Self.eur(1850))
+        #expect(h.model.connection == .idle)
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import HailCore
+import HailProtocol
+import HailRider
+
+/// A tiny trip server behind the `TripAPI` seam: idempotent requests, scripted timeouts, and answers
+/// that can be held back (a slow network) so they arrive after newer stream frames.
+actor FakeTripAPI: TripAPI {
+    /// What one request attempt does.
+    enum Attempt: Sendable {
+        /// The server creates (or replays) the trip but the answer is lost: the phone sees a timeout.
+        case timeoutAfterCommit
+        /// The request never reaches the server.
+        case timeoutBeforeCommit
+        /// A normal answer.
+        case answer
+    }
+
+    private(set) var trips: [String: Trip] = [:]
+    private var activeID: String?
+    private var byKey: [UUID: String] = [:]
+    private(set) var requestKeys: [UUID] = []
+    private(set) var cancelKeys: [UUID] = []
+    private(set) var tripsCreated = 0
+    private(set) var calls: [String] = []
+    private var requestScript: [Attempt] = []
+    private var unreachable = false
+    private var holdActiveAnswers = false
+    /// Held `activeTrip()` answers: resume one to let it arrive.
+    let heldActive = Mailbox<CheckedContinuation<Void, Never>>()
+
+    init(trip: Trip? = nil) {
+        if let trip {
+            trips[trip.id] = trip
+            activeID = trip.state.isActive ? trip.id : nil
+        }
+    }
+
+    /// The server's trip changes (a driver's action): stored, and the rider's active one while live.
+    func put(_ trip: Trip) {
+        trips[trip.id] = trip
+        activeID = trip.state.isActive ? trip.id : (activeID == trip.id ? nil : activeID)
+    }
+
+    func scriptRequests(_ attempts: [Attempt]) { requestScript = attempts }
+    func setUnreachable(_ value: Bool) { unreachable = value }
+    func holdActive(_ value: Bool) { holdActiveAnswers = value }
+    func count(_ call: String) -> Int { calls.filter { $0 == call }.count }
+
+    func estimates(pickup: Coordinate, dropoff: Coordinate) async throws -> [Estimate] {
+        calls.append("estimates")
+        try reach()
+        return [
+            Estimate(productID: .economy, fare: Money(amountMinor: 1850, currency: "EUR"), etaSeconds: 240),
+            Estimate(productID: .xl, fare: Money(amountMinor: 2790, currency: "EUR"), etaSeconds: 420),
+        ]
+    }
+
+    func requestTrip(_ request: TripRequest, idempotencyKey: UUID) async throws -> Trip {
+        calls.append("request")
+        requestKeys.append(idempotencyKey)
+        let attempt = requestScript.isEmpty ? .answer : requestScript.removeFirst()
+        if attempt == .timeoutBeforeCommit { throw URLError(.timedOut) }
+        let trip: Trip
+        if let id = byKey[idempotencyKey], let replay = trips[id] {
+            trip = replay
+        } else {
+            tripsCreated += 1
+            trip = Trip(
+                id: "trip-\(tripsCreated)", state: .searching, pickup: request.pickup, dropoff: request.dropoff,
+                productID: request.productID, version: 1)
+            byKey[idempotencyKey] = trip.id
+            put(trip)
+        }
+        if attempt == .timeoutAfterCommit { throw URLError(.timedOut) }
+        return trip
+    }
+
+    func activeTrip() async throws -> Trip? {
+        calls.append("active")
+        try reach()
+        let answer = activeID.flatMap { trips[$0] }
+        if holdActiveAnswers {
+            // The answer was computed now but reaches the phone only when the test lets it.
+            await withCheckedContinuation { continuation in Task { await heldActive.put(continuation) } }
+        }
+        return answer
+    }
+
+    func trip(id: String) async throws -> Trip {
+        calls.append("trip")
+        try reach()
+        guard let trip = trips[id] else { throw APIError.notFound("no trip \(id)") }
+        return trip
+    }
+
+    func cancel(tripID: String, idempotencyKey: UUID) async throws -> Trip {
+        calls.append("cancel")
+        cancelKeys.append(idempotencyKey)
+        try reach()
+        guard var trip = trips[tripID] else { throw APIError.notFound("no trip \(tripID)") }
+        guard [.searching, .driverAssigned, .driverArrived].contains(trip.state) else {
+            throw APIError.invalidState("a trip that has started cannot be cancelled")
+        }
+        trip.state = .cancelled
+        trip.version += 1
+        put(trip)
+        return trip
+    }
+
+    private func reach() throws {
+        if unreachable { throw URLError(.notConnectedToInternet) }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import HailCore
+import HailTesting
+
+@testable import HailRider
+
+/// A model on fakes and a manual clock. The phone's clock is the manual clock from the server epoch,
+/// plus `skew` (a phone whose clock is wrong).
+@MainActor
+struct RiderHarness {
+    let api: FakeTripAPI
+    let channel = FakeLiveChannel()
+    let cursors: InMemoryCursorStore
+    let clock: ManualClock
+    let model: RiderModel
+
+    init(
+        trip: Trip? = nil, api: FakeTripAPI? = nil, cursors: InMemoryCursorStore = InMemoryCursorStore(),
+        clock: ManualClock = ManualClock(), skew: TimeInterval = 0
+    ) {
+        self.api = api ?? FakeTripAPI(trip: trip)
+        self.cursors = cursors
+        self.clock = clock
+        model = RiderModel(
+            api: self.api, channel: channel, cursors: cursors, clock: clock,
+            now: { Self.phoneTime(clock, skew: skew) },
+            configuration: RiderConfiguration(reconnect: Backoff(jitter: .none)))
+    }
+
+    nonisolated static func phoneTime(_ clock: ManualClock, skew: TimeInterval) -> Date {
+        let offset = clock.now.offset.components
+        let seconds = Double(offset.seconds) + Double(offset.attoseconds) * 1e-18
+        return Fixtures.serverEpoch.addingTimeInterval(seconds + skew)
+    }
+
+    /// Returns once `condition` holds, checked after every step of the model; throws after `seconds`.
+    func until(_ what: String, within seconds: Double = 5, _ condition: () -> Bool) async throws {
+        if condition() { return }
+        let (steps, continuation) = AsyncStream.makeStream(of: Void.self)
+        model.progressWatchers.append(continuation)
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { continuation.finish() }
+        for await _ in steps where condition() { return }
+        if condition() { return }
+        throw HarnessError(description: "\(what): not within \(seconds) s")
+    }
+
+    /// Advances the manual clock once the model is asleep on it.
+    func advance(_ seconds: Double) async {
+        await clock.sleepers(atLeast: 1)
+        clock.advance(by: .milliseconds(Int64(seconds * 1000)))
+    }
+}
