@@ -51,13 +51,17 @@ struct RideLine: Encodable {
         if let distanceToCarMeters { parts.append("car \(distanceToCarMeters) m from the pickup") }
         if let pin { parts.append("pin \(pin)") }
         if delayed, pin != nil { parts.append("Driver's location may be delayed") }
-        if let fare {
-            let major = fare.amountMinor / 100
-            let minor = String(format: "%02d", abs(fare.amountMinor % 100))
-            parts.append("fare \(major).\(minor) \(fare.currency)")
-        }
+        if let fare { parts.append("fare \(Self.format(fare))") }
         if canCancel { parts.append("(c + Enter to cancel)") }
         if let error { parts.append("! \(error)") }
         return parts.joined(separator: " · ")
+    }
+
+    /// `18.50 EUR`: two decimals, which fits the currencies the demo tariffs use.
+    static func format(_ money: Money) -> String {
+        let sign = money.amountMinor < 0 ? "-" : ""
+        let magnitude = money.amountMinor.magnitude
+        let cents = magnitude % 100
+        return "\(sign)\(magnitude / 100).\(cents < 10 ? "0" : "")\(cents) \(money.currency)"
     }
 }

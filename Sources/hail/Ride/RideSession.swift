@@ -59,7 +59,7 @@ final class RideSession {
             await model.loadEstimates(pickup: options.pickup, dropoff: options.dropoff)
             if let estimate = model.estimates.first(where: { $0.productID == options.product }) {
                 note(
-                    "\(options.product): about \(estimate.fare), a driver in about "
+                    "\(options.product): about \(RideLine.format(estimate.fare)), a driver in about "
                         + "\(EtaSmoother.minutes(forSeconds: estimate.etaSeconds)) min")
             } else if !model.estimates.isEmpty {
                 let offered = model.estimates.map(\.productID.rawValue).joined(separator: ", ")
