@@ -166,7 +166,18 @@ public final class RiderModel {
         let answer = await withRetries(fallback: "Could not request a ride. Try again.") {
             try await self.api.requestTrip(request, idempotencyKey: key)
         }
-        guard let trip = answer else { return }
+        guard let trip = answer else {
+            // The lost answers may hide a trip the server did make (or a 409 says one is already
+            // active): ask before the rider taps again, since the next tap has a new key.
+            let message = errorMessage
+            if await resync(), machine.isActive {
+                errorMessage = nil
+                startLiveLoopIfNeeded(synced: true)
+            } else {
+                errorMessage = message
+            }
+            return
+        }
         await apply(trip)
         startLiveLoopIfNeeded(synced: true)
     }

@@ -212,14 +212,31 @@ struct RiderModelTests {
         await h.advance(2)
         await tap.value
         #expect(h.model.screen.errorMessage == "Could not request a ride. Try again.")
-        #expect(h.model.screen.phase == .offline)
+        #expect(h.model.screen.phase == .idle)
         #expect(await api.tripsCreated == 0)
+        #expect(await api.count("active") == 1)
         await h.model.requestRide(pickup: Fixtures.pickup, dropoff: Fixtures.dropoff, product: .economy)
         let keys = await api.requestKeys
         #expect(keys.count == 4)
         #expect(Set(keys).count == 2)
         #expect(await api.tripsCreated == 1)
         #expect(h.model.screen.phase == .searching)
+    }
+
+    @Test func aTapWhoseAnswersWereAllLostShowsTheTripTheServerMade() async throws {
+        let api = FakeTripAPI()
+        await api.scriptRequests([.timeoutAfterCommit, .timeoutAfterCommit, .timeoutAfterCommit])
+        let h = RiderHarness(api: api)
+        let tap = Task {
+            await h.model.requestRide(pickup: Fixtures.pickup, dropoff: Fixtures.dropoff, product: .economy)
+        }
+        await h.advance(1)
+        await h.advance(2)
+        await tap.value
+        #expect(await api.tripsCreated == 1)
+        #expect(h.model.trip?.id == "trip-1")
+        #expect(h.model.screen.phase == .searching)
+        #expect(h.model.screen.errorMessage == nil)
     }
 
     @Test func cancelIsNotOfferedOnceTheTripHasStarted() async throws {
