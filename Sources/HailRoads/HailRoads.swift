@@ -1,2 +1,0 @@
-/// Placeholder until the road network lands.
-enum HailRoadsPlaceholder {}

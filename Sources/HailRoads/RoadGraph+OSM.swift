@@ -1,0 +1,37 @@
+extension RoadGraph {
+    /// The driving graph of an OSM extract: every drivable way (see `RoadTags`) and only the nodes they use.
+    ///
+    /// Nodes are numbered densely in the order the drivable ways first reference them, so the same file
+    /// always gives the same numbering.
+    public init(extract: OSMExtract) {
+        var roadWays: [(way: OSMWay, attributes: RoadAttributes)] = []
+        var denseIndex: [Int64: Int32] = [:]
+        var usedIDs: [Int64] = []
+        for way in extract.ways {
+            guard let attributes = RoadTags.attributes(for: way.tags) else { continue }
+            roadWays.append((way, attributes))
+            for ref in way.nodeRefs where denseIndex[ref] == nil {
+                denseIndex[ref] = Int32(usedIDs.count)
+                usedIDs.append(ref)
+            }
+        }
+        // Fill the coordinates of the used nodes in one pass over all nodes; unknown refs stay missing.
+        var latitudes = [Double](repeating: .nan, count: usedIDs.count)
+        var longitudes = [Double](repeating: .nan, count: usedIDs.count)
+        for index in extract.nodeIDs.indices {
+            guard let dense = denseIndex[extract.nodeIDs[index]] else { continue }
+            latitudes[Int(dense)] = extract.nodeLatitudes[index]
+            longitudes[Int(dense)] = extract.nodeLongitudes[index]
+        }
+        var builder = RoadGraphBuilder()
+        var finalIndex = [Int32](repeating: -1, count: usedIDs.count)
+        for index in usedIDs.indices where !latitudes[index].isNaN {
+            finalIndex[index] = builder.addNode(.init(lat: latitudes[index], lng: longitudes[index]))
+        }
+        for (way, attributes) in roadWays {
+            let nodes = way.nodeRefs.map { finalIndex[Int(denseIndex[$0]!)] }
+            builder.addRoad(nodes: nodes, attributes: attributes, id: way.id)
+        }
+        self = builder.build()
+    }
+}

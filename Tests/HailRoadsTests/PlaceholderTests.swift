@@ -1,3 +1,0 @@
-import Testing
-
-@Test func roadsPlaceholder() { #expect(Bool(true)) }
