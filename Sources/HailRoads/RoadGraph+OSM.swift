@@ -26,7 +26,8 @@ extension RoadGraph {
         var builder = RoadGraphBuilder()
         var finalIndex = [Int32](repeating: -1, count: usedIDs.count)
         for index in usedIDs.indices where !latitudes[index].isNaN {
-            finalIndex[index] = builder.addNode(.init(lat: latitudes[index], lng: longitudes[index]))
+            finalIndex[index] = builder.addNode(
+                .init(lat: latitudes[index], lng: longitudes[index]), id: usedIDs[index])
         }
         for (way, attributes) in roadWays {
             let nodes = way.nodeRefs.map { finalIndex[Int(denseIndex[$0]!)] }

@@ -8,6 +8,8 @@ import HailCore
 public struct RoadGraph: Sendable {
     /// The position of each node.
     public let coordinates: [Coordinate]
+    /// The source id of each node (the OSM node id, or the generated city's own number).
+    public let nodeIDs: [Int64]
     /// Every directed edge, grouped by source node.
     public let edges: [RoadEdge]
     /// `edges[edgeStart[n]..<edgeStart[n + 1]]` leave node `n`; one entry more than there are nodes.
@@ -24,10 +26,11 @@ public struct RoadGraph: Sendable {
     public let maxSpeedMetersPerSecond: Double
 
     init(
-        coordinates: [Coordinate], edges: [RoadEdge], edgeStart: [Int32], roads: [RoadAttributes],
+        coordinates: [Coordinate], nodeIDs: [Int64], edges: [RoadEdge], edgeStart: [Int32], roads: [RoadAttributes],
         roadIDs: [Int64], roadLengths: [Double], skippedSegments: Int
     ) {
         self.coordinates = coordinates
+        self.nodeIDs = nodeIDs
         self.edges = edges
         self.edgeStart = edgeStart
         self.roads = roads

@@ -3,6 +3,7 @@ import HailCore
 /// Collects nodes and roads, then lays them out as a `RoadGraph` with CSR adjacency.
 public struct RoadGraphBuilder: Sendable {
     private var coordinates: [Coordinate] = []
+    private var nodeIDs: [Int64] = []
     private var edges: [RoadEdge] = []
     private var roads: [RoadAttributes] = []
     private var roadIDs: [Int64] = []
@@ -12,9 +13,10 @@ public struct RoadGraphBuilder: Sendable {
     /// Creates an empty builder.
     public init() {}
 
-    /// Adds a node and returns its dense index.
+    /// Adds a node (with its source id, the OSM node id; its dense index when nil) and returns its dense index.
     @discardableResult
-    public mutating func addNode(_ coordinate: Coordinate) -> Int32 {
+    public mutating func addNode(_ coordinate: Coordinate, id: Int64? = nil) -> Int32 {
+        nodeIDs.append(id ?? Int64(coordinates.count))
         coordinates.append(coordinate)
         return Int32(coordinates.count - 1)
     }
@@ -69,7 +71,8 @@ public struct RoadGraphBuilder: Sendable {
             next[Int(edge.source)] += 1
         }
         return RoadGraph(
-            coordinates: coordinates, edges: sorted, edgeStart: counts, roads: roads, roadIDs: roadIDs,
+            coordinates: coordinates, nodeIDs: nodeIDs, edges: sorted, edgeStart: counts, roads: roads,
+            roadIDs: roadIDs,
             roadLengths: roadLengths, skippedSegments: skippedSegments)
     }
 }

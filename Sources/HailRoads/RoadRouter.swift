@@ -1,0 +1,168 @@
+import HailCore
+
+/// Fastest routes on a road graph by A*, with edge cost length / speed.
+///
+/// The heuristic is the great-circle distance to the destination divided by the graph's top speed. Edge
+/// lengths are great-circle distances between their nodes, so the heuristic never overestimates and is
+/// consistent: the first time the search settles a node, its time is final.
+public struct RoadRouter: Sendable {
+    /// The graph routed on.
+    public let graph: RoadGraph
+    /// The spatial index used to place coordinates on roads.
+    public let snapper: RoadSnapper
+
+    /// Creates a router (and its spatial index) for `graph`.
+    public init(graph: RoadGraph) {
+        self.graph = graph
+        self.snapper = RoadSnapper(graph: graph)
+    }
+
+    /// Creates a router sharing an existing index.
+    public init(snapper: RoadSnapper) {
+        self.graph = snapper.graph
+        self.snapper = snapper
+    }
+
+    /// A point where a route may begin or end: a node, reached at a cost, through part of an edge.
+    struct Anchor {
+        var node: Int32
+        var duration: Double
+        var distance: Double
+        var edge: Int?
+        var point: Coordinate?
+    }
+
+    /// The fastest route between two nodes, or nil when `to` cannot be reached from `from`.
+    public func route(fromNode from: Int32, toNode to: Int32) -> Route? {
+        guard (0..<Int32(graph.nodeCount)).contains(from), (0..<Int32(graph.nodeCount)).contains(to) else { return nil }
+        return search(
+            sources: [Anchor(node: from, duration: 0, distance: 0)],
+            targets: [Anchor(node: to, duration: 0, distance: 0)],
+            goal: graph.coordinates[Int(to)], direct: nil)
+    }
+
+    /// The fastest route between two positions, each placed on the nearest road within `snapRadius` metres
+    /// (heading-aware for the start when `heading` is given). Nil when either is off the map or unreachable.
+    public func route(
+        from start: Coordinate, to end: Coordinate, heading: Double? = nil, snapRadius: Double = 200
+    ) -> Route? {
+        guard let first = snapper.snap(start, heading: heading, radius: snapRadius),
+            let last = snapper.snap(end, radius: snapRadius)
+        else { return nil }
+        // Without a heading the car may leave either way along a two-way street: the other direction's
+        // edge lies at the same distance. Likewise the destination may be reached from either side.
+        let starts =
+            heading == nil
+            ? snapper.candidates(near: start, radius: first.distance + 1).filter { $0.distance <= first.distance + 0.5 }
+            : [first]
+        let ends = snapper.candidates(near: end, radius: last.distance + 1).filter {
+            $0.distance <= last.distance + 0.5
+        }
+        return route(from: starts, to: ends)
+    }
+
+    /// The fastest route from any of `starts` to any of `ends`, positions already on edges.
+    public func route(from starts: [RoadSnap], to ends: [RoadSnap]) -> Route? {
+        guard let goal = ends.first?.coordinate else { return nil }
+        var sources: [Anchor] = []
+        var targets: [Anchor] = []
+        var direct: (Route)?
+        for start in starts {
+            let edge = graph.edges[start.edge]
+            let rest = 1 - start.fraction
+            sources.append(
+                Anchor(
+                    node: edge.target, duration: rest * edge.duration, distance: rest * edge.length, edge: start.edge,
+                    point: start.coordinate))
+            // Start and end on the same edge, end ahead of start: drive straight along it.
+            for end in ends where end.edge == start.edge && end.fraction >= start.fraction {
+                let part = end.fraction - start.fraction
+                let candidate = Route(
+                    distance: part * edge.length, duration: part * edge.duration,
+                    coordinates: [start.coordinate, end.coordinate], edges: [start.edge])
+                if direct == nil || candidate.duration < direct!.duration { direct = candidate }
+            }
+        }
+        for end in ends {
+            let edge = graph.edges[end.edge]
+            targets.append(
+                Anchor(
+                    node: edge.source, duration: end.fraction * edge.duration, distance: end.fraction * edge.length,
+                    edge: end.edge, point: end.coordinate))
+        }
+        return search(sources: sources, targets: targets, goal: goal, direct: direct)
+    }
+
+    private func search(sources: [Anchor], targets: [Anchor], goal: Coordinate, direct: Route?) -> Route? {
+        let count = graph.nodeCount
+        let inverseSpeed = 1 / graph.maxSpeedMetersPerSecond
+        var time = [Double](repeating: .infinity, count: count)
+        var distance = [Double](repeating: 0, count: count)
+        // The edge that reached each node; -1 - k when it is source anchor k.
+        var parent = [Int32](repeating: Int32.min, count: count)
+        var settled = [Bool](repeating: false, count: count)
+        var heap = MinHeap()
+        var targetsAt: [Int32: [Int]] = [:]
+        for (index, target) in targets.enumerated() { targetsAt[target.node, default: []].append(index) }
+        for (index, source) in sources.enumerated() where source.duration < time[Int(source.node)] {
+            time[Int(source.node)] = source.duration
+            distance[Int(source.node)] = source.distance
+            parent[Int(source.node)] = -1 - Int32(index)
+            heap.push(
+                source.duration + graph.coordinates[Int(source.node)].distance(to: goal) * inverseSpeed, source.node)
+        }
+        var best = direct?.duration ?? .infinity
+        var bestTarget: Int?
+        while let (key, node) = heap.pop() {
+            if key >= best { break }
+            // A stale heap entry: the node was settled through a faster push (the heuristic is consistent).
+            if settled[Int(node)] { continue }
+            settled[Int(node)] = true
+            let nodeTime = time[Int(node)]
+            for index in targetsAt[node] ?? [] where nodeTime + targets[index].duration < best {
+                best = nodeTime + targets[index].duration
+                bestTarget = index
+            }
+            for edgeID in graph.outgoingEdges(of: node) {
+                let edge = graph.edges[edgeID]
+                let next = Int(edge.target)
+                let candidate = nodeTime + edge.duration
+                guard candidate < time[next] else { continue }
+                time[next] = candidate
+                distance[next] = distance[Int(node)] + edge.length
+                parent[next] = Int32(edgeID)
+                heap.push(candidate + graph.coordinates[next].distance(to: goal) * inverseSpeed, edge.target)
+            }
+        }
+        guard let bestTarget else { return direct }
+        let target = targets[bestTarget]
+        var edgesBack: [Int] = []
+        var node = target.node
+        while parent[Int(node)] >= 0 {
+            let edgeID = Int(parent[Int(node)])
+            edgesBack.append(edgeID)
+            node = graph.edges[edgeID].source
+        }
+        let source = sources[Int(-1 - parent[Int(node)])]
+        var edges: [Int] = []
+        var coordinates: [Coordinate] = []
+        if let edge = source.edge, let point = source.point {
+            edges.append(edge)
+            coordinates.append(point)
+        }
+        coordinates.append(graph.coordinates[Int(node)])
+        for edgeID in edgesBack.reversed() {
+            edges.append(edgeID)
+            coordinates.append(graph.coordinates[Int(graph.edges[edgeID].target)])
+        }
+        if let edge = target.edge, let point = target.point {
+            edges.append(edge)
+            coordinates.append(point)
+        }
+        // A snap at the very end of an edge repeats its node; drop the duplicate point.
+        var path: [Coordinate] = []
+        for coordinate in coordinates where coordinate != path.last { path.append(coordinate) }
+        return Route(
+            distance: distance[Int(target.node)] + target.distance, duration: best, coordinates: path, edges: edges)
+    }
+}
