@@ -260,8 +260,15 @@ public final class RiderModel {
         }
         if current.id != previousID { resetTracking() }
         if trip != current {
+            if current.state != trip?.state {
+                // A new state means a new target (pickup, then dropoff): the old ETA says nothing about
+                // it and must not be smoothed into the new one.
+                latestEtaSeconds = current.etaSeconds
+                smoother = EtaSmoother(hold: configuration.etaHold)
+            } else if let eta = current.etaSeconds {
+                latestEtaSeconds = eta
+            }
             trip = current
-            if current.etaSeconds != nil || !current.state.isActive { latestEtaSeconds = current.etaSeconds }
         }
         if update.id == current.id, current.state.isActive, let location = update.driverLocation {
             await applyPosition(location, etaSeconds: update.etaSeconds, path: nil, tripID: current.id)

@@ -239,6 +239,27 @@ struct RiderModelTests {
         #expect(h.model.screen.errorMessage == nil)
     }
 
+    @Test func thePickupETANeverShowsAsTheDropoffETA() async throws {
+        let h = RiderHarness(trip: Fixtures.trip(.driverAssigned, version: 2, eta: 240))
+        h.model.screenVisibilityChanged(true)
+        await h.model.launch()
+        let connection = try await h.channel.connections.next()
+        connection.hello(at: 0)
+        connection.moved(Fixtures.position(seq: 1, at: 0, north: 300), eta: 60)
+        try await h.until("seq 1") { h.model.driverLocation?.seq == 1 }
+        #expect(h.model.screen.etaMinutes == 1)
+        connection.send(
+            .tripUpdated(Fixtures.trip(.driverArrived, version: 3, eta: 0)),
+            .tripUpdated(Fixtures.trip(.onTrip, version: 4)))
+        try await h.until("on trip") { h.model.trip?.version == 4 }
+        #expect(h.model.screen.phase == .onTrip)
+        #expect(h.model.screen.etaMinutes == nil)
+        connection.moved(Fixtures.position(seq: 2, at: 3, north: 250), eta: 600)
+        try await h.until("seq 2") { h.model.driverLocation?.seq == 2 }
+        #expect(h.model.screen.etaMinutes == 10)
+        h.model.stop()
+    }
+
     @Test func cancelIsNotOfferedOnceTheTripHasStarted() async throws {
         let h = RiderHarness(trip: Fixtures.trip(.driverArrived, version: 3))
         h.model.screenVisibilityChanged(true)
