@@ -1,0 +1,48 @@
+import Foundation
+import HailCore
+
+/// One push to one rider: both Apple payloads with the APNs headers they need. The sender's receiver
+/// (a push gateway) holds the rider's device and Live Activity tokens and talks to APNs.
+public struct PushDelivery: Codable, Sendable, Hashable {
+    /// One APNs request: its headers and its JSON payload.
+    public struct Request<Payload: Codable & Sendable & Hashable>: Codable, Sendable, Hashable {
+        /// `apns-push-type`: `alert` or `liveactivity`.
+        public var pushType: String
+        /// `apns-priority`: 10 to deliver now.
+        public var priority: Int
+        /// `apns-topic` suffix after the app's bundle id: empty, or `.push-type.liveactivity`.
+        public var topicSuffix: String
+        /// The payload.
+        public var payload: Payload
+    }
+
+    /// Unique per delivery, so a receiver can drop a retried duplicate.
+    public var id: String
+    /// The rider to notify, the subject of their token.
+    public var riderID: String
+    /// The trip.
+    public var tripID: String
+    /// The trip's version this push reports; a receiver drops anything older than what it sent.
+    public var version: Int
+    /// What happened.
+    public var event: PushEvent
+    /// The regular notification.
+    public var alert: Request<AlertPayload>
+    /// The Live Activity update.
+    public var liveActivity: Request<LiveActivityPayload>
+
+    /// Both payloads for `event` on the committed `record`, made at `now`.
+    public init(event: PushEvent, record: TripRecord, now: Date) {
+        id = "\(record.trip.id):\(record.trip.version)"
+        riderID = record.riderID
+        tripID = record.trip.id
+        version = record.trip.version
+        self.event = event
+        alert = Request(
+            pushType: "alert", priority: 10, topicSuffix: "",
+            payload: ApplePushPayload.alertPayload(for: event, trip: record.trip))
+        liveActivity = Request(
+            pushType: "liveactivity", priority: 10, topicSuffix: ".push-type.liveactivity",
+            payload: ApplePushPayload.liveActivityPayload(for: event, trip: record.trip, now: now))
+    }
+}

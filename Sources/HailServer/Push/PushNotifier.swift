@@ -1,0 +1,102 @@
+import Foundation
+import HailCore
+
+/// Turns committed trip changes into pushes for the rider and delivers them off the commit path.
+///
+/// `tripChanged` only queues, so a slow push gateway never delays a trip answer or dispatch; one
+/// delivery loop sends in commit order and retries a failed push with `Backoff`, a few times, since a
+/// push that arrives minutes late ("your driver is here") is worse than none.
+public actor PushNotifier {
+    /// What happened to the deliveries so far.
+    public struct Counts: Sendable, Hashable {
+        /// Accepted by the sender.
+        public var delivered = 0
+        /// Given up after the last retry.
+        public var failed = 0
+
+        /// Creates counts.
+        public init(delivered: Int = 0, failed: Int = 0) {
+            self.delivered = delivered
+            self.failed = failed
+        }
+    }
+
+    private let sender: any PushSender
+    private let now: @Sendable () -> Date
+    private let clock: any Clock<Duration>
+    private let backoff: Backoff
+    private let attempts: Int
+    private var queue: [PushDelivery] = []
+    private var draining = false
+    private var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    /// What happened to the deliveries so far.
+    public private(set) var counts = Counts()
+
+    /// Creates a notifier on `sender`; `attempts` per push, waiting `backoff` between them on `clock`.
+    public init(
+        sender: any PushSender, now: @escaping @Sendable () -> Date = { Date() },
+        clock: any Clock<Duration> = ContinuousClock(), backoff: Backoff = Backoff(cap: 8), attempts: Int = 3
+    ) {
+        self.sender = sender
+        self.now = now
+        self.clock = clock
+        self.backoff = backoff
+        self.attempts = max(1, attempts)
+    }
+
+    /// A webhook notifier from `HAIL_PUSH_WEBHOOK_URL` and `HAIL_PUSH_WEBHOOK_SECRET`, or nil when unset.
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
+        -> PushNotifier?
+    {
+        guard let text = environment["HAIL_PUSH_WEBHOOK_URL"], let url = URL(string: text),
+            let secret = environment["HAIL_PUSH_WEBHOOK_SECRET"], !secret.isEmpty
+        else { return nil }
+        return PushNotifier(sender: WebhookPushSender(url: url, secret: Array(secret.utf8)))
+    }
+
+    /// Subscribes to every change `authority` commits.
+    public func attach(to authority: TripAuthority) async {
+        await authority.observe { [self] record, previous, _ in
+            await self.tripChanged(record, previous: previous)
+        }
+    }
+
+    /// Queues the push a committed change is worth, if any.
+    public func tripChanged(_ record: TripRecord, previous: TripRecord?) {
+        guard let event = PushEvent.event(from: previous?.trip.state, to: record.trip.state) else { return }
+        queue.append(PushDelivery(event: event, record: record, now: now()))
+        guard !draining else { return }
+        draining = true
+        Task { await drain() }
+    }
+
+    /// Returns once every queued push has been delivered or given up.
+    public func idle() async {
+        guard draining || !queue.isEmpty else { return }
+        await withCheckedContinuation { idleWaiters.append($0) }
+    }
+
+    private func drain() async {
+        while !queue.isEmpty {
+            let delivery = queue.removeFirst()
+            var random = SystemRandomNumberGenerator()
+            var delivered = false
+            for attempt in 1...attempts {
+                do {
+                    try await sender.send(delivery)
+                    delivered = true
+                    break
+                } catch {
+                    guard attempt < attempts else { break }
+                    let wait = backoff.delay(afterAttempt: attempt, using: &random)
+                    try? await clock.sleep(for: .milliseconds(Int64((wait * 1000).rounded())))
+                }
+            }
+            if delivered { counts.delivered += 1 } else { counts.failed += 1 }
+        }
+        draining = false
+        let waiters = idleWaiters
+        idleWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
+    }
+}
