@@ -1,0 +1,191 @@
+import HailCore
+
+/// Matches a GPS trace to roads with a hidden Markov model, in the manner of Newson and Krumm (2009).
+///
+/// Hidden states are road positions within `candidateRadius` of each fix. A state's emission is a
+/// Gaussian of the fix-to-road distance (`sigma`); a transition's is an exponential of the difference
+/// between the road distance and the great-circle distance of the two fixes (`beta`): drivers take
+/// direct roads. Viterbi finds the likeliest sequence; road distances respect one-way streets. When no
+/// candidate pair is connected the chain breaks and restarts at that fix.
+public struct MapMatcher: Sendable {
+    /// The router whose graph and snapping index are used.
+    public let router: RoadRouter
+    /// The GPS noise in metres (Newson and Krumm measured 4.07 m).
+    public var sigma: Double
+    /// The transition scale in metres: how much longer than the straight line a plausible drive is.
+    public var beta: Double
+    /// How far from a fix a road may be and still be a candidate, in metres.
+    public var candidateRadius: Double
+    /// The most candidates kept per fix, nearest first.
+    public var maxCandidates: Int
+
+    /// Creates a matcher.
+    public init(
+        router: RoadRouter, sigma: Double = 4.07, beta: Double = 5, candidateRadius: Double = 50,
+        maxCandidates: Int = 8
+    ) {
+        self.router = router
+        self.sigma = sigma
+        self.beta = beta
+        self.candidateRadius = candidateRadius
+        self.maxCandidates = maxCandidates
+    }
+
+    /// The likeliest road path for `trace`.
+    public func match(_ trace: [Coordinate]) -> MapMatch {
+        let candidates = trace.map {
+            Array(router.snapper.candidates(near: $0, radius: candidateRadius).prefix(maxCandidates))
+        }
+        // Viterbi state for the last fix that had candidates.
+        var scores: [Double] = []
+        var previousFix: Int?
+        // back[t][j] = (index of the chosen candidate at the previous matched fix, path), or nil at a chain start.
+        var back: [[(Int, LengthPath)?]] = Array(repeating: [], count: trace.count)
+        // Every matched fix's scores, so a chain that broke can be ended at its own best state.
+        var history: [[Double]] = Array(repeating: [], count: trace.count)
+        var breaks = 0
+        for (fix, options) in candidates.enumerated() where !options.isEmpty {
+            let emissions = options.map { -0.5 * ($0.distance / sigma) * ($0.distance / sigma) }
+            guard let previous = previousFix else {
+                scores = emissions
+                back[fix] = Array(repeating: nil, count: options.count)
+                history[fix] = scores
+                previousFix = fix
+                continue
+            }
+            let straight = trace[previous].distance(to: trace[fix])
+            // A drive longer than this is implausible between two fixes; bounds each search.
+            let limit = straight * 2 + 4 * candidateRadius + 200
+            var next = [Double](repeating: -.infinity, count: options.count)
+            var links = [(Int, LengthPath)?](repeating: nil, count: options.count)
+            for (i, from) in candidates[previous].enumerated() where scores[i] > -.infinity {
+                let paths = shortestLengths(from: from, to: options, limit: limit)
+                for (j, path) in paths.enumerated() {
+                    guard let path else { continue }
+                    let score = scores[i] + emissions[j] - abs(path.length - straight) / beta
+                    if score > next[j] {
+                        next[j] = score
+                        links[j] = (i, path)
+                    }
+                }
+            }
+            if next.allSatisfy({ $0 == -.infinity }) {
+                breaks += 1
+                next = emissions
+                links = Array(repeating: nil, count: options.count)
+            }
+            scores = next
+            back[fix] = links
+            history[fix] = scores
+            previousFix = fix
+        }
+        return backtrack(candidates: candidates, history: history, back: back, lastFix: previousFix, breaks: breaks)
+    }
+
+    private func backtrack(
+        candidates: [[RoadSnap]], history: [[Double]], back: [[(Int, LengthPath)?]], lastFix: Int?, breaks: Int
+    ) -> MapMatch {
+        var chosen = [RoadSnap?](repeating: nil, count: candidates.count)
+        func best(at fix: Int) -> Int { history[fix].indices.max { history[fix][$0] < history[fix][$1] } ?? 0 }
+        guard let lastFix else {
+            return MapMatch(points: chosen, distance: 0, coordinates: [], edges: [], breaks: breaks)
+        }
+        var pieces: [LengthPath] = []
+        var fix = lastFix
+        var index = best(at: lastFix)
+        while true {
+            chosen[fix] = candidates[fix][index]
+            guard let link = back[fix][index] else {
+                // A chain start: the next earlier matched fix (if any) ends the previous chain at its best.
+                guard let earlier = (0..<fix).last(where: { !back[$0].isEmpty }) else { break }
+                fix = earlier
+                index = best(at: earlier)
+                pieces.append(LengthPath(length: 0, edges: [], coordinates: []))
+                continue
+            }
+            pieces.append(link.1)
+            index = link.0
+            fix = (0..<fix).last { !back[$0].isEmpty }!
+        }
+        var distance = 0.0
+        var coordinates: [Coordinate] = []
+        var edges: [Int] = []
+        for piece in pieces.reversed() {
+            distance += piece.length
+            for coordinate in piece.coordinates where coordinate != coordinates.last { coordinates.append(coordinate) }
+            for edge in piece.edges where edge != edges.last { edges.append(edge) }
+        }
+        return MapMatch(points: chosen, distance: distance, coordinates: coordinates, edges: edges, breaks: breaks)
+    }
+
+    /// A road path between two snapped positions, by length.
+    struct LengthPath: Hashable {
+        var length: Double
+        var edges: [Int]
+        var coordinates: [Coordinate]
+    }
+
+    /// Shortest driving distances from `start` to each of `ends` (nil beyond `limit` metres or unreachable),
+    /// by a Dijkstra bounded by `limit` that keeps its state in dictionaries, since it touches few nodes.
+    func shortestLengths(from start: RoadSnap, to ends: [RoadSnap], limit: Double) -> [LengthPath?] {
+        let graph = router.graph
+        let startEdge = graph.edges[start.edge]
+        var results = [LengthPath?](repeating: nil, count: ends.count)
+        for (j, end) in ends.enumerated() where end.edge == start.edge && end.fraction >= start.fraction {
+            results[j] = LengthPath(
+                length: (end.fraction - start.fraction) * startEdge.length, edges: [start.edge],
+                coordinates: [start.coordinate, end.coordinate])
+        }
+        var length: [Int32: Double] = [startEdge.target: (1 - start.fraction) * startEdge.length]
+        var parent: [Int32: Int] = [:]
+        var done = Set<Int32>()
+        var heap = MinHeap()
+        heap.push(length[startEdge.target]!, startEdge.target)
+        var waiting: [Int32: [Int]] = [:]
+        for (j, end) in ends.enumerated() { waiting[graph.edges[end.edge].source, default: []].append(j) }
+        var remaining = waiting.count
+        while remaining > 0, let (key, node) = heap.pop() {
+            if key > limit { break }
+            guard done.insert(node).inserted else { continue }
+            if let js = waiting[node] {
+                remaining -= 1
+                for j in js {
+                    let end = ends[j]
+                    let total = key + end.fraction * graph.edges[end.edge].length
+                    guard total <= limit, results[j] == nil || total < results[j]!.length else { continue }
+                    results[j] = path(to: node, start: start, end: end, length: total, parent: parent)
+                }
+            }
+            for edgeID in graph.outgoingEdges(of: node) {
+                let edge = graph.edges[edgeID]
+                let candidate = key + edge.length
+                if candidate < length[edge.target] ?? .infinity {
+                    length[edge.target] = candidate
+                    parent[edge.target] = edgeID
+                    heap.push(candidate, edge.target)
+                }
+            }
+        }
+        return results
+    }
+
+    private func path(to node: Int32, start: RoadSnap, end: RoadSnap, length: Double, parent: [Int32: Int])
+        -> LengthPath
+    {
+        let graph = router.graph
+        var middle: [Int] = []
+        var current = node
+        let first = graph.edges[start.edge].target
+        // Walk back to the start edge's target; a loop back through it is bounded by the parent chain.
+        // The start edge's target is the search's root and never gets a parent, so the walk ends there.
+        while current != first, let edgeID = parent[current] {
+            middle.append(edgeID)
+            current = graph.edges[edgeID].source
+        }
+        var coordinates = [start.coordinate, graph.coordinates[Int(first)]]
+        for edgeID in middle.reversed() { coordinates.append(graph.coordinates[Int(graph.edges[edgeID].target)]) }
+        coordinates.append(end.coordinate)
+        return LengthPath(
+            length: length, edges: [start.edge] + middle.reversed() + [end.edge], coordinates: coordinates)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import HailCore
+import HailRoads
+import HailTesting
+import Testing
+
+@Suite("Map matching")
+struct MapMatcherTests {
+    /// Points every `spacing` metres along `path`, each moved by Gaussian noise of `sigma` metres.
+    static func noisyTrace(
+        along path: [Coordinate], spacing: Double, sigma: Double, generator: inout SeededGenerator
+    ) -> [Coordinate] {
+        let length = path.pathLength
+        let count = Int(length / spacing)
+        return (0...count).map { index in
+            let point = path.point(atFraction: Double(index) * spacing / length)!.coordinate
+            // Box-Muller: two uniforms give two independent standard normals.
+            let u1 = Double.random(in: Double.ulpOfOne..<1, using: &generator)
+            let u2 = Double.random(in: 0..<1, using: &generator)
+            let radius = (-2 * log(u1)).squareRoot() * sigma
+            let north = radius * cos(2 * .pi * u2)
+            let east = radius * sin(2 * .pi * u2)
+            return Coordinate(
+                lat: point.lat + north / 111_195.08,
+                lng: point.lng + east / (111_195.08 * cos(point.lat * .pi / 180)))
+        }
+    }
+
+    /// The share of the true route's length that the matched edges cover.
+    static func recovered(_ truth: Route, _ match: MapMatch, _ graph: RoadGraph) -> Int {
+        let matched = Set(match.edges)
+        let total = truth.edges.map { graph.edges[$0].length }.reduce(0, +)
+        let found = truth.edges.filter(matched.contains).map { graph.edges[$0].length }.reduce(0, +)
+        return Int((found / total * 1000).rounded())
+    }
+
+    @Test(
+        "Monaco: a noisy 1-per-25 m trace of the Casino-Palace drive is recovered",
+        .enabled(if: SharedData.isAvailable, "needs ../shared/data/osm/monaco.osm.pbf"))
+    func monacoDrive() throws {
+        let graph = try #require(MonacoFixture.graph)
+        let router = RoadRouter(graph: graph)
+        let truth = try #require(
+            router.route(from: Coordinate(lat: 43.7396, lng: 7.4276), to: Coordinate(lat: 43.7314, lng: 7.4197)))
+        var generator = SeededGenerator(seed: 2009)
+        let trace = Self.noisyTrace(along: truth.coordinates, spacing: 25, sigma: 5, generator: &generator)
+        #expect(trace.count == 114)
+        let match = MapMatcher(router: router).match(trace)
+        #expect(match.breaks == 0)
+        #expect(match.points.allSatisfy { $0 != nil })
+        #expect(Int(match.distance.rounded()) == 2_837)
+        #expect(Int(truth.distance.rounded()) == 2_844)
+        #expect(Self.recovered(truth, match, graph) == 1_000)
+        #expect(Int(match.coordinates.pathLength.rounded()) == Int(match.distance.rounded()))
+    }
+
+    @Test("generated city: a sparse noisy trace (one fix per 150 m) follows the one-way detour")
+    func citySparse() throws {
+        let city = GeneratedCity(seed: 42)
+        let router = RoadRouter(graph: city.graph)
+        let truth = try #require(
+            router.route(fromNode: city.node(column: 7, row: 1), toNode: city.node(column: 0, row: 1)))
+        var generator = SeededGenerator(seed: 15)
+        let trace = Self.noisyTrace(along: truth.coordinates, spacing: 150, sigma: 5, generator: &generator)
+        let match = MapMatcher(router: router).match(trace)
+        #expect(trace.count == 12)
+        #expect(match.breaks == 0)
+        #expect(Int(match.distance.rounded()) == 1_650)
+        #expect(Int(truth.distance.rounded()) == 1_662)
+        #expect(Self.recovered(truth, match, city.graph) == 1_000)
+        // Never against the one-way street it runs beside.
+        #expect(!match.edges.contains { city.graph.road(ofEdge: $0).name == "Street 2" })
+    }
+
+    @Test("fixes off the map are left unmatched; an empty trace matches nothing")
+    func offMap() {
+        let city = GeneratedCity(seed: 3)
+        let matcher = MapMatcher(router: RoadRouter(graph: city.graph))
+        #expect(matcher.match([]).distance == 0)
+        let a = city.graph.coordinates[Int(city.node(column: 1, row: 1))]
+        let b = city.graph.coordinates[Int(city.node(column: 1, row: 2))]
+        let match = matcher.match([a, Coordinate(lat: 0, lng: 0), b])
+        #expect(match.points[1] == nil)
+        #expect(match.points[0] != nil && match.points[2] != nil)
+        #expect(match.breaks == 0)
+        #expect(Int(match.distance.rounded()) == Int(a.distance(to: b).rounded()))
+    }
+}
