@@ -1,0 +1,128 @@
+import Foundation
+import HailCore
+import HailProtocol
+
+/// The driver's REST calls over `HTTPTransport`; its methods match HailDriver's `DriverAPI`.
+public struct DriverHTTPAPI: Sendable {
+    /// The transport, carrying the driver's token.
+    public let transport: HTTPTransport
+
+    /// Creates the API on a transport.
+    public init(transport: HTTPTransport) { self.transport = transport }
+
+    /// `POST /v1/drivers/me/status`.
+    public func setStatus(_ status: DriverStatusRequest) async throws(ClientError) {
+        _ = try await transport.send("POST", Routes.driverStatus.template, body: encode(status))
+    }
+
+    /// `POST /v1/drivers/me/locations` in the compact binary format.
+    public func sendLocations(_ batch: LocationBatch) async throws(ClientError) -> LocationAck {
+        let body: Data
+        do { body = try LocationBatchCodec.encode(batch) } catch {
+            throw .decoding("cannot encode batch \(batch.seq): \(error)")
+        }
+        let (_, data) = try await transport.send(
+            "POST", Routes.driverLocations.template, body: body, contentType: HailMediaType.locationBatch)
+        return try decode(LocationAck.self, data, "locations")
+    }
+
+    /// `GET /v1/drivers/me/trip`: the active trip, or nil on 204.
+    public func activeTrip() async throws(ClientError) -> Trip? {
+        try await transport.json("GET", Routes.driverTrip.template, as: Trip.self)
+    }
+
+    /// `POST /v1/trips/{id}/accept` under `key`.
+    public func accept(tripID: String, key: UUID) async throws(ClientError) -> Trip {
+        let (_, data) = try await transport.send("POST", Routes.accept(tripID: tripID), idempotencyKey: key)
+        return try decode(Trip.self, data, "accept")
+    }
+
+    /// `POST /v1/trips/{id}/decline`.
+    public func decline(tripID: String) async throws(ClientError) {
+        _ = try await transport.send("POST", Routes.decline(tripID: tripID))
+    }
+
+    /// `POST /v1/trips/{id}/events` with `event`, its idempotency key in the body and the header.
+    public func report(_ event: TripEventKind, tripID: String, key: UUID) async throws(ClientError) -> Trip {
+        let body = TripEventRequest(event: event, idempotencyKey: key.uuidString.lowercased())
+        let (_, data) = try await transport.send(
+            "POST", Routes.events(tripID: tripID), body: encode(body), idempotencyKey: key)
+        return try decode(Trip.self, data, "events")
+    }
+
+    /// `POST /v1/trips/{id}/cancel` under `key`.
+    public func cancel(tripID: String, key: UUID) async throws(ClientError) -> Trip {
+        let (_, data) = try await transport.send(
+            "POST", Routes.cancel(tripID: tripID), body: encode(CancelRequest()), idempotencyKey: key)
+        return try decode(Trip.self, data, "cancel")
+    }
+
+    private func encode(_ value: some Encodable) throws(ClientError) -> Data {
+        do { return try HailJSON.encode(value) } catch { throw .decoding("cannot encode the request: \(error)") }
+    }
+
+    private func decode<T: Decodable>(_ type: T.Type, _ data: Data, _ what: String) throws(ClientError) -> T {
+        do { return try HailJSON.decode(type, from: data) } catch { throw .decoding("\(what): \(error)") }
+    }
+}
+
+/// The driver stream over `SocketConnector`: one socket at a time, binary batches up, JSON frames down.
+/// Its methods match HailDriver's `DriverChannel`.
+public actor DriverLiveChannel {
+    private let connector: SocketConnector
+    private let url: String
+    private let token: String
+    private let client: ClientInfo?
+    private var socket: LiveSocket?
+
+    /// A channel to `server` (`http://host:port`) with the driver's `token`.
+    public init(connector: SocketConnector, server: URL, token: String, client: ClientInfo? = nil) {
+        self.connector = connector
+        var text = server.absoluteString
+        if text.hasPrefix("https://") {
+            text = "wss://" + text.dropFirst(8)
+        } else if text.hasPrefix("http://") {
+            text = "ws://" + text.dropFirst(7)
+        }
+        while text.hasSuffix("/") { text.removeLast() }
+        self.url = text + Routes.driverLive.template
+        self.token = token
+        self.client = client
+    }
+
+    /// Opens the stream, closing any older socket; frames that cannot be read are skipped.
+    public func connect() async throws(ClientError) -> AsyncStream<DriverServerFrame> {
+        socket?.close()
+        let socket = try await connector.connect(url, token: token, client: client)
+        self.socket = socket
+        let raw = socket.frames
+        return AsyncStream { continuation in
+            let task = Task {
+                for await frame in raw {
+                    guard case .text(let text) = frame,
+                        let decoded = try? HailJSON.decode(DriverServerFrame.self, from: Data(text.utf8))
+                    else { continue }
+                    continuation.yield(decoded)
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
+
+    /// Sends `batch` as a binary frame on the open socket.
+    public func send(_ batch: LocationBatch) throws(ClientError) {
+        guard let socket else { throw .transport("the driver stream is not open") }
+        let data: Data
+        do { data = try LocationBatchCodec.encode(batch) } catch {
+            throw .decoding("cannot encode batch \(batch.seq): \(error)")
+        }
+        guard socket.send(binary: data) else { throw .transport("the driver stream is closing") }
+    }
+
+    /// Closes the open socket.
+    public func disconnect() {
+        socket?.close()
+        socket = nil
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+import HailCore
+import HailProtocol
+
+/// The driver's REST calls, as the runtime needs them; `DriverHTTPAPI` in HailClient is the live one.
+///
+/// Errors that conform to `DriverCallFailure` say whether the server refused (retire the action) or never
+/// answered (retry); any other error counts as no answer.
+public protocol DriverAPI: Sendable {
+    /// `POST /v1/drivers/me/status`.
+    func setStatus(_ status: DriverStatusRequest) async throws
+    /// `POST /v1/drivers/me/locations`: one batch over HTTP when the stream is down.
+    func sendLocations(_ batch: LocationBatch) async throws -> LocationAck
+    /// `GET /v1/drivers/me/trip`: the active trip, or nil.
+    func activeTrip() async throws -> Trip?
+    /// `POST /v1/trips/{id}/accept` under `key`.
+    func accept(tripID: String, key: UUID) async throws -> Trip
+    /// `POST /v1/trips/{id}/decline`.
+    func decline(tripID: String) async throws
+    /// `POST /v1/trips/{id}/events` with `event` under `key`.
+    func report(_ event: TripEventKind, tripID: String, key: UUID) async throws -> Trip
+    /// `POST /v1/trips/{id}/cancel` under `key`.
+    func cancel(tripID: String, key: UUID) async throws -> Trip
+}
+
+/// How a failed call failed, for errors from a transport the runtime cannot see (HailClient's `ClientError`).
+public protocol DriverCallFailure: Error {
+    /// The server refused the request itself (a 4xx other than 429): retrying cannot help.
+    var isRejection: Bool { get }
+    /// The request never got an answer: the network, not the server, is the problem.
+    var isTransport: Bool { get }
+    /// What happened, for the driver's screen.
+    var message: String { get }
+}

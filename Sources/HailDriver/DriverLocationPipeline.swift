@@ -1,0 +1,160 @@
+import Foundation
+import HailCore
+import HailProtocol
+
+/// The driver's location pipeline without I/O: filter, policy, batcher and the keep-alive fix.
+///
+/// Fixes go in with the time they arrive; sends and wake-up times come out. Counting what leaves the
+/// phone (batches, points, encoded bytes) here lets the trace tests pin a shift's radio cost exactly.
+///
+/// The keep-alive exists because a waiting driver standing still gets no fix through the 50 m distance
+/// filter, and the server drops drivers silent for 60 s from dispatch: while online and connected, the
+/// last fix is sent again, stamped with the current time and zero speed, once `keepAliveInterval` passes
+/// without one. Only a fix that went out live is repeated: after a tunnel the last buffered fix is history,
+/// and stamping it "now" would show the rider a stale position as fresh.
+public struct DriverLocationPipeline: Sendable {
+    /// What the runtime must do.
+    public enum Action: Sendable, Hashable {
+        /// Send the batch over the link, then report `ack` or `linkDown`.
+        case send(LocationBatch, via: LocationBatcher.Transport)
+        /// Call `tick` at this time, replacing any earlier request.
+        case wake(at: Date)
+    }
+
+    /// What has left the phone so far.
+    public struct Stats: Codable, Sendable, Hashable {
+        /// Batches sent (every one a radio wake-up), live and backlog.
+        public var batches = 0
+        /// Of those, batches of offline history.
+        public var backlogBatches = 0
+        /// Points sent, counting resends.
+        public var points = 0
+        /// Bytes of the batches in the binary batch format.
+        public var bytes = 0
+        /// Keep-alive fixes made from the last fix.
+        public var keepAlives = 0
+
+        /// Creates zero stats.
+        public init() {}
+    }
+
+    /// The server-side twin of the filter: accuracy, order and speed.
+    public private(set) var filter = LocationFilter()
+    /// Timing, acks and the offline buffer.
+    public private(set) var batcher: LocationBatcher
+    /// The policy in force.
+    public private(set) var policy: LocationPolicy
+    /// The longest an online, connected driver stays silent.
+    public let keepAliveInterval: TimeInterval
+    /// What has been sent.
+    public private(set) var stats = Stats()
+
+    private var lastLive: LocationPoint?
+    private var batcherTick: Date?
+
+    /// Creates a pipeline under `policy`, resuming `snapshot` (unacknowledged points become history).
+    public init(
+        policy: LocationPolicy,
+        snapshot: LocationBatcher.Snapshot? = nil,
+        bufferCapacity: Int = 1000,
+        keepAliveInterval: TimeInterval = 12
+    ) {
+        let configuration = LocationBatcher.Configuration(policy: policy, bufferCapacity: bufferCapacity)
+        if let snapshot {
+            batcher = LocationBatcher(restoring: snapshot, configuration: configuration)
+        } else {
+            batcher = LocationBatcher(configuration: configuration)
+        }
+        self.policy = policy
+        self.keepAliveInterval = keepAliveInterval
+    }
+
+    /// A fix from the location source at `now`.
+    public mutating func fix(_ point: LocationPoint, now: Date) -> [Action] {
+        guard !policy.isOff else { return [] }
+        guard case .accept = filter.evaluate(point) else { return [] }
+        return feed(point, now: now)
+    }
+
+    /// The time asked for by `wake` has come (early or late calls are harmless).
+    public mutating func tick(now: Date) -> [Action] {
+        var actions = record(batcher.tick(now: now))
+        if let due = keepAliveDue, now >= due, let last = lastLive {
+            var point = last
+            point.t = now
+            point.speed = 0
+            stats.keepAlives += 1
+            // Not shown to the filter: a real fix taken in the same instant must still pass as in order.
+            actions += feed(point, now: now)
+        }
+        return actions + wakeAction()
+    }
+
+    /// Adopts a new policy (activity, heat or Low Power changed).
+    public mutating func setPolicy(_ policy: LocationPolicy, now: Date) -> [Action] {
+        self.policy = policy
+        return record(batcher.policyChanged(policy, now: now)) + wakeAction()
+    }
+
+    /// The trip changed state: what waits goes now, so the server sees where the car was at the tap.
+    public mutating func tripStateChanged(now: Date) -> [Action] {
+        record(batcher.tripStateChanged(now: now)) + wakeAction()
+    }
+
+    /// A link works again: the offline history goes first.
+    public mutating func linkUp(_ transport: LocationBatcher.Transport, now: Date) -> [Action] {
+        record(batcher.connectionUp(transport, now: now)) + wakeAction()
+    }
+
+    /// Neither link gets through: buffer from now on.
+    public mutating func linkDown() {
+        batcher.connectionDown()
+        batcherTick = nil
+        lastLive = nil
+    }
+
+    /// The server acknowledged `seq` and everything before it.
+    public mutating func ack(_ seq: Int64) {
+        batcher.ack(seq)
+    }
+
+    /// True when a link is up.
+    public var isConnected: Bool { batcher.transport != nil }
+
+    /// The next time `tick` is wanted, if any.
+    public var nextWake: Date? {
+        [batcherTick, keepAliveDue].compactMap { $0 }.min()
+    }
+
+    private var keepAliveDue: Date? {
+        guard !policy.isOff, batcher.transport != nil, let last = lastLive else { return nil }
+        return last.t.addingTimeInterval(keepAliveInterval)
+    }
+
+    private mutating func feed(_ point: LocationPoint, now: Date) -> [Action] {
+        if batcher.transport != nil { lastLive = point }
+        return record(batcher.pointAccepted(point, now: now)) + wakeAction()
+    }
+
+    private mutating func record(_ actions: [LocationBatcher.Action]) -> [Action] {
+        var result: [Action] = []
+        for action in actions {
+            switch action {
+            case .send(let batch, let transport):
+                stats.batches += 1
+                if batch.backlog { stats.backlogBatches += 1 }
+                stats.points += batch.points.count
+                stats.bytes += (try? LocationBatchCodec.encodeBytes(batch).count) ?? 0
+                result.append(.send(batch, via: transport))
+            case .scheduleTick(let date):
+                batcherTick = date
+            }
+        }
+        if batcher.pending.isEmpty { batcherTick = nil }
+        return result
+    }
+
+    private func wakeAction() -> [Action] {
+        nextWake.map { [.wake(at: $0)] } ?? []
+    }
+}

@@ -1,0 +1,532 @@
+import Foundation
+import HailCore
+import HailProtocol
+import Observation
+
+/// The driver app's runtime: online and offline, offers, the location pipeline and trip actions through
+/// the durable outbox. A SwiftUI screen binds to it; the terminal app prints its `screen`.
+///
+/// Everything it does goes through injected seams (`DriverAPI`, `DriverChannel`, `LocationSource`,
+/// `OutboxStore`, `DriverTimeline`), so tests run it on a manual clock against fakes or the real server.
+@MainActor
+@Observable
+public final class DriverModel {
+    /// True while the driver takes trips.
+    public private(set) var isOnline = false
+    /// Which link carries positions.
+    public private(set) var link: DriverLink = .down
+    /// The open offer, until accepted, declined or lapsed.
+    public private(set) var offer: TripOffer?
+    /// The trip as the server last confirmed it; a finished trip stays until the next one.
+    public private(set) var trip: Trip?
+    /// Trip actions waiting for the server, and refusals waiting to be shown.
+    public private(set) var outbox: Outbox
+    /// The phone's thermal state.
+    public private(set) var thermal: ThermalState = .nominal
+    /// True in Low Power Mode.
+    public private(set) var lowPower = false
+    /// Filter, batcher and what has been sent.
+    public private(set) var pipeline: DriverLocationPipeline
+    /// The last failure nobody else reports (status, storage), for logs.
+    public private(set) var lastProblem: String?
+    /// Called on the main actor after every change the screen may show.
+    @ObservationIgnored public var onChange: (@MainActor (DriverModel) -> Void)?
+
+    @ObservationIgnored private let api: any DriverAPI
+    @ObservationIgnored private let channel: any DriverChannel
+    @ObservationIgnored private let location: any LocationSource
+    @ObservationIgnored private let store: any OutboxStore
+    @ObservationIgnored private let timeline: DriverTimeline
+    @ObservationIgnored private var generator: any RandomNumberGenerator
+    @ObservationIgnored private let reconnect: Backoff
+    @ObservationIgnored private var locationTask: Task<Void, Never>?
+    @ObservationIgnored private var channelTask: Task<Void, Never>?
+    @ObservationIgnored private var wakeTask: Task<Void, Never>?
+    @ObservationIgnored private var outboxTimer: Task<Void, Never>?
+    @ObservationIgnored private var offerTimer: Task<Void, Never>?
+    @ObservationIgnored private var sendQueue: [(batch: LocationBatch, via: LocationBatcher.Transport)] = []
+    @ObservationIgnored private var draining = false
+    @ObservationIgnored private var outboxRunning = false
+    @ObservationIgnored private var statusOwed = false
+    @ObservationIgnored private var reportedDegraded: Bool?
+    @ObservationIgnored private var appliedPolicy: LocationPolicy?
+    @ObservationIgnored private var waiters: [Waiter] = []
+    @ObservationIgnored private var nextWaiterID = 0
+
+    private typealias Waiter = (
+        id: Int, predicate: (DriverModel) -> Bool, continuation: CheckedContinuation<Void, Never>
+    )
+
+    /// Creates a model; call `start` to restore what was saved and carry on.
+    public init(
+        api: any DriverAPI,
+        channel: any DriverChannel,
+        location: any LocationSource,
+        store: any OutboxStore,
+        timeline: DriverTimeline,
+        random: any RandomNumberGenerator = SystemRandomNumberGenerator(),
+        backoff: Backoff = .standard,
+        bufferCapacity: Int = 1000
+    ) {
+        self.api = api
+        self.channel = channel
+        self.location = location
+        self.store = store
+        self.timeline = timeline
+        self.generator = random
+        self.reconnect = backoff
+        self.outbox = Outbox(backoff: backoff)
+        self.pipeline = DriverLocationPipeline(policy: .off, bufferCapacity: bufferCapacity)
+    }
+
+    // MARK: What the screen shows
+
+    /// What the location pipeline is serving.
+    public var activity: DriverActivity {
+        switch trip?.state {
+        case .driverAssigned?, .driverArrived?: return .toPickup
+        case .onTrip?: return .onTrip
+        default: return isOnline ? .waitingForTrip : .offline
+        }
+    }
+
+    /// The policy for the current activity, heat and Low Power.
+    public var policy: LocationPolicy {
+        LocationPolicy(activity: activity, thermal: thermal, lowPower: lowPower)
+    }
+
+    /// The oldest action tapped and not yet confirmed.
+    public var pendingAction: DriverIntent? { outbox.entries.first?.intent }
+
+    /// The screen as one value.
+    public var screen: DriverScreen {
+        DriverScreen(
+            title: title, online: isOnline, link: link.rawValue, offerTripID: offer?.trip.id,
+            offerExpiresAt: offer?.expiresAt, tripID: trip?.id, tripState: trip?.state,
+            pending: pendingAction?.kind, fare: trip?.fare, rejection: outbox.rejections.first?.reason,
+            degraded: policy.degraded)
+    }
+
+    private var title: String {
+        if let pending = pendingAction {
+            switch pending.kind {
+            case .accept: return "Accepting trip…"
+            case .arrived: return "Arriving…"
+            case .started: return "Starting trip…"
+            case .ended: return "Ending trip…"
+            case .cancel: return "Cancelling trip…"
+            }
+        }
+        if offer != nil { return "New trip offer" }
+        switch trip?.state {
+        case .driverAssigned?: return "Driving to pickup"
+        case .driverArrived?: return "At pickup"
+        case .onTrip?: return "On trip"
+        case .completed?: return "Trip completed"
+        case .cancelled?: return "Trip cancelled"
+        default: return isOnline ? "Waiting for trips" : "Offline"
+        }
+    }
+
+    // MARK: Driver actions
+
+    /// Restores after a launch or a kill: the saved outbox and points, the server's active trip, the
+    /// online state, then replays the outbox.
+    public func start() async {
+        var wasOnline = false
+        do {
+            if let saved = try await store.load() {
+                outbox = saved.outbox
+                pipeline = DriverLocationPipeline(
+                    policy: .off, snapshot: saved.batcher, bufferCapacity: pipeline.batcher.configuration.bufferCapacity
+                )
+                trip = saved.trip
+                wasOnline = saved.online
+            }
+        } catch {
+            lastProblem = "cannot read the saved state: \(error)"
+        }
+        await refreshTrip()
+        changed()
+        if wasOnline || (trip?.state.isActive ?? false) {
+            await goOnline()
+        } else {
+            kickOutbox()
+        }
+    }
+
+    /// Goes online: status to the server, location on, the stream opened.
+    public func goOnline() async {
+        isOnline = true
+        await persist()
+        changed()
+        await sendStatus()
+        refreshPolicy()
+        if locationTask == nil {
+            let fixes = location.fixes()
+            locationTask = Task { [weak self] in
+                for await point in fixes {
+                    guard let self else { return }
+                    self.receive(point)
+                }
+            }
+        }
+        if channelTask == nil { channelTask = Task { [weak self] in await self?.runChannel() } }
+        kickOutbox()
+    }
+
+    /// Goes offline: no offers, location off, the stream closed. Unsent actions stay in the outbox.
+    public func goOffline() async {
+        isOnline = false
+        offer = nil
+        refreshPolicy()
+        channelTask?.cancel()
+        channelTask = nil
+        await channel.disconnect()
+        pipeline.linkDown()
+        link = .down
+        await persist()
+        changed()
+        await sendStatus()
+    }
+
+    /// Accepts the open offer through the outbox.
+    public func accept() async {
+        guard let offer else { return }
+        self.offer = nil
+        await enqueue(DriverIntent(.accept, tripID: offer.trip.id))
+    }
+
+    /// Turns down the open offer, so the next driver is asked at once; best effort.
+    public func decline() async {
+        guard let offer else { return }
+        self.offer = nil
+        changed()
+        try? await api.decline(tripID: offer.trip.id)
+    }
+
+    /// Taps arrived, started, ended or cancel on the current trip; the screen shows it at once.
+    public func tap(_ kind: DriverIntent.Kind) async {
+        guard let trip, kind != .accept else { return }
+        // Positions still waiting go now: the fare is built from the path driven before "ended" lands.
+        perform(pipeline.tripStateChanged(now: timeline.now()))
+        await enqueue(DriverIntent(kind, tripID: trip.id))
+    }
+
+    /// The screen has shown the oldest refusal.
+    public func dismissRejection() async {
+        guard let first = outbox.rejections.first else { return }
+        outbox.dismissRejection(key: first.key)
+        await persist()
+        changed()
+    }
+
+    /// The phone's thermal state changed.
+    public func setThermal(_ state: ThermalState) {
+        thermal = state
+        refreshPolicy()
+    }
+
+    /// Low Power Mode changed.
+    public func setLowPower(_ on: Bool) {
+        lowPower = on
+        refreshPolicy()
+    }
+
+    /// Reachability says the network is back: retry what waits for it now rather than at its backoff.
+    public func networkMayBeBack() {
+        outbox.connectivityRestored(now: timeline.now())
+        kickOutbox()
+    }
+
+    /// Stops every task, as a killed app would; what was saved stays saved.
+    public func shutdown() async {
+        for task in [locationTask, channelTask, wakeTask, outboxTimer, offerTimer] { task?.cancel() }
+        locationTask = nil
+        channelTask = nil
+        await channel.disconnect()
+        let pending = waiters
+        waiters = []
+        for waiter in pending { waiter.continuation.resume() }
+    }
+
+    /// Returns once `condition` holds (checked after every change), when the model shuts down, or when the
+    /// waiting task is cancelled.
+    public func waitUntil(_ condition: @escaping (DriverModel) -> Bool) async {
+        if condition(self) { return }
+        nextWaiterID += 1
+        let id = nextWaiterID
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if Task.isCancelled {
+                    continuation.resume()
+                } else {
+                    waiters.append((id, condition, continuation))
+                }
+            }
+        } onCancel: {
+            Task { @MainActor in self.releaseWaiter(id) }
+        }
+    }
+
+    private func releaseWaiter(_ id: Int) {
+        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
+        waiters.remove(at: index).continuation.resume()
+    }
+
+    // MARK: Location
+
+    private func receive(_ point: LocationPoint) {
+        perform(pipeline.fix(point, now: timeline.now()))
+    }
+
+    private func refreshPolicy() {
+        let policy = self.policy
+        if appliedPolicy != policy {
+            appliedPolicy = policy
+            perform(pipeline.setPolicy(policy, now: timeline.now()))
+            let source = location
+            Task { await source.apply(policy) }
+        }
+        if isOnline, reportedDegraded != policy.degraded {
+            Task { await self.sendStatus() }
+        }
+        changed()
+    }
+
+    private func perform(_ actions: [DriverLocationPipeline.Action]) {
+        for action in actions {
+            switch action {
+            case .send(let batch, let via):
+                sendQueue.append((batch, via))
+            case .wake(let date):
+                wakeTask?.cancel()
+                let timeline = self.timeline
+                wakeTask = Task { [weak self] in
+                    do { try await timeline.sleepUntil(date) } catch { return }
+                    guard let self else { return }
+                    self.perform(self.pipeline.tick(now: timeline.now()))
+                }
+            }
+        }
+        if !sendQueue.isEmpty { drain() }
+        changed()
+    }
+
+    /// Sends queued batches one at a time, in seq order: the server ignores a batch older than one it has.
+    private func drain() {
+        guard !draining else { return }
+        draining = true
+        Task {
+            // No suspension between the last emptiness check and clearing the flag, or a batch queued in
+            // between would wait for the next one.
+            while let (batch, via) = sendQueue.first {
+                sendQueue.removeFirst()
+                // A batch re-buffered by a link loss since it was queued goes out again under a new seq.
+                guard pipeline.batcher.inFlight.contains(where: { $0.seq == batch.seq }) else { continue }
+                await persist()
+                switch via {
+                case .stream:
+                    do { try await channel.send(batch) } catch { streamLost() }
+                case .http:
+                    do {
+                        let ack = try await api.sendLocations(batch)
+                        pipeline.ack(ack.seq)
+                        connectivityBack()
+                        changed()
+                    } catch let failure as any DriverCallFailure where failure.isRejection {
+                        // A refused batch can never succeed; retiring it keeps the rest flowing.
+                        pipeline.ack(batch.seq)
+                        lastProblem = "location batch \(batch.seq) refused: \(failure.message)"
+                    } catch {
+                        pipeline.linkDown()
+                        link = .down
+                        changed()
+                    }
+                }
+            }
+            draining = false
+        }
+    }
+
+    // MARK: Stream
+
+    private func runChannel() async {
+        var attempt = 0
+        while !Task.isCancelled {
+            do {
+                let frames = try await channel.connect()
+                attempt = 0
+                linkUp(.stream)
+                for await frame in frames { handle(frame) }
+            } catch {}
+            if Task.isCancelled { return }
+            streamLost()
+            attempt += 1
+            let delay = reconnect.delay(afterAttempt: attempt, using: &generator)
+            do { try await timeline.sleepUntil(timeline.now().addingTimeInterval(delay)) } catch { return }
+        }
+    }
+
+    private func linkUp(_ transport: LocationBatcher.Transport) {
+        if link != .down { pipeline.linkDown() }
+        link = transport == .stream ? .stream : .http
+        perform(pipeline.linkUp(transport, now: timeline.now()))
+        connectivityBack()
+        changed()
+    }
+
+    /// The stream is gone: HTTP carries positions until it fails too.
+    private func streamLost() {
+        guard link != .http else { return }
+        pipeline.linkDown()
+        link = .down
+        guard isOnline else { return }
+        linkUp(.http)
+    }
+
+    private func connectivityBack() {
+        if statusOwed { Task { await self.sendStatus() } }
+        outbox.connectivityRestored(now: timeline.now())
+        kickOutbox()
+    }
+
+    private func handle(_ frame: DriverServerFrame) {
+        switch frame {
+        case .hello:
+            break
+        case .offer(let offer):
+            guard !(trip?.state.isActive ?? false), outbox.entries.allSatisfy({ $0.intent.kind != .accept }) else {
+                return
+            }
+            self.offer = offer
+            offerTimer?.cancel()
+            let timeline = self.timeline
+            offerTimer = Task { [weak self] in
+                do { try await timeline.sleepUntil(offer.expiresAt) } catch { return }
+                guard let self, self.offer?.trip.id == offer.trip.id else { return }
+                self.offer = nil
+                self.changed()
+            }
+            changed()
+        case .tripUpdated(let trip):
+            apply(trip)
+        case .ack(let ack):
+            pipeline.ack(ack.seq)
+            changed()
+        }
+    }
+
+    // MARK: Trip
+
+    private func apply(_ update: Trip) {
+        if let current = trip, current.id == update.id, update.version <= current.version { return }
+        let stateChanged = trip?.id != update.id || trip?.state != update.state
+        trip = update
+        if offer?.trip.id == update.id { offer = nil }
+        if stateChanged { perform(pipeline.tripStateChanged(now: timeline.now())) }
+        refreshPolicy()
+        Task { await persist() }
+    }
+
+    private func refreshTrip() async {
+        do {
+            if let active = try await api.activeTrip() {
+                apply(active)
+            } else if let current = trip, current.state.isActive, outbox.entries.isEmpty {
+                // The server has no active trip for us: whatever we showed is over.
+                trip = nil
+            }
+        } catch {
+            lastProblem = "cannot ask for the active trip: \(error)"
+        }
+    }
+
+    private func enqueue(_ intent: DriverIntent) async {
+        outbox.enqueue(intent, key: UUID(), now: timeline.now())
+        // On disk before the first attempt: a kill between tap and send must not lose the tap.
+        await persist()
+        changed()
+        kickOutbox()
+    }
+
+    private func kickOutbox() {
+        guard !outboxRunning else { return }
+        outboxRunning = true
+        Task { await runOutbox() }
+    }
+
+    private func runOutbox() async {
+        while true {
+            switch outbox.next(now: timeline.now()) {
+            case .idle, .awaitingResult:
+                outboxRunning = false
+                return
+            case .wait(let until):
+                outboxTimer?.cancel()
+                let timeline = self.timeline
+                outboxTimer = Task { [weak self] in
+                    do { try await timeline.sleepUntil(until) } catch { return }
+                    self?.kickOutbox()
+                }
+                outboxRunning = false
+                return
+            case .send(let entry):
+                do {
+                    let confirmed = try await send(entry)
+                    outbox.succeeded(key: entry.key)
+                    apply(confirmed)
+                } catch let failure as any DriverCallFailure where failure.isRejection {
+                    outbox.rejected(key: entry.key, reason: failure.message)
+                    await refreshTrip()
+                } catch {
+                    let transient = (error as? any DriverCallFailure)?.isTransport ?? true
+                    outbox.failed(key: entry.key, now: timeline.now(), transient: transient, using: &generator)
+                }
+                await persist()
+                changed()
+            }
+        }
+    }
+
+    private func send(_ entry: Outbox.Entry) async throws -> Trip {
+        let tripID = entry.intent.tripID
+        switch entry.intent.kind {
+        case .accept: return try await api.accept(tripID: tripID, key: entry.key)
+        case .arrived: return try await api.report(.arrived, tripID: tripID, key: entry.key)
+        case .started: return try await api.report(.started, tripID: tripID, key: entry.key)
+        case .ended: return try await api.report(.ended, tripID: tripID, key: entry.key)
+        case .cancel: return try await api.cancel(tripID: tripID, key: entry.key)
+        }
+    }
+
+    // MARK: Plumbing
+
+    private func sendStatus() async {
+        let degraded = policy.degraded
+        do {
+            try await api.setStatus(DriverStatusRequest(online: isOnline, degraded: degraded))
+            reportedDegraded = degraded
+            statusOwed = false
+        } catch {
+            statusOwed = true
+            lastProblem = "cannot report the status: \(error)"
+        }
+    }
+
+    private func persist() async {
+        let state = DriverSavedState(
+            outbox: outbox, batcher: pipeline.batcher.snapshot, trip: trip, online: isOnline)
+        do { try await store.save(state) } catch { lastProblem = "cannot save: \(error)" }
+    }
+
+    private func changed() {
+        onChange?(self)
+        guard !waiters.isEmpty else { return }
+        var keep: [Waiter] = []
+        for waiter in waiters {
+            if waiter.predicate(self) { waiter.continuation.resume() } else { keep.append(waiter) }
+        }
+        waiters = keep
+    }
+}

@@ -1,2 +1,0 @@
-/// Placeholder until the driver core lands.
-enum HailDriverPlaceholder {}

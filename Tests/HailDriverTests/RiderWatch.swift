@@ -1,0 +1,51 @@
+import Foundation
+import HailClient
+import HailCore
+import HailProtocol
+import Synchronization
+
+/// The rider's car as the server moves it: every `driverMoved` on the trip's live stream.
+final class RiderWatch: Sendable {
+    private let moves = Mutex<[DriverMoved]>([])
+    private let socket: LiveSocket
+    /// Every move as it arrives, for waiting on one.
+    let stream: AsyncStream<DriverMoved>
+
+    init(loopback: DriverLoopback, connector: SocketConnector, tripID: String, token: String) async throws {
+        let url = "ws://127.0.0.1:\(loopback.server.port)\(Routes.live(tripID: tripID))"
+        socket = try await connector.connect(url, token: token)
+        let frames = socket.frames
+        let (stream, continuation) = AsyncStream.makeStream(of: DriverMoved.self)
+        self.stream = stream
+        Task { [self] in
+            for await frame in frames {
+                guard case .text(let text) = frame,
+                    case .driverMoved(let moved)? = try? HailJSON.decode(RiderServerFrame.self, from: Data(text.utf8))
+                else { continue }
+                moves.withLock { $0.append(moved) }
+                continuation.yield(moved)
+            }
+            continuation.finish()
+        }
+    }
+
+    var seen: [DriverMoved] { moves.withLock { $0 } }
+
+    func close() { socket.close() }
+}
+
+/// The body's result, or nil when `seconds` of real time pass first (a deadline, never a pause).
+func withDeadline<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () async -> T?) async -> T? {
+    let deadline = Deadline(seconds: seconds)
+    return await withTaskGroup(of: T?.self) { group in
+        group.addTask { await body() }
+        group.addTask {
+            await deadline.wait()
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        deadline.cancel()
+        return first
+    }
+}
