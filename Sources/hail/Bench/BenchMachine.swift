@@ -10,6 +10,9 @@ struct BenchMachine: Encodable, Sendable {
     let memoryGiB: Double
     /// `release` or `debug`: debug figures are not worth comparing.
     let build: String
+    /// The 1-minute load average when the run started: above the core count, other processes were
+    /// competing for the CPU and the figures are low.
+    let loadAverage: Double
 
     /// This machine and this binary.
     static func current() -> BenchMachine {
@@ -26,11 +29,15 @@ struct BenchMachine: Encodable, Sendable {
             let build = "release"
         #endif
         let memory = Double(ProcessInfo.processInfo.physicalMemory) / Double(1 << 30)
+        let load = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first
+
         return BenchMachine(
             cores: ProcessInfo.processInfo.activeProcessorCount, cpu: cpu, memoryGiB: (memory * 10).rounded() / 10,
-            build: build)
+            build: build, loadAverage: load.flatMap { Double($0) } ?? 0)
     }
 
     /// One line for the human table.
-    var summary: String { "\(cores) cores, \(cpu), \(memoryGiB) GiB RAM, \(build) build" }
+    var summary: String {
+        "\(cores) cores, \(cpu), \(memoryGiB) GiB RAM, \(build) build, load average \(loadAverage) at start"
+    }
 }

@@ -68,7 +68,10 @@ struct DriverSession: Sendable {
             guard case .text(let text) = message, let seq = Self.ackSeq(text) else { continue }
             let now = clock.now
             ledger.acknowledge(seq: seq, at: now)
-            if case .saturate(let window) = pacing, now < end, ledger.inFlight < window { send(at: now) }
+            if case .saturate(let window) = pacing, now < end {
+                // One ack may cover several batches; refill the window whole.
+                while ledger.inFlight < window { send(at: now) }
+            }
         }
     }
 

@@ -14,6 +14,7 @@ struct HTTPBenchmark: Sendable {
 
     /// Runs against `target` and returns what was measured.
     func run(on target: BenchTarget) async -> HTTPBenchmarkResult {
+        let machine = BenchMachine.current()
         let request = route.request(on: target)
         let endpoint = target.endpoint
         let clock = ContinuousClock()
@@ -28,7 +29,8 @@ struct HTTPBenchmark: Sendable {
         var total = HTTPWorkerTally()
         for tally in tallies { total.absorb(tally) }
         return HTTPBenchmarkResult(
-            settings: self, target: target, tally: total, elapsed: elapsed, before: before, after: after)
+            settings: self, target: target, tally: total, elapsed: elapsed, before: before, after: after,
+            machine: machine)
     }
 
     /// One connection's loop: request, wait, record, again; reconnects after a failure.

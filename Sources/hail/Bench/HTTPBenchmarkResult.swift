@@ -40,7 +40,7 @@ struct HTTPBenchmarkResult: Encodable, Sendable {
     /// Builds the result from the merged tallies.
     init(
         settings: HTTPBenchmark, target: BenchTarget, tally: HTTPWorkerTally, elapsed: Duration,
-        before: ProcessUsage?, after: ProcessUsage?
+        before: ProcessUsage?, after: ProcessUsage?, machine: BenchMachine
     ) {
         let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         route = settings.route.summary
@@ -63,7 +63,7 @@ struct HTTPBenchmarkResult: Encodable, Sendable {
             processCPUPercent = nil
             rssMiB = nil
         }
-        machine = .current()
+        self.machine = machine
         note =
             target.inProcess
             ? "server and load generator share this process and its \(machine.cores) cores; CPU% is both together"

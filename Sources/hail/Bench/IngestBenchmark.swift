@@ -25,6 +25,7 @@ struct IngestBenchmark: Sendable {
 
     /// Runs against `target` (which must be able to mint driver tokens).
     func run(on target: BenchTarget) async throws(BenchFailure) -> IngestBenchmarkResult {
+        let machine = BenchMachine.current()
         let startMilliseconds = Int64(Date().timeIntervalSince1970 * 1000)
         let factories = (0..<connections).map {
             LocationFrameFactory(index: $0, pointsPerBatch: pointsPerBatch, startMilliseconds: startMilliseconds)
@@ -85,6 +86,8 @@ struct IngestBenchmark: Sendable {
         }
         var tally = AckLedger.Tally()
         for session in sessions { tally.absorb(session.ledger.tally()) }
+        // Before shutdown: tells whether a missing ack was never written by us or never came back.
+        let wire = client.metrics.snapshot()
         await client.shutdown()
         let countersAfter = await ServerCounters.scrape(target.endpoint)
         var serverCounts: [String: Int]?
@@ -92,7 +95,8 @@ struct IngestBenchmark: Sendable {
         return IngestBenchmarkResult(
             settings: self, target: target, connected: sessions.count,
             connectFailures: connected.compactMap(\.failure), sourceAddresses: sources, tally: tally,
-            serverCounts: serverCounts, before: usage.0, after: usage.1)
+            wire: (written: wire.messagesSent, read: wire.messagesReceived),
+            serverCounts: serverCounts, before: usage.0, after: usage.1, machine: machine)
     }
 
     /// The 127.0.0.x addresses to spread connections over, or none (let the kernel choose).

@@ -32,6 +32,10 @@ struct IngestBenchmarkResult: Encodable, Sendable {
     let ackedBatches: Int
     /// Batches never acknowledged (connection lost or grace over).
     let droppedBatches: Int
+    /// WebSocket messages the client's socket layer wrote (batches actually on the wire).
+    let clientMessagesWritten: Int
+    /// WebSocket messages the client's socket layer read (hellos and acks).
+    let clientMessagesRead: Int
     /// Send-to-ack latency per batch.
     let latency: LatencySummary
     /// The server's `hail_location_updates_total` added during the run, by result (accepted, or why dropped).
@@ -52,8 +56,9 @@ struct IngestBenchmarkResult: Encodable, Sendable {
     /// Builds the result from the merged books.
     init(
         settings: IngestBenchmark, target: BenchTarget, connected: Int, connectFailures: [String],
-        sourceAddresses: [String], tally: AckLedger.Tally, serverCounts: [String: Int]?, before: ProcessUsage?,
-        after: ProcessUsage?
+        sourceAddresses: [String], tally: AckLedger.Tally, wire: (written: Int, read: Int),
+        serverCounts: [String: Int]?, before: ProcessUsage?,
+        after: ProcessUsage?, machine: BenchMachine
     ) {
         encoding = settings.binary ? "binary" : "json"
         connections = settings.connections
@@ -73,6 +78,8 @@ struct IngestBenchmarkResult: Encodable, Sendable {
         sentPoints = tally.sentPoints
         ackedBatches = tally.ackedBatches
         droppedBatches = tally.unacked
+        clientMessagesWritten = wire.written
+        clientMessagesRead = wire.read
         latency = LatencySummary(microseconds: tally.latencies)
         serverLocationUpdates = serverCounts
         server = target.label
@@ -85,7 +92,7 @@ struct IngestBenchmarkResult: Encodable, Sendable {
             rssMiB = nil
             peakRssMiB = nil
         }
-        machine = .current()
+        self.machine = machine
         note =
             target.inProcess
             ? "server and load generator (\(connected) WebSocket clients) share this process and its "
@@ -105,6 +112,8 @@ struct IngestBenchmarkResult: Encodable, Sendable {
         table.add("sent", "\(sentBatches) batches, \(sentPoints) fixes in \(seconds) s")
         table.add("acked", "\(ackedBatches) batches")
         table.add("dropped", "\(droppedBatches) batches not acked")
+        table.add(
+            "client wire", "\(clientMessagesWritten) messages written, \(clientMessagesRead) read (hellos and acks)")
         if let serverLocationUpdates {
             let text = serverLocationUpdates.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }
             table.add("server counted", text.isEmpty ? "nothing" : text.joined(separator: ", "))
