@@ -88,6 +88,25 @@ struct RiderModelTests {
         h.model.stop()
     }
 
+    @Test func aSlowResyncAnswerOlderThanTheCancelShownChangesNothing() async throws {
+        let api = FakeTripAPI(trip: Fixtures.trip(.driverAssigned, version: 2))
+        let h = RiderHarness(api: api)
+        await h.model.launch()
+        await api.holdActive(true)
+        h.model.screenVisibilityChanged(true)
+        // The resync read version 2; its answer is still on the way when the rider cancels.
+        let held = try await api.heldActive.next(within: 5, "held resync")
+        await h.model.cancel()
+        #expect(h.model.trip?.version == 3)
+        #expect(h.model.screen.phase == .cancelled)
+        held.resume()
+        try await h.until("stale resync") { h.model.staleTripUpdates == 1 }
+        try await h.until("loop ended") { h.model.connection == .idle }
+        #expect(h.model.trip?.state == .cancelled)
+        #expect(h.model.screen.phase == .cancelled)
+        #expect(await h.channel.connections.pending == 0)
+    }
+
     @Test func positionsOutOfOrderNeverMoveTheMarkerBack() async throws {
         let clock = ManualClock()
         clock.advance(by: .seconds(10))
