@@ -27,6 +27,8 @@ public final class DriverModel {
     public private(set) var lowPower = false
     /// Filter, batcher and what has been sent.
     public private(set) var pipeline: DriverLocationPipeline
+    /// The degraded flag the server last acknowledged, nil before the first status report.
+    public private(set) var reportedDegraded: Bool?
     /// The last failure nobody else reports (status, storage), for logs.
     public private(set) var lastProblem: String?
     /// Called on the main actor after every change the screen may show.
@@ -48,7 +50,6 @@ public final class DriverModel {
     @ObservationIgnored private var draining = false
     @ObservationIgnored private var outboxRunning = false
     @ObservationIgnored private var statusOwed = false
-    @ObservationIgnored private var reportedDegraded: Bool?
     @ObservationIgnored private var appliedPolicy: LocationPolicy?
     @ObservationIgnored private var waiters: [Waiter] = []
     @ObservationIgnored private var nextWaiterID = 0
@@ -508,6 +509,7 @@ public final class DriverModel {
             try await api.setStatus(DriverStatusRequest(online: isOnline, degraded: degraded))
             reportedDegraded = degraded
             statusOwed = false
+            changed()
         } catch {
             statusOwed = true
             lastProblem = "cannot report the status: \(error)"

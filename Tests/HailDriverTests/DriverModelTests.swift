@@ -1,0 +1,138 @@
+import Foundation
+import HailCore
+import HailDriver
+import HailProtocol
+import HailTesting
+import Testing
+
+@Suite("DriverModel on fakes and a manual clock")
+@MainActor
+struct DriverModelTests {
+    let clock = ManualClock()
+    let api: FakeDriverAPI
+    let channel = FakeChannel()
+    let source = ScriptedLocationSource()
+    let store: MemoryOutboxStore
+    let model: DriverModel
+
+    init(active: Trip? = nil, saved: DriverSavedState? = nil) {
+        api = FakeDriverAPI(active: active)
+        store = MemoryOutboxStore(saved)
+        model = DriverModel(
+            api: api, channel: channel, location: source, store: store,
+            timeline: DriverTimeline(clock: clock, origin: Fixture.origin), random: SeededGenerator(seed: 1))
+    }
+
+    func online() async throws {
+        await model.start()
+        await model.goOnline()
+        try await eventually(model, "stream up") { $0.link == .stream }
+    }
+
+    @Test func anOfferLapsesAtItsExpiry() async throws {
+        try await online()
+        #expect(model.screen.title == "Waiting for trips")
+        channel.push(
+            .offer(TripOffer(trip: Fixture.trip("t1", .searching, version: 1), expiresAt: Fixture.origin + 15)))
+        try await eventually(model, "offer") { $0.offer != nil }
+        #expect(model.screen.title == "New trip offer")
+        #expect(model.screen.offerExpiresAt == Fixture.origin + 15)
+        clock.advance(by: .seconds(15))
+        try await eventually(model, "lapsed") { $0.offer == nil }
+        #expect(model.screen.title == "Waiting for trips")
+    }
+
+    @Test func declineTellsTheServerAndClearsTheOffer() async throws {
+        try await online()
+        channel.push(
+            .offer(TripOffer(trip: Fixture.trip("t2", .searching, version: 1), expiresAt: Fixture.origin + 15)))
+        try await eventually(model, "offer") { $0.offer != nil }
+        await model.decline()
+        #expect(model.offer == nil)
+        #expect(await api.declines == ["t2"])
+    }
+
+    @Test func aRefusedAcceptIsRetiredAndShowsWhy() async throws {
+        await api.refuseAccept("the offer for trip t3 has expired")
+        try await online()
+        channel.push(
+            .offer(TripOffer(trip: Fixture.trip("t3", .searching, version: 1), expiresAt: Fixture.origin + 15)))
+        try await eventually(model, "offer") { $0.offer != nil }
+        await model.accept()
+        #expect(model.screen.title == "Accepting trip…")
+        try await eventually(model, "refused") { $0.pendingAction == nil }
+        #expect(model.screen.rejection == "the offer for trip t3 has expired")
+        #expect(model.screen.title == "Waiting for trips")
+        #expect(model.outbox.entries.isEmpty)
+        #expect(await api.accepts.count == 1)
+        await model.dismissRejection()
+        #expect(model.screen.rejection == nil)
+    }
+
+    @Test func heatAndLowPowerCoarsenThePolicyAndAreReportedAsDegraded() async throws {
+        try await online()
+        #expect(await api.statuses == [DriverStatusRequest(online: true, degraded: false)])
+        model.setThermal(.serious)
+        #expect(model.policy.degraded)
+        #expect(model.policy.distanceFilter == 50)
+        #expect(model.policy.accuracy == .hundredMeters)
+        #expect(model.screen.degraded)
+        try await eventually(model, "reported degraded") { $0.reportedDegraded == true }
+        model.setThermal(.nominal)
+        model.setLowPower(true)
+        #expect(model.policy.distanceFilter == 50)
+        #expect(model.policy.accuracy == .balanced)
+        #expect(model.policy.degraded)
+        model.setLowPower(false)
+        try await eventually(model, "reported recovered") { $0.reportedDegraded == false }
+        let statuses = await api.statuses
+        #expect(statuses.first == DriverStatusRequest(online: true, degraded: false))
+        #expect(statuses.contains(DriverStatusRequest(online: true, degraded: true)))
+        #expect(statuses.last == DriverStatusRequest(online: true, degraded: false))
+        #expect(source.policies.last == LocationPolicy(activity: .waitingForTrip, thermal: .nominal, lowPower: false))
+    }
+
+    @Test func aWaitingDriverStandingStillIsKeptAliveEveryTwelveSeconds() async throws {
+        try await online()
+        let fix = LocationPoint(
+            lat: Fixture.pickup.lat, lng: Fixture.pickup.lng, accuracy: 8, heading: 90, speed: 0, t: Fixture.origin)
+        source.yield(fix)
+        try await eventually(model, "first fix sent") { $0.pipeline.stats.batches == 1 }
+        for _ in 0..<3 {
+            clock.advance(by: .seconds(12))
+            let sent = model.pipeline.stats.keepAlives
+            try await eventually(model, "keep-alive") { $0.pipeline.stats.keepAlives == sent + 1 }
+        }
+        // Waiting holds a fix up to 10 s: each keep-alive leaves 10 s after it is made.
+        clock.advance(by: .seconds(10))
+        try await eventually(model, "sent and acknowledged") {
+            $0.pipeline.stats.batches == 4 && $0.pipeline.batcher.inFlight.isEmpty
+        }
+        let times = channel.sent.flatMap(\.points).map { $0.t.timeIntervalSince(Fixture.origin) }
+        #expect(times == [0, 12, 24, 36])
+        #expect(channel.sent.flatMap(\.points).allSatisfy { $0.lat == fix.lat && $0.lng == fix.lng })
+    }
+}
+
+@Suite("DriverModel restored after a kill")
+@MainActor
+struct DriverModelRestoreTests {
+    @Test func anActiveTripResumesTheTripPolicyAndBuffersNothingTwice() async throws {
+        let buffered = [
+            LocationPoint(lat: 43.7396, lng: 7.4276, accuracy: 5, heading: 0, speed: 10, t: Fixture.origin - 20),
+            LocationPoint(lat: 43.7398, lng: 7.4276, accuracy: 5, heading: 0, speed: 10, t: Fixture.origin - 18),
+        ]
+        let saved = DriverSavedState(
+            outbox: Outbox(), batcher: LocationBatcher.Snapshot(nextSeq: 41, points: buffered),
+            trip: Fixture.trip("t9", .driverArrived, version: 3), online: true)
+        let rig = DriverModelTests(active: Fixture.trip("t9", .onTrip, version: 4), saved: saved)
+        try await rig.online()
+        #expect(rig.model.trip?.state == .onTrip)
+        #expect(rig.model.activity == .onTrip)
+        #expect(rig.source.policies.last == LocationPolicy(activity: .onTrip, thermal: .nominal, lowPower: false))
+        try await eventually(rig.model, "history sent") {
+            $0.pipeline.batcher.inFlight.isEmpty && $0.pipeline.stats.batches == 1
+        }
+        #expect(rig.channel.sent == [LocationBatch(seq: 41, points: buffered, backlog: true)])
+    }
+}

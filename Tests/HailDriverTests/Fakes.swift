@@ -1,0 +1,84 @@
+import Foundation
+import HailCore
+import HailDriver
+import HailProtocol
+import Synchronization
+
+/// The server refusing an action, as a 4xx would.
+struct Refusal: DriverCallFailure {
+    let message: String
+    var isRejection: Bool { true }
+    var isTransport: Bool { false }
+}
+
+/// A scripted driver API that records what it was asked.
+actor FakeDriverAPI: DriverAPI {
+    private(set) var statuses: [DriverStatusRequest] = []
+    private(set) var declines: [String] = []
+    private(set) var accepts: [(tripID: String, key: UUID)] = []
+    var active: Trip?
+    var refuseAcceptWith: String?
+
+    init(active: Trip? = nil) { self.active = active }
+
+    func refuseAccept(_ message: String) { refuseAcceptWith = message }
+
+    func setStatus(_ status: DriverStatusRequest) { statuses.append(status) }
+
+    func sendLocations(_ batch: LocationBatch) -> LocationAck { LocationAck(seq: batch.seq) }
+
+    func activeTrip() -> Trip? { active }
+
+    func accept(tripID: String, key: UUID) throws -> Trip {
+        accepts.append((tripID, key))
+        if let refuseAcceptWith { throw Refusal(message: refuseAcceptWith) }
+        return Fixture.trip(tripID, .driverAssigned, version: 2)
+    }
+
+    func decline(tripID: String) { declines.append(tripID) }
+
+    func report(_ event: TripEventKind, tripID: String, key: UUID) -> Trip {
+        Fixture.trip(tripID, event == .arrived ? .driverArrived : event == .started ? .onTrip : .completed, version: 9)
+    }
+
+    func cancel(tripID: String, key: UUID) -> Trip { Fixture.trip(tripID, .searching, version: 9) }
+}
+
+/// A driver stream the test plays the server's side of; every batch is acknowledged at once.
+final class FakeChannel: DriverChannel {
+    private let state = Mutex<(continuation: AsyncStream<DriverServerFrame>.Continuation?, sent: [LocationBatch])>(
+        (nil, []))
+
+    func connect() async throws -> AsyncStream<DriverServerFrame> {
+        let (stream, continuation) = AsyncStream.makeStream(of: DriverServerFrame.self)
+        state.withLock { $0.continuation = continuation }
+        continuation.yield(.hello(serverTime: Fixture.origin))
+        return stream
+    }
+
+    func send(_ batch: LocationBatch) async throws {
+        let continuation = state.withLock { state in
+            state.sent.append(batch)
+            return state.continuation
+        }
+        continuation?.yield(.ack(LocationAck(seq: batch.seq)))
+    }
+
+    func disconnect() async {
+        state.withLock { $0.continuation }?.finish()
+    }
+
+    func push(_ frame: DriverServerFrame) { _ = state.withLock { $0.continuation }?.yield(frame) }
+
+    var sent: [LocationBatch] { state.withLock { $0.sent } }
+}
+
+enum Fixture {
+    static let origin = Date(timeIntervalSince1970: 1_800_000_000)
+    static let pickup = Coordinate(lat: 43.7396, lng: 7.4276)
+    static let dropoff = Coordinate(lat: 43.7314, lng: 7.4197)
+
+    static func trip(_ id: String, _ state: TripState, version: Int) -> Trip {
+        Trip(id: id, state: state, pickup: pickup, dropoff: dropoff, productID: .economy, version: version)
+    }
+}
