@@ -201,7 +201,7 @@ public enum OSMPBFReader {
                     try readDenseNodes(try groupReader.readMessage("DenseNodes"), context, &extract)
                 case (3, .lengthDelimited): try readWay(try groupReader.readMessage("Way"), context, &extract)
                 case (4, .lengthDelimited):
-                    _ = try groupReader.readLengthDelimited("Relation")
+                    try readRelation(try groupReader.readMessage("Relation"), context, &extract)
                     extract.relationCount += 1
                 default: try groupReader.skip(wire)
                 }
@@ -296,5 +296,62 @@ public enum OSMPBFReader {
             refs.append(ref)
         }
         extract.ways.append(OSMWay(id: id, nodeRefs: refs, tags: tags))
+    }
+
+    private static func readRelation(
+        _ reader: ProtobufReader, _ context: BlockContext, _ extract: inout OSMExtract
+    ) throws(PBFError) {
+        var reader = reader
+        var id: Int64?
+        var keys: [UInt64] = []
+        var values: [UInt64] = []
+        var roles: [UInt64] = []
+        var memberDeltas: [Int64] = []
+        var types: [UInt64] = []
+        while let (field, wire) = try reader.readTag() {
+            switch field {
+            case 1:
+                guard wire == .varint else { throw PBFError.invalidField("Relation.id wire type") }
+                id = Int64(bitPattern: try reader.readVarint())
+            case 2: try reader.appendVarints(wire, to: &keys)
+            case 3: try reader.appendVarints(wire, to: &values)
+            case 8: try reader.appendVarints(wire, to: &roles)
+            case 9: try reader.appendSignedVarints(wire, to: &memberDeltas)
+            case 10: try reader.appendVarints(wire, to: &types)
+            default: try reader.skip(wire)
+            }
+        }
+        guard let id else { throw PBFError.missingField("Relation.id") }
+        guard keys.count == values.count, roles.count == memberDeltas.count, roles.count == types.count else {
+            throw PBFError.invalidField("relation \(id) has mismatched keys/values or member arrays")
+        }
+        var tags: [String: String] = [:]
+        for index in keys.indices { tags[try context.string(keys[index])] = try context.string(values[index]) }
+        guard tags["type"] == "restriction" else { return }
+        // Member ids are delta-coded; types are 0 node, 1 way, 2 relation.
+        var from: [Int64] = []
+        var via: [Int64] = []
+        var to: [Int64] = []
+        var viaWays = 0
+        var member: Int64 = 0
+        for index in roles.indices {
+            member = member &+ memberDeltas[index]
+            let role = try context.string(roles[index])
+            switch (role, types[index]) {
+            case ("from", 1): from.append(member)
+            case ("to", 1): to.append(member)
+            case ("via", 0): via.append(member)
+            case ("via", _): viaWays += 1
+            default: continue
+            }
+        }
+        guard let restriction = tags["restriction"] ?? tags["restriction:motorcar"], viaWays == 0,
+            from.count == 1, via.count == 1, to.count == 1
+        else {
+            extract.skippedTurnRestrictions += 1
+            return
+        }
+        extract.turnRestrictions.append(
+            OSMTurnRestriction(id: id, restriction: restriction, fromWay: from[0], viaNode: via[0], toWay: to[0]))
     }
 }

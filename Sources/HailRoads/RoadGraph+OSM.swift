@@ -29,9 +29,19 @@ extension RoadGraph {
             finalIndex[index] = builder.addNode(
                 .init(lat: latitudes[index], lng: longitudes[index]), id: usedIDs[index])
         }
+        var roadOfWay: [Int64: Int32] = [:]
         for (way, attributes) in roadWays {
             let nodes = way.nodeRefs.map { finalIndex[Int(denseIndex[$0]!)] }
-            builder.addRoad(nodes: nodes, attributes: attributes, id: way.id)
+            if let road = builder.addRoad(nodes: nodes, attributes: attributes, id: way.id) { roadOfWay[way.id] = road }
+        }
+        // Restrictions on ways or nodes outside the driving graph (footways, clipped parts) cannot apply.
+        for restriction in extract.turnRestrictions {
+            guard let kind = TurnRestriction.kind(osmValue: restriction.restriction),
+                let from = roadOfWay[restriction.fromWay], let to = roadOfWay[restriction.toWay],
+                let dense = denseIndex[restriction.viaNode], finalIndex[Int(dense)] >= 0
+            else { continue }
+            builder.addTurnRestriction(
+                TurnRestriction(kind: kind, fromRoad: from, via: finalIndex[Int(dense)], toRoad: to))
         }
         self = builder.build()
     }

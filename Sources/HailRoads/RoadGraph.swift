@@ -22,13 +22,19 @@ public struct RoadGraph: Sendable {
     public let roadLengths: [Double]
     /// Segments the builder left out because a node was missing.
     public let skippedSegments: Int
+    /// Turn rules, applied by the router (a car arriving on one road may not, or must, continue on another).
+    public let turnRestrictions: [TurnRestriction]
+    /// The rules at each node that has any, for the router's inner loop.
+    let restrictionsAtNode: [Int32: [TurnRestriction]]
     /// The fastest speed on any road, in m/s: the A* heuristic divides distance by it to stay admissible.
     public let maxSpeedMetersPerSecond: Double
 
     init(
         coordinates: [Coordinate], nodeIDs: [Int64], edges: [RoadEdge], edgeStart: [Int32], roads: [RoadAttributes],
-        roadIDs: [Int64], roadLengths: [Double], skippedSegments: Int
+        roadIDs: [Int64], roadLengths: [Double], skippedSegments: Int, turnRestrictions: [TurnRestriction]
     ) {
+        self.turnRestrictions = turnRestrictions
+        self.restrictionsAtNode = Dictionary(grouping: turnRestrictions, by: \.via)
         self.coordinates = coordinates
         self.nodeIDs = nodeIDs
         self.edges = edges
@@ -63,6 +69,21 @@ public struct RoadGraph: Sendable {
     public func bearing(ofEdge edge: Int) -> Double {
         let (start, end) = segment(ofEdge: edge)
         return start.bearing(to: end)
+    }
+
+    /// True when a car arriving on edge `from` may continue onto edge `to` (which must leave `from`'s target).
+    public func allowsTurn(from: Int, to: Int) -> Bool {
+        let arriving = edges[from]
+        guard let rules = restrictionsAtNode[arriving.target] else { return true }
+        let leaving = edges[to].road
+        for rule in rules where rule.fromRoad == arriving.road {
+            switch rule.kind {
+            case .prohibitive where rule.toRoad == leaving: return false
+            case .mandatory where rule.toRoad != leaving: return false
+            default: continue
+            }
+        }
+        return true
     }
 
     /// Counts and lengths of the whole graph.

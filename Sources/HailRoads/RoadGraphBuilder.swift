@@ -9,6 +9,7 @@ public struct RoadGraphBuilder: Sendable {
     private var roadIDs: [Int64] = []
     private var roadLengths: [Double] = []
     private var skippedSegments = 0
+    private var turnRestrictions: [TurnRestriction] = []
 
     /// Creates an empty builder.
     public init() {}
@@ -59,6 +60,24 @@ public struct RoadGraphBuilder: Sendable {
         return roadIndex
     }
 
+    /// Adds a turn rule; `build()` keeps it only when both roads exist and touch its node.
+    public mutating func addTurnRestriction(_ restriction: TurnRestriction) {
+        turnRestrictions.append(restriction)
+    }
+
+    /// The rules whose roads both have a segment at the via node; any other can never apply.
+    private func applicableRestrictions() -> [TurnRestriction] {
+        let vias = Set(turnRestrictions.map(\.via))
+        var touching = Set<[Int32]>()
+        for edge in edges {
+            if vias.contains(edge.source) { touching.insert([edge.road, edge.source]) }
+            if vias.contains(edge.target) { touching.insert([edge.road, edge.target]) }
+        }
+        return turnRestrictions.filter {
+            touching.contains([$0.fromRoad, $0.via]) && touching.contains([$0.toRoad, $0.via])
+        }
+    }
+
     /// The finished graph: edges sorted by source node (stable, so insertion order breaks ties).
     public func build() -> RoadGraph {
         var counts = [Int32](repeating: 0, count: coordinates.count + 1)
@@ -73,6 +92,7 @@ public struct RoadGraphBuilder: Sendable {
         return RoadGraph(
             coordinates: coordinates, nodeIDs: nodeIDs, edges: sorted, edgeStart: counts, roads: roads,
             roadIDs: roadIDs,
-            roadLengths: roadLengths, skippedSegments: skippedSegments)
+            roadLengths: roadLengths, skippedSegments: skippedSegments,
+            turnRestrictions: applicableRestrictions())
     }
 }

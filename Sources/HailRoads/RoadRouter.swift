@@ -113,70 +113,91 @@ public struct RoadRouter: Sendable {
         return search(sources: sources, targets: targets, goal: goal, direct: direct)
     }
 
+    /// Edge-based A*: a state is "arrived at the target of edge e", so turn rules between the arriving and
+    /// the leaving edge can be checked. Costs and the heuristic are those of the node-based search.
     private func search(sources: [Anchor], targets: [Anchor], goal: Coordinate, direct: Route?) -> Route? {
-        let count = graph.nodeCount
+        let count = graph.edgeCount
         let inverseSpeed = 1 / graph.maxSpeedMetersPerSecond
+        let goalPoint = (x: goal.lng * planarScale.x, y: goal.lat * planarScale.y)
         var time = [Double](repeating: .infinity, count: count)
         var distance = [Double](repeating: 0, count: count)
-        // The edge that reached each node; -1 - k when it is source anchor k.
+        // The edge before each edge on the best way to it; -1 - k when it is where source anchor k starts.
         var parent = [Int32](repeating: Int32.min, count: count)
         var settled = [Bool](repeating: false, count: count)
         var heap = MinHeap()
-        let goalPoint = (x: goal.lng * planarScale.x, y: goal.lat * planarScale.y)
-        // A few target anchors at most (both directions of a street): a scan beats a dictionary lookup per node.
-        let targetNodes = targets.map(\.node)
-        for (index, source) in sources.enumerated() where source.duration < time[Int(source.node)] {
-            time[Int(source.node)] = source.duration
-            distance[Int(source.node)] = source.distance
-            parent[Int(source.node)] = -1 - Int32(index)
-            heap.push(
-                source.duration + remaining(Int(source.node), goalPoint) * inverseSpeed, source.node)
-        }
         var best = direct?.duration ?? .infinity
-        var bestTarget: Int?
-        while let (key, node) = heap.pop() {
-            if key >= best { break }
-            // A stale heap entry: the node was settled through a faster push (the heuristic is consistent).
-            if settled[Int(node)] { continue }
-            settled[Int(node)] = true
-            let nodeTime = time[Int(node)]
-            for index in targetNodes.indices
-            where targetNodes[index] == node && nodeTime + targets[index].duration < best {
-                best = nodeTime + targets[index].duration
-                bestTarget = index
+        var bestEnd: (target: Int, edge: Int?)?
+        func seed(_ edge: Int, _ duration: Double, _ length: Double, _ anchor: Int) {
+            guard duration < time[edge] else { return }
+            time[edge] = duration
+            distance[edge] = length
+            parent[edge] = -1 - Int32(anchor)
+            heap.push(duration + remaining(Int(graph.edges[edge].target), goalPoint) * inverseSpeed, Int32(edge))
+        }
+        for (index, source) in sources.enumerated() {
+            if let edge = source.edge {
+                seed(edge, source.duration, source.distance, index)
+                continue
             }
-            for edgeID in graph.outgoingEdges(of: node) {
-                let edge = graph.edges[edgeID]
-                let next = Int(edge.target)
-                let candidate = nodeTime + edge.duration
+            // Starting on a node: the end may be right here, or the car leaves by any edge.
+            for (targetIndex, target) in targets.enumerated()
+            where target.node == source.node && source.duration + target.duration < best {
+                best = source.duration + target.duration
+                bestEnd = (targetIndex, nil)
+            }
+            for edge in graph.outgoingEdges(of: source.node) {
+                seed(edge, source.duration + graph.edges[edge].duration, graph.edges[edge].length, index)
+            }
+        }
+        let targetNodes = targets.map(\.node)
+        while let (key, state) = heap.pop() {
+            if key >= best { break }
+            let current = Int(state)
+            // A stale heap entry: the edge was settled through a faster push (the heuristic is consistent).
+            if settled[current] { continue }
+            settled[current] = true
+            let arrived = graph.edges[current]
+            let stateTime = time[current]
+            // A few target anchors at most (both directions of a street): a scan beats a hash per state.
+            for index in targetNodes.indices
+            where targetNodes[index] == arrived.target && stateTime + targets[index].duration < best {
+                if let last = targets[index].edge, !graph.allowsTurn(from: current, to: last) { continue }
+                best = stateTime + targets[index].duration
+                bestEnd = (index, current)
+            }
+            for next in graph.outgoingEdges(of: arrived.target) where graph.allowsTurn(from: current, to: next) {
+                let edge = graph.edges[next]
+                let candidate = stateTime + edge.duration
                 guard candidate < time[next] else { continue }
                 time[next] = candidate
-                distance[next] = distance[Int(node)] + edge.length
-                parent[next] = Int32(edgeID)
-                heap.push(candidate + remaining(next, goalPoint) * inverseSpeed, edge.target)
+                distance[next] = distance[current] + edge.length
+                parent[next] = state
+                heap.push(candidate + remaining(Int(edge.target), goalPoint) * inverseSpeed, Int32(next))
             }
         }
-        guard let bestTarget else { return direct }
-        let target = targets[bestTarget]
-        var edgesBack: [Int] = []
-        var node = target.node
-        while parent[Int(node)] >= 0 {
-            let edgeID = Int(parent[Int(node)])
-            edgesBack.append(edgeID)
-            node = graph.edges[edgeID].source
+        guard let bestEnd else { return direct }
+        let target = targets[bestEnd.target]
+        var chain: [Int] = []
+        var sourceIndex: Int
+        if let last = bestEnd.edge {
+            var edge = last
+            while true {
+                chain.append(edge)
+                let previous = parent[edge]
+                if previous < 0 {
+                    sourceIndex = Int(-1 - previous)
+                    break
+                }
+                edge = Int(previous)
+            }
+            chain.reverse()
+        } else {
+            sourceIndex = sources.firstIndex { $0.edge == nil && $0.node == target.node } ?? 0
         }
-        let source = sources[Int(-1 - parent[Int(node)])]
-        var edges: [Int] = []
-        var coordinates: [Coordinate] = []
-        if let edge = source.edge, let point = source.point {
-            edges.append(edge)
-            coordinates.append(point)
-        }
-        coordinates.append(graph.coordinates[Int(node)])
-        for edgeID in edgesBack.reversed() {
-            edges.append(edgeID)
-            coordinates.append(graph.coordinates[Int(graph.edges[edgeID].target)])
-        }
+        let source = sources[sourceIndex]
+        var coordinates: [Coordinate] = [source.point ?? graph.coordinates[Int(source.node)]]
+        for edge in chain { coordinates.append(graph.coordinates[Int(graph.edges[edge].target)]) }
+        var edges = chain
         if let edge = target.edge, let point = target.point {
             edges.append(edge)
             coordinates.append(point)
@@ -184,7 +205,7 @@ public struct RoadRouter: Sendable {
         // A snap at the very end of an edge repeats its node; drop the duplicate point.
         var path: [Coordinate] = []
         for coordinate in coordinates where coordinate != path.last { path.append(coordinate) }
-        return Route(
-            distance: distance[Int(target.node)] + target.distance, duration: best, coordinates: path, edges: edges)
+        let travelled = bestEnd.edge.map { distance[$0] } ?? source.distance
+        return Route(distance: travelled + target.distance, duration: best, coordinates: path, edges: edges)
     }
 }
