@@ -29,6 +29,8 @@ public final class DriverModel {
     public private(set) var pipeline: DriverLocationPipeline
     /// The degraded flag the server last acknowledged, nil before the first status report.
     public private(set) var reportedDegraded: Bool?
+    /// The state most recently written to the store: what a kill right now would leave behind.
+    public private(set) var lastSaved: DriverSavedState?
     /// The last failure nobody else reports (status, storage), for logs.
     public private(set) var lastProblem: String?
     /// Called on the main actor after every change the screen may show.
@@ -96,8 +98,22 @@ public final class DriverModel {
         LocationPolicy(activity: activity, thermal: thermal, lowPower: lowPower)
     }
 
-    /// The oldest action tapped and not yet confirmed.
-    public var pendingAction: DriverIntent? { outbox.entries.first?.intent }
+    /// The oldest action tapped and not yet confirmed; one the trip already shows (its update came down
+    /// the stream before the answer to the request) counts as confirmed.
+    public var pendingAction: DriverIntent? {
+        outbox.entries.first { !isShown($0.intent) }?.intent
+    }
+
+    private func isShown(_ intent: DriverIntent) -> Bool {
+        guard let trip, trip.id == intent.tripID else { return false }
+        switch intent.kind {
+        case .accept: return trip.state != .searching
+        case .arrived: return [.driverArrived, .onTrip, .completed].contains(trip.state)
+        case .started: return [.onTrip, .completed].contains(trip.state)
+        case .ended: return trip.state == .completed
+        case .cancel: return trip.state == .cancelled || trip.state == .searching
+        }
+    }
 
     /// The screen as one value.
     public var screen: DriverScreen {
@@ -519,7 +535,13 @@ public final class DriverModel {
     private func persist() async {
         let state = DriverSavedState(
             outbox: outbox, batcher: pipeline.batcher.snapshot, trip: trip, online: isOnline)
-        do { try await store.save(state) } catch { lastProblem = "cannot save: \(error)" }
+        do {
+            try await store.save(state)
+            lastSaved = state
+            changed()
+        } catch {
+            lastProblem = "cannot save: \(error)"
+        }
     }
 
     private func changed() {

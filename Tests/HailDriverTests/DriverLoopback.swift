@@ -25,6 +25,10 @@ struct DriverLoopback {
     let origin: Date
 
     static func start(clock: ManualClock, origin: Date) async throws -> DriverLoopback {
+        try await start(time: ServerTime(clock: clock, origin: origin), origin: origin)
+    }
+
+    static func start(time: ServerTime, origin: Date) async throws -> DriverLoopback {
         let path = FileManager.default.temporaryDirectory
             .appendingPathComponent("hail-driver-\(UUID().uuidString).db").path
         var options = BackendServer.Options()
@@ -32,7 +36,7 @@ struct DriverLoopback {
         options.databasePath = path
         options.secret = SecureRandom.bytes(32)
         options.log = nil
-        let server = try await BackendServer.start(options, time: ServerTime(clock: clock, origin: origin))
+        let server = try await BackendServer.start(options, time: time)
         return DriverLoopback(
             server: server, databasePath: path,
             tokens: TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret)), origin: origin)

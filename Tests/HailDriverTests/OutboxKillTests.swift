@@ -49,9 +49,9 @@ struct OutboxKillTests {
         try await eventually(rig.model, "answer lost") { model in
             model.outbox.entries.first.map { $0.failedAttempts >= 1 } ?? true
         }
-        for _ in 0..<40 where rig.model.pendingAction != nil {
+        for _ in 0..<40 where rig.model.lastSaved?.outbox.entries.isEmpty != true {
             rig.clock.advance(by: .seconds(1))
-            try? await eventually(rig.model, within: 0.3, "retried") { $0.pendingAction == nil }
+            try? await eventually(rig.model, within: 0.3, "retried") { $0.lastSaved?.outbox.entries.isEmpty == true }
         }
         #expect(rig.model.trip?.state == .completed)
         #expect(rig.model.screen.title == "Trip completed")

@@ -84,7 +84,10 @@ final class DriveApp {
 
     private func show(_ model: DriverModel) {
         let screen = model.screen
-        if let trip = model.trip, trip.state == .completed, !completedTrips.contains(trip.id) {
+        // Counted once the outbox is empty too, so quitting never leaves "ended" unconfirmed.
+        if let trip = model.trip, trip.state == .completed, model.outbox.entries.isEmpty,
+            !completedTrips.contains(trip.id)
+        {
             completedTrips.insert(trip.id)
             if options.trips > 0, completedTrips.count >= options.trips { quitSignal.continuation.yield() }
         }
