@@ -7,6 +7,10 @@ import HailCore
 /// between the road distance and the great-circle distance of the two fixes (`beta`): drivers take
 /// direct roads. Viterbi finds the likeliest sequence; road distances respect one-way streets. When no
 /// candidate pair is connected the chain breaks and restarts at that fix.
+///
+/// Two measures against noise on dense traces: as Newson and Krumm do, a fix within `2 * sigma` of the last
+/// fix used is skipped (it says nothing the noise does not drown); and a position that falls back along the
+/// same edge by at most `2 * sigma` counts as standing still, not as driving round the block.
 public struct MapMatcher: Sendable {
     /// The router whose graph and snapping index are used.
     public let router: RoadRouter
@@ -22,7 +26,7 @@ public struct MapMatcher: Sendable {
     /// Creates a matcher.
     public init(
         router: RoadRouter, sigma: Double = 4.07, beta: Double = 5, candidateRadius: Double = 50,
-        maxCandidates: Int = 8
+        maxCandidates: Int = 16
     ) {
         self.router = router
         self.sigma = sigma
@@ -131,10 +135,15 @@ public struct MapMatcher: Sendable {
         let graph = router.graph
         let startEdge = graph.edges[start.edge]
         var results = [LengthPath?](repeating: nil, count: ends.count)
-        for (j, end) in ends.enumerated() where end.edge == start.edge && end.fraction >= start.fraction {
-            results[j] = LengthPath(
-                length: (end.fraction - start.fraction) * startEdge.length, edges: [start.edge],
-                coordinates: [start.coordinate, end.coordinate])
+        for (j, end) in ends.enumerated() where end.edge == start.edge {
+            let ahead = (end.fraction - start.fraction) * startEdge.length
+            if ahead >= 0 {
+                results[j] = LengthPath(
+                    length: ahead, edges: [start.edge], coordinates: [start.coordinate, end.coordinate])
+            } else if -ahead <= 2 * sigma {
+                // Noise, not a U-turn: the car stays where it was.
+                results[j] = LengthPath(length: 0, edges: [start.edge], coordinates: [start.coordinate])
+            }
         }
         var length: [Int32: Double] = [startEdge.target: (1 - start.fraction) * startEdge.length]
         var parent: [Int32: Int] = [:]
