@@ -1,3 +1,5 @@
+import HailCore
+
 extension RoadGraph {
     /// The driving graph of an OSM extract: every drivable way (see `RoadTags`) and only the nodes they use.
     ///
@@ -25,7 +27,9 @@ extension RoadGraph {
         }
         var builder = RoadGraphBuilder()
         var finalIndex = [Int32](repeating: -1, count: usedIDs.count)
-        for index in usedIDs.indices where !latitudes[index].isNaN {
+        // A node outside -90...90 / -180...180 (only hostile or broken files have one) counts as missing.
+        for index in usedIDs.indices
+        where Coordinate(lat: latitudes[index], lng: longitudes[index]).validationProblem == nil {
             finalIndex[index] = builder.addNode(
                 .init(lat: latitudes[index], lng: longitudes[index]), id: usedIDs[index])
         }

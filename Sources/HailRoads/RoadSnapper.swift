@@ -7,7 +7,7 @@ import HailCore
 public struct RoadSnapper: Sendable {
     /// The graph whose edges are indexed.
     public let graph: RoadGraph
-    /// The side of a grid cell in metres.
+    /// The side of a grid cell in metres (the size asked for, doubled until the grid is small enough).
     public let cellSize: Double
     private let projection: LocalProjection
     private let columns: Int
@@ -15,33 +15,38 @@ public struct RoadSnapper: Sendable {
     private let cellStart: [Int32]
     private let cellEdges: [Int32]
 
-    /// Indexes `graph` with cells of `cellSize` metres.
+    /// Indexes `graph` with cells of about `cellSize` metres; the graph's coordinates must be valid.
     public init(graph: RoadGraph, cellSize: Double = 100) {
         self.graph = graph
-        self.cellSize = cellSize
         var minLat = Double.infinity
         var minLng = Double.infinity
         var maxLat = -Double.infinity
         var maxLng = -Double.infinity
-        for coordinate in graph.coordinates {
+        for coordinate in graph.coordinates where coordinate.lat.isFinite && coordinate.lng.isFinite {
             minLat = min(minLat, coordinate.lat)
             minLng = min(minLng, coordinate.lng)
             maxLat = max(maxLat, coordinate.lat)
             maxLng = max(maxLng, coordinate.lng)
         }
-        if graph.coordinates.isEmpty { (minLat, minLng, maxLat, maxLng) = (0, 0, 0, 0) }
+        if !minLat.isFinite { (minLat, minLng, maxLat, maxLng) = (0, 0, 0, 0) }
         let projection = LocalProjection(origin: Coordinate(lat: minLat, lng: minLng))
         self.projection = projection
         let far = projection.point(Coordinate(lat: maxLat, lng: maxLng))
-        columns = Int(far.x / cellSize) + 1
-        rows = Int(far.y / cellSize) + 1
+        // Cells grow for a graph the size of a country, so the grid stays within about 4 million cells.
+        var size = max(1, cellSize)
+        while (far.x / size + 1) * (far.y / size + 1) > 4_000_000 { size *= 2 }
+        self.cellSize = size
+        columns = Int(far.x / size) + 1
+        rows = Int(far.y / size) + 1
         var cellsOfEdge: [(cell: Int, edge: Int32)] = []
         cellsOfEdge.reserveCapacity(graph.edgeCount * 2)
         for (index, edge) in graph.edges.enumerated() {
             let a = projection.point(graph.coordinates[Int(edge.source)])
             let b = projection.point(graph.coordinates[Int(edge.target)])
-            let columnRange = Self.cellRange(min(a.x, b.x), max(a.x, b.x), cellSize, columns)
-            let rowRange = Self.cellRange(min(a.y, b.y), max(a.y, b.y), cellSize, rows)
+            // A non-finite coordinate (from a careless builder) cannot be placed in a cell; leave it out.
+            guard a.x.isFinite, a.y.isFinite, b.x.isFinite, b.y.isFinite else { continue }
+            let columnRange = Self.cellRange(min(a.x, b.x), max(a.x, b.x), size, columns)
+            let rowRange = Self.cellRange(min(a.y, b.y), max(a.y, b.y), size, rows)
             for row in rowRange {
                 for column in columnRange { cellsOfEdge.append((row * columns + column, Int32(index))) }
             }

@@ -91,4 +91,25 @@ struct RoadGraphTests {
         #expect(graph.summary.roadCount == 2)
         #expect((graph.edges[0].duration * 1000).rounded() == 11_120)
     }
+
+    @Test("nodes with impossible coordinates count as missing; the snapper survives non-finite ones")
+    func hostileCoordinates() {
+        var extract = OSMExtract()
+        extract.nodeIDs = [1, 2, 3]
+        extract.nodeLatitudes = [43.7, 500, 43.701]
+        extract.nodeLongitudes = [7.4, 7.4, 7.4]
+        extract.ways = [OSMWay(id: 9, nodeRefs: [1, 2, 3, 1], tags: ["highway": "residential"])]
+        let graph = RoadGraph(extract: extract)
+        #expect(graph.nodeCount == 2)
+        #expect(graph.summary.skippedSegments == 2)
+        #expect(graph.edgeCount == 2)
+        var builder = RoadGraphBuilder()
+        let a = builder.addNode(Coordinate(lat: .nan, lng: 0))
+        let b = builder.addNode(Coordinate(lat: 0, lng: 0))
+        let c = builder.addNode(Coordinate(lat: 0, lng: 0.001))
+        builder.addRoad(nodes: [a, b, c], attributes: RoadAttributes(roadClass: .service, speedKmh: 15), id: 1)
+        let snapper = RoadSnapper(graph: builder.build())
+        #expect(snapper.snap(Coordinate(lat: 0, lng: 0.0005))?.fraction == 0.5)
+        #expect(snapper.snap(Coordinate(lat: .nan, lng: 0)) == nil)
+    }
 }
