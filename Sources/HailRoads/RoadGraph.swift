@@ -26,6 +26,10 @@ public struct RoadGraph: Sendable {
     public let turnRestrictions: [TurnRestriction]
     /// The rules at each node that has any, for the router's inner loop.
     let restrictionsAtNode: [Int32: [TurnRestriction]]
+    /// The strongly connected component of each node, 0 being the largest: from any node of a component a
+    /// car can reach every other node of it (turn rules aside). Islands are private yards, clipped edges of
+    /// the extract, or tagging errors.
+    public let componentIDs: [Int32]
     /// The fastest speed on any road, in m/s: the A* heuristic divides distance by it to stay admissible.
     public let maxSpeedMetersPerSecond: Double
 
@@ -44,6 +48,8 @@ public struct RoadGraph: Sendable {
         self.roadLengths = roadLengths
         self.skippedSegments = skippedSegments
         self.maxSpeedMetersPerSecond = roads.map(\.speedMetersPerSecond).max() ?? 1
+        self.componentIDs = StronglyConnectedComponents.components(
+            nodeCount: coordinates.count, edgeStart: edgeStart, targets: edges.map(\.target))
     }
 
     /// The number of nodes.
@@ -69,6 +75,11 @@ public struct RoadGraph: Sendable {
     public func bearing(ofEdge edge: Int) -> Double {
         let (start, end) = segment(ofEdge: edge)
         return start.bearing(to: end)
+    }
+
+    /// True when both ends of `edge` lie in the largest strongly connected component.
+    public func isInMainComponent(edge: Int) -> Bool {
+        componentIDs[Int(edges[edge].source)] == 0 && componentIDs[Int(edges[edge].target)] == 0
     }
 
     /// True when a car arriving on edge `from` may continue onto edge `to` (which must leave `from`'s target).

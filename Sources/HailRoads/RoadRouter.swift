@@ -63,21 +63,26 @@ public struct RoadRouter: Sendable {
 
     /// The fastest route between two positions, each placed on the nearest road within `snapRadius` metres
     /// (heading-aware for the start when `heading` is given). Nil when either is off the map or unreachable.
+    ///
+    /// Only roads of the graph's main component are considered, unless `anyComponent` is set: a position
+    /// beside a private yard or a clipped stub would otherwise snap where no route leads in or out.
     public func route(
-        from start: Coordinate, to end: Coordinate, heading: Double? = nil, snapRadius: Double = 200
+        from start: Coordinate, to end: Coordinate, heading: Double? = nil, snapRadius: Double = 200,
+        anyComponent: Bool = false
     ) -> Route? {
-        guard let first = snapper.snap(start, heading: heading, radius: snapRadius),
-            let last = snapper.snap(end, radius: snapRadius)
+        func near(_ point: Coordinate) -> [RoadSnap] {
+            let found = snapper.candidates(near: point, radius: snapRadius)
+            return anyComponent ? found : found.filter { graph.isInMainComponent(edge: $0.edge) }
+        }
+        let startCandidates = near(start)
+        let endCandidates = near(end)
+        guard let first = RoadSnapper.mostPlausible(startCandidates, heading: heading),
+            let last = endCandidates.first
         else { return nil }
         // Without a heading the car may leave either way along a two-way street: the other direction's
         // edge lies at the same distance. Likewise the destination may be reached from either side.
-        let starts =
-            heading == nil
-            ? snapper.candidates(near: start, radius: first.distance + 1).filter { $0.distance <= first.distance + 0.5 }
-            : [first]
-        let ends = snapper.candidates(near: end, radius: last.distance + 1).filter {
-            $0.distance <= last.distance + 0.5
-        }
+        let starts = heading == nil ? startCandidates.filter { $0.distance <= first.distance + 0.5 } : [first]
+        let ends = endCandidates.filter { $0.distance <= last.distance + 0.5 }
         return route(from: starts, to: ends)
     }
 

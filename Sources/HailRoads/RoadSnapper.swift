@@ -112,9 +112,16 @@ public struct RoadSnapper: Sendable {
     public func snap(
         _ coordinate: Coordinate, heading: Double? = nil, radius: Double = 50, headingTolerance: Double = 60
     ) -> RoadSnap? {
-        let found = candidates(near: coordinate, radius: radius)
-        guard let heading else { return found.first }
-        return found.first { abs(Heading.shortestTurn(from: heading, to: $0.bearing)) <= headingTolerance }
-            ?? found.first
+        Self.mostPlausible(
+            candidates(near: coordinate, radius: radius), heading: heading, headingTolerance: headingTolerance)
+    }
+
+    /// The first of `candidates` (nearest first) that agrees with `heading`, else the first.
+    public static func mostPlausible(
+        _ candidates: [RoadSnap], heading: Double?, headingTolerance: Double = 60
+    ) -> RoadSnap? {
+        guard let heading else { return candidates.first }
+        return candidates.first { abs(Heading.shortestTurn(from: heading, to: $0.bearing)) <= headingTolerance }
+            ?? candidates.first
     }
 }

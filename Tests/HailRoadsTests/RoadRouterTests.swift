@@ -119,11 +119,41 @@ struct RoadRouterTests {
         #expect(router.route(fromNode: b, toNode: a) == nil)
         #expect(router.route(fromNode: a, toNode: 9) == nil)
         #expect(router.route(from: Coordinate(lat: 10, lng: 10), to: Coordinate(lat: 0, lng: 0)) == nil)
-        // Along one edge, forwards: the part between the two snapped points.
-        let along = router.route(from: Coordinate(lat: 0, lng: 0.0002), to: Coordinate(lat: 0, lng: 0.0007))
+        // Along one edge, forwards: the part between the two snapped points. A lone one-way edge joins two
+        // one-node components, so it is outside the main component and must be allowed explicitly.
+        let a2 = Coordinate(lat: 0, lng: 0.0002)
+        let a7 = Coordinate(lat: 0, lng: 0.0007)
+        #expect(router.route(from: a2, to: a7) == nil)
+        let along = router.route(from: a2, to: a7, anyComponent: true)
         #expect(along.map { Self.tenths($0.distance) } == 556)
         #expect(along?.edges == [0])
         // Backwards on the one-way edge there is no route.
-        #expect(router.route(from: Coordinate(lat: 0, lng: 0.0007), to: Coordinate(lat: 0, lng: 0.0002)) == nil)
+        #expect(router.route(from: a7, to: a2, anyComponent: true) == nil)
+    }
+
+    @Test(
+        "Monaco: 635 strongly connected parts; positions are routed from the main one",
+        .enabled(if: SharedData.isAvailable, "needs ../shared/data/osm/monaco.osm.pbf"))
+    func components() throws {
+        let graph = try #require(MonacoFixture.graph)
+        #expect(Set(graph.componentIDs).count == 635)
+        #expect(graph.componentIDs.filter { $0 == 0 }.count == 15_064)
+        #expect(graph.componentIDs.filter { $0 == 1 }.count == 292)
+        // Island nodes within 200 m of a main road (the default snap radius) are routed from that road.
+        // The rest are farther out; those looked at lie on the clipped western edge near La Turbie.
+        let router = RoadRouter(graph: graph)
+        let islands = graph.coordinates.indices.filter { graph.componentIDs[$0] != 0 }
+        let nearMain = islands.filter { index in
+            router.snapper.candidates(near: graph.coordinates[index], radius: 200).contains {
+                graph.isInMainComponent(edge: $0.edge)
+            }
+        }
+        #expect(islands.count == 1_302)
+        #expect(nearMain.count == 642)
+        var routed = 0
+        for index in nearMain.prefix(40) where router.route(from: graph.coordinates[index], to: Self.casino) != nil {
+            routed += 1
+        }
+        #expect(routed == 40)
     }
 }
