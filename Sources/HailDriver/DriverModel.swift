@@ -43,6 +43,7 @@ public final class DriverModel {
     @ObservationIgnored private let timeline: DriverTimeline
     @ObservationIgnored private var generator: any RandomNumberGenerator
     @ObservationIgnored private let reconnect: Backoff
+    @ObservationIgnored private let ackTimeout: TimeInterval
     @ObservationIgnored private var locationTask: Task<Void, Never>?
     @ObservationIgnored private var channelTask: Task<Void, Never>?
     @ObservationIgnored private var wakeTask: Task<Void, Never>?
@@ -57,10 +58,11 @@ public final class DriverModel {
     @ObservationIgnored private var nextWaiterID = 0
 
     private typealias Waiter = (
-        id: Int, predicate: (DriverModel) -> Bool, continuation: CheckedContinuation<Void, Never>
+        id: Int, predicate: (DriverModel) -> Bool, continuation: CheckedContinuation<Bool, Never>
     )
 
-    /// Creates a model; call `start` to restore what was saved and carry on.
+    /// Creates a model; call `start` to restore what was saved and carry on. A stream batch without an ack
+    /// for `ackTimeout` seconds counts as a dead stream.
     public init(
         api: any DriverAPI,
         channel: any DriverChannel,
@@ -69,7 +71,8 @@ public final class DriverModel {
         timeline: DriverTimeline,
         random: any RandomNumberGenerator = SystemRandomNumberGenerator(),
         backoff: Backoff = .standard,
-        bufferCapacity: Int = 1000
+        bufferCapacity: Int = 1000,
+        ackTimeout: TimeInterval = 10
     ) {
         self.api = api
         self.channel = channel
@@ -78,6 +81,7 @@ public final class DriverModel {
         self.timeline = timeline
         self.generator = random
         self.reconnect = backoff
+        self.ackTimeout = ackTimeout
         self.outbox = Outbox(backoff: backoff)
         self.pipeline = DriverLocationPipeline(policy: .off, bufferCapacity: bufferCapacity)
     }
@@ -264,19 +268,20 @@ public final class DriverModel {
         await channel.disconnect()
         let pending = waiters
         waiters = []
-        for waiter in pending { waiter.continuation.resume() }
+        for waiter in pending { waiter.continuation.resume(returning: false) }
     }
 
-    /// Returns once `condition` holds (checked after every change), when the model shuts down, or when the
-    /// waiting task is cancelled.
-    public func waitUntil(_ condition: @escaping (DriverModel) -> Bool) async {
-        if condition(self) { return }
+    /// Returns true once `condition` holds (checked after every change), or false when the model shuts
+    /// down or the waiting task is cancelled first.
+    @discardableResult
+    public func waitUntil(_ condition: @escaping (DriverModel) -> Bool) async -> Bool {
+        if condition(self) { return true }
         nextWaiterID += 1
         let id = nextWaiterID
-        await withTaskCancellationHandler {
+        return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 if Task.isCancelled {
-                    continuation.resume()
+                    continuation.resume(returning: false)
                 } else {
                     waiters.append((id, condition, continuation))
                 }
@@ -288,7 +293,7 @@ public final class DriverModel {
 
     private func releaseWaiter(_ id: Int) {
         guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
-        waiters.remove(at: index).continuation.resume()
+        waiters.remove(at: index).continuation.resume(returning: false)
     }
 
     // MARK: Location
@@ -344,7 +349,12 @@ public final class DriverModel {
                 await persist()
                 switch via {
                 case .stream:
-                    do { try await channel.send(batch) } catch { streamLost() }
+                    do {
+                        try await channel.send(batch)
+                        watchForAck(batch.seq)
+                    } catch {
+                        streamLost()
+                    }
                 case .http:
                     do {
                         let ack = try await api.sendLocations(batch)
@@ -363,6 +373,21 @@ public final class DriverModel {
                 }
             }
             draining = false
+        }
+    }
+
+    /// A socket can die without closing (a NAT forgets it, the radio parks): batches would queue behind it
+    /// unacknowledged forever. No ack within `ackTimeout` counts as down; the reconnect loop takes over.
+    private func watchForAck(_ seq: Int64) {
+        let timeline = self.timeline
+        let deadline = timeline.now().addingTimeInterval(ackTimeout)
+        Task { [weak self] in
+            do { try await timeline.sleepUntil(deadline) } catch { return }
+            guard let self, self.link == .stream,
+                self.pipeline.batcher.inFlight.contains(where: { $0.seq == seq })
+            else { return }
+            self.lastProblem = "no ack for batch \(seq) within \(Int(self.ackTimeout)) s: the stream is silent"
+            await self.channel.disconnect()
         }
     }
 
@@ -549,7 +574,7 @@ public final class DriverModel {
         guard !waiters.isEmpty else { return }
         var keep: [Waiter] = []
         for waiter in waiters {
-            if waiter.predicate(self) { waiter.continuation.resume() } else { keep.append(waiter) }
+            if waiter.predicate(self) { waiter.continuation.resume(returning: true) } else { keep.append(waiter) }
         }
         waiters = keep
     }

@@ -104,13 +104,16 @@ func eventually(
     _ condition: @escaping @MainActor @Sendable (DriverModel) -> Bool
 ) async throws {
     let deadline = Deadline(seconds: seconds)
-    let waiter = Task { @MainActor in
-        await model.waitUntil(condition)
+    // The model judges the condition at the change that met it; it may be false again by the time this
+    // task runs, and that is still a pass.
+    let waiter = Task { @MainActor () -> Bool in
+        let met = await model.waitUntil(condition)
         deadline.cancel()
+        return met
     }
     await deadline.wait()
     waiter.cancel()
-    let met = condition(model)
+    let met = await waiter.value
     if !met {
         let batcher = model.pipeline.batcher
         throw HarnessError(

@@ -114,6 +114,35 @@ struct DriverModelTests {
     }
 }
 
+@Suite("DriverModel and a silent stream")
+@MainActor
+struct DriverModelSilentStreamTests {
+    @Test func aStreamWithoutAcksIsDroppedAndItsBatchGoesOverHTTP() async throws {
+        let rig = DriverModelTests()
+        try await rig.online()
+        rig.channel.goSilent(true)
+        let fix = LocationPoint(
+            lat: Fixture.pickup.lat, lng: Fixture.pickup.lng, accuracy: 8, heading: 90, speed: 0, t: Fixture.origin)
+        rig.source.yield(fix)
+        try await eventually(rig.model, "sent") { $0.pipeline.stats.batches == 1 }
+        #expect(rig.model.pipeline.batcher.inFlight.map(\.seq) == [1])
+        for _ in 0..<12 where rig.model.lastProblem == nil {
+            rig.clock.advance(by: .seconds(1))
+            try? await eventually(rig.model, within: 0.3, "dropped") { $0.lastProblem != nil }
+        }
+        // Dropped after 10 s; HTTP carries the unacknowledged fix again, under a new seq, and is acked.
+        try await eventually(rig.model, "resent over HTTP") {
+            $0.pipeline.stats.batches == 2 && $0.pipeline.batcher.inFlight.isEmpty
+        }
+        #expect(rig.model.lastProblem == "no ack for batch 1 within 10 s: the stream is silent")
+        #expect(rig.model.link == .http)
+        rig.channel.goSilent(false)
+        rig.clock.advance(by: .seconds(2))
+        try await eventually(rig.model, "reconnected") { $0.link == .stream }
+        #expect(rig.channel.connects == 2)
+    }
+}
+
 @Suite("DriverModel restored after a kill")
 @MainActor
 struct DriverModelRestoreTests {

@@ -74,10 +74,13 @@ final class DriverRig {
         }
     }
 
-    /// One second passes, then a fix at `coordinate` arrives and the model has judged it.
+    /// One second passes, then a fix at `coordinate` arrives, the model has judged it and the server has
+    /// acknowledged whatever it sent: loopback answers in well under the phone's second, and the model's
+    /// silent-stream watchdog would otherwise see manual time outrun real acks.
     func drive(to coordinate: Coordinate) async throws {
         clock.advance(by: .seconds(1))
         try await give(fix(coordinate))
+        try await eventually(model, "acknowledged") { $0.pipeline.batcher.inFlight.isEmpty }
     }
 
     /// Hands the model a fix and waits until its filter has judged it.

@@ -46,12 +46,16 @@ actor FakeDriverAPI: DriverAPI {
 
 /// A driver stream the test plays the server's side of; every batch is acknowledged at once.
 final class FakeChannel: DriverChannel {
-    private let state = Mutex<(continuation: AsyncStream<DriverServerFrame>.Continuation?, sent: [LocationBatch])>(
-        (nil, []))
+    private let state = Mutex<
+        (continuation: AsyncStream<DriverServerFrame>.Continuation?, sent: [LocationBatch], silent: Bool, connects: Int)
+    >((nil, [], false, 0))
 
     func connect() async throws -> AsyncStream<DriverServerFrame> {
         let (stream, continuation) = AsyncStream.makeStream(of: DriverServerFrame.self)
-        state.withLock { $0.continuation = continuation }
+        state.withLock {
+            $0.continuation = continuation
+            $0.connects += 1
+        }
         continuation.yield(.hello(serverTime: Fixture.origin))
         return stream
     }
@@ -59,7 +63,7 @@ final class FakeChannel: DriverChannel {
     func send(_ batch: LocationBatch) async throws {
         let continuation = state.withLock { state in
             state.sent.append(batch)
-            return state.continuation
+            return state.silent ? nil : state.continuation
         }
         continuation?.yield(.ack(LocationAck(seq: batch.seq)))
     }
@@ -71,6 +75,11 @@ final class FakeChannel: DriverChannel {
     func push(_ frame: DriverServerFrame) { _ = state.withLock { $0.continuation }?.yield(frame) }
 
     var sent: [LocationBatch] { state.withLock { $0.sent } }
+
+    var connects: Int { state.withLock { $0.connects } }
+
+    /// The socket stays open but nothing comes back: no acks.
+    func goSilent(_ silent: Bool) { state.withLock { $0.silent = silent } }
 }
 
 enum Fixture {
