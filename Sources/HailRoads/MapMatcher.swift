@@ -10,7 +10,8 @@ import HailCore
 ///
 /// Two measures against noise on dense traces: as Newson and Krumm do, a fix within `2 * sigma` of the last
 /// fix used is skipped (it says nothing the noise does not drown); and a position that falls back along the
-/// same edge by at most `2 * sigma` counts as standing still, not as driving round the block.
+/// same road by at most `backtrackTolerance` (4 sigma) is noise, not a drive round the block: it costs
+/// nothing in the model and its length is taken off the driven distance, which the next step adds back.
 public struct MapMatcher: Sendable {
     /// The router whose graph and snapping index are used.
     public let router: RoadRouter
@@ -22,6 +23,10 @@ public struct MapMatcher: Sendable {
     public var candidateRadius: Double
     /// The most candidates kept per fix, nearest first.
     public var maxCandidates: Int
+
+    /// How far back along its road a position may fall and still count as noise: 4 sigma, beyond which
+    /// the along-road difference of two noisy fixes almost never goes.
+    public var backtrackTolerance: Double { 4 * sigma }
 
     /// Creates a matcher.
     public init(
@@ -66,7 +71,7 @@ public struct MapMatcher: Sendable {
                 let paths = shortestLengths(from: from, to: options, limit: limit)
                 for (j, path) in paths.enumerated() {
                     guard let path else { continue }
-                    let score = scores[i] + emissions[j] - abs(path.length - straight) / beta
+                    let score = scores[i] + emissions[j] - abs(max(0, path.length) - straight) / beta
                     if score > next[j] {
                         next[j] = score
                         links[j] = (i, path)
@@ -119,7 +124,8 @@ public struct MapMatcher: Sendable {
             for coordinate in piece.coordinates where coordinate != coordinates.last { coordinates.append(coordinate) }
             for edge in piece.edges where edge != edges.last { edges.append(edge) }
         }
-        return MapMatch(points: chosen, distance: distance, coordinates: coordinates, edges: edges, breaks: breaks)
+        return MapMatch(
+            points: chosen, distance: max(0, distance), coordinates: coordinates, edges: edges, breaks: breaks)
     }
 
     /// A road path between two snapped positions, by length.
@@ -135,14 +141,28 @@ public struct MapMatcher: Sendable {
         let graph = router.graph
         let startEdge = graph.edges[start.edge]
         var results = [LengthPath?](repeating: nil, count: ends.count)
-        for (j, end) in ends.enumerated() where end.edge == start.edge {
-            let ahead = (end.fraction - start.fraction) * startEdge.length
-            if ahead >= 0 {
+        for (j, end) in ends.enumerated() {
+            let endEdge = graph.edges[end.edge]
+            if end.edge == start.edge && end.fraction >= start.fraction {
                 results[j] = LengthPath(
-                    length: ahead, edges: [start.edge], coordinates: [start.coordinate, end.coordinate])
-            } else if -ahead <= 2 * sigma {
-                // Noise, not a U-turn: the car stays where it was.
-                results[j] = LengthPath(length: 0, edges: [start.edge], coordinates: [start.coordinate])
+                    length: (end.fraction - start.fraction) * startEdge.length, edges: [start.edge],
+                    coordinates: [start.coordinate, end.coordinate])
+                continue
+            }
+            // How far the end lies behind the start along the same road: on the same edge, or on the edge of
+            // the same road just before it.
+            var behind = Double.infinity
+            if end.edge == start.edge {
+                behind = (start.fraction - end.fraction) * startEdge.length
+            } else if endEdge.target == startEdge.source && endEdge.road == startEdge.road
+                && endEdge.source != startEdge.target
+            {
+                behind = start.fraction * startEdge.length + (1 - end.fraction) * endEdge.length
+            }
+            if behind <= backtrackTolerance {
+                // Noise, not a U-turn. The negative length takes back the distance the jitter counted too
+                // much, so the next step forward from this position is not counted twice.
+                results[j] = LengthPath(length: -behind, edges: [start.edge], coordinates: [start.coordinate])
             }
         }
         var length: [Int32: Double] = [startEdge.target: (1 - start.fraction) * startEdge.length]
