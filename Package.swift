@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "HailServer", targets: ["HailServer"]),
         .library(name: "HailClient", targets: ["HailClient"]),
         .library(name: "HailRoads", targets: ["HailRoads"]),
+        .library(name: "HailScale", targets: ["HailScale"]),
         .library(name: "HailRider", targets: ["HailRider"]),
         .library(name: "HailDriver", targets: ["HailDriver"]),
         .library(name: "HailTesting", targets: ["HailTesting"]),
@@ -41,6 +42,18 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
+        .systemLibrary(
+            name: "CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
+        .systemLibrary(
+            name: "CRedis",
+            pkgConfig: "hiredis",
+            providers: [.apt(["libhiredis-dev"]), .brew(["hiredis"])]
+        ),
+        // The server's store, geo index and bus protocols on PostgreSQL (libpq) and Redis (hiredis).
+        .target(name: "HailScale", dependencies: ["HailServer", "HailCore", "HailProtocol", "CPostgres", "CRedis"]),
         // Road networks: the OSM PBF reader, a generated city, routing and ETA, snapping, map matching.
         .target(name: "HailRoads", dependencies: ["HailCore", "CZlib"]),
         // The one SQLite wrapper: server stores, the driver's outbox, the rider's cursor.
@@ -71,6 +84,10 @@ let package = Package(
         ),
         .testTarget(name: "HailCoreTests", dependencies: ["HailCore", "HailTesting"]),
         .testTarget(name: "HailStorageTests", dependencies: ["HailStorage"]),
+        .testTarget(
+            name: "HailScaleTests",
+            dependencies: ["HailScale", "HailServer", "HailCore", "HailProtocol", "HailNet", "HailStorage", "HailTesting"]
+        ),
         .testTarget(name: "HailRoadsTests", dependencies: ["HailRoads", "HailCore", "HailTesting"]),
         .testTarget(name: "HailNetTests", dependencies: ["HailNet"]),
         .testTarget(

@@ -7,8 +7,8 @@ set -euo pipefail
 
 # System packages by platform. Each C library the package links sits behind one C* target;
 # add its Debian and Homebrew names here when a target needs it.
-DEBIAN_PACKAGES=(git make pkg-config libsqlite3-dev libwebsockets-dev libwebsockets-evlib-ev libev-dev zlib1g-dev)
-BREW_PACKAGES=(pkg-config sqlite libwebsockets libev zlib)
+DEBIAN_PACKAGES=(git make pkg-config libsqlite3-dev libwebsockets-dev libwebsockets-evlib-ev libev-dev zlib1g-dev libpq-dev libhiredis-dev)
+BREW_PACKAGES=(pkg-config sqlite libwebsockets libev zlib libpq hiredis)
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 

@@ -1,0 +1,2 @@
+// libpq, imported only by HailScale.
+#include <libpq-fe.h>

@@ -1,0 +1,2 @@
+// hiredis, imported only by HailScale.
+#include <hiredis/hiredis.h>

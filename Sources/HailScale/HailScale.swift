@@ -1,0 +1,2 @@
+/// Placeholder until the scaled stores land.
+enum HailScalePlaceholder {}
