@@ -86,7 +86,9 @@ let package = Package(
         .testTarget(name: "HailStorageTests", dependencies: ["HailStorage"]),
         .testTarget(
             name: "HailScaleTests",
-            dependencies: ["HailScale", "HailServer", "HailCore", "HailProtocol", "HailNet", "HailStorage", "HailTesting"]
+            dependencies: [
+                "HailScale", "HailServer", "HailCore", "HailProtocol", "HailNet", "HailStorage", "HailTesting",
+            ]
         ),
         .testTarget(name: "HailRoadsTests", dependencies: ["HailRoads", "HailCore", "HailTesting"]),
         .testTarget(name: "HailNetTests", dependencies: ["HailNet"]),
