@@ -104,7 +104,8 @@ public struct RoadRouter: Sendable {
                 let part = end.fraction - start.fraction
                 let candidate = Route(
                     distance: part * edge.length, duration: part * edge.duration,
-                    coordinates: [start.coordinate, end.coordinate], edges: [start.edge])
+                    coordinates: [start.coordinate, end.coordinate], edges: [start.edge],
+                    times: [0, part * edge.duration])
                 if direct == nil || candidate.duration < direct!.duration { direct = candidate }
             }
         }
@@ -200,17 +201,28 @@ public struct RoadRouter: Sendable {
             sourceIndex = sources.firstIndex { $0.edge == nil && $0.node == target.node } ?? 0
         }
         let source = sources[sourceIndex]
+        // The clock starts at the source position; a state's time already includes the source's offset.
         var coordinates: [Coordinate] = [source.point ?? graph.coordinates[Int(source.node)]]
-        for edge in chain { coordinates.append(graph.coordinates[Int(graph.edges[edge].target)]) }
+        var times: [Double] = [0]
+        for edge in chain {
+            coordinates.append(graph.coordinates[Int(graph.edges[edge].target)])
+            times.append(time[edge])
+        }
         var edges = chain
         if let edge = target.edge, let point = target.point {
             edges.append(edge)
             coordinates.append(point)
+            times.append(best)
         }
         // A snap at the very end of an edge repeats its node; drop the duplicate point.
         var path: [Coordinate] = []
-        for coordinate in coordinates where coordinate != path.last { path.append(coordinate) }
+        var pathTimes: [Double] = []
+        for (coordinate, at) in zip(coordinates, times) where coordinate != path.last {
+            path.append(coordinate)
+            pathTimes.append(at)
+        }
         let travelled = bestEnd.edge.map { distance[$0] } ?? source.distance
-        return Route(distance: travelled + target.distance, duration: best, coordinates: path, edges: edges)
+        return Route(
+            distance: travelled + target.distance, duration: best, coordinates: path, edges: edges, times: pathTimes)
     }
 }

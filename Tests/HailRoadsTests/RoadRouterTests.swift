@@ -156,4 +156,34 @@ struct RoadRouterTests {
         }
         #expect(routed == 40)
     }
+
+    @Test(
+        "Monaco: a route carries the time the car passes each point, and where it is at any second",
+        .enabled(if: SharedData.isAvailable, "needs ../shared/data/osm/monaco.osm.pbf"))
+    func timedPositions() throws {
+        let graph = try #require(MonacoFixture.graph)
+        let route = try #require(RoadRouter(graph: graph).route(from: Self.casino, to: Self.palace))
+        #expect(route.times.count == route.coordinates.count)
+        #expect(route.times.first == 0)
+        #expect(route.times.last == route.duration)
+        #expect(zip(route.times, route.times.dropFirst()).allSatisfy { $0 <= $1 })
+        #expect(route.position(atSeconds: -5)?.coordinate == route.coordinates.first)
+        #expect(route.position(atSeconds: route.duration + 5)?.coordinate == route.coordinates.last)
+        // Two minutes into the 244 s drive the car is at 43.73403, 7.41794.
+        let twoMinutes = try #require(route.position(atSeconds: 120))
+        #expect(Self.tenths(twoMinutes.coordinate.lat * 10_000) == 4_373_403)
+        #expect(Self.tenths(twoMinutes.coordinate.lng * 10_000) == 741_794)
+    }
+
+    @Test("generated city: along one street at one speed, half the time is half the way")
+    func timedCity() throws {
+        let city = GeneratedCity(seed: 42)
+        let route = try #require(
+            RoadRouter(graph: city.graph).route(
+                fromNode: city.node(column: 0, row: 1), toNode: city.node(column: 7, row: 1)))
+        let half = try #require(route.position(atSeconds: route.duration / 2))
+        let byDistance = try #require(route.coordinates.point(atFraction: 0.5))
+        #expect(half.coordinate.distance(to: byDistance.coordinate) < 0.01)
+        #expect(Route(distance: 1, duration: 1, coordinates: [], edges: []).position(atSeconds: 0) == nil)
+    }
 }
