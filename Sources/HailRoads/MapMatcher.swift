@@ -40,10 +40,14 @@ public struct MapMatcher: Sendable {
         self.maxCandidates = maxCandidates
     }
 
-    /// The likeliest road path for `trace`.
+    /// The likeliest road path for `trace`; skipped fixes (see above) and fixes with no road in range get nil.
     public func match(_ trace: [Coordinate]) -> MapMatch {
-        let candidates = trace.map {
-            Array(router.snapper.candidates(near: $0, radius: candidateRadius).prefix(maxCandidates))
+        var lastUsed: Coordinate?
+        let candidates = trace.map { fix -> [RoadSnap] in
+            if let lastUsed, lastUsed.distance(to: fix) < 2 * sigma { return [] }
+            let found = Array(router.snapper.candidates(near: fix, radius: candidateRadius).prefix(maxCandidates))
+            if !found.isEmpty { lastUsed = fix }
+            return found
         }
         // Viterbi state for the last fix that had candidates.
         var scores: [Double] = []
