@@ -1,6 +1,6 @@
 /// Why bytes could not be read as an OpenStreetMap PBF file; every malformed input ends in one of these.
 public enum PBFError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The input ended inside a structure that needed `needed` more bytes at `offset`.
+    /// The input ended inside `what`, whose length field or start is at `offset`.
     case truncated(offset: Int, what: String)
     /// A varint ran past ten bytes or past the end of its message.
     case malformedVarint(offset: Int)

@@ -38,10 +38,12 @@ public enum RoadBenchmark {
         let routeSeconds = lap()
         let lats = graph.coordinates.map(\.lat)
         let lngs = graph.coordinates.map(\.lng)
+        let (south, north) = (lats.min() ?? 0, lats.max() ?? 0)
+        let (west, east) = (lngs.min() ?? 0, lngs.max() ?? 0)
         let points = (0..<routes).map { _ in
             Coordinate(
-                lat: (lats.min() ?? 0) + (random.nextSigned() + 1) / 2 * ((lats.max() ?? 0) - (lats.min() ?? 0)),
-                lng: (lngs.min() ?? 0) + (random.nextSigned() + 1) / 2 * ((lngs.max() ?? 0) - (lngs.min() ?? 0)))
+                lat: south + (random.nextSigned() + 1) / 2 * (north - south),
+                lng: west + (random.nextSigned() + 1) / 2 * (east - west))
         }
         _ = lap()
         var snapped = 0
