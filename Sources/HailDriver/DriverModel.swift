@@ -54,6 +54,7 @@ public final class DriverModel {
     @ObservationIgnored private var outboxRunning = false
     @ObservationIgnored private var statusOwed = false
     @ObservationIgnored private var appliedPolicy: LocationPolicy?
+    @ObservationIgnored private var bufferSavedAt: Date?
     @ObservationIgnored private var waiters: [Waiter] = []
     @ObservationIgnored private var nextWaiterID = 0
 
@@ -196,8 +197,10 @@ public final class DriverModel {
         kickOutbox()
     }
 
-    /// Goes offline: no offers, location off, the stream closed. Unsent actions stay in the outbox.
+    /// Goes offline: no offers, location off, the stream closed. Unsent actions stay in the outbox. Not
+    /// during a trip: the rider is watching the car, so the trip must end or be cancelled first.
     public func goOffline() async {
+        guard !(trip?.state.isActive ?? false) else { return }
         isOnline = false
         offer = nil
         refreshPolicy()
@@ -299,8 +302,18 @@ public final class DriverModel {
     // MARK: Location
 
     private func receive(_ point: LocationPoint) {
-        perform(pipeline.fix(point, now: timeline.now()))
+        let now = timeline.now()
+        perform(pipeline.fix(point, now: now))
+        // Online, every send saves the snapshot; in a tunnel nothing is sent, so the buffer is saved on its
+        // own, at most every `bufferSaveInterval`, and a kill there loses at most that much of the path.
+        if !pipeline.isConnected, now.timeIntervalSince(bufferSavedAt ?? .distantPast) >= Self.bufferSaveInterval {
+            bufferSavedAt = now
+            Task { await persist() }
+        }
     }
+
+    /// Device seconds between saves of the offline buffer.
+    static let bufferSaveInterval: TimeInterval = 5
 
     private func refreshPolicy() {
         let policy = self.policy

@@ -15,11 +15,11 @@ struct DriverModelTests {
     let store: MemoryOutboxStore
     let model: DriverModel
 
-    init(active: Trip? = nil, saved: DriverSavedState? = nil) {
+    init(active: Trip? = nil, saved: DriverSavedState? = nil, store: MemoryOutboxStore? = nil) {
         api = FakeDriverAPI(active: active)
-        store = MemoryOutboxStore(saved)
+        self.store = store ?? MemoryOutboxStore(saved)
         model = DriverModel(
-            api: api, channel: channel, location: source, store: store,
+            api: api, channel: channel, location: source, store: self.store,
             timeline: DriverTimeline(clock: clock, origin: Fixture.origin), random: SeededGenerator(seed: 1))
     }
 
@@ -163,5 +163,43 @@ struct DriverModelRestoreTests {
             $0.pipeline.batcher.inFlight.isEmpty && $0.pipeline.stats.batches == 1
         }
         #expect(rig.channel.sent == [LocationBatch(seq: 41, points: buffered, backlog: true)])
+    }
+}
+
+@Suite("DriverModel killed in a tunnel")
+@MainActor
+struct DriverModelTunnelKillTests {
+    @Test func fixesBufferedInATunnelSurviveAKillAndGoOutAsHistory() async throws {
+        let store = MemoryOutboxStore()
+        let first = DriverModelTests(store: store)
+        first.channel.refuse(true)
+        await first.api.setUnreachable(true)
+        await first.model.start()
+        await first.model.goOnline()
+        var fixes: [LocationPoint] = []
+        for second in 0..<12 {
+            let fix = LocationPoint(
+                lat: 43.7300 + Double(second) * 0.0002, lng: 7.4200, accuracy: 5, heading: 0, speed: 22,
+                t: Fixture.origin + Double(second))
+            fixes.append(fix)
+            let judged = first.model.pipeline.filter.counts.accepted
+            first.source.yield(fix)
+            try await eventually(first.model, "judged") { $0.pipeline.filter.counts.accepted == judged + 1 }
+            first.clock.advance(by: .seconds(1))
+        }
+        // Saved at 0 s, 5 s and 10 s of the tunnel: a kill now keeps the first eleven fixes.
+        try await eventually(first.model, "saved") { $0.lastSaved?.batcher.points.count == 11 }
+        await first.model.shutdown()
+
+        let second = DriverModelTests(store: store)
+        // Relaunched a minute later: the newest saved fix is history too, not the car's position.
+        second.clock.advance(by: .seconds(60))
+        try await second.online()
+        try await eventually(second.model, "history sent") {
+            $0.pipeline.stats.batches == 1 && $0.pipeline.batcher.inFlight.isEmpty
+        }
+        let sent = try #require(second.channel.sent.first)
+        #expect(sent.backlog)
+        #expect(sent.points == Array(fixes.prefix(11)))
     }
 }

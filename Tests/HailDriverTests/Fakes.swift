@@ -18,14 +18,20 @@ actor FakeDriverAPI: DriverAPI {
     private(set) var accepts: [(tripID: String, key: UUID)] = []
     var active: Trip?
     var refuseAcceptWith: String?
+    var unreachable = false
 
     init(active: Trip? = nil) { self.active = active }
 
     func refuseAccept(_ message: String) { refuseAcceptWith = message }
 
+    func setUnreachable(_ value: Bool) { unreachable = value }
+
     func setStatus(_ status: DriverStatusRequest) { statuses.append(status) }
 
-    func sendLocations(_ batch: LocationBatch) -> LocationAck { LocationAck(seq: batch.seq) }
+    func sendLocations(_ batch: LocationBatch) throws -> LocationAck {
+        if unreachable { throw NoNetwork() }
+        return LocationAck(seq: batch.seq)
+    }
 
     func activeTrip() -> Trip? { active }
 
@@ -44,18 +50,28 @@ actor FakeDriverAPI: DriverAPI {
     func cancel(tripID: String, key: UUID) -> Trip { Fixture.trip(tripID, .searching, version: 9) }
 }
 
-/// A driver stream the test plays the server's side of; every batch is acknowledged at once.
+/// A driver stream the test plays the server's side of; every batch is acknowledged at once unless the
+/// stream has gone silent, and connecting fails while it is refusing.
 final class FakeChannel: DriverChannel {
-    private let state = Mutex<
-        (continuation: AsyncStream<DriverServerFrame>.Continuation?, sent: [LocationBatch], silent: Bool, connects: Int)
-    >((nil, [], false, 0))
+    private struct State {
+        var continuation: AsyncStream<DriverServerFrame>.Continuation?
+        var sent: [LocationBatch] = []
+        var silent = false
+        var refusing = false
+        var connects = 0
+    }
+
+    private let state = Mutex(State())
 
     func connect() async throws -> AsyncStream<DriverServerFrame> {
         let (stream, continuation) = AsyncStream.makeStream(of: DriverServerFrame.self)
-        state.withLock {
-            $0.continuation = continuation
-            $0.connects += 1
+        let refused = state.withLock { state -> Bool in
+            if state.refusing { return true }
+            state.continuation = continuation
+            state.connects += 1
+            return false
         }
+        if refused { throw NoNetwork() }
         continuation.yield(.hello(serverTime: Fixture.origin))
         return stream
     }
@@ -80,6 +96,9 @@ final class FakeChannel: DriverChannel {
 
     /// The socket stays open but nothing comes back: no acks.
     func goSilent(_ silent: Bool) { state.withLock { $0.silent = silent } }
+
+    /// Connecting fails (a tunnel) until set back.
+    func refuse(_ refusing: Bool) { state.withLock { $0.refusing = refusing } }
 }
 
 enum Fixture {
