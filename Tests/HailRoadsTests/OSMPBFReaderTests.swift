@@ -100,6 +100,37 @@ struct OSMPBFReaderTests {
         #expect(failures == 24)
     }
 
+    @Test(
+        "mutated copies of the ways and relations blocks never crash",
+        .enabled(if: SharedData.isAvailable, "needs ../shared/data/osm/monaco.osm.pbf"))
+    func mutatedWaysAndRelations() throws {
+        let bytes = try #require(MonacoFixture.bytes)
+        let blocks = try OSMPBFReader.blocks(bytes)
+        #expect(blocks.map(\.type) == ["OSMHeader", "OSMData", "OSMData", "OSMData"])
+        let header = PBFFixtures.rawBlock(type: "OSMHeader", content: blocks[0].content)
+        var generator = SeededGenerator(seed: 666)
+        var outcomes: [Int] = []
+        for block in blocks[2...3] {
+            let clean = try OSMPBFReader.read(header + PBFFixtures.rawBlock(type: "OSMData", content: block.content))
+            #expect(clean.ways.count + clean.relationCount > 0)
+            var failures = 0
+            for _ in 0..<100 {
+                var mutated = block.content
+                for _ in 0..<Int.random(in: 1...8, using: &generator) {
+                    let index = Int.random(in: 0..<mutated.count, using: &generator)
+                    mutated[index] = UInt8.random(in: 0...255, using: &generator)
+                }
+                do {
+                    _ = try OSMPBFReader.read(header + PBFFixtures.rawBlock(type: "OSMData", content: mutated))
+                } catch {
+                    failures += 1
+                }
+            }
+            outcomes.append(failures)
+        }
+        #expect(outcomes == [71, 73])
+    }
+
     @Test("blob sizes over the spec's limits are refused before reading")
     func sizeLimits() {
         // A 4-byte header length of 65537.
