@@ -12,7 +12,7 @@ enum DriveCommand {
           --server URL     the backend, such as http://127.0.0.1:8080
           --token TOKEN    a driver token (hail token driver NAME)
           --start LAT,LNG  where the car stands (default 43.7384,7.4246, Monaco)
-          --trace FILE     replay a recorded drive: Barefoot .json, the bus .csv (its longest vehicle) or .gpx
+          --trace FILE     replay a recorded drive: Barefoot .json, the bus .csv (its longest trip) or .gpx
           --speed KMH      drive straight to the pickup and dropoff at this speed (default 40)
           --auto           accept offers and drive the trip without input
           --json           one JSON line per screen change, for scripts

@@ -16,6 +16,7 @@ final class DriveApp {
     private let replayer: TraceReplayer?
     private let timeline: DriverTimeline
     private var lastScreen: DriverScreen?
+    private var lastLine: String?
     private var completedTrips: Set<String> = []
     private var routedFor: String?
     private var stateSince: (key: String, at: Date)?
@@ -57,9 +58,9 @@ final class DriveApp {
         case "json":
             return try DriverTrace.parseBarefoot(data)
         case "csv":
-            let vehicles = try DriverTrace.parseBusCSV(String(decoding: data, as: UTF8.self))
-            // The vehicle with the most fixes, the first by id on a tie, so a replay is repeatable.
-            let best = vehicles.max { ($0.value.count, $1.key) < ($1.value.count, $0.key) }
+            let trips = try DriverTrace.parseBusCSV(String(decoding: data, as: UTF8.self))
+            // The bus trip with the most fixes, the first by id on a tie, so a replay is repeatable.
+            let best = trips.max { ($0.value.count, $1.key) < ($1.value.count, $0.key) }
             return best?.value ?? []
         case "gpx":
             return try DriverTrace.parseGPX(String(decoding: data, as: UTF8.self))
@@ -97,13 +98,25 @@ final class DriveApp {
             if let line = try? HailJSON.encodeString(screen) { say(line) }
             return
         }
+        let line = humanLine(screen)
+        guard line != lastLine else { return }
+        lastLine = line
+        say(line)
+    }
+
+    private func humanLine(_ screen: DriverScreen) -> String {
         var parts = [screen.title, screen.online ? "online via \(screen.link)" : "offline"]
         if let id = screen.offerTripID { parts.append("offer \(id), press a to accept, d to decline") }
         if let id = screen.tripID, let state = screen.tripState { parts.append("trip \(id) \(state.rawValue)") }
-        if let fare = screen.fare { parts.append("fare \(fare.amountMinor) \(fare.currency) minor units") }
+        if let fare = screen.fare {
+            // Two minor digits, as in every currency the pricing table sells in.
+            let sign = fare.amountMinor < 0 ? "-" : ""
+            let minor = abs(fare.amountMinor)
+            parts.append("fare \(sign)\(minor / 100).\(String(format: "%02d", minor % 100)) \(fare.currency)")
+        }
         if let reason = screen.rejection { parts.append("refused: \(reason)") }
         if screen.degraded { parts.append("degraded") }
-        say(parts.joined(separator: " | "))
+        return parts.joined(separator: " | ")
     }
 
     /// Once a second: route the car to the next stop and, with --auto, tap what a driver would.
