@@ -1,2 +1,0 @@
-/// Placeholder until the scaled stores land.
-enum HailScalePlaceholder {}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// A few PostgreSQL connections, each on a thread of its own, with the schema migrated at start.
+public final class PostgresPool: Sendable {
+    private let threads: ConnectionThreads<PostgresConnection>
+
+    private init(threads: ConnectionThreads<PostgresConnection>) { self.threads = threads }
+
+    /// Connects `size` connections to `url` (a libpq URI or key=value string), working in `schema`, and
+    /// applies the `migrations` not yet recorded in its `schema_migrations` table.
+    public static func connect(url: String, schema: String = "public", size: Int = 4, migrations: [String])
+        async throws -> PostgresPool
+    {
+        guard PostgresIdentifier.isValid(schema) else { throw PostgresError.configuration("bad schema name \(schema)") }
+        let connections = (0..<max(1, size)).map { _ in PostgresConnection(url: url, schema: schema) }
+        let pool = PostgresPool(
+            threads: ConnectionThreads(
+                connections: connections, name: "hail-postgres", closedError: PostgresError.closed))
+        do {
+            try await pool.run { connection in try Self.migrate(connection, schema: schema, migrations: migrations) }
+        } catch {
+            pool.close()
+            throw error
+        }
+        return pool
+    }
+
+    /// Runs `body` on a free connection's thread.
+    public func run<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        try await threads.run(body)
+    }
+
+    /// Lets queued work finish, then closes the connections.
+    public func close() { threads.close() }
+
+    private static func migrate(_ connection: PostgresConnection, schema: String, migrations: [String]) throws {
+        try connection.transaction {
+            // Several nodes may start at once: the first to take this lock migrates, the others then see it done.
+            try connection.execute("SELECT pg_advisory_xact_lock(7262021)")
+            if schema != "public" {
+                try connection.execute("CREATE SCHEMA IF NOT EXISTS \(PostgresIdentifier.quote(schema))")
+            }
+            try connection.execute(
+                """
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version INTEGER PRIMARY KEY,
+                    applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+                )
+                """)
+            let applied = try connection.query("SELECT COALESCE(MAX(version), 0) FROM schema_migrations")
+            let current = try applied.first?.int(0) ?? 0
+            for (index, migration) in migrations.enumerated() where index + 1 > current {
+                try connection.execute(migration)
+                try connection.query("INSERT INTO schema_migrations (version) VALUES ($1)", [index + 1])
+            }
+        }
+    }
+}

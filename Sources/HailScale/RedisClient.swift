@@ -1,0 +1,27 @@
+/// Redis connections on threads of their own, for commands (the geo index, publishing).
+public final class RedisClient: Sendable {
+    private let threads: ConnectionThreads<RedisConnection>
+    /// Where the server is.
+    public let endpoint: RedisEndpoint
+
+    /// Prepares `size` connections to `endpoint`; each connects on first use, on its own thread.
+    public init(endpoint: RedisEndpoint, size: Int = 2) {
+        self.endpoint = endpoint
+        threads = ConnectionThreads(
+            connections: (0..<max(1, size)).map { _ in RedisConnection(endpoint: endpoint) }, name: "hail-redis",
+            closedError: RedisError.closed)
+    }
+
+    /// Checks that the server answers.
+    public func ping() async throws {
+        let reply = try await run { try $0.command(["PING"]).checked() }
+        guard reply.text == "PONG" else { throw RedisError.unexpected("PING answered \(reply)") }
+    }
+
+    /// Lets queued commands finish, then closes the connections.
+    public func close() { threads.close() }
+
+    func run<T: Sendable>(_ body: @escaping @Sendable (RedisConnection) throws -> T) async throws -> T {
+        try await threads.run(body)
+    }
+}

@@ -1,0 +1,136 @@
+import CRedis
+import Foundation
+
+/// One hiredis connection: commands, pipelines, and the non-blocking pieces a subscriber's read loop needs.
+///
+/// `@unchecked Sendable` only because it wraps a `redisContext`, which hiredis does not allow two threads to
+/// use at once: what protects it is ownership, each connection being used only by the one thread it was
+/// given to (a `ConnectionThreads` thread, or a bus's subscriber thread).
+final class RedisConnection: @unchecked Sendable, ThreadOwnedConnection {
+    private let endpoint: RedisEndpoint
+    private var context: UnsafeMutablePointer<redisContext>?
+
+    /// Creates a connection that connects on first use, on its owning thread (connecting blocks).
+    init(endpoint: RedisEndpoint) { self.endpoint = endpoint }
+
+    /// Sends one command and waits for its reply.
+    func command(_ arguments: [String]) throws -> RedisReply {
+        try pipeline([arguments])[0]
+    }
+
+    /// Sends several commands in one write and reads their replies in order.
+    func pipeline(_ commands: [[String]]) throws -> [RedisReply] {
+        let context = try open()
+        for command in commands { try append(command, to: context) }
+        var replies: [RedisReply] = []
+        for _ in commands {
+            var raw: UnsafeMutableRawPointer?
+            guard redisGetReply(context, &raw) == REDIS_OK, let raw else { throw failure(context) }
+            replies.append(Self.convert(raw))
+        }
+        return replies
+    }
+
+    /// Connects if needed; the subscriber loop calls it before polling the socket.
+    func connect() throws { _ = try open() }
+
+    /// The socket, for `poll`.
+    var fileDescriptor: Int32 { context?.pointee.fd ?? -1 }
+
+    /// Queues a command in the output buffer without sending it.
+    func enqueue(_ arguments: [String]) throws { try append(arguments, to: try open()) }
+
+    /// Writes the whole output buffer.
+    func flush() throws {
+        let context = try open()
+        var done: Int32 = 0
+        while done == 0 {
+            guard redisBufferWrite(context, &done) == REDIS_OK else { throw failure(context) }
+        }
+    }
+
+    /// Reads what the socket has (call only when `poll` says it is readable, or it blocks).
+    func readAvailable() throws {
+        let context = try open()
+        guard redisBufferRead(context) == REDIS_OK else { throw failure(context) }
+    }
+
+    /// The next complete reply already read, if any.
+    func bufferedReply() throws -> RedisReply? {
+        let context = try open()
+        var raw: UnsafeMutableRawPointer?
+        guard redisGetReplyFromReader(context, &raw) == REDIS_OK else { throw failure(context) }
+        return raw.map(Self.convert)
+    }
+
+    /// Closes the connection; the next command reconnects.
+    func close() {
+        if let context { redisFree(context) }
+        context = nil
+    }
+
+    private func open() throws -> UnsafeMutablePointer<redisContext> {
+        if let context { return context }
+        guard let context = redisConnectWithTimeout(endpoint.host, Int32(endpoint.port), timeval(tv_sec: 5, tv_usec: 0))
+        else { throw RedisError.connection("out of memory") }
+        guard context.pointee.err == 0 else {
+            let message = Self.message(context)
+            redisFree(context)
+            throw RedisError.connection("\(endpoint.host):\(endpoint.port): \(message)")
+        }
+        // The connect timeout also became the read timeout; a subscriber waits on poll, never on a read.
+        redisSetTimeout(context, timeval(tv_sec: 0, tv_usec: 0))
+        self.context = context
+        if endpoint.database != 0 { _ = try command(["SELECT", String(endpoint.database)]).checked() }
+        return context
+    }
+
+    private func append(_ arguments: [String], to context: UnsafeMutablePointer<redisContext>) throws {
+        // hiredis copies the arguments into its output buffer before returning.
+        let copies = arguments.map { strdup($0) }
+        defer { for copy in copies { free(copy) } }
+        var pointers = copies.map { $0.map { UnsafePointer($0) } }
+        let lengths = arguments.map { $0.utf8.count }
+        let status = pointers.withUnsafeMutableBufferPointer { argv in
+            lengths.withUnsafeBufferPointer { argvlen in
+                redisAppendCommandArgv(context, Int32(arguments.count), argv.baseAddress, argvlen.baseAddress)
+            }
+        }
+        guard status == REDIS_OK else { throw failure(context) }
+    }
+
+    /// The context's error; the connection is unusable after one, so it is dropped for a reconnect.
+    private func failure(_ context: UnsafeMutablePointer<redisContext>) -> RedisError {
+        let error = RedisError.connection(Self.message(context))
+        close()
+        return error
+    }
+
+    private static func message(_ context: UnsafeMutablePointer<redisContext>) -> String {
+        withUnsafeBytes(of: context.pointee.errstr) { bytes in
+            String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+
+    private static func convert(_ raw: UnsafeMutableRawPointer) -> RedisReply {
+        defer { freeReplyObject(raw) }
+        return copy(raw.assumingMemoryBound(to: redisReply.self))
+    }
+
+    private static func copy(_ reply: UnsafeMutablePointer<redisReply>) -> RedisReply {
+        let value = reply.pointee
+        func text() -> String {
+            guard let str = value.str else { return "" }
+            return String(decoding: UnsafeRawBufferPointer(start: str, count: Int(value.len)), as: UTF8.self)
+        }
+        switch value.type {
+        case REDIS_REPLY_STRING: return .string(text())
+        case REDIS_REPLY_STATUS: return .status(text())
+        case REDIS_REPLY_ERROR: return .error(text())
+        case REDIS_REPLY_INTEGER: return .integer(Int(value.integer))
+        case REDIS_REPLY_ARRAY:
+            return .array((0..<Int(value.elements)).compactMap { value.element[$0].map(copy) })
+        default: return .null
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import HailCore
+import HailServer
+
+/// Drivers' positions in a Redis GEO set shared by every node, with a sorted set of last-seen times for
+/// evicting drivers who went silent.
+public struct RedisGeoIndex: GeoIndex {
+    private let client: RedisClient
+    private let positionsKey: String
+    private let seenKey: String
+
+    // Atomic so a driver who reports between the range and the removal is not evicted after all.
+    private static let evictScript = """
+        local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[1])
+        for i = 1, #ids, 1000 do
+            local chunk = {unpack(ids, i, math.min(i + 999, #ids))}
+            redis.call('ZREM', KEYS[1], unpack(chunk))
+            redis.call('ZREM', KEYS[2], unpack(chunk))
+        end
+        return ids
+        """
+
+    /// An index under the keys `<prefix>:positions` and `<prefix>:seen`.
+    public init(client: RedisClient, prefix: String = "hail:drivers") {
+        self.client = client
+        positionsKey = prefix + ":positions"
+        seenKey = prefix + ":seen"
+    }
+
+    /// Puts or moves a driver and records when they were seen, in one transaction.
+    public func update(driverID: String, coordinate: Coordinate, seenAt: Date) async throws {
+        let commands = [
+            ["MULTI"],
+            ["GEOADD", positionsKey, "\(coordinate.lng)", "\(coordinate.lat)", driverID],
+            ["ZADD", seenKey, "\(seenAt.timeIntervalSince1970)", driverID],
+            ["EXEC"],
+        ]
+        _ = try await client.run { connection in try connection.pipeline(commands).map { try $0.checked() } }
+    }
+
+    /// Removes a driver.
+    public func remove(driverID: String) async throws {
+        let commands = [["MULTI"], ["ZREM", positionsKey, driverID], ["ZREM", seenKey, driverID], ["EXEC"]]
+        _ = try await client.run { connection in try connection.pipeline(commands).map { try $0.checked() } }
+    }
+
+    /// Drivers within `radius` metres of `center`, nearest first, at most `limit`.
+    public func nearest(to center: Coordinate, radius: Double, limit: Int) async throws -> [GeoHit] {
+        guard limit > 0, radius >= 0 else { return [] }
+        let command = [
+            "GEOSEARCH", positionsKey, "FROMLONLAT", "\(center.lng)", "\(center.lat)", "BYRADIUS", "\(radius)", "m",
+            "ASC", "COUNT", String(limit), "WITHDIST", "WITHCOORD",
+        ]
+        let reply = try await client.run { connection in try connection.command(command).checked() }
+        guard let items = reply.elements else { throw RedisError.unexpected("GEOSEARCH answered \(reply)") }
+        // Each item is [member, distance, [longitude, latitude]].
+        return try items.map { item in
+            guard let fields = item.elements, fields.count == 3, let id = fields[0].text,
+                let distance = fields[1].text.flatMap(Double.init), let position = fields[2].elements,
+                position.count == 2, let lng = position[0].text.flatMap(Double.init),
+                let lat = position[1].text.flatMap(Double.init)
+            else { throw RedisError.unexpected("GEOSEARCH item \(item)") }
+            return GeoHit(driverID: id, coordinate: Coordinate(lat: lat, lng: lng), distance: distance)
+        }
+    }
+
+    /// Removes every driver last seen before `cutoff` and returns their ids, sorted.
+    public func evict(seenBefore cutoff: Date) async throws -> [String] {
+        let command = ["EVAL", Self.evictScript, "2", positionsKey, seenKey, "\(cutoff.timeIntervalSince1970)"]
+        let reply = try await client.run { connection in try connection.command(command).checked() }
+        guard let ids = reply.elements?.compactMap(\.text) else {
+            throw RedisError.unexpected("evict answered \(reply)")
+        }
+        return ids.sorted()
+    }
+}
