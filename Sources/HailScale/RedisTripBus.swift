@@ -19,8 +19,15 @@ public final class RedisTripBus: TripBus {
         var publishedAt: Double?
     }
 
+    private struct Listener {
+        var continuation: AsyncStream<BusMessage>.Continuation
+        /// False until Redis confirms the SUBSCRIBE this listener waits for: messages read before that
+        /// confirmation were published before it subscribed (a previous listener's leftovers).
+        var live: Bool
+    }
+
     private struct State {
-        var streams: [String: [UInt64: AsyncStream<BusMessage>.Continuation]] = [:]
+        var streams: [String: [UInt64: Listener]] = [:]
         /// Channels Redis has confirmed for this connection.
         var subscribed: Set<String> = []
         /// Channels with a SUBSCRIBE in flight, and who waits for its confirmation. At most one per channel,
@@ -81,7 +88,8 @@ public final class RedisTripBus: TripBus {
         let id: UInt64? = state.withLock { state in
             guard !state.closed else { return nil }
             state.nextID += 1
-            state.streams[channel, default: [:]][state.nextID] = continuation
+            state.streams[channel, default: [:]][state.nextID] = Listener(
+                continuation: continuation, live: state.subscribed.contains(channel))
             return state.nextID
         }
         guard let id else {
@@ -118,7 +126,7 @@ public final class RedisTripBus: TripBus {
 
     private func remove(_ channel: String, _ id: UInt64) {
         let continuation = state.withLock { state -> AsyncStream<BusMessage>.Continuation? in
-            guard let continuation = state.streams[channel]?.removeValue(forKey: id) else { return nil }
+            guard let continuation = state.streams[channel]?.removeValue(forKey: id)?.continuation else { return nil }
             if state.streams[channel]?.isEmpty == true {
                 state.streams[channel] = nil
                 // With a SUBSCRIBE in flight, its confirmation sends the UNSUBSCRIBE instead (see `handle`).
@@ -161,7 +169,7 @@ public final class RedisTripBus: TripBus {
                 state.streams = [:]
                 state.pending = [:]
             }
-            return (state.streams.values.flatMap(\.values), state.pending.values.flatMap { $0 })
+            return (state.streams.values.flatMap(\.values).map(\.continuation), state.pending.values.flatMap { $0 })
         }
         for waiter in waiters { waiter.resume() }
         for stream in streams { stream.finish() }
@@ -220,7 +228,7 @@ public final class RedisTripBus: TripBus {
                 publishedAt: wire.publishedAt.map(Date.init(timeIntervalSince1970:)))
             state.withLock { state in
                 guard let streams = state.streams[channel] else { return }
-                for continuation in streams.values { continuation.yield(message) }
+                for listener in streams.values where listener.live { listener.continuation.yield(message) }
             }
         case "subscribe":
             let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
@@ -230,6 +238,9 @@ public final class RedisTripBus: TripBus {
                     state.outbox.append(["UNSUBSCRIBE", channel])
                 } else {
                     state.subscribed.insert(channel)
+                    state.streams[channel] = state.streams[channel]?.mapValues {
+                        Listener(continuation: $0.continuation, live: true)
+                    }
                 }
                 return waiters
             }

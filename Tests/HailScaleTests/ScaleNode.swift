@@ -1,0 +1,61 @@
+import Foundation
+import HailCore
+import HailProtocol
+import HailScale
+import HailServer
+import HailTesting
+
+/// One stateless node of the scaled deployment in this process: its own services and clock, on the shared
+/// PostgreSQL schema and Redis key prefix, called through `HailAPI` as HTTP would.
+struct ScaleNode {
+    static let epoch = Date(timeIntervalSince1970: 1_796_220_000)
+    static let secret = Array("scale-test-secret-of-thirty-two-bytes".utf8)
+
+    let stores: PostgresTripStores
+    let redis: RedisClient
+    let bus: RedisTripBus
+    let services: ServerServices
+    let api: HailAPI
+    let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: secret))
+
+    init(postgresURL: String, schema: String, redisURL: String, prefix: String) async throws {
+        let endpoint = try RedisEndpoint(url: redisURL)
+        stores = try await PostgresTripStores.open(url: postgresURL, schema: schema, connections: 2)
+        redis = RedisClient(endpoint: endpoint)
+        bus = try RedisTripBus(endpoint: endpoint, prefix: prefix)
+        services = await ServerServices.make(
+            configuration: ServerConfiguration(), tokens: tokens,
+            time: ServerTime(clock: ManualClock(), origin: Self.epoch), trips: stores.trips, history: stores.history,
+            bus: bus, geo: RedisGeoIndex(client: redis, prefix: prefix + "drivers"))
+        api = HailAPI(services: services)
+    }
+
+    func close() {
+        bus.close()
+        redis.close()
+        stores.close()
+    }
+
+    func token(_ role: Role, _ subject: String) -> String {
+        let now = Int64(services.time.now().timeIntervalSince1970)
+        return tokens.mint(AccessToken(role: role, sub: subject, exp: now + 3600, iat: now, trip: nil))
+    }
+
+    @discardableResult
+    func call(_ method: String, _ target: String, token: String, body: Data = Data(), key: String? = nil) async
+        -> APIResponse
+    {
+        var headers = ["Authorization": "Bearer \(token)"]
+        if let key { headers["Idempotency-Key"] = key }
+        return await api.handle(APIRequest(method: method, target: target, headers: headers, body: body))
+    }
+
+    func online(driver id: String, at coordinate: Coordinate) async throws {
+        let token = self.token(.driver, id)
+        await call("POST", "/v1/drivers/me/status", token: token, body: Data(#"{"online": true}"#.utf8))
+        let point = LocationPoint(
+            lat: coordinate.lat, lng: coordinate.lng, accuracy: 5, heading: 90, speed: 8, t: services.time.now())
+        let batch = try HailJSON.encode(LocationBatch(seq: 1, points: [point], backlog: false))
+        await call("POST", "/v1/drivers/me/locations", token: token, body: batch)
+    }
+}
