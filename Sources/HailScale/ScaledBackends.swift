@@ -1,0 +1,78 @@
+import Foundation
+import HailServer
+
+/// What one node runs on, chosen by `hail server --postgres URL --redis URL`: PostgreSQL for trips and
+/// history when a URL is given (the SQLite file otherwise), Redis for the geo index and the bus when a URL
+/// is given (in-process otherwise), so the embedded default is unchanged when neither is.
+public struct ScaledBackends: Sendable {
+    /// Trips, audit log and idempotency records.
+    public let trips: any TripStore
+    /// Location history.
+    public let history: any LocationHistoryStore
+    /// Trip and driver streams.
+    public let bus: any TripBus
+    /// Where drivers are.
+    public let geo: any GeoIndex
+    /// A one-line summary for the startup banner, without credentials.
+    public let summary: String
+    private let closers: [@Sendable () -> Void]
+
+    /// Opens the backends: `postgresURL` (a libpq URI) or else SQLite at `databasePath`, and `redisURL`
+    /// (`redis://host:port/db`) or else the in-process bus and grid index.
+    public static func open(postgresURL: String?, redisURL: String?, databasePath: String) async throws
+        -> ScaledBackends
+    {
+        // A malformed URL is refused before anything is opened or created.
+        let endpoint = try redisURL.map(RedisEndpoint.init(url:))
+        var closers: [@Sendable () -> Void] = []
+        var parts: [String] = []
+        let trips: any TripStore
+        let history: any LocationHistoryStore
+        if let postgresURL {
+            let stores = try await PostgresTripStores.open(url: postgresURL)
+            closers.append { stores.close() }
+            (trips, history) = (stores.trips, stores.history)
+            parts.append("PostgreSQL")
+        } else {
+            let stores = try await SQLiteTripStores.open(path: databasePath)
+            (trips, history) = (stores.trips, stores.history)
+            parts.append("SQLite \(databasePath)")
+        }
+        let bus: any TripBus
+        let geo: any GeoIndex
+        if let endpoint {
+            let client = RedisClient(endpoint: endpoint)
+            // Fail at start, not on the first driver's position, when Redis is not there.
+            do { try await client.ping() } catch {
+                client.close()
+                closers.forEach { $0() }
+                throw error
+            }
+            let redisBus = try RedisTripBus(endpoint: endpoint)
+            closers.append {
+                redisBus.close()
+                client.close()
+            }
+            (bus, geo) = (redisBus, RedisGeoIndex(client: client))
+            parts.append("Redis \(endpoint.host):\(endpoint.port)")
+        } else {
+            (bus, geo) = (InProcessTripBus(), MemoryGeoIndex())
+            parts.append("in-process bus and geo index")
+        }
+        return ScaledBackends(
+            trips: trips, history: history, bus: bus, geo: geo, summary: parts.joined(separator: ", "),
+            closers: closers)
+    }
+
+    /// The server's services on these backends.
+    public func services(configuration: ServerConfiguration, tokens: TokenAuthority, time: ServerTime) async
+        -> ServerServices
+    {
+        await ServerServices.make(
+            configuration: configuration, tokens: tokens, time: time, trips: trips, history: history, bus: bus, geo: geo
+        )
+    }
+
+    /// Closes the connections (the SQLite file closes with its last store).
+    public func close() { closers.forEach { $0() } }
+}
