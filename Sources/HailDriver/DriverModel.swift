@@ -27,6 +27,8 @@ public final class DriverModel {
     public private(set) var lowPower = false
     /// Filter, batcher and what has been sent.
     public private(set) var pipeline: DriverLocationPipeline
+    /// The policy the location source last confirmed applying.
+    public private(set) var sourcePolicy: LocationPolicy?
     /// The degraded flag the server last acknowledged, nil before the first status report.
     public private(set) var reportedDegraded: Bool?
     /// The state most recently written to the store: what a kill right now would leave behind.
@@ -53,7 +55,8 @@ public final class DriverModel {
     @ObservationIgnored private var draining = false
     @ObservationIgnored private var outboxRunning = false
     @ObservationIgnored private var statusOwed = false
-    @ObservationIgnored private var appliedPolicy: LocationPolicy?
+    @ObservationIgnored private var requestedPolicy: LocationPolicy?
+    @ObservationIgnored private var policyTask: Task<Void, Never>?
     @ObservationIgnored private var bufferSavedAt: Date?
     @ObservationIgnored private var waiters: [Waiter] = []
     @ObservationIgnored private var nextWaiterID = 0
@@ -317,11 +320,18 @@ public final class DriverModel {
 
     private func refreshPolicy() {
         let policy = self.policy
-        if appliedPolicy != policy {
-            appliedPolicy = policy
+        if requestedPolicy != policy {
+            requestedPolicy = policy
             perform(pipeline.setPolicy(policy, now: timeline.now()))
             let source = location
-            Task { await source.apply(policy) }
+            let previous = policyTask
+            // Chained, so two quick changes reach the hardware in the order they were made.
+            policyTask = Task { [weak self] in
+                await previous?.value
+                await source.apply(policy)
+                self?.sourcePolicy = policy
+                self?.changed()
+            }
         }
         if isOnline, reportedDegraded != policy.degraded {
             Task { await self.sendStatus() }

@@ -89,7 +89,9 @@ struct DriverModelTests {
         #expect(statuses.first == DriverStatusRequest(online: true, degraded: false))
         #expect(statuses.contains(DriverStatusRequest(online: true, degraded: true)))
         #expect(statuses.last == DriverStatusRequest(online: true, degraded: false))
-        #expect(source.policies.last == LocationPolicy(activity: .waitingForTrip, thermal: .nominal, lowPower: false))
+        let waiting = LocationPolicy(activity: .waitingForTrip, thermal: .nominal, lowPower: false)
+        try await eventually(model, "source policy") { $0.sourcePolicy == waiting }
+        #expect(source.policies.last == waiting)
     }
 
     @Test func aWaitingDriverStandingStillIsKeptAliveEveryTwelveSeconds() async throws {
@@ -158,7 +160,9 @@ struct DriverModelRestoreTests {
         try await rig.online()
         #expect(rig.model.trip?.state == .onTrip)
         #expect(rig.model.activity == .onTrip)
-        #expect(rig.source.policies.last == LocationPolicy(activity: .onTrip, thermal: .nominal, lowPower: false))
+        let onTrip = LocationPolicy(activity: .onTrip, thermal: .nominal, lowPower: false)
+        try await eventually(rig.model, "source policy") { $0.sourcePolicy == onTrip }
+        #expect(rig.source.policies.last == onTrip)
         try await eventually(rig.model, "history sent") {
             $0.pipeline.batcher.inFlight.isEmpty && $0.pipeline.stats.batches == 1
         }
@@ -201,5 +205,25 @@ struct DriverModelTunnelKillTests {
         let sent = try #require(second.channel.sent.first)
         #expect(sent.backlog)
         #expect(sent.points == Array(fixes.prefix(11)))
+    }
+}
+
+@Suite("DriverModel cancelling a trip")
+@MainActor
+struct DriverModelCancelTests {
+    @Test func aCancelShowsAtOnceThenTheDriverWaitsAgain() async throws {
+        let rig = DriverModelTests(active: Fixture.trip("t5", .driverAssigned, version: 2))
+        try await rig.online()
+        #expect(rig.model.activity == .toPickup)
+        await rig.model.tap(.cancel)
+        #expect(rig.model.screen.title == "Cancelling trip…")
+        #expect(rig.model.screen.pending == .cancel)
+        try await eventually(rig.model, "cancelled") { $0.outbox.entries.isEmpty }
+        #expect(rig.model.trip?.state == .searching)
+        #expect(rig.model.activity == .waitingForTrip)
+        #expect(rig.model.screen.title == "Waiting for trips")
+        let waiting = LocationPolicy(activity: .waitingForTrip, thermal: .nominal, lowPower: false)
+        try await eventually(rig.model, "source policy") { $0.sourcePolicy == waiting }
+        #expect(rig.source.policies.last == waiting)
     }
 }
