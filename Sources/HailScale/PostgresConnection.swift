@@ -11,6 +11,13 @@ public final class PostgresConnection: @unchecked Sendable, ThreadOwnedConnectio
     private let schema: String
     private var handle: OpaquePointer?
     private var statements: [String: String] = [:]
+    private var statementsThisJob = 0
+    private var openedThisJob = false
+    /// True when the job's first statement failed on a connection opened before the job: the server had
+    /// dropped it while it sat idle (a restart, a failover, a terminated backend), so nothing of the job
+    /// took effect and the pool may run it again on a new connection. Every write here starts with
+    /// `BEGIN`, so a first statement that did reach the server changed nothing either.
+    private(set) var droppedWhileIdle = false
 
     /// Creates a connection that connects on first use, on its owning thread (connecting blocks).
     init(url: String, schema: String) {
@@ -20,15 +27,21 @@ public final class PostgresConnection: @unchecked Sendable, ThreadOwnedConnectio
 
     /// Runs one or more statements without parameters (migrations, `BEGIN`, `COMMIT`).
     public func execute(_ sql: String) throws {
-        let connection = try open()
-        let result = PQexec(connection, sql)
-        defer { PQclear(result) }
-        _ = try rows(of: result, connection: connection)
+        try statement {
+            let connection = try open()
+            let result = PQexec(connection, sql)
+            defer { PQclear(result) }
+            _ = try rows(of: result, connection: connection)
+        }
     }
 
     /// Runs one parameterised statement, prepared once per connection, and returns its rows.
     @discardableResult
     public func query(_ sql: String, _ parameters: [any PostgresEncodable] = []) throws -> [PostgresRow] {
+        try statement { try run(sql, parameters) }
+    }
+
+    private func run(_ sql: String, _ parameters: [any PostgresEncodable]) throws -> [PostgresRow] {
         let connection = try open()
         let name = try prepare(sql, parameterCount: parameters.count, connection: connection)
         // libpq copies the parameters before returning, so the strings need only outlive the call.
@@ -51,7 +64,26 @@ public final class PostgresConnection: @unchecked Sendable, ThreadOwnedConnectio
             return value
         } catch {
             // A broken connection cannot roll back; the server does it when the session ends.
-            try? execute("ROLLBACK")
+            if let handle, PQstatus(handle) == CONNECTION_OK { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Marks the start of a pool job, for `droppedWhileIdle`.
+    func beginJob() {
+        statementsThisJob = 0
+        openedThisJob = false
+        droppedWhileIdle = false
+    }
+
+    private func statement<T>(_ body: () throws -> T) throws -> T {
+        let first = statementsThisJob == 0
+        statementsThisJob += 1
+        do {
+            return try body()
+        } catch let error as PostgresError where error.isConnectionFailure {
+            if first && !openedThisJob { droppedWhileIdle = true }
+            close()
             throw error
         }
     }
@@ -67,6 +99,7 @@ public final class PostgresConnection: @unchecked Sendable, ThreadOwnedConnectio
     private func open() throws -> OpaquePointer {
         if let handle, PQstatus(handle) == CONNECTION_OK { return handle }
         close()
+        openedThisJob = true
         guard let connection = PQconnectdb(url) else { throw PostgresError.connection("out of memory") }
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = Self.errorMessage(connection)

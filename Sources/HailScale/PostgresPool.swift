@@ -25,9 +25,18 @@ public final class PostgresPool: Sendable {
         return pool
     }
 
-    /// Runs `body` on a free connection's thread.
+    /// Runs `body` on a free connection's thread; once more on a new connection when the server had
+    /// dropped the idle one before `body` reached it.
     public func run<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
-        try await threads.run(body)
+        try await threads.run { connection in
+            connection.beginJob()
+            do {
+                return try body(connection)
+            } catch  where connection.droppedWhileIdle {
+                connection.beginJob()
+                return try body(connection)
+            }
+        }
     }
 
     /// Lets queued work finish, then closes the connections.

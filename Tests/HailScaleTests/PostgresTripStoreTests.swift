@@ -174,6 +174,24 @@ struct PostgresTripStoreTests {
         }
     }
 
+    @Test func aConnectionTheServerDroppedIsReplacedBeforeTheNextCall() async throws {
+        try await ScaleServices.withFreshSchema { url, schema in
+            let stores = try await PostgresTripStores.open(url: url, schema: schema, connections: 1)
+            defer { stores.close() }
+            #expect(
+                try await stores.trips.commit(Self.commit("t", version: 1, state: .searching, expected: nil))
+                    == .committed)
+            let pid = try await stores.pool.run { try $0.query("SELECT pg_backend_pid()")[0].int(0) }
+            let admin = try await PostgresPool.connect(url: url, size: 1, migrations: [])
+            defer { admin.close() }
+            // With a timeout, pg_terminate_backend returns once the backend is gone.
+            let killed = try await admin.run { try $0.query("SELECT pg_terminate_backend($1, 5000)", [pid])[0].bool(0) }
+            #expect(killed)
+            #expect(try await stores.trips.record(id: "t")?.trip.version == 1)
+            #expect(try await stores.pool.run { try $0.query("SELECT pg_backend_pid()")[0].int(0) } != pid)
+        }
+    }
+
     /// Runs both commits at once on the two nodes and returns their outcomes in argument order.
     static func race(_ a: PostgresTripStore, _ first: TripCommit, _ b: PostgresTripStore, _ second: TripCommit)
         async throws -> [CommitOutcome]
