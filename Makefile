@@ -8,16 +8,21 @@ endif
 export PATH := $(SWIFT_DIR):$(PATH)
 SWIFT_FLAGS := -Xswiftc -warnings-as-errors
 
-.PHONY: demo test build lint format clean
+.PHONY: demo test build lint format clean services-stop
 
 ## Runs the main job: the server on a local database with tokens to try (the simulated city comes later).
 demo:
 	swift build --product hail
 	.build/debug/hail demo
 
-## Lints, builds everything with warnings as errors, and runs every test.
+## Lints, builds everything with warnings as errors, starts PostgreSQL and Redis on loopback for the
+## scaled-backend tests (scripts/services.sh installs them when missing), and runs every test.
 test: lint build
-	swift test --skip-build
+	eval "$$(bash scripts/services.sh)" && swift test --skip-build
+
+## Stops the PostgreSQL and Redis that `make test` started.
+services-stop:
+	bash scripts/services.sh stop
 
 build:
 	swift build --build-tests $(SWIFT_FLAGS)

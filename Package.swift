@@ -79,7 +79,7 @@ let package = Package(
             name: "hail",
             dependencies: [
                 "HailCore", "HailProtocol", "HailServer", "HailNet", "HailStorage", "HailClient", "HailRider",
-                "HailDriver",
+                "HailDriver", "HailScale",
             ]
         ),
         .testTarget(name: "HailCoreTests", dependencies: ["HailCore", "HailTesting"]),

@@ -1,11 +1,12 @@
 import Foundation
+import HailScale
 import HailServer
 
 /// `hail server`: the backend on its embedded default (SQLite in WAL mode, in-memory geo index, in-process bus).
 enum ServerCommand {
     static let usage = """
         usage: hail server [--port 8080] [--host 127.0.0.1] [--db ./hail.db] [--secret-file ./hail.secret]
-                           [--public-url http://localhost:8080] [--quiet]
+                           [--public-url http://localhost:8080] [--postgres URL] [--redis URL] [--quiet]
 
         Runs the Hail backend until interrupted (Ctrl-C or SIGTERM). Every acknowledged change is in the
         SQLite file before the answer leaves; restart on the same --db and nothing acknowledged is lost.
@@ -15,12 +16,17 @@ enum ServerCommand {
           --db           the SQLite database file, created when missing      default ./hail.db
           --secret-file  the token-signing secret, created when missing      default ./hail.secret
           --public-url   the base URL put in share links                     default http://localhost:PORT
+          --postgres     trips, audit log, idempotency and history in PostgreSQL instead of --db
+                         (postgresql://user@host:port/db); several nodes may share it
+          --redis        geo index and per-trip pub/sub in Redis (redis://host:port), so a driver on one
+                         node reaches a rider on another
           --quiet        no request log (one JSON line per request on stderr otherwise)
         """
 
     static func run(_ arguments: [String]) async throws(UsageError) {
         let args = try Arguments(
-            arguments, options: ["--port", "--host", "--db", "--secret-file", "--public-url"], flags: ["--quiet"])
+            arguments, options: ["--port", "--host", "--db", "--secret-file", "--public-url", "--postgres", "--redis"],
+            flags: ["--quiet"])
         var options = BackendServer.Options()
         options.port = try args.integer("--port", default: 8080, in: 0...65535)
         options.host = args["--host"] ?? "127.0.0.1"
@@ -43,8 +49,19 @@ enum ServerCommand {
         }
         if args.has("--quiet") { options.log = nil }
         let server: BackendServer
+        var storage = "database \(options.databasePath)"
         do {
-            server = try await BackendServer.start(options)
+            if args["--postgres"] != nil || args["--redis"] != nil {
+                let backends = try await ScaledBackends.open(
+                    postgresURL: args["--postgres"], redisURL: args["--redis"], databasePath: options.databasePath)
+                let services = await backends.services(
+                    configuration: options.configuration,
+                    tokens: TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret)), time: .live())
+                server = try await BackendServer.start(services: services, options: options)
+                storage = backends.summary
+            } else {
+                server = try await BackendServer.start(options)
+            }
         } catch {
             throw UsageError("the server could not start: \(error)")
         }
@@ -52,7 +69,7 @@ enum ServerCommand {
             // Share links point where this server really listens.
             say("Share links use http://localhost:\(server.port); pass --public-url for another address.")
         }
-        say("Hail server listening on http://\(options.host):\(server.port)  (database \(options.databasePath))")
+        say("Hail server listening on http://\(options.host):\(server.port)  (\(storage))")
         say("Mint a token: hail token --role rider --subject rider-1 --secret-file \(secretPath)")
         await Signals.runUntilInterrupted(server)
     }

@@ -17,10 +17,10 @@ final class DriveProcess: Sendable {
             .appendingPathComponent("hail")
     }
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String], command: String = "drive") throws {
         process = Process()
         process.executableURL = Self.executable
-        process.arguments = ["drive"] + arguments
+        process.arguments = [command] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
