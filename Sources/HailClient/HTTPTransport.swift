@@ -16,6 +16,7 @@ public struct HTTPTransport: Sendable {
     /// How long one request may take before it counts as lost.
     public let timeout: TimeInterval
     private let session: URLSession
+    private let clock = ServerTimeRecorder()
 
     /// Creates a transport.
     public init(
@@ -48,17 +49,27 @@ public struct HTTPTransport: Sendable {
         }
         let data: Data
         let response: URLResponse
+        let sentAt = Date()
         do {
             (data, response) = try await session.data(for: request)
         } catch {
             throw .transport("\(method) \(path): \(error.localizedDescription)")
         }
+        let receivedAt = Date()
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        if let stamp = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: HailHeader.serverTime),
+            let serverTime = try? WireDate.parse(stamp)
+        {
+            await clock.record(ServerTimeSample(sentAt: sentAt, serverTime: serverTime, receivedAt: receivedAt))
+        }
         guard (200..<300).contains(status) else {
             throw .server(status: status, error: try? HailJSON.decode(ErrorBody.self, from: data).error)
         }
         return (status, data)
     }
+
+    /// The timing of the latest answer that carried the server's clock, for the offset estimate.
+    public func latestServerTime() async -> ServerTimeSample? { await clock.latest }
 
     /// A JSON call decoding the answer, or nil for 204.
     public func json<Response: Decodable>(
@@ -77,4 +88,29 @@ public struct HTTPTransport: Sendable {
             throw .decoding("\(method) \(path): \(error)")
         }
     }
+}
+
+/// One REST round trip's timing: when the request left and the answer came (device clock) and the
+/// server's clock in the answer (`X-Hail-Server-Time`).
+public struct ServerTimeSample: Sendable, Hashable {
+    /// Device time when the request was sent.
+    public var sentAt: Date
+    /// The server's clock when it answered.
+    public var serverTime: Date
+    /// Device time when the answer arrived.
+    public var receivedAt: Date
+
+    /// Creates a sample.
+    public init(sentAt: Date, serverTime: Date, receivedAt: Date) {
+        self.sentAt = sentAt
+        self.serverTime = serverTime
+        self.receivedAt = receivedAt
+    }
+}
+
+/// Keeps the latest sample; an actor so that concurrent requests of one transport may record.
+actor ServerTimeRecorder {
+    private(set) var latest: ServerTimeSample?
+
+    func record(_ sample: ServerTimeSample) { latest = sample }
 }

@@ -11,6 +11,12 @@ public struct RiderHTTPAPI: Sendable {
     /// The transport, carrying the rider's token.
     public let transport: HTTPTransport
 
+    /// The timing of the latest REST answer that carried the server's clock.
+    public func latestClockSample() async -> ServerClock.Sample? {
+        guard let sample = await transport.latestServerTime() else { return nil }
+        return ServerClock.Sample(sentAt: sample.sentAt, serverTime: sample.serverTime, receivedAt: sample.receivedAt)
+    }
+
     /// Creates the API on a transport.
     public init(transport: HTTPTransport) { self.transport = transport }
 

@@ -95,7 +95,7 @@ public final class RiderModel {
 
     // MARK: - What the view asks
 
-    /// The server's clock minus the phone's, in seconds, from the stream's hello (0 before one).
+    /// The server's clock minus the phone's, in seconds, from the stream's hello and REST answers (0 before any).
     public var serverClockOffset: TimeInterval { serverClock.offset }
 
     /// The server's clock now, by the phone's clock corrected with the measured offset.
@@ -143,7 +143,7 @@ public final class RiderModel {
     public func loadEstimates(pickup: Coordinate, dropoff: Coordinate) async {
         do {
             estimates = try await api.estimates(pickup: pickup, dropoff: dropoff)
-            markReached()
+            await reachedOverREST()
         } catch {
             show(error, fallback: "Could not load prices. Try again.")
         }
@@ -325,7 +325,7 @@ public final class RiderModel {
     private func resync() async -> Bool {
         do {
             let active = try await api.activeTrip()
-            markReached()
+            await reachedOverREST()
             if let active {
                 let previousID = machine.trip?.id
                 let outcome = machine.replace(with: active)
@@ -343,7 +343,7 @@ public final class RiderModel {
     private func poll(tripID: String) async {
         do {
             let trip = try await api.trip(id: tripID)
-            markReached()
+            await reachedOverREST()
             await apply(trip)
         } catch {
             show(error, fallback: nil)
@@ -463,10 +463,10 @@ public final class RiderModel {
         while true {
             do {
                 let value = try await call()
-                markReached()
+                await reachedOverREST()
                 return value
             } catch let error as APIError {
-                markReached()
+                await reachedOverREST()
                 errorMessage = Self.message(for: error)
                 return nil
             } catch {
@@ -493,6 +493,12 @@ public final class RiderModel {
     }
 
     private func markReached() { isOffline = false }
+
+    /// A REST answer arrived: we are online, and its server time is one more clock sample.
+    private func reachedOverREST() async {
+        markReached()
+        if let sample = await api.latestClockSample() { serverClock.add(sample) }
+    }
 
     static func message(for error: APIError) -> String {
         switch error.code {

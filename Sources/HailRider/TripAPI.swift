@@ -18,4 +18,12 @@ public protocol TripAPI: Sendable {
     func trip(id: String) async throws -> Trip
     /// Cancels a trip that has not started; the key is the same on every retry of one tap.
     func cancel(tripID: String, idempotencyKey: UUID) async throws -> Trip
+    /// The timing of the latest answer that carried the server's clock, or nil; the model feeds it to
+    /// its `ServerClock` so ages are right even before a stream's `hello`.
+    func latestClockSample() async -> ServerClock.Sample?
+}
+
+extension TripAPI {
+    /// No samples: an API that does not report the server's clock leaves the stream's `hello` as the source.
+    public func latestClockSample() async -> ServerClock.Sample? { nil }
 }

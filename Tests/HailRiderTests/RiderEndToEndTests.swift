@@ -95,8 +95,9 @@ struct RiderEndToEndTests {
         try driver.move(seq: 1, to: Coordinate(lat: 43.7400, lng: 7.4280))
         _ = try await driver.next({ if case .ack = $0 { true } else { false } }, "ack of seq 1")
 
+        let riderAPI = RiderHTTPAPI(transport: HTTPTransport(baseURL: base, token: riderToken))
         let model = RiderModel(
-            api: RiderHTTPAPI(transport: HTTPTransport(baseURL: base, token: riderToken)),
+            api: riderAPI,
             channel: RiderLiveChannel(baseURL: base, token: riderToken, connector: connector),
             cursors: InMemoryCursorStore(), clock: ContinuousClock())
         var phases: [RiderScreen.Phase] = []
@@ -105,6 +106,9 @@ struct RiderEndToEndTests {
         }
         model.screenVisibilityChanged(true)
         await model.launch()
+        // The server stamps every answer with its clock; on one machine the offset is within the round trip.
+        let sample = try #require(await riderAPI.latestClockSample())
+        #expect(abs(sample.offset) <= sample.roundTrip)
         await model.loadEstimates(pickup: pickup, dropoff: dropoff)
         #expect(model.estimates.map(\.productID).contains(.economy))
         await model.requestRide(pickup: pickup, dropoff: dropoff, product: .economy)

@@ -190,6 +190,21 @@ struct RiderModelTests {
         #expect(screens[2] == screens[0])
     }
 
+    /// A relaunch measures the phone's clock on the REST resync, before any stream says hello.
+    @Test func theRESTResyncAloneCorrectsAPhoneTwoMinutesBehind() async throws {
+        let h = RiderHarness(trip: Fixtures.trip(.driverAssigned, version: 2, eta: 240), skew: -120)
+        let phoneNow = RiderHarness.phoneTime(h.clock, skew: -120)
+        // 0.5 s round trip; the server stamped its answer halfway, two minutes ahead of the phone.
+        await h.api.reportServerTime(
+            ServerClock.Sample(
+                sentAt: phoneNow, serverTime: phoneNow.addingTimeInterval(120.25),
+                receivedAt: phoneNow.addingTimeInterval(0.5)))
+        await h.model.launch()
+        #expect(h.model.serverClockOffset == 120)
+        #expect(h.model.serverNow == Fixtures.serverEpoch)
+        h.model.stop()
+    }
+
     @Test func aRequestWhoseFirstTwoAttemptsTimeOutCreatesExactlyOneTrip() async throws {
         let api = FakeTripAPI()
         await api.scriptRequests([.timeoutAfterCommit, .timeoutAfterCommit, .answer])

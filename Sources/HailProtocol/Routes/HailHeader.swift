@@ -10,6 +10,9 @@ public enum HailHeader {
     public static let retryAfter = "Retry-After"
     /// `X-Request-Id`: echoed by the server, and generated when absent, to tie logs together.
     public static let requestID = "X-Request-Id"
+    /// The server's clock when it answered, RFC 3339 with milliseconds, so clients measure their offset on
+    /// every REST round trip as well as on a stream's `hello`.
+    public static let serverTime = "X-Hail-Server-Time"
     /// `Content-Type`.
     public static let contentType = "Content-Type"
     /// `Allow`, on 405 answers.

@@ -77,6 +77,7 @@ public final class BackendServer: Sendable {
                         now: time.now()))
                 var headers = HTTPHeaders(response.headers.map { ($0.key, $0.value) })
                 headers.set(HailHeader.requestID, request.requestID)
+                if let stamp = try? WireDate.format(time.now()) { headers.set(HailHeader.serverTime, stamp) }
                 return HTTPResponse(status: response.status, headers: headers, body: Array(response.body))
             },
             webSocket: { request in

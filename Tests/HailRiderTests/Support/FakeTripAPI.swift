@@ -26,6 +26,7 @@ actor FakeTripAPI: TripAPI {
     private var requestScript: [Attempt] = []
     private var unreachable = false
     private var holdActiveAnswers = false
+    private var clockSample: ServerClock.Sample?
     /// Held `activeTrip()` answers: resume one to let it arrive.
     let heldActive = Mailbox<CheckedContinuation<Void, Never>>()
 
@@ -44,6 +45,9 @@ actor FakeTripAPI: TripAPI {
 
     func scriptRequests(_ attempts: [Attempt]) { requestScript = attempts }
     func setUnreachable(_ value: Bool) { unreachable = value }
+    /// The server time that the next answers report, as `X-Hail-Server-Time` would.
+    func reportServerTime(_ sample: ServerClock.Sample?) { clockSample = sample }
+    func latestClockSample() async -> ServerClock.Sample? { clockSample }
     func holdActive(_ value: Bool) { holdActiveAnswers = value }
     func count(_ call: String) -> Int { calls.filter { $0 == call }.count }
 
