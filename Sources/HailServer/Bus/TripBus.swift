@@ -1,4 +1,5 @@
 import Foundation
+import HailNet
 
 /// Where a message is published: one trip's stream (riders, share viewers) or one driver's stream.
 public enum BusTopic: Sendable, Hashable, CustomStringConvertible {
@@ -28,19 +29,48 @@ public struct BusMessage: Sendable, Hashable {
 
     /// How a slow subscriber may treat it.
     public var kind: Kind
-    /// The encoded WebSocket text frame (one JSON object).
-    public var text: String
     /// True for the last message of a trip's stream (the trip reached a final state).
     public var endsStream: Bool
     /// Server time of publishing, for the publish-to-send latency metric.
     public var publishedAt: Date?
+    /// The frame, encoded once: every subscriber of this message gets a copy of this struct, and all copies
+    /// share one WebSocket buffer, so a fan-out to many sockets writes the same bytes without copying them.
+    let frame: EncodedFrame
 
     /// Creates a message.
     public init(kind: Kind, text: String, endsStream: Bool = false, publishedAt: Date? = nil) {
         self.kind = kind
-        self.text = text
+        self.frame = EncodedFrame(text)
         self.endsStream = endsStream
         self.publishedAt = publishedAt
+    }
+
+    /// The encoded WebSocket text frame (one JSON object).
+    public var text: String { frame.text }
+
+    /// Messages are equal when they say the same thing the same way.
+    public static func == (lhs: BusMessage, rhs: BusMessage) -> Bool {
+        lhs.kind == rhs.kind && lhs.text == rhs.text && lhs.endsStream == rhs.endsStream
+            && lhs.publishedAt == rhs.publishedAt
+    }
+
+    /// Hashes what equality compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(kind)
+        hasher.combine(text)
+        hasher.combine(endsStream)
+        hasher.combine(publishedAt)
+    }
+}
+
+/// A frame's text and the one socket buffer built from it (with libwebsockets' header room).
+final class EncodedFrame: Sendable {
+    let text: String
+    let shared: SharedMessage
+
+    init(_ text: String) {
+        self.text = text
+        shared = SharedMessage(text: text)
     }
 }
 

@@ -29,7 +29,7 @@ final class NetLiveConnection: LiveConnection {
 
     func send(_ message: BusMessage) async {
         let priority: MessagePriority = message.kind == .essential ? .essential : .disposable
-        if connection.send(text: message.text, priority: priority), let publishedAt = message.publishedAt {
+        if connection.send(message.frame.shared, priority: priority), let publishedAt = message.publishedAt {
             metrics.publishToSend(time.now().timeIntervalSince(publishedAt))
         }
     }
