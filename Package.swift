@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "HailServer", targets: ["HailServer"]),
         .library(name: "HailClient", targets: ["HailClient"]),
         .library(name: "HailRoads", targets: ["HailRoads"]),
+        .library(name: "HailSim", targets: ["HailSim"]),
         .library(name: "HailScale", targets: ["HailScale"]),
         .library(name: "HailRider", targets: ["HailRider"]),
         .library(name: "HailDriver", targets: ["HailDriver"]),
@@ -61,7 +62,7 @@ let package = Package(
         // The one libwebsockets wrapper: HTTP and WebSocket server, WebSocket client, HMAC.
         .target(name: "HailNet", dependencies: ["CLibWebSockets"]),
         // The backend as a library: routes, streams, trip authority, dispatch, ingest, stores, metrics.
-        .target(name: "HailServer", dependencies: ["HailCore", "HailProtocol", "HailStorage", "HailNet"]),
+        .target(name: "HailServer", dependencies: ["HailCore", "HailProtocol", "HailStorage", "HailNet", "HailRoads"]),
         // The rider app's runtime: an @Observable model a SwiftUI screen binds to, on injected seams.
         .target(name: "HailRider", dependencies: ["HailCore", "HailProtocol"]),
         // The driver app's runtime: location pipeline, durable outbox, restore after kill, on injected seams.
@@ -72,6 +73,14 @@ let package = Package(
             name: "HailClient",
             dependencies: ["HailProtocol", .target(name: "HailNet", condition: .when(platforms: [.linux]))]
         ),
+        // A simulated city: drivers and riders on real roads over real sockets, with network faults.
+        .target(
+            name: "HailSim",
+            dependencies: [
+                "HailCore", "HailProtocol", "HailRoads", "HailServer", "HailClient", "HailRider", "HailDriver",
+                "HailNet",
+            ]
+        ),
         // Test support shipped as a target: seeded randomness, fixtures from ../shared/data.
         .target(name: "HailTesting", dependencies: ["HailCore", "HailProtocol"]),
         // The thin command-line front end.
@@ -79,7 +88,7 @@ let package = Package(
             name: "hail",
             dependencies: [
                 "HailCore", "HailProtocol", "HailServer", "HailNet", "HailStorage", "HailClient", "HailRider",
-                "HailDriver", "HailScale",
+                "HailDriver", "HailScale", "HailRoads", "HailSim",
             ]
         ),
         .testTarget(name: "HailCoreTests", dependencies: ["HailCore", "HailTesting"]),
@@ -90,11 +99,20 @@ let package = Package(
                 "HailScale", "HailServer", "HailCore", "HailProtocol", "HailNet", "HailStorage", "HailTesting",
             ]
         ),
+        .testTarget(
+            name: "HailSimTests",
+            dependencies: [
+                "HailSim", "HailRoads", "HailServer", "HailCore", "HailProtocol", "HailClient", "HailNet",
+                "HailTesting",
+            ]
+        ),
         .testTarget(name: "HailRoadsTests", dependencies: ["HailRoads", "HailCore", "HailTesting"]),
         .testTarget(name: "HailNetTests", dependencies: ["HailNet"]),
         .testTarget(
             name: "HailServerTests",
-            dependencies: ["HailServer", "HailCore", "HailProtocol", "HailStorage", "HailNet", "HailTesting"]
+            dependencies: [
+                "HailServer", "HailCore", "HailProtocol", "HailStorage", "HailNet", "HailRoads", "HailTesting",
+            ]
         ),
         .testTarget(
             name: "HailRiderTests",
