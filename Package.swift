@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "HailClient", targets: ["HailClient"]),
         .library(name: "HailRoads", targets: ["HailRoads"]),
         .library(name: "HailSim", targets: ["HailSim"]),
+        .library(name: "HailAppStore", targets: ["HailAppStore"]),
         .library(name: "HailScale", targets: ["HailScale"]),
         .library(name: "HailRider", targets: ["HailRider"]),
         .library(name: "HailDriver", targets: ["HailDriver"]),
@@ -67,6 +68,8 @@ let package = Package(
         .target(name: "HailRider", dependencies: ["HailCore", "HailProtocol"]),
         // The driver app's runtime: location pipeline, durable outbox, restore after kill, on injected seams.
         .target(name: "HailDriver", dependencies: ["HailCore", "HailProtocol"]),
+        // The app cores' durable state on HailStorage: the rider's cursor and the driver's outbox.
+        .target(name: "HailAppStore", dependencies: ["HailRider", "HailDriver", "HailStorage"]),
         // Live transports for the app cores: REST over URLSession; WebSockets over HailNet on Linux and
         // URLSessionWebSocketTask on Apple platforms, so an iOS app links no C library.
         .target(
@@ -88,7 +91,7 @@ let package = Package(
             name: "hail",
             dependencies: [
                 "HailCore", "HailProtocol", "HailServer", "HailNet", "HailStorage", "HailClient", "HailRider",
-                "HailDriver", "HailScale", "HailRoads", "HailSim",
+                "HailDriver", "HailScale", "HailRoads", "HailSim", "HailAppStore",
             ]
         ),
         .testTarget(name: "HailCoreTests", dependencies: ["HailCore", "HailTesting"]),
@@ -121,9 +124,11 @@ let package = Package(
                 "HailTesting",
             ]
         ),
+        .testTarget(name: "HailAppStoreTests", dependencies: ["HailAppStore", "HailRider", "HailDriver", "HailCore"]),
         .testTarget(
             name: "HailDriverTests",
             dependencies: [
+                "HailAppStore",
                 "HailDriver", "HailClient", "HailServer", "HailStorage", "HailCore", "HailProtocol", "HailNet",
                 "HailTesting",
             ]

@@ -1,4 +1,5 @@
 import Foundation
+import HailAppStore
 import HailCore
 import HailDriver
 import HailProtocol

@@ -1,4 +1,5 @@
 import Foundation
+import HailAppStore
 import HailClient
 import HailCore
 import HailProtocol

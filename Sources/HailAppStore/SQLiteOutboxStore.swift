@@ -5,8 +5,9 @@ import HailStorage
 /// The driver's `OutboxStore` in SQLite: one row holding the saved state, committed (synchronous=FULL)
 /// before `save` returns, so a tap survives a kill the moment the screen shows it.
 ///
-/// It lives beside the app rather than in HailDriver because HailDriver may not import HailStorage.
-actor SQLiteOutboxStore: OutboxStore {
+/// It lives in HailAppStore because HailDriver may not import HailStorage; an iOS app links this module
+/// with the driver core.
+public actor SQLiteOutboxStore: OutboxStore {
     private let database: SQLiteDatabase
 
     private static let migrations: [SQLiteMigration] = [
@@ -14,12 +15,12 @@ actor SQLiteOutboxStore: OutboxStore {
     ]
 
     /// Opens (or creates) the store at `path`.
-    init(path: String) async throws {
+    public init(path: String) async throws {
         database = try await SQLiteDatabase.open(.file(path), migrations: Self.migrations, separateReader: false)
     }
 
     /// The saved state, or nil on a first launch.
-    func load() async throws -> DriverSavedState? {
+    public func load() async throws -> DriverSavedState? {
         let text = try await database.read { connection -> String? in
             try connection.firstRow("SELECT json FROM driver_state WHERE id = 1")?.value(0, as: String.self)
         }
@@ -28,7 +29,7 @@ actor SQLiteOutboxStore: OutboxStore {
     }
 
     /// Replaces the saved state in one transaction.
-    func save(_ state: DriverSavedState) async throws {
+    public func save(_ state: DriverSavedState) async throws {
         // Plain JSONEncoder dates are exact Doubles: a restored fix keeps its device time to the nanosecond.
         let text = String(decoding: try JSONEncoder().encode(state), as: UTF8.self)
         _ = try await database.write { connection in

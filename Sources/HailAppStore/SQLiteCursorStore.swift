@@ -3,9 +3,9 @@ import HailStorage
 
 /// The rider's cursor in SQLite through HailStorage, `synchronous=FULL`: a saved cursor survives a kill.
 ///
-/// It lives in the `hail` target because HailRider may not import HailStorage and HailClient may not
-/// either; an iOS app would build the same few lines on the same wrapper.
-struct SQLiteCursorStore: CursorStore {
+/// It lives in HailAppStore because HailRider may not import HailStorage; an iOS app links this module
+/// with the rider core.
+public struct SQLiteCursorStore: CursorStore {
     static let migrations: [SQLiteMigration] = [
         """
         CREATE TABLE rider_cursor (
@@ -20,17 +20,19 @@ struct SQLiteCursorStore: CursorStore {
     private init(database: SQLiteDatabase) { self.database = database }
 
     /// Opens (and creates when missing) the store at `path`.
-    static func open(path: String) async throws -> SQLiteCursorStore {
+    public static func open(path: String) async throws -> SQLiteCursorStore {
         SQLiteCursorStore(database: try await SQLiteDatabase.open(.file(path), migrations: migrations))
     }
 
-    func load(tripID: String) async throws -> Int64? {
+    /// The stored cursor of `tripID`, or nil.
+    public func load(tripID: String) async throws -> Int64? {
         try await database.read { connection in
             try connection.firstRow("SELECT seq FROM rider_cursor WHERE trip_id = ?", tripID)?.value(0, as: Int64.self)
         }
     }
 
-    func save(_ seq: Int64, tripID: String) async throws {
+    /// Stores `seq` for `tripID`, durably, never lowering a stored one.
+    public func save(_ seq: Int64, tripID: String) async throws {
         // Never lower: a late writer must not move a stored cursor backwards.
         _ = try await database.write { connection in
             try connection.run(
@@ -41,5 +43,6 @@ struct SQLiteCursorStore: CursorStore {
         }
     }
 
-    func close() async { try? await database.close() }
+    /// Closes the database.
+    public func close() async { try? await database.close() }
 }
