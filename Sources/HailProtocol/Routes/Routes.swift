@@ -49,6 +49,9 @@ public enum Routes {
     /// `POST /v1/trips/{id}/events`: TripEventRequest -> Trip.
     public static let tripEvents = Route(
         name: "tripEvents", method: .post, template: "/v1/trips/{id}/events", access: .driver)
+    /// `GET /v1/fleet?lat=..&lng=..` -> FleetSnapshot: every online driver's last position and state and
+    /// every active trip, for the operator's live map; idle drivers are searched around the optional point.
+    public static let fleet = Route(name: "fleet", method: .get, template: "/v1/fleet", access: .operator)
     /// `GET /healthz` -> 200 `{"status": "ok"}`.
     public static let health = Route(name: "health", method: .get, template: "/healthz", access: .everyone)
     /// `GET /metrics` -> Prometheus text format.
@@ -63,7 +66,7 @@ public enum Routes {
     public static let all: [Route] = [
         estimates, nearbyDrivers, requestTrip, activeTrip, trip, cancelTrip, shareTrip, tripLive,
         driverStatus, driverLive, driverLocations, driverTrip, acceptTrip, declineTrip, tripEvents,
-        health, metrics, sharePage, fleetMap,
+        fleet, health, metrics, sharePage, fleetMap,
     ]
 
     /// `/v1/drivers/nearby?lat=..&lng=..`.

@@ -51,7 +51,10 @@ public struct HailAPI: Sendable {
         if access == .everyone { return nil }
         var token = BearerToken.parse(request.header(HailHeader.authorization))
         // Browsers cannot set headers on a WebSocket or a page navigation, so those take `access_token`.
-        if token == nil, match.route.isWebSocket || access == .shareToken || match.route == Routes.fleetMap {
+        if token == nil,
+            match.route.isWebSocket || access == .shareToken || match.route == Routes.fleetMap
+                || match.route == Routes.fleet
+        {
             token = match.query[HailHeader.accessTokenQueryParameter] ?? match.parameters["token"]
         }
         guard let token else {
@@ -138,6 +141,8 @@ public struct HailAPI: Sendable {
             return try await driverEvent(request, tripID: id, driverID: principal!.subject)
         case Routes.sharePage:
             return try await sharePage(principal!)
+        case Routes.fleet:
+            return try await fleet(match.query)
         case Routes.fleetMap:
             return APIResponse(
                 status: 200, headers: [HailHeader.contentType: "text/html; charset=utf-8"],
@@ -145,6 +150,22 @@ public struct HailAPI: Sendable {
         default:
             throw APIError.notFound("no such route")
         }
+    }
+
+    /// The operator's view of the fleet. Idle drivers are found around `lat`/`lng`, by default the centre
+    /// of Monaco, where the demo's maps lie.
+    private func fleet(_ query: [String: String]) async throws(APIError) -> APIResponse {
+        let lat = query["lat"].flatMap(Double.init) ?? 43.7384
+        let lng = query["lng"].flatMap(Double.init) ?? 7.4246
+        guard (-90...90).contains(lat), (-180...180).contains(lng) else {
+            throw APIError.invalidField("lat", "lat and lng must be a point on Earth")
+        }
+        let center = Coordinate(lat: lat, lng: lng)
+        let active = try await call { try await services.trips.activeRecords() }
+        let cars = try await call { try await services.fleet.snapshotCars(activeTrips: active, around: center) }
+        return .json(
+            FleetSnapshot(
+                at: services.time.now(), cars: cars, trips: active.map(FleetSnapshot.ActiveTrip.init)))
     }
 
     private func estimates(_ request: APIRequest) async throws(APIError) -> APIResponse {

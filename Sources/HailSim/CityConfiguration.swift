@@ -1,0 +1,29 @@
+import Foundation
+
+/// How the simulated city behaves: how many drivers and riders, how often riders ask, how drivers answer.
+public struct CityConfiguration: Sendable, Hashable {
+    /// Simulated drivers.
+    public var drivers = 30
+    /// Simulated riders.
+    public var riders = 10
+    /// The seed of every random choice in the city.
+    public var seed: UInt64 = 1
+    /// Mean seconds a rider waits between one trip's end and the next request.
+    public var requestInterval: TimeInterval = 5
+    /// The chance a driver accepts an offer (otherwise declines it).
+    public var acceptProbability = 0.9
+    /// The chance a rider cancels a trip once a driver is assigned.
+    public var cancelProbability = 0.1
+    /// Road speeds are multiplied by this; tests drive faster to finish sooner, under the server's
+    /// 200 km/h jump filter.
+    public var speedFactor = 1.0
+    /// Standard deviation of the GPS noise added to each fix, in metres.
+    public var gpsNoiseMeters = 4.0
+    /// Seconds a driver waits at the pickup before starting the trip.
+    public var boardingSeconds: TimeInterval = 2
+    /// Trips shorter than this (straight line, metres) are not requested.
+    public var minimumTripMeters = 150.0
+
+    /// The defaults: 30 drivers, 10 riders, one request per rider every ~5 s between trips.
+    public init() {}
+}

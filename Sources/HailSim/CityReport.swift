@@ -1,0 +1,38 @@
+import Foundation
+import HailCore
+
+/// What the city measured so far.
+public struct CityReport: Sendable, Hashable, Codable {
+    /// Trips the server created for a rider's request.
+    public var requested = 0
+    /// Trips that reached `completed`.
+    public var completed = 0
+    /// Trips cancelled (by the rider or the driver).
+    public var cancelled = 0
+    /// Trips that found no driver.
+    public var noDriversFound = 0
+    /// Requests that got no trip (the server refused or could not be reached).
+    public var requestFailures = 0
+    /// The fares of completed trips.
+    public var fares: [Money] = []
+    /// Times a rider saw its trip's version go backwards (must be 0).
+    public var versionRegressions = 0
+    /// The pickup ETA each rider was first shown with a driver assigned, in seconds.
+    public var pickupETAs: [Int] = []
+
+    /// Nothing measured yet.
+    public init() {}
+
+    /// The mean pickup ETA in seconds, nil before any.
+    public var meanPickupETASeconds: Double? {
+        pickupETAs.isEmpty ? nil : Double(pickupETAs.reduce(0, +)) / Double(pickupETAs.count)
+    }
+
+    /// One line for a terminal.
+    public var summary: String {
+        let eta = meanPickupETASeconds.map { "\(Int($0.rounded())) s" } ?? "-"
+        return
+            "trips requested \(requested), completed \(completed), cancelled \(cancelled), no driver \(noDriversFound), "
+            + "request failures \(requestFailures), mean pickup ETA \(eta)"
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import HailCore
+import HailProtocol
+import HailRoads
+import HailServer
+import HailSim
+import Testing
+
+@Suite("The simulated city against the real server", .serialized)
+@MainActor
+struct CityTests {
+    @Test func driversAndRidersCompleteATripWithAFare() async throws {
+        let server = try await SimServer.start()
+        var configuration = CityConfiguration()
+        configuration.drivers = 3
+        configuration.riders = 2
+        configuration.seed = 7
+        configuration.requestInterval = 1
+        configuration.acceptProbability = 1
+        configuration.cancelProbability = 0
+        configuration.speedFactor = 2
+        configuration.boardingSeconds = 1
+        let map = GeneratedCity(seed: 3, columns: 4, rows: 4, blockMeters: 80)
+        let city = City(
+            configuration: configuration, server: server.baseURL, tokens: server.minter, graph: map.graph,
+            clock: ContinuousClock(), origin: Date())
+        let runner = Task { await city.run() }
+        // A deadline, not a wait: stopping the city makes `waitUntil` answer false.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120) { runner.cancel() }
+        let completed = await city.waitUntil { $0.completed >= 1 }
+
+        let operatorToken = server.minter(.operator, "operator-test")
+        let fleet = try await server.get(Routes.fleet.template, token: operatorToken)
+        runner.cancel()
+        await runner.value
+        await server.stop()
+
+        #expect(completed, "no trip completed: \(city.report.summary)")
+        #expect(city.report.requested >= 1)
+        #expect(!city.report.fares.isEmpty)
+        #expect(city.report.fares.allSatisfy { $0.currency == "EUR" && $0.amountMinor > 0 })
+        #expect(city.report.versionRegressions == 0)
+        #expect(fleet.status == 200)
+        let snapshot = try HailJSON.decode(FleetSnapshot.self, from: fleet.body)
+        #expect(!snapshot.cars.isEmpty)
+        #expect(snapshot.cars.allSatisfy { $0.driverID.hasPrefix("sim-driver-") })
+    }
+
+    @Test func fleetIsForOperatorsAndThePageCarriesTheFleetScript() async throws {
+        let server = try await SimServer.start()
+        let operatorToken = server.minter(.operator, "operator-test")
+        let fleet = try await server.get(Routes.fleet.template, token: operatorToken)
+        let asRider = try await server.get(Routes.fleet.template, token: server.minter(.rider, "rider-test"))
+        let page = try await server.get(Routes.fleetMap.template, token: operatorToken)
+        await server.stop()
+
+        #expect(fleet.status == 200)
+        let snapshot = try HailJSON.decode(FleetSnapshot.self, from: fleet.body)
+        #expect(snapshot.cars.isEmpty)
+        #expect(snapshot.trips.isEmpty)
+        #expect(asRider.status == 403)
+        #expect(page.status == 200)
+        let html = String(decoding: page.body, as: UTF8.self)
+        #expect(html.contains(#"<script id="fleet-script">"#))
+        #expect(html.contains("/v1/fleet?access_token="))
+    }
+}
