@@ -1,19 +1,34 @@
 import Foundation
+import HailRoads
 import HailServer
+import HailSim
 
-/// `hail demo`: the server on a fresh local database with tokens ready to use. The simulated city and
-/// its live map join this command when the simulator lands.
+/// `hail demo`: the server on a local database with a simulated city driving on it, and the live fleet
+/// map to watch it in a browser.
+@MainActor
 enum DemoCommand {
     static let usage = """
-        usage: hail demo [--port 8080]
+        usage: hail demo [--port 8080] [--drivers 30] [--riders 10] [--map FILE.osm.pbf] [--seed 1]
 
-        Starts the Hail backend with its data in ./.hail (demo.db, demo.secret), prints a rider, a driver
-        and an operator token and the requests to try, and runs until Ctrl-C.
+        Starts the Hail backend with its data in ./.hail (demo.db, demo.secret) and a simulated city on it:
+        drivers roaming the roads and serving trips, riders requesting them every few seconds, all through
+        the real rider and driver runtimes over HTTP and WebSockets. The map is Monaco
+        (../shared/data/osm/monaco.osm.pbf) when present, else the generated city. Prints the fleet map's
+        URL with an operator token and a progress line every 10 s; runs until Ctrl-C.
         """
 
+    static let monaco = "../shared/data/osm/monaco.osm.pbf"
+
     static func run(_ arguments: [String]) async throws(UsageError) {
-        let args = try Arguments(arguments, options: ["--port"], flags: [])
+        let args = try Arguments(
+            arguments, options: ["--port", "--drivers", "--riders", "--map", "--seed"], flags: [])
         let port = try args.integer("--port", default: 8080, in: 0...65535)
+        var city = CityConfiguration()
+        city.drivers = try args.integer("--drivers", default: 30, in: 0...5000)
+        city.riders = try args.integer("--riders", default: 10, in: 0...5000)
+        city.seed = UInt64(try args.integer("--seed", default: 1, in: 0...Int.max))
+        let (graph, mapName) = try loadMap(args["--map"])
+
         try? FileManager.default.createDirectory(atPath: ".hail", withIntermediateDirectories: true)
         var options = BackendServer.Options()
         options.port = port
@@ -32,31 +47,45 @@ enum DemoCommand {
         }
         let base = "http://127.0.0.1:\(server.port)"
         let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret))
-        let now = Int64(Date().timeIntervalSince1970)
-        func token(_ role: Role, _ subject: String) -> String {
-            tokens.mint(AccessToken(role: role, sub: subject, exp: now + 86_400, iat: now))
+        let minter: City.TokenMinter = { role, subject in
+            let now = Int64(Date().timeIntervalSince1970)
+            return tokens.mint(AccessToken(role: role, sub: subject, exp: now + 86_400, iat: now))
         }
-        let rider = token(.rider, "rider-demo")
-        let driver = token(.driver, "driver-demo")
+        guard let url = URL(string: base) else { throw UsageError("bad server address \(base)") }
+        let simulation = City(
+            configuration: city, server: url, tokens: minter, graph: graph, clock: ContinuousClock(), origin: Date())
         say(
             """
-            Hail is running at \(base) (data in ./.hail). Ctrl-C to stop.
+            Hail is running at \(base) (data in ./.hail), with \(city.drivers) drivers and \(city.riders) riders on \(mapName).
 
-            Fleet page (operator):  \(base)/?access_token=\(token(.operator, "operator-demo"))
-            Metrics:                \(base)/metrics
+            Fleet map (operator):  \(base)/?access_token=\(minter(.operator, "operator-demo"))
+            Metrics:               \(base)/metrics
 
-            Put a driver online near the Casino, then request a ride as a rider:
-              D=\(driver)
-              R=\(rider)
-              curl -s -X POST \(base)/v1/drivers/me/status -H "Authorization: Bearer $D" -d '{"online": true}'
-              curl -s -X POST \(base)/v1/drivers/me/locations -H "Authorization: Bearer $D" \\
-                -d '{"seq": 1, "points": [{"lat": 43.7400, "lng": 7.4280, "accuracy": 5, "heading": 0, "speed": 0, "t": "'$(date -u +%Y-%m-%dT%H:%M:%S.000Z)'"}]}'
-              curl -s -X POST \(base)/v1/trips -H "Authorization: Bearer $R" -H "Idempotency-Key: $(cat /proc/sys/kernel/random/uuid)" \\
-                -d '{"pickup": {"lat": 43.7396, "lng": 7.4276}, "dropoff": {"lat": 43.7314, "lng": 7.4197}, "productID": "economy"}'
-
-            The simulated city and its live map arrive with the simulator; `hail walkthrough` plays one trip
-            through the rider's core in the terminal meanwhile.
+            Ctrl-C to stop.
             """)
+        let cityTask = Task { await simulation.run() }
+        let progress = Task {
+            while !Task.isCancelled {
+                do { try await Task.sleep(for: .seconds(10)) } catch { return }
+                say(simulation.report.summary)
+            }
+        }
         await Signals.runUntilInterrupted(server)
+        progress.cancel()
+        // The server is gone: the simulated apps' goodbyes would only wait out their timeouts.
+        cityTask.cancel()
+        say(simulation.report.summary)
+    }
+
+    /// The road graph to drive on: `--map`, else Monaco when the shared data is there, else the generated city.
+    static func loadMap(_ path: String?) throws(UsageError) -> (RoadGraph, String) {
+        let chosen = path ?? (FileManager.default.fileExists(atPath: monaco) ? monaco : nil)
+        guard let chosen else { return (GeneratedCity(seed: 1).graph, "the generated city") }
+        do {
+            let graph = RoadGraph(extract: try OSMPBFReader.read(contentsOf: URL(fileURLWithPath: chosen)))
+            return (graph, (chosen as NSString).lastPathComponent)
+        } catch {
+            throw UsageError("--map: cannot read \(chosen): \(error)")
+        }
     }
 }
