@@ -6,7 +6,8 @@ import HailServer
 enum ServerCommand {
     static let usage = """
         usage: hail server [--port 8080] [--host 127.0.0.1] [--db ./hail.db] [--secret-file ./hail.secret]
-                           [--public-url http://localhost:8080] [--postgres URL] [--redis URL] [--quiet]
+                           [--public-url http://localhost:8080] [--postgres URL] [--redis URL]
+                           [--roads PATH.osm.pbf | --roads generated] [--route-cohorts SPEC] [--quiet]
 
         Runs the Hail backend until interrupted (Ctrl-C or SIGTERM). Every acknowledged change is in the
         SQLite file before the answer leaves; restart on the same --db and nothing acknowledged is lost.
@@ -20,12 +21,22 @@ enum ServerCommand {
                          (postgresql://user@host:port/db); several nodes may share it
           --redis        geo index and per-trip pub/sub in Redis (redis://host:port), so a driver on one
                          node reaches a rider on another
+          --roads        the road network for ETAs, estimates, dispatch order, snapped positions and
+                         fare distances: an OpenStreetMap .osm.pbf file, or `generated` for the
+                         built-in test city; without it every estimate is a straight line
+          --route-cohorts  the route provider per client cohort, e.g. `*=graph,beta=straight-line`;
+                         a cohort is `app/version`, `app` or a pre-release label from X-Hail-Client
+                         (providers: graph, straight-line)                  default: graph when --roads
           --quiet        no request log (one JSON line per request on stderr otherwise)
         """
 
     static func run(_ arguments: [String]) async throws(UsageError) {
         let args = try Arguments(
-            arguments, options: ["--port", "--host", "--db", "--secret-file", "--public-url", "--postgres", "--redis"],
+            arguments,
+            options: [
+                "--port", "--host", "--db", "--secret-file", "--public-url", "--postgres", "--redis", "--roads",
+                "--route-cohorts",
+            ],
             flags: ["--quiet"])
         var options = BackendServer.Options()
         options.port = try args.integer("--port", default: 8080, in: 0...65535)
@@ -48,6 +59,8 @@ enum ServerCommand {
             options.configuration.publicBaseURL = parsed
         }
         if args.has("--quiet") { options.log = nil }
+        let roadsSummary = try configureRoutes(
+            &options.configuration, roads: args["--roads"], cohorts: args["--route-cohorts"])
         let server: BackendServer
         var storage = "database \(options.databasePath)"
         do {
@@ -69,9 +82,40 @@ enum ServerCommand {
             // Share links point where this server really listens.
             say("Share links use http://localhost:\(server.port); pass --public-url for another address.")
         }
-        say("Hail server listening on http://\(options.host):\(server.port)  (\(storage))")
+        say("Hail server listening on http://\(options.host):\(server.port)  (\(storage); \(roadsSummary))")
         say("Mint a token: hail token --role rider --subject rider-1 --secret-file \(secretPath)")
         await Signals.runUntilInterrupted(server)
+    }
+}
+
+extension ServerCommand {
+    /// Loads `--roads` once, before the server starts, and checks `--route-cohorts` against the providers
+    /// that exist with it; returns a one-line summary for the start-up message.
+    static func configureRoutes(_ configuration: inout ServerConfiguration, roads: String?, cohorts: String?)
+        throws(UsageError) -> String
+    {
+        var network: RoadNetwork?
+        if let roads {
+            guard !roads.isEmpty else { throw UsageError("--roads needs an .osm.pbf file or `generated`") }
+            do {
+                network = try RoadNetwork.load(roads == "generated" ? .generatedCity(seed: 1) : .file(roads))
+            } catch {
+                throw UsageError("--roads: could not read the road network in '\(roads)': \(error)")
+            }
+            configuration.roads = network.map { .loaded($0) } ?? .none
+        }
+        if let cohorts {
+            let routing = ServerRouting(network: network, cohorts: cohorts)
+            guard routing.problems.isEmpty else {
+                let available = routing.selector.providers.keys.sorted().joined(separator: ", ")
+                throw UsageError(
+                    "--route-cohorts '\(cohorts)': \(routing.problems.joined(separator: "; ")) (providers: \(available)"
+                        + (network == nil ? "; graph needs --roads)" : ")"))
+            }
+            configuration.routeCohorts = cohorts
+        }
+        guard let network else { return "straight-line estimates, no road network" }
+        return "roads: \(network.graph.nodeCount) nodes, \(network.graph.edgeCount) edges"
     }
 }
 

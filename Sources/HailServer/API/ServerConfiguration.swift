@@ -16,6 +16,11 @@ public struct ServerConfiguration: Sendable {
     public var fleet = Fleet.Configuration()
     /// Fares by product.
     public var pricing = PricingTable.standard
+    /// The road network routed on (loaded once when the services start); none means straight lines only.
+    public var roads = RoadNetworkSetting.none
+    /// The route provider per client cohort, `RouteProviderSelector` syntax (`*=graph,beta=straight-line`);
+    /// empty gives everyone the road graph when one is loaded.
+    public var routeCohorts = ""
 
     /// The defaults.
     public init() {}

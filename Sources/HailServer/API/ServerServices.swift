@@ -24,8 +24,8 @@ public struct ServerServices: Sendable {
     public let authority: TripAuthority
     /// Dispatch.
     public let dispatcher: Dispatcher
-    /// The straight-line road estimate (until road routing exists).
-    public let estimator = StraightLineEstimator()
+    /// The road network and the route provider per cohort (advice only).
+    public let routing: ServerRouting
     /// New trip ids.
     public let newTripID: @Sendable () -> String
 
@@ -44,13 +44,14 @@ public struct ServerServices: Sendable {
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
         newTripID: @escaping @Sendable () -> String = { "trip-" + UUID().uuidString.lowercased() }
     ) async -> ServerServices {
+        let routing = ServerRouting(configuration: configuration)
         let authority = TripAuthority(store: trips, bus: bus, time: time, metrics: metrics)
         let fleet = Fleet(
             configuration: configuration.fleet, geo: geo, trips: trips, history: history, bus: bus, time: time,
-            metrics: metrics, random: random)
+            metrics: metrics, routing: routing, random: random)
         let dispatcher = Dispatcher(
             configuration: configuration.dispatch, authority: authority, fleet: fleet, bus: bus, directory: directory,
-            time: time, metrics: metrics)
+            time: time, metrics: metrics, routing: routing)
         await authority.observe { record, previous, intent in
             await fleet.tripChanged(record, previousDriverID: previous?.driverID)
             await dispatcher.tripChanged(record, intent: intent, previousDriverID: previous?.driverID)
@@ -58,13 +59,15 @@ public struct ServerServices: Sendable {
         if let push = PushNotifier.fromEnvironment() { await push.attach(to: authority) }
         return ServerServices(
             configuration: configuration, tokens: tokens, time: time, metrics: metrics, trips: trips, history: history,
-            bus: bus, fleet: fleet, authority: authority, dispatcher: dispatcher, newTripID: newTripID)
+            bus: bus, fleet: fleet, authority: authority, dispatcher: dispatcher, routing: routing,
+            newTripID: newTripID)
     }
 
     private init(
         configuration: ServerConfiguration, tokens: TokenAuthority, time: ServerTime, metrics: ServerMetrics,
         trips: any TripStore, history: any LocationHistoryStore, bus: any TripBus, fleet: Fleet,
-        authority: TripAuthority, dispatcher: Dispatcher, newTripID: @escaping @Sendable () -> String
+        authority: TripAuthority, dispatcher: Dispatcher, routing: ServerRouting,
+        newTripID: @escaping @Sendable () -> String
     ) {
         self.configuration = configuration
         self.tokens = tokens
@@ -76,8 +79,15 @@ public struct ServerServices: Sendable {
         self.fleet = fleet
         self.authority = authority
         self.dispatcher = dispatcher
+        self.routing = routing
         self.newTripID = newTripID
     }
+
+    /// The estimator for clients that do not say who they are (the default cohort's provider).
+    public var estimator: RouteEstimator { routing.estimator(for: nil) }
+
+    /// The estimator for `client`'s cohort.
+    public func estimator(for client: ClientInfo?) -> RouteEstimator { routing.estimator(for: client) }
 
     /// The pricing table.
     public var pricing: PricingTable { configuration.pricing }
@@ -90,8 +100,9 @@ public struct ServerServices: Sendable {
         await dispatcher.resume(active)
     }
 
-    /// The trip with what only this moment knows: the driver's last published position and a live ETA.
-    public func withLiveFields(_ trip: Trip) async -> Trip {
+    /// The trip with what only this moment knows: the driver's last published position and a live ETA,
+    /// by road for `client`'s cohort when a road network is loaded.
+    public func withLiveFields(_ trip: Trip, client: ClientInfo? = nil) async -> Trip {
         var trip = trip
         guard trip.state.isActive, let driverID = trip.driver?.id,
             let position = await fleet.position(driverID: driverID)
@@ -99,13 +110,16 @@ public struct ServerServices: Sendable {
         trip.driverLocation = position
         let target = trip.state == .onTrip ? trip.dropoff : trip.pickup
         if trip.state == .driverAssigned || trip.state == .onTrip {
-            trip.etaSeconds = estimator.seconds(from: position.coordinate, to: target)
+            trip.etaSeconds = estimator(for: client).seconds(from: position.coordinate, to: target)
         }
         return trip
     }
 
     /// The fare for a trip ending now: the driven distance from its position history (in device-time
     /// order, backlog included) and the time since it started.
+    ///
+    /// With a road network the history is map-matched first, so GPS noise zigzagging across the street
+    /// is not charged; a match that fails its checks leaves the raw path length, as without roads.
     ///
     /// With no history at all (a phone that never got a fix on the way) the straight-line estimate from
     /// pickup to dropoff stands in, so the rider is charged for the trip, not the minimum.
@@ -117,7 +131,8 @@ public struct ServerServices: Sendable {
             let points = try await history.history(tripID: tripID).map(\.coordinate)
             let distance =
                 points.count >= 2
-                ? points.pathLength : estimator.distance(from: record.trip.pickup, to: record.trip.dropoff)
+                ? (routing.network?.matchedDistance(points) ?? points.pathLength)
+                : estimator.distance(from: record.trip.pickup, to: record.trip.dropoff)
             let started = try await trips.events(tripID: tripID).last { $0.intent == "started" }?.at
             let duration = started.map { time.now().timeIntervalSince($0) } ?? 0
             guard

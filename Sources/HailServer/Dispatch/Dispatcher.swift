@@ -2,7 +2,8 @@ import Foundation
 import HailCore
 import HailProtocol
 
-/// Runs `DispatchMachine` against the live fleet: offers trips to the nearest free drivers over their
+/// Runs `DispatchMachine` against the live fleet: offers trips to the closest free drivers (by road ETA when
+/// a road network is loaded) over their
 /// streams, hands acceptances to the trip authority, and turns a 60 s search into noDriversFound.
 public actor Dispatcher {
     private var machine: DispatchMachine
@@ -12,7 +13,7 @@ public actor Dispatcher {
     private let directory: any DriverDirectory
     private let time: ServerTime
     private let metrics: ServerMetrics
-    private let estimator = StraightLineEstimator()
+    private let routing: ServerRouting
 
     /// Creates the dispatcher.
     public init(
@@ -22,7 +23,8 @@ public actor Dispatcher {
         bus: any TripBus,
         directory: any DriverDirectory,
         time: ServerTime,
-        metrics: ServerMetrics
+        metrics: ServerMetrics,
+        routing: ServerRouting = ServerRouting(network: nil)
     ) {
         machine = DispatchMachine(configuration: configuration)
         self.authority = authority
@@ -31,6 +33,7 @@ public actor Dispatcher {
         self.directory = directory
         self.time = time
         self.metrics = metrics
+        self.routing = routing
     }
 
     /// The live offer `driverID` holds, if any (re-sent when their stream reconnects).
@@ -76,7 +79,7 @@ public actor Dispatcher {
         var eta: Int?
         if let position = await fleet.position(driverID: driverID), let record = try await authority.record(id: tripID)
         {
-            eta = estimator.seconds(from: position.coordinate, to: record.trip.pickup)
+            eta = routing.estimator(for: nil).seconds(from: position.coordinate, to: record.trip.pickup)
         }
         let outcome = try await authority.apply(
             .offerAccepted(await directory.card(for: driverID), etaSeconds: eta), tripID: tripID,
@@ -103,7 +106,8 @@ public actor Dispatcher {
         for search in machine.searches.values where search.offer.map({ $0.expiresAt <= now }) ?? true {
             let excluded = search.passed.union(machine.driversWithOffers)
             let hits = (try? await fleet.availableDrivers(near: search.pickup, excluding: excluded)) ?? []
-            candidates[search.tripID] = hits.map(\.driverID)
+            // The geo index makes the first cut; the nearest few are then ordered by road ETA.
+            candidates[search.tripID] = routing.rankedByRoad(hits, to: search.pickup).map(\.driverID)
         }
         await perform(machine.evaluate(now: now, candidates: candidates))
     }

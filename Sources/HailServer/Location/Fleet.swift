@@ -1,6 +1,7 @@
 import Foundation
 import HailCore
 import HailProtocol
+import HailRoads
 
 /// This node's view of the drivers: who is online, where they are, which trip each serves, and the
 /// location ingest that turns their batches into published positions and trip history.
@@ -40,6 +41,8 @@ public actor Fleet {
         var lastSeq: Int64?
         var filter = LocationFilter()
         var position: DriverLocation?
+        /// Where `position` lies on the roads, the start of the next published road path.
+        var snap: RoadSnap?
         var trip: TripRecord?
         var tripLoaded = false
     }
@@ -51,7 +54,7 @@ public actor Fleet {
     private let bus: any TripBus
     private let time: ServerTime
     private let metrics: ServerMetrics
-    private let estimator = StraightLineEstimator()
+    private let routing: ServerRouting
     private var drivers: [String: DriverState] = [:]
     private var nearbyCache: [String: (at: Date, coordinates: [Coordinate])] = [:]
     private var random: AnyRandomNumberGenerator
@@ -65,6 +68,7 @@ public actor Fleet {
         bus: any TripBus,
         time: ServerTime,
         metrics: ServerMetrics,
+        routing: ServerRouting = ServerRouting(network: nil),
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) {
         self.configuration = configuration
@@ -74,6 +78,7 @@ public actor Fleet {
         self.bus = bus
         self.time = time
         self.metrics = metrics
+        self.routing = routing
         self.random = AnyRandomNumberGenerator(base: random)
     }
 
@@ -112,6 +117,11 @@ public actor Fleet {
     /// Live points move the rider's car (only the newest of the batch is published). Backlog points,
     /// flushed from the phone's offline buffer, only go to the trip's history: they change the driven
     /// distance and the fare, never the car.
+    ///
+    /// When the sending client's cohort routes on roads, the published position is moved onto the road
+    /// (heading-aware) and carries the road path from the previous published position, and the ETA is by
+    /// road; otherwise, or when no road is near or no route joins them, the raw fix, no path (the car
+    /// glides straight) and the straight-line ETA. History keeps the raw fixes: matching is the fare's job.
     public func ingest(driverID: String, batch: LocationBatch, client: ClientInfo?) async throws -> IngestResult {
         let now = time.now()
         var state = drivers[driverID] ?? DriverState()
@@ -149,17 +159,23 @@ public actor Fleet {
 
         var published: DriverLocation?
         if !batch.backlog, let newest = kept.last {
+            let heading = newest.heading < 0 ? nil : newest.heading
+            let roads = routing.roads(for: client)
+            let snap = roads?.snap(newest.coordinate, heading: heading, radius: routing.snapRadius)
+            var path: [Coordinate]?
+            if let roads, let snap, let previous = state.snap { path = roads.path(from: previous, to: snap) }
             let location = DriverLocation(
-                coordinate: newest.coordinate,
-                heading: newest.heading < 0 ? (state.position?.heading ?? 0) : newest.heading,
+                coordinate: snap?.coordinate ?? newest.coordinate,
+                heading: heading ?? snap?.bearing ?? state.position?.heading ?? 0,
                 seq: batch.seq, receivedAt: now)
             state.position = location
+            state.snap = snap
             if state.online { try await geo.update(driverID: driverID, coordinate: location.coordinate, seenAt: now) }
             if let record = state.trip, record.trip.state.isActive, record.trip.state != .searching {
                 published = location
                 let target = record.trip.state == .onTrip ? record.trip.dropoff : record.trip.pickup
-                let eta = estimator.seconds(from: location.coordinate, to: target)
-                let frame = RiderServerFrame.driverMoved(DriverMoved(location: location, etaSeconds: eta))
+                let eta = routing.estimator(for: client).seconds(from: location.coordinate, to: target)
+                let frame = RiderServerFrame.driverMoved(DriverMoved(location: location, etaSeconds: eta, path: path))
                 if let text = try? HailJSON.encodeString(frame) {
                     await bus.publish(
                         BusMessage(kind: .disposable, text: text, publishedAt: now), to: .trip(record.trip.id))

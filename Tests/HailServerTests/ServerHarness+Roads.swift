@@ -1,0 +1,64 @@
+import Foundation
+import HailCore
+import HailProtocol
+import HailRoads
+import HailServer
+import HailTesting
+import Synchronization
+
+extension ServerHarness {
+    /// The generated city every road test uses (seed 1, 8 x 8 intersections around Monaco).
+    static let city = GeneratedCity(seed: 1)
+
+    /// A tariff that reads like a meter: one cent a metre and one a second, no base, no minimum.
+    static let meter = PricingTable(
+        currency: "EUR",
+        tariffs: [.economy: .init(baseMinor: 0, perKilometreMinor: 1000, perMinuteMinor: 60, minimumMinor: 0)])
+
+    /// A harness whose services route on the generated city with the cohort setting `cohorts`, on the meter.
+    init(cohorts: String) async {
+        tokens = TokenAuthority(authenticator: TestAuthenticator())
+        var configuration = ServerConfiguration()
+        configuration.roads = .generatedCity(seed: 1)
+        configuration.routeCohorts = cohorts
+        configuration.pricing = Self.meter
+        let counter = Mutex(0)
+        services = await ServerServices.make(
+            configuration: configuration, tokens: tokens, time: ServerTime(clock: clock, origin: Self.epoch),
+            trips: MemoryTripStore(), history: MemoryLocationHistoryStore(), random: SeededGenerator(seed: 7),
+            newTripID: {
+                counter.withLock {
+                    $0 += 1
+                    return "trip-\($0)"
+                }
+            })
+        api = HailAPI(services: services)
+    }
+
+    /// The intersection of avenue `column` and street `row` in the generated city.
+    static func corner(_ column: Int, _ row: Int) -> Coordinate {
+        city.graph.coordinates[Int(city.node(column: column, row: row))]
+    }
+
+    /// One live fix with a heading, sent as `client` when given.
+    @discardableResult
+    func sendFix(
+        _ driverID: String, seq: Int64, at coordinate: Coordinate, heading: Double, client: String? = nil
+    ) async -> APIResponse {
+        let point = LocationPoint(
+            lat: coordinate.lat, lng: coordinate.lng, accuracy: 5, heading: heading, speed: 8, t: now)
+        let body = try! HailJSON.encode(LocationBatch(seq: seq, points: [point]))
+        return await call(
+            "POST", "/v1/drivers/me/locations", token: token(.driver, driverID), body: body,
+            headers: client.map { [HailHeader.client: $0] } ?? [:])
+    }
+
+    /// A trip from `pickup` to `dropoff` accepted by `driver-1`, who waits online at `driverAt`.
+    func assignedTrip(pickup: Coordinate, dropoff: Coordinate, driverAt: Coordinate) async throws {
+        await onlineDriver("driver-1", at: driverAt)
+        let body = try HailJSON.encodeString(EstimateRequest(pickup: pickup, dropoff: dropoff))
+            .replacingOccurrences(of: "}}", with: #"}, "productID": "economy"}"#)
+        await call("POST", "/v1/trips", token: token(.rider, "rider-1"), json: body, key: UUID().uuidString)
+        await call("POST", "/v1/trips/trip-1/accept", token: token(.driver, "driver-1"), key: UUID().uuidString)
+    }
+}
