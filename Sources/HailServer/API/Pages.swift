@@ -1,101 +1,114 @@
 import HailCore
 
 /// The operator's live fleet map: one self-contained page (no CDN, no tiles) that polls `/v1/fleet` once
-/// a second with the `access_token` from its own URL and draws every car and active trip on an SVG.
+/// a second with the `access_token` from its own URL and draws every car and active trip on a canvas.
 ///
-/// The frame fits the points seen so far, so the map needs no server-side idea of the city; roads
-/// arrive when the server serves its graph.
+/// Cars glide from their last drawn spot to the new one over the second between polls. The streets
+/// appear as the cars drive them (every position seen leaves a faint dot), so the page needs no map
+/// from the server; the frame widens to fit every point seen.
 enum FleetPage {
     static let html = """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8"><title>Hail fleet</title>
         <meta name="viewport" content="width=device-width, initial-scale=1">
         <style>
-        body{margin:0;font:14px system-ui,sans-serif;background:#11151c;color:#dde}
-        #bar{padding:6px 10px;background:#1b212c}#map{width:100vw;height:calc(100vh - 34px);display:block}
-        .car{stroke:#000;stroke-width:1}.searching{fill:#f5c542}.driverAssigned{fill:#4aa3ff}
-        .driverArrived{fill:#b26bff}.onTrip{fill:#3ddc84}.idle{fill:#9aa4b2}.pickup{fill:none;stroke:#f5c542}
-        .leg{stroke:#4aa3ff;stroke-dasharray:4 3;stroke-width:1}
+        body{margin:0;font:14px system-ui,sans-serif;background:#11151c;color:#dde;overflow:hidden}
+        #bar{padding:6px 10px;background:#1b212c;height:22px}#map{width:100vw;height:calc(100vh - 34px);display:block}
+        .key span{display:inline-block;width:10px;height:10px;border-radius:5px;margin:0 3px 0 10px}
         </style></head>
-        <body><div id="bar">Hail fleet &middot; <span id="status">connecting…</span></div>
-        <svg id="map" xmlns="http://www.w3.org/2000/svg"><g id="grid"></g><g id="trips"></g><g id="cars"></g></svg>
+        <body><div id="bar">Hail fleet &middot; <span id="status">connecting…</span>
+        <span class="key"><span style="background:#9aa4b2"></span>waiting<span style="background:#4aa3ff"></span>to pickup
+        <span style="background:#b26bff"></span>arrived<span style="background:#3ddc84"></span>on trip
+        <span style="background:#f5c542"></span>searching rider</span></div>
+        <canvas id="map"></canvas>
         <script id="fleet-script">
         "use strict";
         const token = new URLSearchParams(location.search).get("access_token") || "";
-        const svg = document.getElementById("map");
-        const NS = "http://www.w3.org/2000/svg";
+        const canvas = document.getElementById("map");
+        const context = canvas.getContext("2d");
+        const colours = {idle: "#9aa4b2", driverAssigned: "#4aa3ff", driverArrived: "#b26bff", onTrip: "#3ddc84",
+          searching: "#f5c542"};
         const bounds = {minLat: Infinity, maxLat: -Infinity, minLng: Infinity, maxLng: -Infinity};
+        const trail = new Map();
+        let cars = new Map();
+        let trips = [];
+        let fetchedAt = performance.now();
         function widen(p) {
           bounds.minLat = Math.min(bounds.minLat, p.lat); bounds.maxLat = Math.max(bounds.maxLat, p.lat);
           bounds.minLng = Math.min(bounds.minLng, p.lng); bounds.maxLng = Math.max(bounds.maxLng, p.lng);
         }
         function project(p) {
-          const w = svg.clientWidth, h = svg.clientHeight, pad = 30;
+          const w = canvas.width, h = canvas.height, pad = 30;
           const k = Math.cos(bounds.minLat * Math.PI / 180);
           const spanX = Math.max((bounds.maxLng - bounds.minLng) * k, 1e-4);
           const spanY = Math.max(bounds.maxLat - bounds.minLat, 1e-4);
           const scale = Math.min((w - 2 * pad) / spanX, (h - 2 * pad) / spanY);
           return [pad + (p.lng - bounds.minLng) * k * scale, h - pad - (p.lat - bounds.minLat) * scale];
         }
-        function el(name, attrs) {
-          const node = document.createElementNS(NS, name);
-          for (const key in attrs) node.setAttribute(key, attrs[key]);
-          return node;
+        function remember(p) {
+          // About 5 m cells: enough dots to draw a street, few enough to keep.
+          const key = Math.round(p.lat * 20000) + ":" + Math.round(p.lng * 20000);
+          if (!trail.has(key) && trail.size < 50000) trail.set(key, p);
         }
-        function drawGrid() {
-          const grid = document.getElementById("grid");
-          grid.replaceChildren();
-          if (!isFinite(bounds.minLat)) return;
-          for (let i = 0; i <= 10; i++) {
-            const lat = bounds.minLat + (bounds.maxLat - bounds.minLat) * i / 10;
-            const lng = bounds.minLng + (bounds.maxLng - bounds.minLng) * i / 10;
-            const [x1, y1] = project({lat, lng: bounds.minLng}), [x2, y2] = project({lat, lng: bounds.maxLng});
-            grid.appendChild(el("line", {x1, y1, x2, y2, stroke: "#263040"}));
-            const [x3, y3] = project({lat: bounds.minLat, lng}), [x4, y4] = project({lat: bounds.maxLat, lng});
-            grid.appendChild(el("line", {x1: x3, y1: y3, x2: x4, y2: y4, stroke: "#263040"}));
+        function glide(car, now) {
+          const t = Math.min(1, (now - fetchedAt) / 1000);
+          return {lat: car.from.lat + (car.to.lat - car.from.lat) * t, lng: car.from.lng + (car.to.lng - car.from.lng) * t};
+        }
+        function frame(now) {
+          canvas.width = canvas.clientWidth; canvas.height = canvas.clientHeight;
+          context.clearRect(0, 0, canvas.width, canvas.height);
+          if (isFinite(bounds.minLat)) {
+            context.fillStyle = "#3a4556";
+            for (const p of trail.values()) { const [x, y] = project(p); context.fillRect(x - 1, y - 1, 2, 2); }
+            const drawn = {};
+            for (const [id, car] of cars) {
+              const [x, y] = project(glide(car, now));
+              drawn[id] = [x, y];
+              context.beginPath(); context.arc(x, y, 5, 0, 2 * Math.PI);
+              context.fillStyle = colours[car.state] || colours.idle; context.fill();
+              context.strokeStyle = "#000"; context.stroke();
+            }
+            for (const trip of trips) {
+              const target = trip.state === "onTrip" ? trip.dropoff : trip.pickup;
+              const [px, py] = project(target);
+              context.beginPath(); context.arc(px, py, 7, 0, 2 * Math.PI);
+              context.strokeStyle = colours[trip.state] || "#fff"; context.stroke();
+              const from = trip.driverID && drawn[trip.driverID];
+              if (from) {
+                context.setLineDash([4, 3]); context.beginPath(); context.moveTo(from[0], from[1]);
+                context.lineTo(px, py); context.stroke(); context.setLineDash([]);
+              }
+            }
           }
+          requestAnimationFrame(frame);
         }
-        function draw(fleet) {
-          for (const car of fleet.cars) widen(car.location.coordinate);
-          for (const trip of fleet.trips) { widen(trip.pickup); widen(trip.dropoff); }
-          drawGrid();
-          const positions = {};
-          const cars = document.getElementById("cars");
-          cars.replaceChildren();
+        function apply(fleet, now) {
+          const next = new Map();
           for (const car of fleet.cars) {
-            const [x, y] = project(car.location.coordinate);
-            positions[car.driverID] = [x, y];
-            const dot = el("circle", {cx: x, cy: y, r: 5, class: "car " + (car.tripState || "idle")});
-            const title = el("title", {});
-            title.textContent = car.driverID + (car.tripState ? " · " + car.tripState : " · waiting");
-            dot.appendChild(title);
-            cars.appendChild(dot);
+            const to = car.location.coordinate;
+            widen(to); remember(to);
+            const old = cars.get(car.driverID);
+            next.set(car.driverID, {from: old ? glide(old, now) : to, to, state: car.tripState || "idle"});
           }
-          const trips = document.getElementById("trips");
-          trips.replaceChildren();
+          for (const trip of fleet.trips) { widen(trip.pickup); widen(trip.dropoff); }
+          cars = next; trips = fleet.trips; fetchedAt = now;
           const counts = {};
-          for (const trip of fleet.trips) {
-            counts[trip.state] = (counts[trip.state] || 0) + 1;
-            const [px, py] = project(trip.state === "onTrip" ? trip.dropoff : trip.pickup);
-            trips.appendChild(el("circle", {cx: px, cy: py, r: 7, class: "pickup"}));
-            const from = trip.driverID && positions[trip.driverID];
-            if (from) trips.appendChild(el("line", {x1: from[0], y1: from[1], x2: px, y2: py, class: "leg"}));
-          }
+          for (const trip of fleet.trips) counts[trip.state] = (counts[trip.state] || 0) + 1;
           const summary = Object.keys(counts).map(k => k + " " + counts[k]).join(", ") || "no active trips";
-          document.getElementById("status").textContent =
-            fleet.cars.length + " cars · " + summary + " · " + fleet.at;
+          document.getElementById("status").textContent = fleet.cars.length + " cars · " + summary;
         }
         async function tick() {
           try {
             const answer = await fetch("/v1/fleet?access_token=" + encodeURIComponent(token));
             if (!answer.ok) throw new Error("HTTP " + answer.status);
-            draw(await answer.json());
+            apply(await answer.json(), performance.now());
           } catch (error) {
             document.getElementById("status").textContent = "fleet unavailable: " + error.message;
           }
         }
         tick();
         setInterval(tick, 1000);
+        requestAnimationFrame(frame);
         </script></body></html>
         """
 }
