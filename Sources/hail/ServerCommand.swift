@@ -97,6 +97,9 @@ extension ServerCommand {
         var network: RoadNetwork?
         if let roads {
             guard !roads.isEmpty else { throw UsageError("--roads needs an .osm.pbf file or `generated`") }
+            guard roads == "generated" || FileManager.default.isReadableFile(atPath: roads) else {
+                throw UsageError("--roads: there is no readable file '\(roads)' (an .osm.pbf, or `generated`)")
+            }
             do {
                 network = try RoadNetwork.load(roads == "generated" ? .generatedCity(seed: 1) : .file(roads))
             } catch {

@@ -15,11 +15,12 @@ extension ServerHarness {
         currency: "EUR",
         tariffs: [.economy: .init(baseMinor: 0, perKilometreMinor: 1000, perMinuteMinor: 60, minimumMinor: 0)])
 
-    /// A harness whose services route on the generated city with the cohort setting `cohorts`, on the meter.
-    init(cohorts: String) async {
+    /// A harness whose services route on `roads` (the generated city unless given) with the cohort
+    /// setting `cohorts`, on the meter.
+    init(cohorts: String, roads: RoadNetworkSetting = .generatedCity(seed: 1)) async {
         tokens = TokenAuthority(authenticator: TestAuthenticator())
         var configuration = ServerConfiguration()
-        configuration.roads = .generatedCity(seed: 1)
+        configuration.roads = roads
         configuration.routeCohorts = cohorts
         configuration.pricing = Self.meter
         let counter = Mutex(0)
