@@ -69,8 +69,7 @@ struct RoadRoutingTests {
         let road = try #require(GraphRouteProvider(router: Self.router).advise(from: moved.coordinate, to: Self.pickup))
         #expect(moved.etaSeconds == Int(road.duration.rounded()))
         #expect(moved.etaSeconds == 88)
-        let trip = await h.services.withLiveFields(try #require(try await h.services.trips.record(id: "trip-1")).trip)
-        #expect(trip.etaSeconds == 88)
+        #expect(await Self.liveETA(h) == 88)
     }
 
     @Test func theCohortSettingSwitchesTheProviderForOneClientAndNotAnother() async throws {
@@ -94,11 +93,14 @@ struct RoadRoutingTests {
         #expect(moved.coordinate == raw)
         #expect(moved.path == nil)
         #expect(moved.etaSeconds == 107)
+        // The trip snapshot's ETA agrees with the frame: both follow the driver app's cohort.
+        #expect(await Self.liveETA(h) == 107)
         // The same fix from a stable driver goes on the road.
         h.advance(seconds: 3)
         let stableMove = try await Self.publish(h, &riders, seq: 12, at: raw, client: stable)
         #expect(stableMove.coordinate != raw)
         #expect(stableMove.etaSeconds == 88)
+        #expect(await Self.liveETA(h) == 88)
     }
 
     @Test func theFareOfANoisyTripUsesTheMatchedDistance() async throws {
@@ -135,6 +137,12 @@ struct RoadRoutingTests {
         #expect(ended.status == 200)
         // On the meter: 327 cents for the matched metres, 34 for the seconds since the start.
         #expect(try h.trip(from: ended).fare == Money(amountMinor: 361, currency: "EUR"))
+    }
+
+    /// The ETA of trip-1 as a REST read or a stream snapshot shows it.
+    static func liveETA(_ h: ServerHarness) async -> Int? {
+        guard let record = try? await h.services.trips.record(id: "trip-1") else { return nil }
+        return await h.services.withLiveFields(record.trip).etaSeconds
     }
 
     /// Sends one fix heading up avenue 2 and returns the driverMoved it published.

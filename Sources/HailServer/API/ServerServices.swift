@@ -100,9 +100,11 @@ public struct ServerServices: Sendable {
         await dispatcher.resume(active)
     }
 
-    /// The trip with what only this moment knows: the driver's last published position and a live ETA,
-    /// by road for `client`'s cohort when a road network is loaded.
-    public func withLiveFields(_ trip: Trip, client: ClientInfo? = nil) async -> Trip {
+    /// The trip with what only this moment knows: the driver's last published position and a live ETA.
+    ///
+    /// The ETA uses the provider of the driver app's cohort, the same one their driverMoved frames use:
+    /// those frames go once to everyone watching the trip, so the snapshot must agree with them.
+    public func withLiveFields(_ trip: Trip) async -> Trip {
         var trip = trip
         guard trip.state.isActive, let driverID = trip.driver?.id,
             let position = await fleet.position(driverID: driverID)
@@ -110,6 +112,7 @@ public struct ServerServices: Sendable {
         trip.driverLocation = position
         let target = trip.state == .onTrip ? trip.dropoff : trip.pickup
         if trip.state == .driverAssigned || trip.state == .onTrip {
+            let client = await fleet.client(driverID: driverID)
             trip.etaSeconds = estimator(for: client).seconds(from: position.coordinate, to: target)
         }
         return trip

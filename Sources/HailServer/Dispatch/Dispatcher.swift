@@ -79,7 +79,8 @@ public actor Dispatcher {
         var eta: Int?
         if let position = await fleet.position(driverID: driverID), let record = try await authority.record(id: tripID)
         {
-            eta = routing.estimator(for: nil).seconds(from: position.coordinate, to: record.trip.pickup)
+            let client = await fleet.client(driverID: driverID)
+            eta = routing.estimator(for: client).seconds(from: position.coordinate, to: record.trip.pickup)
         }
         let outcome = try await authority.apply(
             .offerAccepted(await directory.card(for: driverID), etaSeconds: eta), tripID: tripID,

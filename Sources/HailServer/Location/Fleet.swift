@@ -43,6 +43,8 @@ public actor Fleet {
         var position: DriverLocation?
         /// Where `position` lies on the roads, the start of the next published road path.
         var snap: RoadSnap?
+        /// The app that last sent this driver's positions: its cohort picks the route provider for them.
+        var client: ClientInfo?
         var trip: TripRecord?
         var tripLoaded = false
     }
@@ -112,6 +114,10 @@ public actor Fleet {
     /// The driver's last published position.
     public func position(driverID: String) -> DriverLocation? { drivers[driverID]?.position }
 
+    /// The app that last sent the driver's positions; ETAs from them use its cohort's route provider, so a
+    /// trip's snapshots agree with its driverMoved frames.
+    public func client(driverID: String) -> ClientInfo? { drivers[driverID]?.client }
+
     /// Ingests one batch: seq check, server-side filter, geo index, live publish, trip history.
     ///
     /// Live points move the rider's car (only the newest of the batch is published). Backlog points,
@@ -137,6 +143,7 @@ public actor Fleet {
                 published: nil)
         }
         state.lastSeq = batch.seq
+        if let client { state.client = client }
         // Backlog points predate live ones already taken, so they are judged among themselves.
         var backlogFilter = LocationFilter()
         var kept: [LocationPoint] = []
