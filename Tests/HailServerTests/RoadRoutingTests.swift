@@ -72,6 +72,24 @@ struct RoadRoutingTests {
         #expect(await Self.liveETA(h) == 88)
     }
 
+    @Test func aFixAFewMetresBehindOnTheSameRoadHoldsTheCarWhereItWas() async throws {
+        let h = await ServerHarness(cohorts: "")
+        try await h.assignedTrip(pickup: Self.pickup, dropoff: Self.dropoff, driverAt: ServerHarness.corner(2, 1))
+        var riders = await TopicReader(h.services.bus, .trip("trip-1"))
+        h.advance(seconds: 3)
+        let ahead = try await Self.publish(h, &riders, seq: 10, at: Self.offAvenue(0.6, offset: 3))
+        h.advance(seconds: 3)
+        // 0.04 of the block is about 7 m back: noise.
+        let jitter = try await Self.publish(h, &riders, seq: 11, at: Self.offAvenue(0.56, offset: -2))
+        #expect(jitter.coordinate == ahead.coordinate)
+        #expect(jitter.path == nil)
+        #expect(jitter.seq == 11)
+        h.advance(seconds: 3)
+        let onward = try await Self.publish(h, &riders, seq: 12, at: Self.offAvenue(0.8, offset: 3))
+        let path = try #require(try onward.pathCoordinates())
+        #expect(path.first!.distance(to: ahead.coordinate) < 1.5)
+    }
+
     @Test func theCohortSettingSwitchesTheProviderForOneClientAndNotAnother() async throws {
         let h = await ServerHarness(cohorts: "*=graph,beta=straight-line")
         let stable = ClientInfo(app: "hail-driver", version: "1.4.0")

@@ -127,7 +127,9 @@ public actor Fleet {
     /// When the sending client's cohort routes on roads, the published position is moved onto the road
     /// (heading-aware) and carries the road path from the previous published position, and the ETA is by
     /// road; otherwise, or when no road is near or no route joins them, the raw fix, no path (the car
-    /// glides straight) and the straight-line ETA. History keeps the raw fixes: matching is the fare's job.
+    /// glides straight) and the straight-line ETA. A fix a few metres behind the last one on the same road
+    /// is noise and publishes the last position again. History keeps the raw fixes: matching is the
+    /// fare's job.
     public func ingest(driverID: String, batch: LocationBatch, client: ClientInfo?) async throws -> IngestResult {
         let now = time.now()
         var state = drivers[driverID] ?? DriverState()
@@ -168,9 +170,15 @@ public actor Fleet {
         if !batch.backlog, let newest = kept.last {
             let heading = newest.heading < 0 ? nil : newest.heading
             let roads = routing.roads(for: client)
-            let snap = roads?.snap(newest.coordinate, heading: heading, radius: routing.snapRadius)
+            var snap = roads?.snap(newest.coordinate, heading: heading, radius: routing.snapRadius)
             var path: [Coordinate]?
-            if let roads, let snap, let previous = state.snap { path = roads.path(from: previous, to: snap) }
+            if let roads, let current = snap, let previous = state.snap {
+                if roads.isJitterBack(from: previous, to: current) {
+                    snap = previous
+                } else {
+                    path = roads.path(from: previous, to: current)
+                }
+            }
             let location = DriverLocation(
                 coordinate: snap?.coordinate ?? newest.coordinate,
                 heading: heading ?? snap?.bearing ?? state.position?.heading ?? 0,

@@ -39,6 +39,13 @@ public struct RoadNetwork: Sendable {
         router.snapper.snap(coordinate, heading: heading, radius: radius)
     }
 
+    /// Whether `current` lies a little behind `previous` on the same edge (up to `tolerance` metres):
+    /// GPS noise, not a car reversing, so the rider's car is held where it was rather than moved back.
+    public func isJitterBack(from previous: RoadSnap, to current: RoadSnap, tolerance: Double = 16) -> Bool {
+        guard previous.edge == current.edge, current.fraction < previous.fraction else { return false }
+        return (previous.fraction - current.fraction) * graph.edges[current.edge].length <= tolerance
+    }
+
     /// The road path between two snapped positions, start to end, or nil when no route joins them or the
     /// route is so much longer than the straight line (more than twice it plus 100 m) that one of the
     /// snaps is likely wrong; the rider's car then glides straight rather than around a block.
