@@ -9,23 +9,26 @@ import HailSim
 enum DemoCommand {
     static let usage = """
         usage: hail demo [--port 8080] [--drivers 30] [--riders 10] [--map FILE.osm.pbf] [--seed 1]
+                 [--speed 1]
 
         Starts the Hail backend with its data in ./.hail (demo.db, demo.secret) and a simulated city on it:
         drivers roaming the roads and serving trips, riders requesting them every few seconds, all through
         the real rider and driver runtimes over HTTP and WebSockets. The map is Monaco
         (../shared/data/osm/monaco.osm.pbf) when present, else the generated city. Prints the fleet map's
-        URL with an operator token and a progress line every 10 s; runs until Ctrl-C.
+        URL with an operator token and a progress line every 10 s; runs until Ctrl-C. --speed 2 drives
+        the cars twice as fast as the roads' speeds (still under the server's 200 km/h filter).
         """
 
     static let monaco = "../shared/data/osm/monaco.osm.pbf"
 
     static func run(_ arguments: [String]) async throws(UsageError) {
         let args = try Arguments(
-            arguments, options: ["--port", "--drivers", "--riders", "--map", "--seed"], flags: [])
+            arguments, options: ["--port", "--drivers", "--riders", "--map", "--seed", "--speed"], flags: [])
         let port = try args.integer("--port", default: 8080, in: 0...65535)
         var city = CityConfiguration()
         city.drivers = try args.integer("--drivers", default: 30, in: 0...5000)
         city.riders = try args.integer("--riders", default: 10, in: 0...5000)
+        city.speedFactor = Double(try args.integer("--speed", default: 1, in: 1...2))
         city.seed = UInt64(try args.integer("--seed", default: 1, in: 0...Int.max))
         let (graph, mapName) = try loadMap(args["--map"])
 
