@@ -169,7 +169,7 @@ public actor Fleet {
         var published: DriverLocation?
         if !batch.backlog, let newest = kept.last {
             let heading = newest.heading < 0 ? nil : newest.heading
-            let roads = routing.roads(for: client)
+            let roads = routing.roads(for: state.client)
             var snap = roads?.snap(newest.coordinate, heading: heading, radius: routing.snapRadius)
             var path: [Coordinate]?
             if let roads, let current = snap, let previous = state.snap {
@@ -189,7 +189,7 @@ public actor Fleet {
             if let record = state.trip, record.trip.state.isActive, record.trip.state != .searching {
                 published = location
                 let target = record.trip.state == .onTrip ? record.trip.dropoff : record.trip.pickup
-                let eta = routing.estimator(for: client).seconds(from: location.coordinate, to: target)
+                let eta = routing.estimator(for: state.client).seconds(from: location.coordinate, to: target)
                 let frame = RiderServerFrame.driverMoved(DriverMoved(location: location, etaSeconds: eta, path: path))
                 if let text = try? HailJSON.encodeString(frame) {
                     await bus.publish(
