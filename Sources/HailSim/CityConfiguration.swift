@@ -23,6 +23,9 @@ public struct CityConfiguration: Sendable, Hashable {
     public var boardingSeconds: TimeInterval = 2
     /// Trips shorter than this (straight line, metres) are not requested.
     public var minimumTripMeters = 150.0
+    /// Trips longer than this (straight line, metres) are not requested either: a whole-map crossing
+    /// takes many minutes, and a demo should show trips ending.
+    public var maximumTripMeters = 2000.0
 
     /// The defaults: 30 drivers, 10 riders, one request per rider every ~5 s between trips.
     public init() {}

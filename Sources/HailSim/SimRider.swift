@@ -44,7 +44,10 @@ final class SimRider {
     private func ride() async {
         let pickup = world.randomSpot(using: &random)
         var dropoff = world.randomSpot(using: &random)
-        for _ in 0..<20 where dropoff.distance(to: pickup) < world.configuration.minimumTripMeters {
+        let shortest = world.configuration.minimumTripMeters
+        let lengths = shortest...max(shortest, world.configuration.maximumTripMeters)
+        // A few draws find a dropoff in range on any sensible map; past that the last draw stands.
+        for _ in 0..<50 where !lengths.contains(dropoff.distance(to: pickup)) {
             dropoff = world.randomSpot(using: &random)
         }
         let cancels = random.unit() < world.configuration.cancelProbability
