@@ -100,7 +100,7 @@ struct DriverLoopback {
 /// Waits for the model with a real-time deadline that only fires when the condition never comes true.
 @MainActor
 func eventually(
-    _ model: DriverModel, within seconds: Double = 10, _ what: String,
+    _ model: DriverModel, within seconds: Double = 30, _ what: String,
     _ condition: @escaping @MainActor @Sendable (DriverModel) -> Bool
 ) async throws {
     let deadline = Deadline(seconds: seconds)
