@@ -28,11 +28,17 @@ public struct CityReport: Sendable, Hashable, Codable {
         pickupETAs.isEmpty ? nil : Double(pickupETAs.reduce(0, +)) / Double(pickupETAs.count)
     }
 
+    /// The mean fare of completed trips in minor units, nil before any (the demo sells in one currency).
+    public var meanFareMinor: Int? {
+        fares.isEmpty ? nil : fares.map(\.amountMinor).reduce(0, +) / fares.count
+    }
+
     /// One line for a terminal.
     public var summary: String {
         let eta = meanPickupETASeconds.map { "\(Int($0.rounded())) s" } ?? "-"
+        let fare = meanFareMinor.map { "\($0 / 100).\(String(format: "%02d", $0 % 100)) \(fares[0].currency)" } ?? "-"
         return
             "trips requested \(requested), completed \(completed), cancelled \(cancelled), no driver \(noDriversFound), "
-            + "request failures \(requestFailures), mean pickup ETA \(eta)"
+            + "request failures \(requestFailures), mean pickup ETA \(eta), mean fare \(fare)"
     }
 }

@@ -52,6 +52,7 @@ struct CityTests {
         let fleet = try await server.get(Routes.fleet.template, token: operatorToken)
         let asRider = try await server.get(Routes.fleet.template, token: server.minter(.rider, "rider-test"))
         let page = try await server.get(Routes.fleetMap.template, token: operatorToken)
+        let offEarth = try await server.get(Routes.fleet.template + "?lat=91&lng=7.42", token: operatorToken)
         await server.stop()
 
         #expect(fleet.status == 200)
@@ -59,6 +60,8 @@ struct CityTests {
         #expect(snapshot.cars.isEmpty)
         #expect(snapshot.trips.isEmpty)
         #expect(asRider.status == 403)
+        #expect(offEarth.status == 400)
+        #expect(try HailJSON.decode(ErrorBody.self, from: offEarth.body).error.field == "lat")
         #expect(page.status == 200)
         let html = String(decoding: page.body, as: UTF8.self)
         #expect(html.contains(#"<script id="fleet-script">"#))

@@ -38,7 +38,8 @@ struct SimServer {
 
     /// A GET with the token in the query, as the fleet page sends it.
     func get(_ path: String, token: String) async throws -> (status: Int, body: Data) {
-        let url = URL(string: "\(baseURL.absoluteString)\(path)?access_token=\(token)")!
+        let separator = path.contains("?") ? "&" : "?"
+        let url = URL(string: "\(baseURL.absoluteString)\(path)\(separator)access_token=\(token)")!
         let (data, response) = try await URLSession.shared.data(from: url)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }
