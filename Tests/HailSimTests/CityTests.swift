@@ -31,6 +31,7 @@ struct CityTests {
 
         let operatorToken = server.minter(.operator, "operator-test")
         let fleet = try await server.get(Routes.fleet.template, token: operatorToken)
+        let roads = try await server.get(Routes.fleetRoads.template, token: operatorToken)
         runner.cancel()
         await runner.value
         await server.stop()
@@ -44,14 +45,18 @@ struct CityTests {
         let snapshot = try HailJSON.decode(FleetSnapshot.self, from: fleet.body)
         #expect(!snapshot.cars.isEmpty)
         #expect(snapshot.cars.allSatisfy { $0.driverID.hasPrefix("sim-driver-") })
+        // This server runs without a road network: the map draws the cars' trails instead.
+        #expect(try HailJSON.decode(RoadMap.self, from: roads.body).segments.isEmpty)
     }
 
     @Test func fleetIsForOperatorsAndThePageCarriesTheFleetScript() async throws {
-        let server = try await SimServer.start()
+        let server = try await SimServer.start(roads: .generatedCity(seed: 1))
         let operatorToken = server.minter(.operator, "operator-test")
         let fleet = try await server.get(Routes.fleet.template, token: operatorToken)
         let asRider = try await server.get(Routes.fleet.template, token: server.minter(.rider, "rider-test"))
         let page = try await server.get(Routes.fleetMap.template, token: operatorToken)
+        let roads = try await server.get(Routes.fleetRoads.template, token: operatorToken)
+        let roadsAsDriver = try await server.get(Routes.fleetRoads.template, token: server.minter(.driver, "d"))
         let offEarth = try await server.get(Routes.fleet.template + "?lat=91&lng=7.42", token: operatorToken)
         await server.stop()
 
@@ -62,6 +67,14 @@ struct CityTests {
         #expect(asRider.status == 403)
         #expect(offEarth.status == 400)
         #expect(try HailJSON.decode(ErrorBody.self, from: offEarth.body).error.field == "lat")
+        #expect(roads.status == 200)
+        #expect(roadsAsDriver.status == 403)
+        let map = try HailJSON.decode(RoadMap.self, from: roads.body)
+        // Each street once: the generated city's two-way streets are two edges but one segment.
+        let graph = GeneratedCity(seed: 1).graph
+        let streets = Set(graph.edges.map { [min($0.source, $0.target), max($0.source, $0.target)] })
+        #expect(map.segments.count == streets.count * 4)
+        #expect(map == RoadMap(graph: graph))
         #expect(page.status == 200)
         let html = String(decoding: page.body, as: UTF8.self)
         #expect(html.contains(#"<script id="fleet-script">"#))

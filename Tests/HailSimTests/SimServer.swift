@@ -12,13 +12,14 @@ struct SimServer {
     let databasePath: String
     let tokens: TokenAuthority
 
-    static func start() async throws -> SimServer {
+    static func start(roads: RoadNetworkSetting = .none) async throws -> SimServer {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("hail-sim-\(UUID()).db").path
         var options = BackendServer.Options()
         options.port = 0
         options.databasePath = path
         options.secret = SecureRandom.bytes(32)
         options.log = nil
+        options.configuration.roads = roads
         let server = try await BackendServer.start(options)
         return SimServer(
             server: server, databasePath: path,

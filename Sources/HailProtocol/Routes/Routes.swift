@@ -52,6 +52,10 @@ public enum Routes {
     /// `GET /v1/fleet?lat=..&lng=..` -> FleetSnapshot: every online driver's last position and state and
     /// every active trip, for the operator's live map; idle drivers are searched around the optional point.
     public static let fleet = Route(name: "fleet", method: .get, template: "/v1/fleet", access: .operator)
+    /// `GET /v1/fleet/roads` -> RoadMap: the server's road network as segments for the live map (none
+    /// when it runs without roads).
+    public static let fleetRoads = Route(
+        name: "fleetRoads", method: .get, template: "/v1/fleet/roads", access: .operator)
     /// `GET /healthz` -> 200 `{"status": "ok"}`.
     public static let health = Route(name: "health", method: .get, template: "/healthz", access: .everyone)
     /// `GET /metrics` -> Prometheus text format.
@@ -66,7 +70,7 @@ public enum Routes {
     public static let all: [Route] = [
         estimates, nearbyDrivers, requestTrip, activeTrip, trip, cancelTrip, shareTrip, tripLive,
         driverStatus, driverLive, driverLocations, driverTrip, acceptTrip, declineTrip, tripEvents,
-        fleet, health, metrics, sharePage, fleetMap,
+        fleet, fleetRoads, health, metrics, sharePage, fleetMap,
     ]
 
     /// `/v1/drivers/nearby?lat=..&lng=..`.

@@ -53,7 +53,7 @@ public struct HailAPI: Sendable {
         // Browsers cannot set headers on a WebSocket or a page navigation, so those take `access_token`.
         if token == nil,
             match.route.isWebSocket || access == .shareToken || match.route == Routes.fleetMap
-                || match.route == Routes.fleet
+                || match.route == Routes.fleet || match.route == Routes.fleetRoads
         {
             token = match.query[HailHeader.accessTokenQueryParameter] ?? match.parameters["token"]
         }
@@ -143,6 +143,8 @@ public struct HailAPI: Sendable {
             return try await sharePage(principal!)
         case Routes.fleet:
             return try await fleet(match.query)
+        case Routes.fleetRoads:
+            return .json(RoadMap(graph: services.routing.network?.graph))
         case Routes.fleetMap:
             return APIResponse(
                 status: 200, headers: [HailHeader.contentType: "text/html; charset=utf-8"],

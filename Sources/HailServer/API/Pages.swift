@@ -3,9 +3,9 @@ import HailCore
 /// The operator's live fleet map: one self-contained page (no CDN, no tiles) that polls `/v1/fleet` once
 /// a second with the `access_token` from its own URL and draws every car and active trip on a canvas.
 ///
-/// Cars glide from their last drawn spot to the new one over the second between polls. The streets
-/// appear as the cars drive them (every position seen leaves a faint dot), so the page needs no map
-/// from the server; the frame widens to fit every point seen.
+/// Cars glide from their last drawn spot to the new one over the second between polls. The streets come
+/// once from `/v1/fleet/roads`; a server without roads leaves the page to draw them as the cars drive
+/// them (every position seen leaves a faint dot). The frame widens to fit every point seen.
 enum FleetPage {
     static let html = """
         <!doctype html>
@@ -33,6 +33,7 @@ enum FleetPage {
         let cars = new Map();
         let trips = [];
         let fetchedAt = performance.now();
+        let roads = [];
         function widen(p) {
           bounds.minLat = Math.min(bounds.minLat, p.lat); bounds.maxLat = Math.max(bounds.maxLat, p.lat);
           bounds.minLng = Math.min(bounds.minLng, p.lng); bounds.maxLng = Math.max(bounds.maxLng, p.lng);
@@ -58,8 +59,17 @@ enum FleetPage {
           canvas.width = canvas.clientWidth; canvas.height = canvas.clientHeight;
           context.clearRect(0, 0, canvas.width, canvas.height);
           if (isFinite(bounds.minLat)) {
+            context.strokeStyle = "#2f3a4b"; context.lineWidth = 1.5; context.beginPath();
+            for (let i = 0; i + 3 < roads.length; i += 4) {
+              const [x1, y1] = project({lat: roads[i], lng: roads[i + 1]});
+              const [x2, y2] = project({lat: roads[i + 2], lng: roads[i + 3]});
+              context.moveTo(x1, y1); context.lineTo(x2, y2);
+            }
+            context.stroke(); context.lineWidth = 1;
             context.fillStyle = "#3a4556";
-            for (const p of trail.values()) { const [x, y] = project(p); context.fillRect(x - 1, y - 1, 2, 2); }
+            if (roads.length === 0) {
+              for (const p of trail.values()) { const [x, y] = project(p); context.fillRect(x - 1, y - 1, 2, 2); }
+            }
             const drawn = {};
             for (const [id, car] of cars) {
               const [x, y] = project(glide(car, now));
@@ -106,6 +116,17 @@ enum FleetPage {
             document.getElementById("status").textContent = "fleet unavailable: " + error.message;
           }
         }
+        async function loadRoads() {
+          try {
+            const answer = await fetch("/v1/fleet/roads?access_token=" + encodeURIComponent(token));
+            if (!answer.ok) return;
+            roads = (await answer.json()).segments || [];
+            for (let i = 0; i + 1 < roads.length; i += 2) widen({lat: roads[i], lng: roads[i + 1]});
+          } catch (error) {
+            roads = [];
+          }
+        }
+        loadRoads();
         tick();
         setInterval(tick, 1000);
         requestAnimationFrame(frame);
