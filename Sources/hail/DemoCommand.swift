@@ -42,6 +42,8 @@ enum DemoCommand {
             throw UsageError(error.description)
         }
         options.log = nil
+        // One graph for both: the server's ETAs, snapping and fares, and the simulated cars' routes.
+        options.configuration.roads = .loaded(RoadNetwork(graph: graph))
         let server: BackendServer
         do {
             server = try await BackendServer.start(options)
