@@ -10,7 +10,7 @@ SWIFT_FLAGS := -Xswiftc -warnings-as-errors
 
 .PHONY: demo test build lint format clean services-stop
 
-## Runs the main job: the server on a local database with tokens to try (the simulated city comes later).
+## Runs the main job: the server, a simulated city of drivers and riders on Monaco's roads, and the live map.
 demo:
 	swift build --product hail
 	.build/debug/hail demo

@@ -172,7 +172,8 @@ public struct HailAPI: Sendable {
 
     private func estimates(_ request: APIRequest) async throws(APIError) -> APIResponse {
         let body = try WireDecoder.decodeRequest(EstimateRequest.self, from: request.body)
-        let estimator = services.estimator
+        // The rider's cohort picks the route provider, so a provider can be switched off for one app version.
+        let estimator = services.estimator(for: ClientInfo(headerValue: request.header(HailHeader.client)))
         let distance = estimator.distance(from: body.pickup, to: body.dropoff)
         let duration = Double(estimator.seconds(from: body.pickup, to: body.dropoff))
         let nearest = try await call {
