@@ -98,9 +98,8 @@ public actor Dispatcher {
         await evaluate()
     }
 
-    /// Evicts silent drivers, expires offers, gives up searches and makes new offers.
+    /// Expires offers, gives up searches and makes new offers to drivers heard from in the last 60 s.
     public func evaluate() async {
-        _ = try? await fleet.evictSilentDrivers()
         let now = time.now()
         var candidates: [String: [String]] = [:]
         // Every search may need a candidate: an offer that lapses in this very evaluation frees its trip.
@@ -117,6 +116,8 @@ public actor Dispatcher {
     public func run() async {
         while !Task.isCancelled {
             do { try await time.sleep(for: .seconds(1)) } catch { return }
+            // The index scan is housekeeping, once a second; candidates are checked for silence anyway.
+            _ = try? await fleet.evictSilentDrivers()
             await evaluate()
         }
     }

@@ -214,10 +214,13 @@ public actor Fleet {
         -> [GeoHit]
     {
         let hits = try await geo.nearest(to: pickup, radius: 20_000, limit: limit + excluding.count + 40)
+        // Silence is judged here, from the driver's own last fix, so a search never needs the index swept
+        // first; the sweep (`evictSilentDrivers`, once a second) only keeps the index small.
+        let cutoff = time.now().addingTimeInterval(-configuration.silenceTimeout)
         return Array(
             hits.filter { hit in
                 guard !excluding.contains(hit.driverID), let state = drivers[hit.driverID] else { return false }
-                return state.online && state.trip == nil
+                return state.online && state.trip == nil && (state.position?.receivedAt ?? .distantPast) >= cutoff
             }.prefix(limit))
     }
 
