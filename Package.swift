@@ -115,6 +115,7 @@ let package = Package(
             name: "HailServerTests",
             dependencies: [
                 "HailServer", "HailCore", "HailProtocol", "HailStorage", "HailNet", "HailRoads", "HailTesting",
+                "HailScale",
             ]
         ),
         .testTarget(

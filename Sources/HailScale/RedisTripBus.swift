@@ -11,6 +11,11 @@ import Synchronization
 /// The scaled bus: Redis pub/sub on channels `trip:<id>` and `driver:<id>`, so a message published on one
 /// node reaches subscribers on every node. Each bus holds one subscriber connection, read by one thread of
 /// its own that fans messages out to this process's streams.
+///
+/// Redis pub/sub keeps nothing: a message published while a subscriber's connection is down is gone. So
+/// when the subscriber connection drops, every local stream is ended (their sockets close and the apps
+/// resync from the trip store, which holds every trip change), and a publish that fails is retried once
+/// on a fresh connection, then counted (`hail_bus_publish_failures_total`) and logged.
 public final class RedisTripBus: TripBus {
     private struct Wire: Codable {
         var kind: BusMessage.Kind
@@ -39,16 +44,28 @@ public final class RedisTripBus: TripBus {
         var closed = false
     }
 
+    private struct Health {
+        var registry: MetricsRegistry?
+        var failingSince: Int = 0
+    }
+
     private let publisher: RedisClient
     private let subscriber: RedisConnection
     private let state = Mutex(State())
+    private let health = Mutex(Health())
+    private let log: @Sendable (String) -> Void
     private let prefix: String
     // A pipe that wakes the reader thread out of `poll` when there are commands to send or on close.
     private let wakeRead: Int32
     private let wakeWrite: Int32
 
     /// A bus on the server at `endpoint`; `prefix` goes before every channel name (tests isolate with it).
-    public init(endpoint: RedisEndpoint, prefix: String = "") throws {
+    /// `log` gets one line when publishing starts failing and one when it recovers.
+    public init(
+        endpoint: RedisEndpoint, prefix: String = "",
+        log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+    ) throws {
+        self.log = log
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw RedisError.connection("pipe: \(String(cString: strerror(errno)))") }
         for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
@@ -75,9 +92,44 @@ public final class RedisTripBus: TripBus {
             publishedAt: message.publishedAt?.timeIntervalSince1970)
         guard let data = try? JSONEncoder().encode(wire) else { return }
         let command = ["PUBLISH", prefix + topic.description, String(decoding: data, as: UTF8.self)]
-        // The protocol cannot fail a publish: with Redis down the watchers miss this message and catch up
-        // from the trip's state when their socket reconnects, as after any gap.
-        _ = try? await publisher.run { connection in try connection.command(command).checked() }
+        // A failed command drops its connection, so the retry reconnects. If that fails too the watchers
+        // miss this message; their streams ended when the subscriber lost Redis, and they resync from the
+        // trip store when their socket reconnects.
+        for attempt in 1...2 {
+            do {
+                _ = try await publisher.run { connection in try connection.command(command).checked() }
+                publishSucceeded()
+                return
+            } catch {
+                if attempt == 2 { publishFailed(message.kind, error: error) }
+            }
+        }
+    }
+
+    /// Counts failed publishes in `registry` (`hail_bus_publish_failures_total`, by message kind).
+    public func reportFailures(to registry: MetricsRegistry) {
+        registry.declare(
+            "hail_bus_publish_failures_total", type: "counter",
+            help: "Bus messages that could not be published to Redis (after one retry), by kind.")
+        health.withLock { $0.registry = registry }
+    }
+
+    private func publishFailed(_ kind: BusMessage.Kind, error: any Error) {
+        let (registry, first) = health.withLock { health in
+            health.failingSince += 1
+            return (health.registry, health.failingSince == 1)
+        }
+        registry?.add("hail_bus_publish_failures_total", labels: ["kind": "\(kind)"])
+        let reason = "\(error)".replacingOccurrences(of: "\"", with: "'")
+        if first { log(#"{"event":"bus_publish_failing","error":"\#(reason)"}"#) }
+    }
+
+    private func publishSucceeded() {
+        let failed = health.withLock { health in
+            defer { health.failingSince = 0 }
+            return health.failingSince
+        }
+        if failed > 0 { log(#"{"event":"bus_publish_recovered","failed":\#(failed)}"#) }
     }
 
     /// Subscribes to `topic`; returns once Redis has confirmed the channel, so nothing published after
@@ -158,8 +210,14 @@ public final class RedisTripBus: TripBus {
                 try pump()
             } catch {
                 subscriber.close()
-                // Redis is unreachable: every channel must be subscribed again on the next connection.
-                state.withLock { $0.subscribed.removeAll() }
+                // Redis is unreachable: every channel must be subscribed again on the next connection, and
+                // what was published meanwhile is lost, so the streams end and their clients resync.
+                let lost = state.withLock { state -> [AsyncStream<BusMessage>.Continuation] in
+                    state.subscribed.removeAll()
+                    defer { state.streams = [:] }
+                    return state.streams.values.flatMap(\.values).map(\.continuation)
+                }
+                for stream in lost { stream.finish() }
                 waitForRetry()
             }
         }

@@ -13,15 +13,21 @@ public struct ScaledBackends: Sendable {
     public let bus: any TripBus
     /// Where drivers are.
     public let geo: any GeoIndex
+    /// Live dispatch offers, so a driver may answer on any node.
+    public let offers: any OfferStore
+    /// Drivers' seq, filter, status, position and trip, so a driver may reconnect to any node.
+    public let ingestState: any DriverIngestStore
     /// A one-line summary for the startup banner, without credentials.
     public let summary: String
     private let closers: [@Sendable () -> Void]
 
     /// Opens the backends: `postgresURL` (a libpq URI) or else SQLite at `databasePath`, and `redisURL`
-    /// (`redis://host:port/db`) or else the in-process bus and grid index.
-    public static func open(postgresURL: String?, redisURL: String?, databasePath: String) async throws
-        -> ScaledBackends
-    {
+    /// (`redis://host:port/db`) or else the in-process bus, grid index, offers and ingest state; `prefix`
+    /// goes before every Redis key and channel (tests isolate with it).
+    public static func open(
+        postgresURL: String?, redisURL: String?, databasePath: String, postgresSchema: String = "public",
+        redisPrefix: String = ""
+    ) async throws -> ScaledBackends {
         // A malformed URL is refused before anything is opened or created.
         let endpoint = try redisURL.map(RedisEndpoint.init(url:))
         var closers: [@Sendable () -> Void] = []
@@ -29,7 +35,7 @@ public struct ScaledBackends: Sendable {
         let trips: any TripStore
         let history: any LocationHistoryStore
         if let postgresURL {
-            let stores = try await PostgresTripStores.open(url: postgresURL)
+            let stores = try await PostgresTripStores.open(url: postgresURL, schema: postgresSchema)
             closers.append { stores.close() }
             (trips, history) = (stores.trips, stores.history)
             parts.append("PostgreSQL")
@@ -40,6 +46,8 @@ public struct ScaledBackends: Sendable {
         }
         let bus: any TripBus
         let geo: any GeoIndex
+        let offers: any OfferStore
+        let ingestState: any DriverIngestStore
         if let endpoint {
             let client = RedisClient(endpoint: endpoint)
             // Fail at start, not on the first driver's position, when Redis is not there.
@@ -48,19 +56,23 @@ public struct ScaledBackends: Sendable {
                 closers.forEach { $0() }
                 throw error
             }
-            let redisBus = try RedisTripBus(endpoint: endpoint)
+            let redisBus = try RedisTripBus(endpoint: endpoint, prefix: redisPrefix)
             closers.append {
                 redisBus.close()
                 client.close()
             }
-            (bus, geo) = (redisBus, RedisGeoIndex(client: client))
+            (bus, geo) = (redisBus, RedisGeoIndex(client: client, prefix: redisPrefix + "hail:drivers"))
+            offers = RedisOfferStore(client: client, prefix: redisPrefix + "hail:offers")
+            ingestState = RedisDriverIngestStore(client: client, prefix: redisPrefix + "hail:ingest")
             parts.append("Redis \(endpoint.host):\(endpoint.port)")
         } else {
             (bus, geo) = (InProcessTripBus(), MemoryGeoIndex())
+            (offers, ingestState) = (MemoryOfferStore(), MemoryDriverIngestStore())
             parts.append("in-process bus and geo index")
         }
         return ScaledBackends(
-            trips: trips, history: history, bus: bus, geo: geo, summary: parts.joined(separator: ", "),
+            trips: trips, history: history, bus: bus, geo: geo, offers: offers, ingestState: ingestState,
+            summary: parts.joined(separator: ", "),
             closers: closers)
     }
 
@@ -68,9 +80,11 @@ public struct ScaledBackends: Sendable {
     public func services(configuration: ServerConfiguration, tokens: TokenAuthority, time: ServerTime) async
         -> ServerServices
     {
-        await ServerServices.make(
-            configuration: configuration, tokens: tokens, time: time, trips: trips, history: history, bus: bus, geo: geo
-        )
+        let metrics = ServerMetrics()
+        (bus as? RedisTripBus)?.reportFailures(to: metrics.registry)
+        return await ServerServices.make(
+            configuration: configuration, tokens: tokens, time: time, metrics: metrics, trips: trips, history: history,
+            bus: bus, geo: geo, offers: offers, ingestState: ingestState)
     }
 
     /// Closes the connections (the SQLite file closes with its last store).

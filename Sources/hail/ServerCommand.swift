@@ -7,6 +7,7 @@ enum ServerCommand {
     static let usage = """
         usage: hail server [--port 8080] [--host 127.0.0.1] [--db ./hail.db] [--secret-file ./hail.secret]
                            [--public-url http://localhost:8080] [--postgres URL] [--redis URL]
+                           [--postgres-schema NAME] [--redis-prefix PREFIX]
                            [--roads PATH.osm.pbf | --roads generated] [--route-cohorts SPEC] [--quiet]
 
         Runs the Hail backend until interrupted (Ctrl-C or SIGTERM). Every acknowledged change is in the
@@ -21,6 +22,9 @@ enum ServerCommand {
                          (postgresql://user@host:port/db); several nodes may share it
           --redis        geo index and per-trip pub/sub in Redis (redis://host:port), so a driver on one
                          node reaches a rider on another
+          --postgres-schema  the PostgreSQL schema, created when missing        default public
+          --redis-prefix     put before every Redis key and channel, so several deployments can
+                         share one Redis (every node of one deployment uses the same)  default none
           --roads        the road network for ETAs, estimates, dispatch order, snapped positions and
                          fare distances: an OpenStreetMap .osm.pbf file, or `generated` for the
                          built-in test city; without it every estimate is a straight line
@@ -35,7 +39,7 @@ enum ServerCommand {
             arguments,
             options: [
                 "--port", "--host", "--db", "--secret-file", "--public-url", "--postgres", "--redis", "--roads",
-                "--route-cohorts",
+                "--route-cohorts", "--postgres-schema", "--redis-prefix",
             ],
             flags: ["--quiet"])
         var options = BackendServer.Options()
@@ -66,7 +70,8 @@ enum ServerCommand {
         do {
             if args["--postgres"] != nil || args["--redis"] != nil {
                 let backends = try await ScaledBackends.open(
-                    postgresURL: args["--postgres"], redisURL: args["--redis"], databasePath: options.databasePath)
+                    postgresURL: args["--postgres"], redisURL: args["--redis"], databasePath: options.databasePath,
+                    postgresSchema: args["--postgres-schema"] ?? "public", redisPrefix: args["--redis-prefix"] ?? "")
                 let services = await backends.services(
                     configuration: options.configuration,
                     tokens: TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret)), time: .live())

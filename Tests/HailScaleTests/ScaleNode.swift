@@ -26,7 +26,9 @@ struct ScaleNode {
         services = await ServerServices.make(
             configuration: ServerConfiguration(), tokens: tokens,
             time: ServerTime(clock: ManualClock(), origin: Self.epoch), trips: stores.trips, history: stores.history,
-            bus: bus, geo: RedisGeoIndex(client: redis, prefix: prefix + "drivers"))
+            bus: bus, geo: RedisGeoIndex(client: redis, prefix: prefix + "drivers"),
+            offers: RedisOfferStore(client: redis, prefix: prefix + "offers"),
+            ingestState: RedisDriverIngestStore(client: redis, prefix: prefix + "ingest"))
         api = HailAPI(services: services)
     }
 
@@ -53,9 +55,15 @@ struct ScaleNode {
     func online(driver id: String, at coordinate: Coordinate) async throws {
         let token = self.token(.driver, id)
         await call("POST", "/v1/drivers/me/status", token: token, body: Data(#"{"online": true}"#.utf8))
+        try await send(driver: id, seq: 1, at: coordinate)
+    }
+
+    /// One batch of one fix taken `t` (the node's now by default); the API's answer.
+    @discardableResult
+    func send(driver id: String, seq: Int64, at coordinate: Coordinate, t: Date? = nil) async throws -> APIResponse {
         let point = LocationPoint(
-            lat: coordinate.lat, lng: coordinate.lng, accuracy: 5, heading: 90, speed: 8, t: services.time.now())
-        let batch = try HailJSON.encode(LocationBatch(seq: 1, points: [point], backlog: false))
-        await call("POST", "/v1/drivers/me/locations", token: token, body: batch)
+            lat: coordinate.lat, lng: coordinate.lng, accuracy: 5, heading: 90, speed: 8, t: t ?? services.time.now())
+        let batch = try HailJSON.encode(LocationBatch(seq: seq, points: [point], backlog: false))
+        return await call("POST", "/v1/drivers/me/locations", token: token(.driver, id), body: batch)
     }
 }

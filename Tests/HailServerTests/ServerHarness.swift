@@ -32,20 +32,24 @@ struct ServerHarness {
     let tokens: TokenAuthority
     /// Set when requests go over real sockets to a `BackendServer` on loopback instead of straight to `api`.
     var baseURL: String?
+    /// Closes backends opened for this harness (the scaled ones: connections, the test's schema).
+    var closeBackends: @Sendable () async -> Void = {}
 
     static let pickup = Coordinate(lat: 43.7396, lng: 7.4276)
     static let dropoff = Coordinate(lat: 43.7314, lng: 7.4197)
 
     init(
         trips: any TripStore = MemoryTripStore(), history: any LocationHistoryStore = MemoryLocationHistoryStore(),
-        authenticator: any MessageAuthenticator = TestAuthenticator()
+        authenticator: any MessageAuthenticator = TestAuthenticator(), bus: any TripBus = InProcessTripBus(),
+        geo: any GeoIndex = MemoryGeoIndex(), offers: any OfferStore = MemoryOfferStore(),
+        ingestState: any DriverIngestStore = MemoryDriverIngestStore()
     ) async {
         tokens = TokenAuthority(authenticator: authenticator)
         let counter = Mutex(0)
         services = await ServerServices.make(
             configuration: ServerConfiguration(), tokens: tokens,
-            time: ServerTime(clock: clock, origin: Self.epoch), trips: trips, history: history,
-            random: SeededGenerator(seed: 7),
+            time: ServerTime(clock: clock, origin: Self.epoch), trips: trips, history: history, bus: bus, geo: geo,
+            offers: offers, ingestState: ingestState, random: SeededGenerator(seed: 7),
             newTripID: {
                 counter.withLock {
                     $0 += 1

@@ -40,6 +40,8 @@ public struct ServerServices: Sendable {
         history: any LocationHistoryStore,
         bus: any TripBus = InProcessTripBus(),
         geo: any GeoIndex = MemoryGeoIndex(),
+        offers: any OfferStore = MemoryOfferStore(),
+        ingestState: any DriverIngestStore = MemoryDriverIngestStore(),
         directory: any DriverDirectory = GeneratedDriverDirectory(),
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
         newTripID: @escaping @Sendable () -> String = { "trip-" + UUID().uuidString.lowercased() }
@@ -48,10 +50,10 @@ public struct ServerServices: Sendable {
         let authority = TripAuthority(store: trips, bus: bus, time: time, metrics: metrics)
         let fleet = Fleet(
             configuration: configuration.fleet, geo: geo, trips: trips, history: history, bus: bus, time: time,
-            metrics: metrics, routing: routing, random: random)
+            metrics: metrics, routing: routing, random: random, ingestState: ingestState)
         let dispatcher = Dispatcher(
             configuration: configuration.dispatch, authority: authority, fleet: fleet, bus: bus, directory: directory,
-            time: time, metrics: metrics, routing: routing)
+            time: time, metrics: metrics, routing: routing, offers: offers)
         await authority.observe { record, previous, intent in
             await fleet.tripChanged(record, previousDriverID: previous?.driverID)
             await dispatcher.tripChanged(record, intent: intent, previousDriverID: previous?.driverID)

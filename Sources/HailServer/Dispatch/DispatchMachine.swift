@@ -30,6 +30,13 @@ public struct DispatchMachine: Sendable {
         public var driverID: String
         /// When it lapses.
         public var expiresAt: Date
+
+        /// Creates an offer.
+        public init(tripID: String, driverID: String, expiresAt: Date) {
+            self.tripID = tripID
+            self.driverID = driverID
+            self.expiresAt = expiresAt
+        }
     }
 
     /// What the runtime must do.
@@ -96,6 +103,15 @@ public struct DispatchMachine: Sendable {
         searches[tripID] = search
         offerByDriver[driverID] = nil
         return true
+    }
+
+    /// Takes back an offer the runtime could not place (the driver already holds another node's offer);
+    /// the driver is not counted as having passed, and `evaluate` moves on to the next candidate.
+    public mutating func retract(_ offer: Offer) {
+        guard var search = searches[offer.tripID], search.offer == offer else { return }
+        search.offer = nil
+        searches[offer.tripID] = search
+        offerByDriver[offer.driverID] = nil
     }
 
     /// The earliest time `evaluate` has something to do (an offer lapsing or a search giving up).

@@ -5,8 +5,13 @@ import HailProtocol
 /// Runs `DispatchMachine` against the live fleet: offers trips to the closest free drivers (by road ETA when
 /// a road network is loaded) over their
 /// streams, hands acceptances to the trip authority, and turns a 60 s search into noDriversFound.
+///
+/// A search runs on the node that committed the trip's change into searching; its offers are kept in the
+/// `OfferStore`, so the driver may answer on any node. The node searching learns the answer from the
+/// store (and the trip store) on its next evaluation, at most a second later.
 public actor Dispatcher {
     private var machine: DispatchMachine
+    private let offers: any OfferStore
     private let authority: TripAuthority
     private let fleet: Fleet
     private let bus: any TripBus
@@ -24,9 +29,11 @@ public actor Dispatcher {
         directory: any DriverDirectory,
         time: ServerTime,
         metrics: ServerMetrics,
-        routing: ServerRouting = ServerRouting(network: nil)
+        routing: ServerRouting = ServerRouting(network: nil),
+        offers: any OfferStore = MemoryOfferStore()
     ) {
         machine = DispatchMachine(configuration: configuration)
+        self.offers = offers
         self.authority = authority
         self.fleet = fleet
         self.bus = bus
@@ -37,8 +44,8 @@ public actor Dispatcher {
     }
 
     /// The live offer `driverID` holds, if any (re-sent when their stream reconnects).
-    public func currentOffer(for driverID: String) -> DispatchMachine.Offer? {
-        machine.offer(heldBy: driverID, now: time.now())
+    public func currentOffer(for driverID: String) async -> DispatchMachine.Offer? {
+        try? await offers.offer(heldBy: driverID, now: time.now())
     }
 
     /// Trips being searched for.
@@ -72,10 +79,32 @@ public actor Dispatcher {
     ) async throws(APIError) -> TripAuthority.Outcome {
         // A retried accept that already won is answered from its stored response, offer or not.
         if let idempotency, let replayed = try await authority.replay(idempotency) { return replayed }
-        guard machine.offer(heldBy: driverID, now: time.now())?.tripID == tripID else {
+        // Exactly one accept of an offer gets past here, on whichever node; the trip's version decides the rest.
+        guard try await claim(tripID: tripID, driverID: driverID) else {
             throw APIError.invalidState(
                 "there is no live offer of trip \(tripID) for you; it expired or went to another driver")
         }
+        do {
+            let outcome = try await applyAccept(tripID: tripID, driverID: driverID, idempotency: idempotency)
+            try? await offers.remove(tripID: tripID, driverID: driverID)
+            return outcome
+        } catch {
+            try? await offers.remove(tripID: tripID, driverID: driverID)
+            throw error
+        }
+    }
+
+    private func claim(tripID: String, driverID: String) async throws(APIError) -> Bool {
+        do {
+            return try await offers.claim(tripID: tripID, driverID: driverID, now: time.now())
+        } catch {
+            throw APIError(code: .unavailable, message: "offers are unavailable: \(error)")
+        }
+    }
+
+    private func applyAccept(
+        tripID: String, driverID: String, idempotency: TripAuthority.Idempotency?
+    ) async throws(APIError) -> TripAuthority.Outcome {
         var eta: Int?
         if let position = await fleet.position(driverID: driverID), let record = try await authority.record(id: tripID)
         {
@@ -91,16 +120,20 @@ public actor Dispatcher {
 
     /// The driver turns their offer down; the next candidate is offered at once.
     public func decline(tripID: String, driverID: String) async throws(APIError) {
-        guard machine.declined(tripID: tripID, driverID: driverID) else {
+        guard try await claim(tripID: tripID, driverID: driverID) else {
             throw APIError.invalidState("there is no live offer of trip \(tripID) for you")
         }
+        try? await offers.remove(tripID: tripID, driverID: driverID)
         metrics.offer("declined")
-        await evaluate()
+        // When the search runs here, the next candidate is offered at once; otherwise its node sees the
+        // offer gone on its next evaluation.
+        if machine.declined(tripID: tripID, driverID: driverID) { await evaluate() }
     }
 
     /// Expires offers, gives up searches and makes new offers to drivers heard from in the last 60 s.
     public func evaluate() async {
         let now = time.now()
+        await reconcileAnswersFromElsewhere(now: now)
         var candidates: [String: [String]] = [:]
         // Every search may need a candidate: an offer that lapses in this very evaluation frees its trip.
         for search in machine.searches.values where search.offer.map({ $0.expiresAt <= now }) ?? true {
@@ -109,7 +142,41 @@ public actor Dispatcher {
             // The geo index makes the first cut; the nearest few are then ordered by road ETA.
             candidates[search.tripID] = routing.rankedByRoad(hits, to: search.pickup).map(\.driverID)
         }
-        await perform(machine.evaluate(now: now, candidates: candidates))
+        // A driver already holding another node's offer is skipped for this round, and the trip goes to
+        // its next candidate at once.
+        var busy: Set<String> = []
+        for _ in 0..<4 {
+            let round = candidates.mapValues { $0.filter { !busy.contains($0) } }
+            var placed: [DispatchMachine.Action] = []
+            var retried = false
+            for action in machine.evaluate(now: now, candidates: round) {
+                if case .offer(let offer) = action, (try? await offers.place(offer, now: now)) != true {
+                    machine.retract(offer)
+                    busy.insert(offer.driverID)
+                    retried = true
+                } else {
+                    placed.append(action)
+                }
+            }
+            await perform(placed)
+            if !retried { return }
+        }
+    }
+
+    /// Offers this node made that the driver answered on another node: a decline frees the trip for the
+    /// next candidate; an accept (or a cancel) shows in the trip's state, which ends the search.
+    private func reconcileAnswersFromElsewhere(now: Date) async {
+        for search in machine.searches.values {
+            guard let offer = search.offer, offer.expiresAt > now,
+                let status = try? await offers.status(of: offer, now: now), status == .gone
+            else { continue }
+            guard let record = try? await authority.record(id: search.tripID) else { continue }
+            if record.trip.state == .searching {
+                machine.declined(tripID: offer.tripID, driverID: offer.driverID)
+            } else {
+                _ = machine.stopSearch(tripID: search.tripID)
+            }
+        }
     }
 
     /// Evaluates once a second until the task is cancelled.
@@ -127,12 +194,19 @@ public actor Dispatcher {
             switch action {
             case .offer(let offer):
                 guard let record = try? await authority.record(id: offer.tripID) else { continue }
+                // Changed on another node (cancelled, say): this node's observer never saw it.
+                guard record.trip.state == .searching else {
+                    _ = machine.stopSearch(tripID: offer.tripID)
+                    try? await offers.remove(tripID: offer.tripID, driverID: offer.driverID)
+                    continue
+                }
                 let frame = DriverServerFrame.offer(TripOffer(trip: record.trip, expiresAt: offer.expiresAt))
                 if let text = try? HailJSON.encodeString(frame) {
                     await bus.publish(BusMessage(kind: .essential, text: text), to: .driver(offer.driverID))
                 }
                 metrics.offer("sent")
-            case .withdraw:
+            case .withdraw(let offer):
+                try? await offers.remove(tripID: offer.tripID, driverID: offer.driverID)
                 metrics.offer("expired")
             case .giveUp(let tripID):
                 _ = try? await authority.apply(.searchTimedOut, tripID: tripID, by: .system)

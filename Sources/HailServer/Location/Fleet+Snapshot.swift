@@ -17,8 +17,8 @@ extension Fleet {
         let idle = try await availableDrivers(near: center, excluding: Set(serving.keys), limit: limit)
         var cars: [FleetSnapshot.Car] = []
         for driverID in Set(serving.keys).union(idle.map(\.driverID)).sorted() {
-            guard let location = position(driverID: driverID) else { continue }
-            let status = status(driverID: driverID)
+            guard let location = await position(driverID: driverID) else { continue }
+            let status = await status(driverID: driverID)
             let record = serving[driverID]
             cars.append(
                 FleetSnapshot.Car(

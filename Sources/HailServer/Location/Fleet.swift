@@ -35,18 +35,14 @@ public actor Fleet {
         public var published: DriverLocation?
     }
 
+    /// What only this node needs about a driver; what every node must agree on (seq, filter, status,
+    /// position, trip) is in the `DriverIngestStore`.
     private struct DriverState {
-        var online = false
-        var degraded = false
-        var lastSeq: Int64?
-        var filter = LocationFilter()
         var position: DriverLocation?
         /// Where `position` lies on the roads, the start of the next published road path.
         var snap: RoadSnap?
         /// The app that last sent this driver's positions: its cohort picks the route provider for them.
         var client: ClientInfo?
-        var trip: TripRecord?
-        var tripLoaded = false
     }
 
     private let configuration: Configuration
@@ -57,6 +53,7 @@ public actor Fleet {
     private let time: ServerTime
     private let metrics: ServerMetrics
     private let routing: ServerRouting
+    private let ingestState: any DriverIngestStore
     private var drivers: [String: DriverState] = [:]
     private var nearbyCache: [String: (at: Date, coordinates: [Coordinate])] = [:]
     private var random: AnyRandomNumberGenerator
@@ -71,9 +68,11 @@ public actor Fleet {
         time: ServerTime,
         metrics: ServerMetrics,
         routing: ServerRouting = ServerRouting(network: nil),
-        random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+        random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+        ingestState: any DriverIngestStore = MemoryDriverIngestStore()
     ) {
         self.configuration = configuration
+        self.ingestState = ingestState
         self.geo = geo
         self.trips = trips
         self.history = history
@@ -86,33 +85,31 @@ public actor Fleet {
 
     /// Marks a driver online or offline (offline also leaves the geo index).
     public func setStatus(driverID: String, online: Bool, degraded: Bool) async throws {
-        var state = drivers[driverID] ?? DriverState()
-        state.online = online
-        state.degraded = degraded
-        drivers[driverID] = state
+        try await ingestState.setStatus(driverID: driverID, online: online, degraded: degraded)
         if !online { try await geo.remove(driverID: driverID) }
     }
 
     /// Whether the driver is online and reported degraded location.
-    public func status(driverID: String) -> (online: Bool, degraded: Bool) {
-        let state = drivers[driverID]
+    public func status(driverID: String) async -> (online: Bool, degraded: Bool) {
+        let state = try? await ingestState.state(driverID: driverID)
         return (state?.online ?? false, state?.degraded ?? false)
     }
 
-    /// Records which trip the driver serves (called after every committed trip change).
-    public func tripChanged(_ record: TripRecord, previousDriverID: String?) {
+    /// Records which trip the driver serves (called after every committed trip change, on the node that
+    /// committed it; the store carries it to the node ingesting the driver's positions).
+    public func tripChanged(_ record: TripRecord, previousDriverID: String?) async {
         if let previousDriverID, previousDriverID != record.driverID {
-            drivers[previousDriverID]?.trip = nil
+            try? await ingestState.releaseTrip(record.trip.id, driverID: previousDriverID)
         }
-        guard let driverID = record.driverID else { return }
-        var state = drivers[driverID] ?? DriverState()
-        state.trip = record.trip.state.isActive ? record : nil
-        state.tripLoaded = true
-        drivers[driverID] = state
+        guard record.driverID != nil else { return }
+        try? await ingestState.recordTrip(record)
     }
 
-    /// The driver's last published position.
-    public func position(driverID: String) -> DriverLocation? { drivers[driverID]?.position }
+    /// The driver's last published position, whichever node published it.
+    public func position(driverID: String) async -> DriverLocation? {
+        if let shared = try? await ingestState.state(driverID: driverID)?.position { return shared }
+        return drivers[driverID]?.position
+    }
 
     /// The app that last sent the driver's positions; ETAs from them use its cohort's route provider, so a
     /// trip's snapshots agree with its driverMoved frames.
@@ -133,31 +130,31 @@ public actor Fleet {
     public func ingest(driverID: String, batch: LocationBatch, client: ClientInfo?) async throws -> IngestResult {
         let now = time.now()
         var state = drivers[driverID] ?? DriverState()
-        if !state.tripLoaded {
-            state.trip = try await trips.activeRecord(driverID: driverID)
-            state.tripLoaded = true
-        }
-        if let last = state.lastSeq, batch.seq <= last {
-            drivers[driverID] = state
+        // The seq is taken atomically in the shared store, so a batch replayed to another node is refused.
+        guard var shared = try await ingestState.advance(driverID: driverID, to: batch.seq) else {
             metrics.locationPoints(batch.points.count, result: "duplicate", client: client)
             return IngestResult(
                 ackSeq: batch.seq, applied: false, accepted: 0, dropped: ["duplicate": batch.points.count],
                 published: nil)
         }
-        state.lastSeq = batch.seq
+        if !shared.tripKnown {
+            let record = try await trips.activeRecord(driverID: driverID)
+            try await ingestState.loadedTrip(record, driverID: driverID)
+            shared.trip = try await ingestState.state(driverID: driverID)?.trip ?? record
+        }
         if let client { state.client = client }
         // Backlog points predate live ones already taken, so they are judged among themselves.
         var backlogFilter = LocationFilter()
         var kept: [LocationPoint] = []
         var dropped: [String: Int] = [:]
         for point in batch.points {
-            let verdict = batch.backlog ? backlogFilter.evaluate(point) : state.filter.evaluate(point)
+            let verdict = batch.backlog ? backlogFilter.evaluate(point) : shared.filter.evaluate(point)
             switch verdict {
             case .accept: kept.append(point)
             case .reject(let reason): dropped[reason.rawValue, default: 0] += 1
             }
         }
-        let serving = state.online || state.trip != nil
+        let serving = shared.online || shared.trip != nil
         if !serving {
             // Positions from a driver who is neither online nor on a trip move nothing.
             dropped["offline", default: 0] += kept.count
@@ -167,6 +164,7 @@ public actor Fleet {
         for (reason, count) in dropped { metrics.locationPoints(count, result: reason, client: client) }
 
         var published: DriverLocation?
+        var newPosition: DriverLocation?
         if !batch.backlog, let newest = kept.last {
             let heading = newest.heading < 0 ? nil : newest.heading
             let roads = routing.roads(for: state.client)
@@ -181,12 +179,13 @@ public actor Fleet {
             }
             let location = DriverLocation(
                 coordinate: snap?.coordinate ?? newest.coordinate,
-                heading: heading ?? snap?.bearing ?? state.position?.heading ?? 0,
+                heading: heading ?? snap?.bearing ?? shared.position?.heading ?? 0,
                 seq: batch.seq, receivedAt: now)
             state.position = location
+            newPosition = location
             state.snap = snap
-            if state.online { try await geo.update(driverID: driverID, coordinate: location.coordinate, seenAt: now) }
-            if let record = state.trip, record.trip.state.isActive, record.trip.state != .searching {
+            if shared.online { try await geo.update(driverID: driverID, coordinate: location.coordinate, seenAt: now) }
+            if let record = shared.trip, record.trip.state.isActive, record.trip.state != .searching {
                 published = location
                 let target = record.trip.state == .onTrip ? record.trip.dropoff : record.trip.pickup
                 let eta = routing.estimator(for: state.client).seconds(from: location.coordinate, to: target)
@@ -198,7 +197,9 @@ public actor Fleet {
                 metrics.positionPublished(age: now.timeIntervalSince(newest.t))
             }
         }
-        if let record = state.trip, record.trip.state == .onTrip, !kept.isEmpty {
+        try await ingestState.saveFix(
+            driverID: driverID, filter: shared.filter, position: newPosition)
+        if let record = shared.trip, record.trip.state == .onTrip, !kept.isEmpty {
             let points = kept.map {
                 HistoryPoint(coordinate: $0.coordinate, t: $0.t, receivedAt: now, backlog: batch.backlog)
             }
@@ -217,9 +218,10 @@ public actor Fleet {
         // Silence is judged here, from the driver's own last fix, so a search never needs the index swept
         // first; the sweep (`evictSilentDrivers`, once a second) only keeps the index small.
         let cutoff = time.now().addingTimeInterval(-configuration.silenceTimeout)
+        let states = try await ingestState.states(driverIDs: hits.map(\.driverID).filter { !excluding.contains($0) })
         return Array(
             hits.filter { hit in
-                guard !excluding.contains(hit.driverID), let state = drivers[hit.driverID] else { return false }
+                guard !excluding.contains(hit.driverID), let state = states[hit.driverID] else { return false }
                 return state.online && state.trip == nil && (state.position?.receivedAt ?? .distantPast) >= cutoff
             }.prefix(limit))
     }

@@ -4,16 +4,20 @@ import HailProtocol
 import HailServer
 import Testing
 
-/// Every REST route once through the real server: HailNet on 127.0.0.1, SQLite file, HMAC tokens,
-/// URLSession as the client, and the services' manual clock so dispatch timing stays exact.
+/// Every REST route once through the real server: HailNet on 127.0.0.1, SQLite file (or PostgreSQL and
+/// Redis), HMAC tokens, URLSession as the client, and the services' manual clock so dispatch timing stays
+/// exact.
 @Suite("Every endpoint over loopback", .serialized)
 struct EveryEndpointOverLoopbackTests {
-    @Test func aTourOfEveryRoute() async throws {
+    @Test(arguments: Backend.allCases) func aTourOfEveryRoute(backend: Backend) async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("hail-tour-\(UUID().uuidString).db")
             .path
-        let (h, server) = try await ServerHarness.loopback(databasePath: path)
+        let (h, server) = try await ServerHarness.loopback(databasePath: path, backend: backend)
         defer {
-            Task { await server.shutdown() }
+            Task {
+                await server.shutdown()
+                await h.closeBackends()
+            }
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         }
         let rider = h.token(.rider, "rider-1")

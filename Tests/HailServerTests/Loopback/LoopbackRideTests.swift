@@ -15,8 +15,8 @@ struct LoopbackRideTests {
                 seq: seq, points: [LocationPoint(lat: lat, lng: lng, accuracy: 5, heading: 180, speed: 8, t: t)]))
     }
 
-    @Test func aFullRideOverHTTPAndWebSockets() async throws {
-        let server = try await LoopbackServer.start()
+    @Test(arguments: Backend.allCases) func aFullRideOverHTTPAndWebSockets(backend: Backend) async throws {
+        let server = try await LoopbackServer.start(backend: backend)
         defer { Task { await server.stop() } }
         let driverToken = server.token(.driver, "driver-1")
         let riderToken = server.token(.rider, "rider-1")
@@ -87,8 +87,8 @@ struct LoopbackRideTests {
         driver.connection.close()
     }
 
-    @Test func anotherRidersTripStreamIsClosedWith4003() async throws {
-        let server = try await LoopbackServer.start()
+    @Test(arguments: Backend.allCases) func anotherRidersTripStreamIsClosedWith4003(backend: Backend) async throws {
+        let server = try await LoopbackServer.start(backend: backend)
         defer { Task { await server.stop() } }
         let created = try await server.http(
             "POST", "/v1/trips", token: server.token(.rider, "rider-b"), body: Self.request, key: UUID().uuidString)
@@ -101,8 +101,10 @@ struct LoopbackRideTests {
         #expect(await stranger.closed().code == 4001)
     }
 
-    @Test func aGarbageFrameFromADriverClosesWith4008AndAReason() async throws {
-        let server = try await LoopbackServer.start()
+    @Test(arguments: Backend.allCases) func aGarbageFrameFromADriverClosesWith4008AndAReason(backend: Backend)
+        async throws
+    {
+        let server = try await LoopbackServer.start(backend: backend)
         defer { Task { await server.stop() } }
         let driver = try await server.socket("/v1/drivers/me/live", token: server.token(.driver, "driver-1"))
         _ = try await driver.next("hello", as: DriverServerFrame.self)
@@ -112,8 +114,8 @@ struct LoopbackRideTests {
         #expect(close.reason.contains("teleport"))
     }
 
-    @Test func aSecondDriverConnectionSupersedesTheFirst() async throws {
-        let server = try await LoopbackServer.start()
+    @Test(arguments: Backend.allCases) func aSecondDriverConnectionSupersedesTheFirst(backend: Backend) async throws {
+        let server = try await LoopbackServer.start(backend: backend)
         defer { Task { await server.stop() } }
         let token = server.token(.driver, "driver-1")
         let first = try await server.socket("/v1/drivers/me/live", token: token)
@@ -123,8 +125,8 @@ struct LoopbackRideTests {
         #expect(await first.closed().code == 4010)
     }
 
-    @Test func badInputOverTheWireGetsTheDocumentedErrors() async throws {
-        let server = try await LoopbackServer.start()
+    @Test(arguments: Backend.allCases) func badInputOverTheWireGetsTheDocumentedErrors(backend: Backend) async throws {
+        let server = try await LoopbackServer.start(backend: backend)
         defer { Task { await server.stop() } }
         let rider = server.token(.rider, "rider-1")
         let huge = String(repeating: " ", count: 10 << 20)

@@ -105,6 +105,8 @@ struct LoopbackServer {
     let databasePath: String
     let tokens: TokenAuthority
     let client: WebSocketClient
+    /// Closes backends opened for this server (the scaled ones: connections, the test's schema).
+    var closeBackends: @Sendable () async -> Void = {}
 
     static func start(databasePath: String? = nil) async throws -> LoopbackServer {
         let path =
@@ -126,6 +128,7 @@ struct LoopbackServer {
     func stop() async {
         await client.shutdown()
         await server.shutdown()
+        await closeBackends()
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: databasePath + suffix) }
     }
 

@@ -1,0 +1,155 @@
+import Foundation
+import HailCore
+import HailServer
+
+/// Drivers' ingest state in Redis, one hash per driver (`<prefix>:<driverID>`), shared by every node: a
+/// driver who reconnects to another node keeps their seq (no replay, no going backwards) and their
+/// filter's reference fix, and the node holding their socket learns the trip another node assigned.
+///
+/// Fields: `seq`, `filter` and `position` (JSON), `online`, `degraded`, `trip` (JSON, only while active),
+/// `tripID` and `tripVersion` (the newest change recorded, so a late older one is ignored). Each write
+/// renews the hash's lifetime (`lifetime`, a day by default), so a driver gone for that long is forgotten.
+public struct RedisDriverIngestStore: DriverIngestStore {
+    private let client: RedisClient
+    private let prefix: String
+    private let lifetimeMillis: String
+
+    private static let advanceScript = """
+        local s = redis.call('HGET', KEYS[1], 'seq')
+        if s and tonumber(s) >= tonumber(ARGV[1]) then return false end
+        redis.call('HSET', KEYS[1], 'seq', ARGV[1])
+        redis.call('PEXPIRE', KEYS[1], ARGV[2])
+        return redis.call('HGETALL', KEYS[1])
+        """
+
+    private static let recordTripScript = """
+        local id = redis.call('HGET', KEYS[1], 'tripID')
+        local v = tonumber(redis.call('HGET', KEYS[1], 'tripVersion') or '0')
+        if id == ARGV[1] and v >= tonumber(ARGV[2]) then return 0 end
+        redis.call('HSET', KEYS[1], 'tripID', ARGV[1], 'tripVersion', ARGV[2])
+        if ARGV[3] == '' then redis.call('HDEL', KEYS[1], 'trip') else redis.call('HSET', KEYS[1], 'trip', ARGV[3]) end
+        redis.call('PEXPIRE', KEYS[1], ARGV[4])
+        return 1
+        """
+
+    private static let releaseTripScript = """
+        if redis.call('HGET', KEYS[1], 'tripID') ~= ARGV[1] then return 0 end
+        return redis.call('HDEL', KEYS[1], 'trip')
+        """
+
+    private static let loadedTripScript = """
+        if redis.call('HEXISTS', KEYS[1], 'tripID') == 1 then return 0 end
+        redis.call('HSET', KEYS[1], 'tripID', ARGV[1], 'tripVersion', ARGV[2])
+        if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'trip', ARGV[3]) end
+        redis.call('PEXPIRE', KEYS[1], ARGV[4])
+        return 1
+        """
+
+    /// A store under the keys `<prefix>:<driverID>`, forgetting a driver `lifetime` after their last write.
+    public init(client: RedisClient, prefix: String = "hail:ingest", lifetime: TimeInterval = 86_400) {
+        self.client = client
+        self.prefix = prefix
+        lifetimeMillis = String(Int(lifetime * 1000))
+    }
+
+    /// The driver's state, nil when the hash does not exist.
+    public func state(driverID: String) async throws -> DriverIngestState? {
+        try await states(driverIDs: [driverID])[driverID]
+    }
+
+    /// Several drivers' states in one pipeline.
+    public func states(driverIDs: [String]) async throws -> [String: DriverIngestState] {
+        guard !driverIDs.isEmpty else { return [:] }
+        let commands = driverIDs.map { ["HGETALL", key($0)] }
+        let replies = try await client.run { connection in try connection.pipeline(commands).map { try $0.checked() } }
+        var found: [String: DriverIngestState] = [:]
+        for (id, reply) in zip(driverIDs, replies) {
+            if let state = try Self.decode(reply) { found[id] = state }
+        }
+        return found
+    }
+
+    /// Takes `seq` atomically when it is newer than the stored one.
+    public func advance(driverID: String, to seq: Int64) async throws -> DriverIngestState? {
+        let command = ["EVAL", Self.advanceScript, "1", key(driverID), String(seq), lifetimeMillis]
+        let reply = try await client.run { connection in try connection.command(command).checked() }
+        if reply == .null { return nil }
+        guard let state = try Self.decode(reply) else { throw RedisError.unexpected("advance answered \(reply)") }
+        return state
+    }
+
+    /// Stores the filter and, when one was published, the position.
+    public func saveFix(driverID: String, filter: LocationFilter, position: DriverLocation?) async throws {
+        var command = ["HSET", key(driverID), "filter", try Self.json(filter)]
+        if let position { command += ["position", try Self.json(position)] }
+        try await write([command])
+    }
+
+    /// Stores online status.
+    public func setStatus(driverID: String, online: Bool, degraded: Bool) async throws {
+        try await write([["HSET", key(driverID), "online", online ? "1" : "0", "degraded", degraded ? "1" : "0"]])
+    }
+
+    /// Records the trip unless a newer version of it is stored.
+    public func recordTrip(_ record: TripRecord) async throws {
+        guard let driverID = record.driverID else { return }
+        let json = record.trip.state.isActive ? try Self.json(record) : ""
+        let command = [
+            "EVAL", Self.recordTripScript, "1", key(driverID), record.trip.id, String(record.trip.version), json,
+            lifetimeMillis,
+        ]
+        _ = try await client.run { connection in try connection.command(command).checked() }
+    }
+
+    /// Clears the trip if it is the one stored.
+    public func releaseTrip(_ tripID: String, driverID: String) async throws {
+        let command = ["EVAL", Self.releaseTripScript, "1", key(driverID), tripID]
+        _ = try await client.run { connection in try connection.command(command).checked() }
+    }
+
+    /// Stores a looked-up trip unless one is recorded.
+    public func loadedTrip(_ record: TripRecord?, driverID: String) async throws {
+        let command = [
+            "EVAL", Self.loadedTripScript, "1", key(driverID), record?.trip.id ?? "",
+            String(record?.trip.version ?? 0), try record.map(Self.json) ?? "", lifetimeMillis,
+        ]
+        _ = try await client.run { connection in try connection.command(command).checked() }
+    }
+
+    private func key(_ driverID: String) -> String { prefix + ":" + driverID }
+
+    private func write(_ commands: [[String]]) async throws {
+        let all = commands + [["PEXPIRE", commands[0][1], lifetimeMillis]]
+        _ = try await client.run { connection in try connection.pipeline(all).map { try $0.checked() } }
+    }
+
+    private static func json<Value: Encodable>(_ value: Value) throws -> String {
+        // Foundation's default dates (seconds as a Double) round-trip exactly; the filter compares them.
+        String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
+    }
+
+    private static func decode(_ reply: RedisReply) throws -> DriverIngestState? {
+        guard let items = reply.elements else { return nil }
+        guard !items.isEmpty else { return nil }
+        var fields: [String: String] = [:]
+        var index = 0
+        while index + 1 < items.count {
+            if let name = items[index].text, let value = items[index + 1].text { fields[name] = value }
+            index += 2
+        }
+        let decoder = JSONDecoder()
+        var state = DriverIngestState()
+        state.lastSeq = fields["seq"].flatMap { Int64($0) }
+        if let filter = fields["filter"] {
+            state.filter = try decoder.decode(LocationFilter.self, from: Data(filter.utf8))
+        }
+        state.online = fields["online"] == "1"
+        state.degraded = fields["degraded"] == "1"
+        if let position = fields["position"] {
+            state.position = try decoder.decode(DriverLocation.self, from: Data(position.utf8))
+        }
+        if let trip = fields["trip"] { state.trip = try decoder.decode(TripRecord.self, from: Data(trip.utf8)) }
+        state.tripKnown = fields["tripID"] != nil
+        return state
+    }
+}

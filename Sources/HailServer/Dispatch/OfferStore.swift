@@ -1,0 +1,104 @@
+import Foundation
+import Synchronization
+
+/// Where live offers are kept, one per driver, so an accept or a decline can reach any node.
+///
+/// Embedded: `MemoryOfferStore`; scaled: `RedisOfferStore` (HailScale), shared by every node. The store
+/// decides which accept gets to try; the trip's version check in the trip store still decides the trip.
+public protocol OfferStore: Sendable {
+    /// Records `offer` unless its driver already holds another live one (made by this node or another);
+    /// returns whether it was recorded. The offer lapses by itself at `offer.expiresAt`.
+    func place(_ offer: DispatchMachine.Offer, now: Date) async throws -> Bool
+    /// The live offer `driverID` holds at `now`, if any (not one that is being accepted).
+    func offer(heldBy driverID: String, now: Date) async throws -> DispatchMachine.Offer?
+    /// What became of `offer` (the node that made it asks, since the driver may answer on another node).
+    func status(of offer: DispatchMachine.Offer, now: Date) async throws -> OfferStatus
+    /// Takes the driver's live offer of `tripID` for an answer: true for exactly one caller, however many
+    /// nodes try at once. A claimed offer is no longer live; it stays as `.answering` until `remove`, or
+    /// for `answerWindow` at most if the claiming node dies before it can.
+    func claim(tripID: String, driverID: String, now: Date) async throws -> Bool
+    /// Removes the driver's offer of `tripID`, live or claimed; a different offer they hold stays.
+    func remove(tripID: String, driverID: String) async throws
+}
+
+/// What became of an offer, as its maker sees it.
+public enum OfferStatus: Sendable, Hashable {
+    /// Still out to the driver.
+    case outstanding
+    /// The driver answered and a node is applying the answer.
+    case answering
+    /// Declined, withdrawn, applied, or lapsed.
+    case gone
+}
+
+extension OfferStore {
+    /// How long a claimed offer may stay unanswered before it counts as gone (a node died mid-accept).
+    public static var answerWindow: TimeInterval { 30 }
+}
+
+/// The embedded offer store: a dictionary behind a lock, for one process.
+public final class MemoryOfferStore: OfferStore {
+    private struct Entry {
+        var offer: DispatchMachine.Offer
+        /// Set once claimed, with the time the claim lapses.
+        var answeringUntil: Date?
+    }
+
+    private let entries = Mutex<[String: Entry]>([:])
+
+    /// Creates an empty store.
+    public init() {}
+
+    /// Records the offer unless the driver holds another live or claimed one.
+    public func place(_ offer: DispatchMachine.Offer, now: Date) -> Bool {
+        entries.withLock { entries in
+            if let entry = entries[offer.driverID], Self.isPresent(entry, now: now) { return false }
+            entries[offer.driverID] = Entry(offer: offer, answeringUntil: nil)
+            return true
+        }
+    }
+
+    /// The driver's live, unclaimed offer.
+    public func offer(heldBy driverID: String, now: Date) -> DispatchMachine.Offer? {
+        entries.withLock { entries in
+            guard let entry = entries[driverID], entry.answeringUntil == nil, entry.offer.expiresAt > now else {
+                return nil
+            }
+            return entry.offer
+        }
+    }
+
+    /// Outstanding, answering or gone.
+    public func status(of offer: DispatchMachine.Offer, now: Date) -> OfferStatus {
+        entries.withLock { entries in
+            guard let entry = entries[offer.driverID], entry.offer.tripID == offer.tripID,
+                Self.isPresent(entry, now: now)
+            else { return .gone }
+            return entry.answeringUntil == nil ? .outstanding : .answering
+        }
+    }
+
+    /// Claims the live offer of `tripID`; exactly one caller wins.
+    public func claim(tripID: String, driverID: String, now: Date) -> Bool {
+        entries.withLock { entries in
+            guard var entry = entries[driverID], entry.offer.tripID == tripID, entry.answeringUntil == nil,
+                entry.offer.expiresAt > now
+            else { return false }
+            entry.answeringUntil = now.addingTimeInterval(Self.answerWindow)
+            entries[driverID] = entry
+            return true
+        }
+    }
+
+    /// Removes the driver's offer of `tripID`.
+    public func remove(tripID: String, driverID: String) {
+        entries.withLock { entries in
+            if entries[driverID]?.offer.tripID == tripID { entries[driverID] = nil }
+        }
+    }
+
+    private static func isPresent(_ entry: Entry, now: Date) -> Bool {
+        if let until = entry.answeringUntil { return until > now }
+        return entry.offer.expiresAt > now
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import HailCore
+import Synchronization
+
+/// What every node must agree on about one driver between two batches: the last seq applied, the
+/// location filter's reference fix, online status, the last published position and the trip served.
+public struct DriverIngestState: Codable, Sendable, Hashable {
+    /// The newest batch seq applied; older or equal ones are acknowledged and ignored.
+    public var lastSeq: Int64?
+    /// The server-side filter, whose reference is the last fix it accepted.
+    public var filter = LocationFilter()
+    /// Online (offered trips, in the geo index).
+    public var online = false
+    /// The phone reports degraded location.
+    public var degraded = false
+    /// The last published position.
+    public var position: DriverLocation?
+    /// The active trip the driver serves, if any.
+    public var trip: TripRecord?
+    /// False until the trip served has been looked up or recorded (a driver first seen after a restart).
+    public var tripKnown = false
+
+    /// A driver nothing is known about.
+    public init() {}
+}
+
+/// Where drivers' ingest state lives: this process's memory when it is the only node
+/// (`MemoryDriverIngestStore`), Redis when several nodes share the drivers (`RedisDriverIngestStore`), so
+/// a driver who reconnects to another node is neither rejected nor allowed to go backwards.
+public protocol DriverIngestStore: Sendable {
+    /// The driver's state, nil when nothing is known.
+    func state(driverID: String) async throws -> DriverIngestState?
+    /// The states of several drivers; unknown ones are absent.
+    func states(driverIDs: [String]) async throws -> [String: DriverIngestState]
+    /// Takes batch `seq` atomically: when it is newer than the stored seq (or there is none), stores it and
+    /// returns the state (with `lastSeq` already `seq`); nil when it is not newer (a duplicate or replay).
+    func advance(driverID: String, to seq: Int64) async throws -> DriverIngestState?
+    /// Stores the filter after a batch, and the position when one was published.
+    func saveFix(driverID: String, filter: LocationFilter, position: DriverLocation?) async throws
+    /// Stores online status.
+    func setStatus(driverID: String, online: Bool, degraded: Bool) async throws
+    /// Records a committed change of the trip `record.driverID` serves, unless a newer version of the same
+    /// trip is stored already; a trip no longer active clears it.
+    func recordTrip(_ record: TripRecord) async throws
+    /// Clears the trip `tripID` from `driverID` (they gave it up), if it is the one stored.
+    func releaseTrip(_ tripID: String, driverID: String) async throws
+    /// Stores the trip looked up for a driver first seen, unless one was recorded meanwhile.
+    func loadedTrip(_ record: TripRecord?, driverID: String) async throws
+}
+
+/// The embedded ingest state: a dictionary behind a lock.
+public final class MemoryDriverIngestStore: DriverIngestStore {
+    private struct Entry {
+        var state = DriverIngestState()
+        /// The newest version recorded per trip, so a late, older change never overwrites a newer one.
+        var tripVersion: (id: String, version: Int)?
+    }
+
+    private let entries = Mutex<[String: Entry]>([:])
+
+    /// Creates an empty store.
+    public init() {}
+
+    /// The driver's state.
+    public func state(driverID: String) -> DriverIngestState? { entries.withLock { $0[driverID]?.state } }
+
+    /// Several drivers' states.
+    public func states(driverIDs: [String]) -> [String: DriverIngestState] {
+        entries.withLock { entries in
+            var found: [String: DriverIngestState] = [:]
+            for id in driverIDs { if let state = entries[id]?.state { found[id] = state } }
+            return found
+        }
+    }
+
+    /// Advances the seq when `seq` is newer.
+    public func advance(driverID: String, to seq: Int64) -> DriverIngestState? {
+        entries.withLock { entries in
+            var entry = entries[driverID] ?? Entry()
+            if let last = entry.state.lastSeq, seq <= last { return nil }
+            entry.state.lastSeq = seq
+            entries[driverID] = entry
+            return entry.state
+        }
+    }
+
+    /// Stores the filter and position.
+    public func saveFix(driverID: String, filter: LocationFilter, position: DriverLocation?) {
+        entries.withLock { entries in
+            entries[driverID, default: Entry()].state.filter = filter
+            if let position { entries[driverID, default: Entry()].state.position = position }
+        }
+    }
+
+    /// Stores online status.
+    public func setStatus(driverID: String, online: Bool, degraded: Bool) {
+        entries.withLock { entries in
+            entries[driverID, default: Entry()].state.online = online
+            entries[driverID, default: Entry()].state.degraded = degraded
+        }
+    }
+
+    /// Records the trip unless a newer version of it is stored.
+    public func recordTrip(_ record: TripRecord) {
+        guard let driverID = record.driverID else { return }
+        entries.withLock { entries in
+            var entry = entries[driverID] ?? Entry()
+            if let stored = entry.tripVersion, stored.id == record.trip.id, stored.version >= record.trip.version {
+                return
+            }
+            entry.tripVersion = (record.trip.id, record.trip.version)
+            entry.state.trip = record.trip.state.isActive ? record : nil
+            entry.state.tripKnown = true
+            entries[driverID] = entry
+        }
+    }
+
+    /// Clears the trip when it is the one stored.
+    public func releaseTrip(_ tripID: String, driverID: String) {
+        entries.withLock { entries in
+            guard entries[driverID]?.state.trip?.trip.id == tripID else { return }
+            entries[driverID]?.state.trip = nil
+        }
+    }
+
+    /// Stores a looked-up trip unless one is known.
+    public func loadedTrip(_ record: TripRecord?, driverID: String) {
+        entries.withLock { entries in
+            var entry = entries[driverID] ?? Entry()
+            guard !entry.state.tripKnown else { return }
+            entry.state.trip = record
+            entry.state.tripKnown = true
+            if let record { entry.tripVersion = (record.trip.id, record.trip.version) }
+            entries[driverID] = entry
+        }
+    }
+}
