@@ -91,7 +91,7 @@ let package = Package(
             name: "hail",
             dependencies: [
                 "HailCore", "HailProtocol", "HailServer", "HailNet", "HailStorage", "HailClient", "HailRider",
-                "HailDriver", "HailScale", "HailRoads", "HailSim", "HailAppStore",
+                "HailDriver", "HailScale", "HailRoads", "HailSim", "HailAppStore", "HailTesting",
             ]
         ),
         .testTarget(name: "HailCoreTests", dependencies: ["HailCore", "HailTesting"]),

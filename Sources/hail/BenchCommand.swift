@@ -33,21 +33,37 @@ enum BenchCommand {
           --secret-file  with --server: its token secret (needed for ingest and --route estimates)
         """
 
+    /// The benchmarks there are.
+    static let kinds = ["http", "ingest", "wire", "connections", "baseline", "route", "client"]
+
     /// Parses the options, runs the benchmark asked for and prints its result.
     static func run(_ arguments: [String]) async throws(UsageError) {
-        guard let kind = arguments.first, kind == "http" || kind == "ingest" else {
+        let names = kinds.joined(separator: ", ")
+        guard let kind = arguments.first, kinds.contains(kind) else {
             throw UsageError(
-                arguments.first.map { "unknown benchmark '\($0)' (http or ingest)" }
-                    ?? "say which benchmark: http or ingest")
+                arguments.first.map { "unknown benchmark '\($0)' (\(names))" } ?? "say which benchmark: \(names)")
+        }
+        let rest = Array(arguments.dropFirst())
+        switch kind {
+        case "wire": return try runWire(rest)
+        case "connections": return try await runConnections(rest)
+        case "baseline": return try await runBaseline(rest)
+        case "route": return try runRoute(rest)
+        case "client": return try await runClient(rest)
+        default: break
         }
         let args = try Arguments(
             Array(arguments.dropFirst()),
             options: [
-                "--seconds", "--connections", "--route", "--interval-ms", "--window", "--points", "--server",
-                "--secret-file",
+                "--seconds", "--duration", "--connections", "--route", "--interval-ms", "--window", "--points",
+                "--server", "--secret-file",
             ],
-            flags: ["--json", "--binary", "--saturate"])
-        let seconds = try args.integer("--seconds", default: 10, in: 1...600)
+            flags: ["--json", "--binary", "--saturate", "--in-process"])
+        if args["--seconds"] != nil, args["--duration"] != nil {
+            throw UsageError("--duration and --seconds are the same option; give one")
+        }
+        let seconds = try args.integer(
+            args["--duration"] != nil ? "--duration" : "--seconds", default: 10, in: 1...600)
         if args["--secret-file"] != nil, args["--server"] == nil {
             throw UsageError("--secret-file goes with --server (the in-process server makes its own secret)")
         }
@@ -86,8 +102,11 @@ enum BenchCommand {
                 benchmark.pacing = .interval(
                     milliseconds: try args.integer("--interval-ms", default: 3_000, in: 10...60_000))
             }
+            if args.has("--in-process"), args["--server"] != nil {
+                throw UsageError("--in-process and --server exclude each other")
+            }
             let descriptors = FileDescriptorLimit.raiseToMaximum()
-            let perConnection = args["--server"] == nil ? 2 : 1
+            let perConnection = args.has("--in-process") ? 2 : 1
             // Headroom for the listener, the database, HTTP connections and the runtime's own files.
             let reserve = 200
             guard benchmark.connections * perConnection + reserve <= descriptors else {
@@ -95,6 +114,30 @@ enum BenchCommand {
                     "--connections \(benchmark.connections) needs about \(benchmark.connections * perConnection + reserve) "
                         + "open files and this process may have \(descriptors) (ulimit -n); use at most "
                         + "\((descriptors - reserve) / perConnection)")
+            }
+            if args["--server"] == nil, !args.has("--in-process") {
+                // The default: the server in a child process of its own, so its CPU and RSS are its own.
+                signal(SIGPIPE, SIG_IGN)
+                do {
+                    let server = try await ServerProcess.start()
+                    let target = try BenchTarget.remote(
+                        url: "http://127.0.0.1:\(server.port)", secretFile: server.secretFile)
+                    do {
+                        let result = try await benchmark.run(on: target, server: server)
+                        await server.stop()
+                        report(result, table: result.table, json: args.has("--json"))
+                    } catch {
+                        await server.stop()
+                        failed(error)
+                    }
+                } catch let error as BenchFailure {
+                    failed(error)
+                } catch let error as UsageError {
+                    failed(BenchFailure(error.message))
+                } catch {
+                    failed(BenchFailure("\(error)"))
+                }
+                return
             }
             let target = try await target(args, needsTokens: true)
             do {
@@ -127,7 +170,7 @@ enum BenchCommand {
     }
 
     /// Prints the result as the table or as one line of JSON.
-    private static func report<Result: Encodable>(_ result: Result, table: String, json: Bool) {
+    static func report<Result: Encodable>(_ result: Result, table: String, json: Bool) {
         guard json else {
             say(table)
             return
@@ -138,7 +181,7 @@ enum BenchCommand {
     }
 
     /// A run that could not happen: message on stderr, exit status 1 (usage mistakes exit 64).
-    private static func failed(_ failure: BenchFailure) -> Never {
+    static func failed(_ failure: BenchFailure) -> Never {
         FileHandle.standardError.write(Data("hail bench: \(failure.description)\n".utf8))
         exit(1)
     }

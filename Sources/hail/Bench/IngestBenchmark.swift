@@ -24,7 +24,8 @@ struct IngestBenchmark: Sendable {
     static let grace = Duration.seconds(3)
 
     /// Runs against `target` (which must be able to mint driver tokens).
-    func run(on target: BenchTarget) async throws(BenchFailure) -> IngestBenchmarkResult {
+    /// `server`, when given, is the child process behind `target`: its CPU and memory are read too.
+    func run(on target: BenchTarget, server: ServerProcess? = nil) async throws(BenchFailure) -> IngestBenchmarkResult {
         let machine = BenchMachine.current()
         let startMilliseconds = Int64(Date().timeIntervalSince1970 * 1000)
         let factories = (0..<connections).map {
@@ -67,7 +68,7 @@ struct IngestBenchmark: Sendable {
                 offsets.append(.zero)
             }
         }
-        let usage = await withTaskGroup(of: (ProcessUsage?, ProcessUsage?)?.self) { group in
+        let usage = await withTaskGroup(of: [ProcessUsage?]?.self) { group in
             for (session, offset) in zip(sessions, offsets) {
                 group.addTask {
                     await session.run(start: start, offset: offset, end: end, grace: Self.grace)
@@ -76,11 +77,11 @@ struct IngestBenchmark: Sendable {
             }
             group.addTask {
                 try? await Task.sleep(until: start, clock: clock)
-                let before = ProcessUsage.current()
+                let before = [ProcessUsage.current(), server?.usage()]
                 try? await Task.sleep(until: end, clock: clock)
-                return (before, ProcessUsage.current())
+                return before + [ProcessUsage.current(), server?.usage()]
             }
-            var usage: (ProcessUsage?, ProcessUsage?) = (nil, nil)
+            var usage: [ProcessUsage?] = [nil, nil, nil, nil]
             for await result in group { if let result { usage = result } }
             return usage
         }
@@ -96,7 +97,8 @@ struct IngestBenchmark: Sendable {
             settings: self, target: target, connected: sessions.count,
             connectFailures: connected.compactMap(\.failure), sourceAddresses: sources, tally: tally,
             wire: (written: wire.messagesSent, read: wire.messagesReceived),
-            serverCounts: serverCounts, before: usage.0, after: usage.1, machine: machine)
+            serverCounts: serverCounts, before: usage[0], after: usage[2], serverBefore: usage[1],
+            serverAfter: usage[3], machine: machine)
     }
 
     /// The 127.0.0.x addresses to spread connections over, or none (let the kernel choose).

@@ -48,6 +48,19 @@ struct IngestBenchmarkResult: Encodable, Sendable {
     let rssMiB: Double?
     /// Highest resident memory of the process, MiB.
     let peakRssMiB: Double?
+    /// The issue's headline keys: acknowledged fixes per second (as `ackedUpdatesPerSecond`).
+    let updatesPerSecond: Double
+    /// Send-to-ack latency percentiles in ms: `p50`, `p99`, `p999`.
+    let latencyMs: [String: Double]
+    /// The server child's CPU over the window in percent of one core; nil when the server is in-process
+    /// or remote (then `processCPUPercent` holds server and load generator together).
+    let serverCpuPercent: Double?
+    /// The server's share of the CPU the whole run used (server / (server + load generator)).
+    let serverCpuShare: Double?
+    /// The server child's resident memory at the end of the window, bytes.
+    let serverRssBytes: Int?
+    /// Fixes not accepted: batches never acked, by reason, plus the server's own drops by reason.
+    let dropped: [String: Int]
     /// The machine and build.
     let machine: BenchMachine
     /// What limits the figure.
@@ -58,7 +71,8 @@ struct IngestBenchmarkResult: Encodable, Sendable {
         settings: IngestBenchmark, target: BenchTarget, connected: Int, connectFailures: [String],
         sourceAddresses: [String], tally: AckLedger.Tally, wire: (written: Int, read: Int),
         serverCounts: [String: Int]?, before: ProcessUsage?,
-        after: ProcessUsage?, machine: BenchMachine
+        after: ProcessUsage?, serverBefore: ProcessUsage? = nil, serverAfter: ProcessUsage? = nil,
+        machine: BenchMachine
     ) {
         encoding = settings.binary ? "binary" : "json"
         connections = settings.connections
@@ -92,12 +106,34 @@ struct IngestBenchmarkResult: Encodable, Sendable {
             rssMiB = nil
             peakRssMiB = nil
         }
+        updatesPerSecond = ackedUpdatesPerSecond
+        latencyMs = ["p50": latency.p50Ms, "p99": latency.p99Ms, "p999": latency.p999Ms, "max": latency.maxMs]
+        if let serverBefore, let serverAfter {
+            let serverCPU = serverAfter.cpuPercent(since: serverBefore, wallSeconds: wall)
+            serverCpuPercent = serverCPU.rounded(toPlaces: 1)
+            serverRssBytes = serverAfter.residentBytes
+            if let generator = processCPUPercent, serverCPU + generator > 0 {
+                serverCpuShare = (serverCPU / (serverCPU + generator)).rounded(toPlaces: 3)
+            } else {
+                serverCpuShare = nil
+            }
+        } else {
+            serverCpuPercent = nil
+            serverRssBytes = target.inProcess ? (after?.residentBytes) : nil
+            serverCpuShare = nil
+        }
+        var dropped = ["batchesNeverAcked": tally.unacked]
+        for (reason, count) in serverCounts ?? [:] where reason != "accepted" { dropped["server:" + reason] = count }
+        self.dropped = dropped
         self.machine = machine
         note =
-            target.inProcess
-            ? "server and load generator (\(connected) WebSocket clients) share this process and its "
-                + "\(machine.cores) cores; CPU% and RSS are both together"
-            : "CPU% and RSS are the load generator's; read the server's on its host"
+            serverAfter != nil
+            ? "the server is a `hail server` child process: server CPU and RSS are its own; process CPU and RSS "
+                + "are the load generator's"
+            : target.inProcess
+                ? "server and load generator (\(connected) WebSocket clients) share this process and its "
+                    + "\(machine.cores) cores; CPU% and RSS are both together"
+                : "CPU% and RSS are the load generator's; read the server's on its host"
     }
 
     /// The human-readable report.
@@ -108,7 +144,8 @@ struct IngestBenchmarkResult: Encodable, Sendable {
         table.add("pacing", pacing)
         table.add(
             "send-to-ack",
-            "p50 \(latency.p50Ms.fixed(2)) ms, p99 \(latency.p99Ms.fixed(2)) ms, max \(latency.maxMs.fixed(1)) ms")
+            "p50 \(latency.p50Ms.fixed(2)) ms, p99 \(latency.p99Ms.fixed(2)) ms, p99.9 \(latency.p999Ms.fixed(2)) ms, max \(latency.maxMs.fixed(1)) ms"
+        )
         table.add("sent", "\(sentBatches) batches, \(sentPoints) fixes in \(seconds) s")
         table.add("acked", "\(ackedBatches) batches")
         table.add("dropped", "\(droppedBatches) batches not acked")
@@ -124,6 +161,15 @@ struct IngestBenchmarkResult: Encodable, Sendable {
             "\(connected) of \(connections) open"
                 + (sourceAddresses.isEmpty ? "" : " from \(sourceAddresses.count) source addresses")
                 + (failed > 0 ? "; first failure: \(connectFailures.first ?? "?")" : ""))
+        if let serverCpuPercent {
+            table.add(
+                "server CPU",
+                "\(serverCpuPercent.fixed(0))% of one core (\(((serverCpuShare ?? 0) * 100).fixed(0))% of the CPU the run used)"
+            )
+        }
+        if let serverRssBytes, serverCpuPercent != nil {
+            table.add("server RSS", "\((Double(serverRssBytes) / 1_048_576).fixed(1)) MiB")
+        }
         if let processCPUPercent { table.add("process CPU", "\(processCPUPercent.fixed(0))% of one core") }
         if let rssMiB, let peakRssMiB {
             table.add("process RSS", "\(rssMiB.fixed(1)) MiB (peak \(peakRssMiB.fixed(1)))")

@@ -6,6 +6,8 @@ struct LatencySummary: Encodable, Sendable {
     let p50Ms: Double
     /// 99th percentile.
     let p99Ms: Double
+    /// 99.9th percentile.
+    let p999Ms: Double
     /// Slowest sample.
     let maxMs: Double
 
@@ -21,6 +23,7 @@ struct LatencySummary: Encodable, Sendable {
         }
         p50Ms = rank(0.50)
         p99Ms = rank(0.99)
+        p999Ms = rank(0.999)
         maxMs = Double(sorted.last ?? 0) / 1000
     }
 

@@ -10,9 +10,15 @@ struct ProcessUsage: Sendable {
     let peakResidentBytes: Int
 
     /// Reads /proc/self/stat and /proc/self/status.
-    static func current() -> ProcessUsage? {
-        guard let stat = try? String(contentsOfFile: "/proc/self/stat", encoding: .utf8),
-            let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+    static func current() -> ProcessUsage? { read("self") }
+
+    /// The same for another process (a child server), from /proc/PID.
+    static func of(pid: Int32) -> ProcessUsage? { read(String(pid)) }
+
+    /// Reads /proc/`process`/stat and /proc/`process`/status.
+    private static func read(_ process: String) -> ProcessUsage? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
+            let status = try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8),
             let closing = stat.lastIndex(of: ")")
         else { return nil }
         // The command name (field 2) may hold spaces; the fields after its closing parenthesis are fixed,

@@ -1,0 +1,98 @@
+import Foundation
+
+/// What `hail bench baseline` measured: Redis on this machine, Hail's ingest, and their ratios.
+struct BaselineResult: Encodable, Sendable {
+    /// Hail's figures compared.
+    struct Hail: Encodable, Sendable {
+        /// Where they came from: a short run now, or the `--ingest-json` file.
+        let source: String
+        /// Acknowledged fixes per second.
+        let updatesPerSecond: Double
+        /// Acknowledged batches (one request-answer round trip each) per second.
+        let batchesPerSecond: Double
+        /// Send-to-ack p50 and p99, ms.
+        let p50Ms: Double
+        /// Send-to-ack p99, ms.
+        let p99Ms: Double
+        /// Driver connections (the concurrency).
+        let connections: Int
+        /// Fixes per batch.
+        let pointsPerBatch: Int
+    }
+
+    /// Always "baseline".
+    let benchmark = "baseline"
+    /// redis-benchmark's version line.
+    let redisBenchmarkVersion: String
+    /// Parallel connections given to redis-benchmark.
+    let clients: Int
+    /// Requests per test.
+    let requests: Int
+    /// Pipelining per connection.
+    let pipeline: Int
+    /// Bytes of the PUBLISH payload (one fix as a JSON location frame).
+    let publishPayloadBytes: Int
+    /// GEOADD of one driver's position.
+    let redisGeoadd: RedisBaseline.Figure
+    /// PUBLISH of one position to a trip channel.
+    let redisPublish: RedisBaseline.Figure
+    /// Hail's ingest.
+    let hail: Hail
+    /// Hail's acknowledged batches/s over Redis GEOADD/s (request for request).
+    let hailBatchesToGeoadd: Double
+    /// Hail's acknowledged fixes/s over Redis GEOADD/s (position for position).
+    let hailUpdatesToGeoadd: Double
+    /// Hail's acknowledged batches/s over Redis PUBLISH/s.
+    let hailBatchesToPublish: Double
+    /// Hail's p99 over Redis GEOADD p99.
+    let hailP99ToGeoaddP99: Double
+    /// The machine.
+    let machine: BenchMachine
+
+    /// Builds the ratios.
+    init(
+        version: String, redis: RedisBaseline, payloadBytes: Int, geoadd: RedisBaseline.Figure,
+        publish: RedisBaseline.Figure, hail: Hail, machine: BenchMachine
+    ) {
+        redisBenchmarkVersion = version
+        clients = redis.clients
+        requests = redis.requests
+        pipeline = redis.pipeline
+        publishPayloadBytes = payloadBytes
+        redisGeoadd = geoadd
+        redisPublish = publish
+        self.hail = hail
+        /// `a / b` to three decimals, 0 when `b` is 0.
+        func ratio(_ a: Double, _ b: Double) -> Double { b > 0 ? (a / b).rounded(toPlaces: 3) : 0 }
+        hailBatchesToGeoadd = ratio(hail.batchesPerSecond, geoadd.requestsPerSecond)
+        hailUpdatesToGeoadd = ratio(hail.updatesPerSecond, geoadd.requestsPerSecond)
+        hailBatchesToPublish = ratio(hail.batchesPerSecond, publish.requestsPerSecond)
+        hailP99ToGeoaddP99 = ratio(hail.p99Ms, geoadd.p99Ms)
+        self.machine = machine
+    }
+
+    /// The human-readable report.
+    var table: String {
+        var table = BenchTable(
+            title:
+                "hail bench baseline: redis-benchmark -c \(clients) -n \(requests) -P \(pipeline) beside Hail's ingest")
+        /// One figure's row.
+        func row(_ figure: RedisBaseline.Figure) -> String {
+            "\(figure.requestsPerSecond.fixed(0)) requests/s, p50 \(figure.p50Ms.fixed(3)) ms, p99 \(figure.p99Ms.fixed(3)) ms"
+        }
+        table.add("redis GEOADD", row(redisGeoadd))
+        table.add("redis PUBLISH", row(redisPublish) + " (\(publishPayloadBytes)-byte payload)")
+        table.add(
+            "hail ingest",
+            "\(hail.updatesPerSecond.fixed(0)) fixes/s in \(hail.batchesPerSecond.fixed(0)) acked batches/s of "
+                + "\(hail.pointsPerBatch), \(hail.connections) drivers, p50 \(hail.p50Ms.fixed(3)) ms, "
+                + "p99 \(hail.p99Ms.fixed(3)) ms (\(hail.source))")
+        table.add("batches : GEOADD", "\(hailBatchesToGeoadd.fixed(3))x (request for request)")
+        table.add("fixes : GEOADD", "\(hailUpdatesToGeoadd.fixed(3))x (position for position)")
+        table.add("batches : PUBLISH", "\(hailBatchesToPublish.fixed(3))x")
+        table.add("p99 : GEOADD p99", "\(hailP99ToGeoaddP99.fixed(2))x")
+        table.add("version", redisBenchmarkVersion)
+        table.add("machine", machine.summary)
+        return table.text
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+
+/// What `hail bench connections` measured, printed as a table or as one JSON object.
+struct ConnectionsBenchmarkResult: Encodable, Sendable {
+    /// Progress of the ramp, every tenth of the way.
+    struct Checkpoint: Encodable, Sendable {
+        /// Connections open.
+        let connections: Int
+        /// Seconds since the first connect.
+        let seconds: Double
+        /// The server's resident memory then.
+        let serverRssBytes: Int
+    }
+
+    /// Always "connections".
+    let benchmark = "connections"
+    /// Connections asked for.
+    let requested: Int
+    /// Connections tried (the request, capped by the open-file limit).
+    let attempted: Int
+    /// Connections that opened.
+    let connected: Int
+    /// Of those, still open after the hold.
+    let stillOpen: Int
+    /// Connects that failed.
+    let failures: Int
+    /// The first failure, verbatim.
+    let firstFailure: String?
+    /// 127.0.0.x source addresses used.
+    let sourceAddresses: Int
+    /// Seconds from the first connect to the last.
+    let connectSeconds: Double
+    /// Connections opened per second.
+    let connectsPerSecond: Double
+    /// Seconds all were held before the last reading.
+    let holdSeconds: Int
+    /// The server's resident memory with no connection, bytes.
+    let serverIdleRssBytes: Int
+    /// The server's resident memory holding them all, bytes.
+    let serverRssBytes: Int
+    /// The server's peak resident memory, bytes.
+    let serverPeakRssBytes: Int
+    /// (held - idle) / connected, bytes.
+    let serverRssBytesPerConnection: Int
+    /// idle + 200,000 x per connection: what the design's peak would take at this rate, bytes.
+    let projectedServerRssBytesAt200k: Int
+    /// True while the server was still running at the end.
+    let serverAlive: Bool
+    /// The load generator's resident memory, bytes.
+    let clientRssBytes: Int
+    /// The ramp.
+    let checkpoints: [Checkpoint]
+    /// The open-file limit each process had.
+    let openFileLimit: Int
+    /// Why fewer than requested were tried or opened; nil when nothing stopped the ramp.
+    let limitedBy: String?
+    /// The 200,000-connection target: reached?
+    let reached200k: Bool
+    /// The 2 GB target, on the projection: met?
+    let projectionUnder2GB: Bool
+    /// The machine.
+    let machine: BenchMachine
+
+    /// Builds the result from the readings.
+    init(
+        requested: Int, attempted: Int, connected: Int, stillOpen: Int, failures: Int, firstFailure: String?,
+        sourceAddresses: Int, connectSeconds: Double, holdSeconds: Int, idleServer: ProcessUsage?,
+        heldServer: ProcessUsage?, serverAlive: Bool, client: ProcessUsage?, checkpoints: [Checkpoint],
+        openFileLimit: Int, limitedBy: String?, machine: BenchMachine
+    ) {
+        self.requested = requested
+        self.attempted = attempted
+        self.connected = connected
+        self.stillOpen = stillOpen
+        self.failures = failures
+        self.firstFailure = firstFailure
+        self.sourceAddresses = sourceAddresses
+        self.connectSeconds = connectSeconds.rounded(toPlaces: 2)
+        connectsPerSecond = (Double(connected) / max(connectSeconds, 0.001)).rounded(toPlaces: 0)
+        self.holdSeconds = holdSeconds
+        serverIdleRssBytes = idleServer?.residentBytes ?? 0
+        serverRssBytes = heldServer?.residentBytes ?? 0
+        serverPeakRssBytes = heldServer?.peakResidentBytes ?? 0
+        let perConnection = connected > 0 ? max(0, serverRssBytes - serverIdleRssBytes) / connected : 0
+        serverRssBytesPerConnection = perConnection
+        projectedServerRssBytesAt200k = serverIdleRssBytes + perConnection * ConnectionsBenchmark.designConnections
+        self.serverAlive = serverAlive
+        clientRssBytes = client?.residentBytes ?? 0
+        self.checkpoints = checkpoints
+        self.openFileLimit = openFileLimit
+        self.limitedBy = limitedBy
+        reached200k = connected >= ConnectionsBenchmark.designConnections
+        projectionUnder2GB = projectedServerRssBytesAt200k < ConnectionsBenchmark.targetServerRSSBytes
+        self.machine = machine
+    }
+
+    /// The human-readable report.
+    var table: String {
+        /// Bytes as MiB with one decimal.
+        func mib(_ bytes: Int) -> String { (Double(bytes) / 1_048_576).fixed(1) + " MiB" }
+        var table = BenchTable(
+            title: "hail bench connections: \(connected) idle driver streams on a `hail server` child")
+        table.add(
+            "connections",
+            "\(connected) of \(requested) asked (\(attempted) tried, \(failures) failed, \(stillOpen) "
+                + "still open after \(holdSeconds) s) from \(sourceAddresses) source addresses")
+        table.add("time to connect", "\(connectSeconds.fixed(2)) s (\(connectsPerSecond.fixed(0)) per second)")
+        table.add(
+            "server RSS",
+            "\(mib(serverRssBytes)) holding them, \(mib(serverIdleRssBytes)) idle, peak \(mib(serverPeakRssBytes))")
+        table.add("per connection", "\(serverRssBytesPerConnection) bytes of server RSS")
+        let verdict =
+            projectionUnder2GB
+            ? "under the 2 GB target"
+            : "over the 2 GB target by \(mib(projectedServerRssBytesAt200k - ConnectionsBenchmark.targetServerRSSBytes))"
+        table.add("at 200,000", "\(mib(projectedServerRssBytesAt200k)) projected: \(verdict)")
+        for checkpoint in checkpoints {
+            table.add(
+                "  ramp \(checkpoint.connections)",
+                "\(checkpoint.seconds.fixed(2)) s, server \(mib(checkpoint.serverRssBytes))")
+        }
+        table.add("load generator", "\(mib(clientRssBytes)) RSS in this process")
+        if let firstFailure { table.add("first failure", firstFailure) }
+        table.add(
+            "200,000 target",
+            reached200k
+                ? "reached"
+                : "NOT reached: \(connected) open, \(ConnectionsBenchmark.designConnections - connected) short")
+        if let limitedBy { table.add("limited by", limitedBy) }
+        if !serverAlive { table.add("server", "the server process had exited by the end") }
+        table.add("machine", machine.summary)
+        return table.text
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// Runs another program (redis-benchmark, redis-cli) to completion on a thread of its own and collects
+/// what it printed.
+enum ExternalCommand {
+    /// The program's absolute path found on `PATH`, or nil.
+    static func find(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
+        for directory in path.split(separator: ":") {
+            let candidate = "\(directory)/\(name)"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// Runs `executable` with `arguments`; its exit status and standard output (standard error is dropped).
+    static func run(_ executable: String, _ arguments: [String]) async -> (status: Int32, output: String) {
+        let results = await BlockingThreads.run(count: 1) { _ -> (Int32, String) in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            do {
+                try process.run()
+            } catch {
+                return (-1, "\(error)")
+            }
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+        return results.first ?? (-1, "")
+    }
+
+    /// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, read back, closed).
+    static func freeLoopbackPort() -> Int? {
+        let socketFD = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socketFD >= 0 else { return nil }
+        defer { close(socketFD) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(socketFD, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else { return nil }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketFD, $0, &length) }
+        }
+        guard named == 0 else { return nil }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import Synchronization
+
+/// `hail server` started as a child process of the benchmark, on 127.0.0.1 and a free port, with a fresh
+/// SQLite file and secret in a temporary directory, so its CPU and memory are its own and can be read
+/// from /proc while the load generator runs in this process.
+final class ServerProcess: Sendable {
+    /// The child.
+    let pid: Int32
+    /// The port it listens on.
+    let port: Int
+    /// Its token secret, for minting tokens it accepts.
+    let secretFile: String
+    /// The temporary directory (database, secret, log), removed by `stop`.
+    let directory: URL
+    private let process: Mutex<Process>
+    // Held for the child's lifetime: releasing the pipe closes the descriptor its readability handler
+    // watches, and a socket reusing that number confuses libdispatch's event loop (a crash).
+    private let output: Mutex<Pipe>
+
+    private init(
+        pid: Int32, port: Int, secretFile: String, directory: URL, process: sending Process, output: sending Pipe
+    ) {
+        self.pid = pid
+        self.port = port
+        self.secretFile = secretFile
+        self.directory = directory
+        self.process = Mutex(process)
+        self.output = Mutex(output)
+    }
+
+    /// Starts `hail server --port 0 ... extraArguments` from this very executable and waits for its
+    /// "listening" line. The child inherits this process's open-file limit.
+    static func start(extraArguments: [String] = [], timeoutSeconds: Double = 60) async throws(BenchFailure)
+        -> ServerProcess
+    {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hail-bench-server-\(UUID().uuidString)", isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw BenchFailure("cannot create a temporary directory: \(error)")
+        }
+        let secretFile = directory.appendingPathComponent("hail.secret").path
+        let log = directory.appendingPathComponent("server.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments =
+            [
+                "server", "--host", "127.0.0.1", "--port", "0", "--db",
+                directory.appendingPathComponent("bench.db").path,
+                "--secret-file", secretFile, "--quiet",
+            ] + extraArguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = try? FileHandle(forWritingTo: log)
+        let (lines, continuation) = AsyncStream.makeStream(of: String.self)
+        let reader = output.fileHandleForReading
+        // A plain thread reading until end of file: FileHandle's readabilityHandler runs on a libdispatch
+        // source that crashed the event loop here now and then when the child's pipe closed.
+        Thread {
+            var buffer = ""
+            while true {
+                let data = reader.availableData
+                if data.isEmpty { break }
+                buffer += String(decoding: data, as: UTF8.self)
+                var parts = buffer.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                buffer = parts.removeLast()
+                for line in parts { continuation.yield(line) }
+            }
+            continuation.finish()
+        }.start()
+        do {
+            try process.run()
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw BenchFailure("cannot start `hail server` as a child process: \(error)")
+        }
+        let port = await withTaskGroup(of: Int?.self) { group in
+            group.addTask {
+                for await line in lines {
+                    if let port = Self.listeningPort(line) { return port }
+                }
+                return nil
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(timeoutSeconds))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        let server = ServerProcess(
+            pid: process.processIdentifier, port: port ?? 0, secretFile: secretFile, directory: directory,
+            process: process, output: output)
+        guard port != nil else {
+            let said = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            await server.stop()
+            throw BenchFailure(
+                "`hail server` did not say it was listening within \(Int(timeoutSeconds)) s"
+                    + (said.isEmpty ? "" : ": \(said.suffix(400))"))
+        }
+        return server
+    }
+
+    /// The port in "Hail server listening on http://127.0.0.1:PORT ...".
+    static func listeningPort(_ line: String) -> Int? {
+        guard let range = line.range(of: "listening on http://") else { return nil }
+        let authority = line[range.upperBound...].prefix { !$0.isWhitespace }
+        guard let colon = authority.lastIndex(of: ":") else { return nil }
+        return Int(authority[authority.index(after: colon)...])
+    }
+
+    /// The child's CPU time and memory now.
+    func usage() -> ProcessUsage? { ProcessUsage.of(pid: pid) }
+
+    /// True while the child runs.
+    var isRunning: Bool { process.withLock { $0.isRunning } }
+
+    /// Stops the child with SIGTERM (SIGKILL after 10 s) and removes its directory.
+    func stop() async {
+        let running = process.withLock { $0.isRunning }
+        if running {
+            kill(pid, SIGTERM)
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(10)
+            while process.withLock({ $0.isRunning }), clock.now < deadline {
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            if process.withLock({ $0.isRunning }) { kill(pid, SIGKILL) }
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import HailTesting
+import Testing
+
+/// `hail bench ...` as a child process at tiny sizes: each runs, prints one well-formed JSON object with
+/// the keys the issue names, and the exact figures (bytes, counts) are pinned. Timings are never asserted.
+@Suite("hail bench quick checks", .serialized)
+struct BenchCommandTests {
+    /// Runs `hail bench <arguments>` to the end; its standard output and exit status.
+    static func bench(_ arguments: [String], seconds: Double = 120) async throws -> (output: String, status: Int32?) {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: DriveProcess.executable.path),
+            "build the hail executable first (swift build --build-tests builds it beside the tests)")
+        let process = try DriveProcess(arguments, command: "bench")
+        let lines = await withDeadline(seconds) { () -> [String] in
+            var lines: [String] = []
+            for await line in process.lines { lines.append(line) }
+            return lines
+        }
+        if lines == nil { process.process.terminate() }
+        return ((lines ?? []).joined(separator: "\n"), lines == nil ? nil : await process.status())
+    }
+
+    /// The single JSON object a `--json` run prints.
+    static func object(_ output: String) throws -> [String: Any] {
+        let data = Data(output.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
+        return try #require(
+            try JSONSerialization.jsonObject(with: data) as? [String: Any], "not one JSON object: \(output)")
+    }
+
+    @Test("wire: the Munich drive's bytes per fix and per shift, exact", .enabled(if: SharedData.isAvailable))
+    func wire() async throws {
+        let (output, status) = try await Self.bench(["wire", "--json"])
+        #expect(status == 0)
+        let json = try Self.object(output)
+        #expect(json["benchmark"] as? String == "wire")
+        #expect(json["traceFixes"] as? Int == 1194)
+        let single = try #require(json["singleUpdate"] as? [String: Any])
+        #expect(single["fixes"] as? Int == 1194)
+        #expect(single["jsonBytesTotal"] as? Int == 217_259)
+        #expect(single["binaryBytesTotal"] as? Int == 29_059)
+        #expect(single["framedBinaryBytesTotal"] as? Int == 36_223)
+        let rows = try #require(json["policies"] as? [[String: Any]])
+        let expected: [(String, Int, Int, Int, Int, Int)] = [
+            ("on trip, nominal", 9158, 24311, 363_736, 3_992_174, 12_074),
+            ("on trip, Low Power or fair", 7531, 15063, 253_326, 2_541_329, 8409),
+            ("on trip, serious or critical", 6899, 7742, 175_331, 1_415_809, 5820),
+            ("waiting while driving, nominal", 2952, 7742, 117_188, 1_257_982, 3890),
+            ("waiting in one spot (keep-alive only)", 3020, 3020, 71_210, 412_660, 7121),
+        ]
+        #expect(rows.count == expected.count)
+        for (row, want) in zip(rows, expected) {
+            #expect(row["policy"] as? String == want.0)
+            #expect(row["sendsPerShift"] as? Int == want.1)
+            #expect(row["pointsPerShift"] as? Int == want.2)
+            #expect(row["binaryBytesPerShift"] as? Int == want.3)
+            #expect(row["jsonBytesPerShift"] as? Int == want.4)
+            #expect(row["replayedBinaryBytes"] as? Int == want.5)
+        }
+        let targets = try #require(json["targets"] as? [[String: Any]])
+        #expect(
+            targets.map { $0["name"] as? String } == [
+                "binaryBytesPerPointInBatches", "binaryBytesPerShift", "designBytesPerUpdate", "designBytesPerShift",
+            ])
+        #expect(targets.map { $0["met"] as? Bool } == [false, false, true, true])
+        #expect(targets[1]["missedBy"] as? Double == 253_736)
+    }
+
+    @Test("ingest: drivers on a `hail server` child; the issue's keys, every fix accepted")
+    func ingest() async throws {
+        let (output, status) = try await Self.bench([
+            "ingest", "--connections", "5", "--interval-ms", "200", "--duration", "1", "--json",
+        ])
+        #expect(status == 0)
+        let json = try Self.object(output)
+        #expect(json["benchmark"] as? String == "ingest")
+        #expect(json["connected"] as? Int == 5)
+        let latency = try #require(json["latencyMs"] as? [String: Double])
+        #expect(Set(latency.keys) == ["p50", "p99", "p999", "max"])
+        #expect(json["updatesPerSecond"] is Double)
+        #expect((json["serverCpuPercent"] as? Double).map { $0 >= 0 } == true)
+        #expect((json["serverRssBytes"] as? Int).map { $0 > 1_000_000 } == true)
+        #expect(json["dropped"] as? [String: Int] == ["batchesNeverAcked": 0])
+        let sent = try #require(json["sentPoints"] as? Int)
+        #expect(sent > 0)
+        #expect(json["serverLocationUpdates"] as? [String: Int] == ["accepted": sent])
+    }
+
+    @Test("connections: 50 idle driver streams held on a `hail server` child")
+    func connections() async throws {
+        let (output, status) = try await Self.bench(["connections", "--count", "50", "--hold", "0", "--json"])
+        #expect(status == 0)
+        let json = try Self.object(output)
+        #expect(json["benchmark"] as? String == "connections")
+        #expect(json["requested"] as? Int == 50)
+        #expect(json["attempted"] as? Int == 50)
+        #expect(json["connected"] as? Int == 50)
+        #expect(json["stillOpen"] as? Int == 50)
+        #expect(json["failures"] as? Int == 0)
+        #expect(json["sourceAddresses"] as? Int == 1)
+        #expect(
+            (json["checkpoints"] as? [[String: Any]])?.map { $0["connections"] as? Int } == [
+                5, 10, 15, 20, 25, 30, 35, 40, 45, 50,
+            ])
+        #expect((json["serverRssBytes"] as? Int).map { $0 > 1_000_000 } == true)
+        #expect(json["reached200k"] as? Bool == false)
+        #expect(json["serverAlive"] as? Bool == true)
+    }
+
+    @Test(
+        "baseline: redis-benchmark's GEOADD and PUBLISH beside a saved ingest figure, as ratios",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/redis-benchmark")))
+    func baseline() async throws {
+        let saved = FileManager.default.temporaryDirectory.appendingPathComponent("ingest-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: saved) }
+        let ingest =
+            #"{"benchmark":"ingest","ackedUpdatesPerSecond":3000.0,"ackedBatchesPerSecond":1000.0,"#
+            + #""latency":{"p50Ms":0.5,"p99Ms":2.0},"connected":10,"pointsPerBatch":3}"#
+        try Data(ingest.utf8).write(to: saved)
+        let (output, status) = try await Self.bench([
+            "baseline", "--clients", "4", "--requests", "500", "--ingest-json", saved.path, "--json",
+        ])
+        #expect(status == 0)
+        let json = try Self.object(output)
+        #expect(json["benchmark"] as? String == "baseline")
+        #expect(json["clients"] as? Int == 4)
+        #expect(json["requests"] as? Int == 500)
+        #expect(json["publishPayloadBytes"] as? Int == 134)
+        let geoadd = try #require(json["redisGeoadd"] as? [String: Any])
+        let rps = try #require(geoadd["requestsPerSecond"] as? Double)
+        #expect(rps > 0)
+        let ratio = try #require(json["hailBatchesToGeoadd"] as? Double)
+        #expect(abs(ratio - (1000 / rps)) < 0.001)
+        #expect((json["hail"] as? [String: Any])?["updatesPerSecond"] as? Double == 3000)
+    }
+
+    @Test("route: Monaco's graph and 20 seeded routes", .enabled(if: SharedData.isAvailable))
+    func route() async throws {
+        let (output, status) = try await Self.bench(["route", "--routes", "20", "--traces", "1", "--json"])
+        #expect(status == 0)
+        let json = try Self.object(output)
+        #expect(json["benchmark"] as? String == "route")
+        #expect(json["nodeCount"] as? Int == 16_366)
+        #expect(json["edgeCount"] as? Int == 28_815)
+        #expect(json["routes"] as? Int == 20)
+        #expect(json["routesFound"] as? Int == 18)
+        #expect(json["meanRouteMeters"] as? Double == 8_611)
+        #expect((json["matching"] as? [[String: Any]])?.map { $0["points"] as? Int } == [865, 58])
+        #expect((json["matching"] as? [[String: Any]])?.map { $0["sampleSeconds"] as? Double } == [1, 15])
+    }
+
+    @Test("an unknown benchmark exits 64 naming the ones there are")
+    func unknownBenchmark() async throws {
+        let (_, status) = try await Self.bench(["teleport"])
+        #expect(status == 64)
+    }
+}
