@@ -4,22 +4,39 @@ import Foundation
 enum BenchCommand {
     /// The help text, also printed after a usage mistake.
     static let usage = """
-        usage: hail bench http   [--route healthz|estimates] [--connections 8] [--seconds 10] [common options]
-               hail bench ingest [--connections 100] [--interval-ms 3000 | --saturate [--window 1]]
-                                 [--points 3] [--binary] [--seconds 10] [common options]
+        usage: hail bench http        [--route healthz|estimates] [--connections 8] [--seconds 10] [common options]
+               hail bench ingest      [--connections 100] [--interval-ms 3000 | --saturate [--window 1]]
+                                      [--points 3] [--binary] [--duration 10] [--in-process] [common options]
+               hail bench wire        [--trace FILE] [--json]
+               hail bench connections [--count 1000] [--hold 5] [--json]
+               hail bench baseline    [--clients 100] [--requests 200000] [--pipeline 1]
+                                      [--seconds 10 | --ingest-json FILE] [--json]
+               hail bench route       [--map FILE.osm.pbf] [--routes 2000] [--traces 50] [--json]
+               hail bench client      [--frames 1000000] [--applies 1000000] [--hours 10] [--json]
 
-        Starts the real server in this process (127.0.0.1, a free port, a fresh SQLite file in a temporary
-        directory), runs a native load generator against it for --seconds, prints a table and stops.
-        The load generator shares the process and its cores with the server; the table says so.
+        Each prints a table, or with --json exactly one JSON object. None asserts a time.
 
-          http     keep-alive HTTP/1.1 connections, each sending one request after another:
-                   GET /healthz, or with --route estimates an authenticated POST /v1/estimates.
-                   Reports requests/s, p50/p99 latency and answers by status.
-          ingest   drivers go online (POST /v1/drivers/me/status), open /v1/drivers/me/live and send
-                   location batches, each awaiting its ack. Reports acknowledged fixes/s, p50/p99
-                   send-to-ack latency, batches never acked, process CPU and RSS.
+          http         keep-alive HTTP/1.1 connections against an in-process server, each sending one
+                       request after another: GET /healthz, or with --route estimates an authenticated
+                       POST /v1/estimates. Reports requests/s, p50/p99 latency and answers by status.
+          ingest       drivers go online, open /v1/drivers/me/live and send location batches, each awaiting
+                       its ack, against `hail server` started as a child process (--in-process: in this
+                       process, as before). Reports acknowledged fixes/s, send-to-ack p50/p99/p99.9, batches
+                       never acked, the server's CPU and RSS and the load generator's.
+          wire         bytes per fix as JSON and as the binary batch, one fix per frame and batched by the
+                       driver pipeline at each policy, and the upload per 10-hour shift, on the real Munich
+                       drive (../shared/data), against the design's 50 B/update and 450 KB/shift and the
+                       targets of 12 B/fix in batches and 110 KB/shift.
+          connections  holds --count idle driver streams on a `hail server` child process, spread over
+                       127.0.0.x source addresses; reports the time to connect them and the server's RSS per
+                       connection (the open-file limit caps the count; the table says what stopped it).
+          baseline     redis-benchmark GEOADD and PUBLISH on a throwaway redis-server with the same
+                       concurrency, beside a short saturating ingest run (or --ingest-json FILE), as ratios.
+          route        route/ETA queries and snaps per second on the Monaco graph, and map matching.
+          client       ns per glide frame and per trip state-machine apply in the rider core, and RSS of
+                       the rider and driver cores over a simulated 10-hour shift.
 
-          --seconds      how long to measure, 1 to 600                          default 10
+          --seconds      how long to measure, 1 to 600 (--duration is the same)   default 10
           --connections  http: keep-alive connections (1-512); ingest: drivers   default 8 / 100
                          (1-20000; over 1000 are spread over 127.0.0.2... source addresses)
           --route        http: healthz or estimates                             default healthz

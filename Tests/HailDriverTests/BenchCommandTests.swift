@@ -149,6 +149,28 @@ struct BenchCommandTests {
         #expect((json["matching"] as? [[String: Any]])?.map { $0["sampleSeconds"] as? Double } == [1, 15])
     }
 
+    @Test("client: a 2-hour shift of the rider and driver cores; what they hold at the end is bounded")
+    func client() async throws {
+        let (output, status) = try await Self.bench([
+            "client", "--frames", "1000", "--applies", "1000", "--hours", "2", "--json",
+        ])
+        #expect(status == 0)
+        let json = try Self.object(output)
+        #expect(json["benchmark"] as? String == "client")
+        #expect(json["framesDrawn"] as? Int == 1000)
+        #expect(json["applied"] as? Int == 1000)
+        let rider = try #require(json["rider"] as? [String: Any])
+        #expect(rider["events"] as? Int == 2400)
+        #expect((rider["hourlyRssBytes"] as? [Int])?.count == 3)
+        #expect(rider["retained"] as? [String: Int] == ["glideCapacity": 16, "framesMoving": 431_819])
+        let driver = try #require(json["driver"] as? [String: Any])
+        #expect(driver["events"] as? Int == 7200)
+        #expect(
+            driver["retained"] as? [String: Int] == [
+                "sends": 2400, "bufferedPoints": 0, "pendingPoints": 2, "inFlightBatches": 0,
+            ])
+    }
+
     @Test("an unknown benchmark exits 64 naming the ones there are")
     func unknownBenchmark() async throws {
         let (_, status) = try await Self.bench(["teleport"])
