@@ -111,6 +111,55 @@ struct CrossNodeTests {
         }
     }
 
+    @Test func aDriverHoldingOneNodesOfferIsNotOfferedAnotherNodesTripWhichGoesToTheNextDriver() async throws {
+        try await Self.withTwoNodes { nodeA, nodeB in
+            try await nodeA.online(driver: "near", at: Self.near)
+            try await nodeA.online(driver: "far", at: Coordinate(lat: 43.7486, lng: 7.4276))
+            let first = await nodeA.call(
+                "POST", "/v1/trips", token: nodeA.token(.rider, "rider-1"), body: TwoNodeTests.request,
+                key: UUID().uuidString)
+            let firstTrip = try HailJSON.decode(Trip.self, from: first.body)
+            // Node B searches for its own trip; its dispatcher does not know about node A's offer to "near".
+            let second = await nodeB.call(
+                "POST", "/v1/trips", token: nodeB.token(.rider, "rider-2"), body: TwoNodeTests.request,
+                key: UUID().uuidString)
+            let secondTrip = try HailJSON.decode(Trip.self, from: second.body)
+            #expect(await nodeB.services.dispatcher.currentOffer(for: "near")?.tripID == firstTrip.id)
+            #expect(await nodeA.services.dispatcher.currentOffer(for: "far")?.tripID == secondTrip.id)
+        }
+    }
+
+    @Test func twentyNodesClaimingOneOfferAtOnceHaveExactlyOneWinner() async throws {
+        let redisURL = try #require(ScaleServices.redisURL)
+        let client = RedisClient(endpoint: try RedisEndpoint(url: redisURL), size: 4)
+        defer { client.close() }
+        let store = RedisOfferStore(client: client, prefix: ScaleServices.uniqueName("offers"))
+        let now = Date(timeIntervalSince1970: 1_796_220_000)
+        for round in 1...5 {
+            let offer = DispatchMachine.Offer(tripID: "trip-\(round)", driverID: "driver-1", expiresAt: now + 15)
+            #expect(try await store.place(offer, now: now))
+            // One driver, one offer: another trip's offer is refused while this one is out.
+            let other = DispatchMachine.Offer(tripID: "other", driverID: "driver-1", expiresAt: now + 15)
+            #expect(try await store.place(other, now: now) == false)
+            let wins = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<20 {
+                    group.addTask { try await store.claim(tripID: offer.tripID, driverID: "driver-1", now: now) }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            #expect(wins == 1, "round \(round)")
+            #expect(try await store.status(of: offer, now: now) == .answering)
+            #expect(try await store.offer(heldBy: "driver-1", now: now) == nil)
+            try await store.remove(tripID: offer.tripID, driverID: "driver-1")
+            #expect(try await store.status(of: offer, now: now) == .gone)
+        }
+        // An offer past its time cannot be claimed, even while its key has not lapsed in Redis yet.
+        let late = DispatchMachine.Offer(tripID: "late", driverID: "driver-2", expiresAt: now + 15)
+        #expect(try await store.place(late, now: now))
+        #expect(try await store.claim(tripID: "late", driverID: "driver-2", now: now + 15) == false)
+        #expect(try await store.status(of: late, now: now + 15) == .gone)
+    }
+
     @Test func aDriverWhoMovesToAnotherNodeKeepsTheirSeqAndTheirFilter() async throws {
         try await Self.withTwoNodes { nodeA, nodeB in
             try await nodeA.online(driver: "driver-1", at: Self.near)

@@ -17,6 +17,8 @@ struct ScaledBackendsTests {
         #expect(backends.trips is SQLiteTripStore)
         #expect(backends.bus is InProcessTripBus)
         #expect(backends.geo is MemoryGeoIndex)
+        #expect(backends.offers is MemoryOfferStore)
+        #expect(backends.ingestState is MemoryDriverIngestStore)
         #expect(FileManager.default.fileExists(atPath: path))
     }
 
@@ -40,6 +42,8 @@ struct ScaledBackendsTests {
         #expect(backends.trips is PostgresTripStore)
         #expect(backends.bus is RedisTripBus)
         #expect(backends.geo is RedisGeoIndex)
+        #expect(backends.offers is RedisOfferStore)
+        #expect(backends.ingestState is RedisDriverIngestStore)
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 }
