@@ -14,6 +14,8 @@ struct EventLoopOptions {
     var rxBufferSize: Int = 65_536
     /// Seconds an idle HTTP keep-alive connection stays open.
     var keepAliveSeconds: Int = 30
+    /// Seconds lws allows each pending state (handshake, headers, body) before dropping the connection.
+    var timeoutSeconds: Int = 20
 }
 
 /// The C-callable shape of every lws protocol callback, with the context's Swift handler behind it.
@@ -131,7 +133,7 @@ final class EventLoop: @unchecked Sendable {
         info.user = Unmanaged.passUnretained(box).toOpaque()
         info.keepalive_timeout = Int32(options.keepAliveSeconds)
         info.max_http_header_data = 16_384
-        info.timeout_secs = 20
+        info.timeout_secs = UInt32(max(1, options.timeoutSeconds))
         // No retry_and_idle_policy: lws's own keepalive pings take the writable callback the user
         // asked for, which strands queued messages; HailNet pings from its tick instead.
         if let port = options.port {

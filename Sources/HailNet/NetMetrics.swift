@@ -11,6 +11,7 @@ public final class NetMetrics: Sendable {
     let messagesSent = Atomic<Int>(0)
     let disposableDrops = Atomic<Int>(0)
     let slowConsumerCloses = Atomic<Int>(0)
+    let slowRequestDrops = Atomic<Int>(0)
 
     init() {}
 
@@ -34,6 +35,8 @@ public final class NetMetrics: Sendable {
         public var disposableDrops: Int
         /// Connections closed with 4009 because their essential queue overflowed.
         public var slowConsumerCloses: Int
+        /// HTTP connections dropped because their request did not arrive within the request timeout.
+        public var slowRequestDrops: Int
     }
 
     /// Reads every counter now.
@@ -47,6 +50,7 @@ public final class NetMetrics: Sendable {
             messagesReceived: messagesReceived.load(ordering: .relaxed),
             messagesSent: messagesSent.load(ordering: .relaxed),
             disposableDrops: disposableDrops.load(ordering: .relaxed),
-            slowConsumerCloses: slowConsumerCloses.load(ordering: .relaxed))
+            slowConsumerCloses: slowConsumerCloses.load(ordering: .relaxed),
+            slowRequestDrops: slowRequestDrops.load(ordering: .relaxed))
     }
 }

@@ -47,6 +47,7 @@ public final class NetServer: Sendable {
                 Keepalive(pingSeconds: configuration.pingIntervalSeconds, idleSeconds: configuration.idleTimeoutSeconds)
                 .tickSeconds
             options.keepAliveSeconds = configuration.keepAliveSeconds
+            options.timeoutSeconds = configuration.requestTimeoutSeconds
             let loop = try EventLoop(
                 options: options, executor: executor,
                 handle: { arguments in engine.assumeIsolated { $0.handle(arguments) } },

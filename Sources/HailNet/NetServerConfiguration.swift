@@ -20,6 +20,9 @@ public struct NetServerConfiguration: Sendable {
     public var disposableQueueLimit: Int = 16
     /// Headers lws does not know by name that requests should still carry (lower-case names).
     public var customHeaderNames: [String] = ["x-request-id", "idempotency-key", "x-forwarded-for", "x-real-ip"]
+    /// Seconds a client has to send a whole HTTP request (head and body) or finish a WebSocket handshake;
+    /// a slower one (a request dribbled a byte at a time) is disconnected.
+    public var requestTimeoutSeconds: Int = 20
     /// Seconds an idle keep-alive HTTP connection is kept.
     public var keepAliveSeconds: Int = 30
     /// Seconds `shutdown()` waits for WebSocket close handshakes before dropping the rest.

@@ -106,6 +106,7 @@ actor ServerEngine {
             return 0
         }
         session.expectedBodyBytes = declared
+        session.requestDeadline = .now + .seconds(configuration.requestTimeoutSeconds)
         let chunked = headers["transfer-encoding"]?.lowercased().contains("chunked") ?? false
         if declared > 0 || chunked { return 0 }  // LWS_CALLBACK_HTTP_BODY_COMPLETION dispatches.
         dispatch(session)
@@ -139,6 +140,7 @@ actor ServerEngine {
         // lws still sends BODY_COMPLETION for a POST whose Content-Length is 0, after we dispatched it at
         // the headers: forgetting the request here makes that second dispatch (and any late body) a no-op.
         session.request = nil
+        session.requestDeadline = nil
         metrics.httpRequests.wrappingAdd(1, ordering: .relaxed)
         metrics.bytesReceived.wrappingAdd(request.body.count, ordering: .relaxed)
         let id = session.id
@@ -281,9 +283,17 @@ actor ServerEngine {
         return 0
     }
 
-    /// The periodic keepalive sweep (see `WebSocketIO.sweep`).
+    /// The periodic sweep: WebSocket keepalive (see `WebSocketIO.sweep`), and HTTP requests whose body
+    /// has not arrived in `requestTimeoutSeconds`, which are dropped without an answer.
     func tick() {
         WebSocketIO.sweep(sessions.values, keepalive: keepalive)
+        let now = ContinuousClock.now
+        for session in sessions.values {
+            guard let deadline = session.requestDeadline, now >= deadline, let wsi = session.wsi else { continue }
+            session.requestDeadline = nil
+            metrics.slowRequestDrops.wrappingAdd(1, ordering: .relaxed)
+            lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, hail_lws_to_kill_async())
+        }
     }
 
     private var keepalive: Keepalive {

@@ -15,6 +15,9 @@ final class WireSession {
     var expectedBodyBytes = 0
     var bodyRejected = false
     var response: PendingResponse?
+    /// When the request being read must be complete; a body still arriving then is dropped (lws only
+    /// times out each wait between chunks, so a body dribbled a byte at a time would never end).
+    var requestDeadline: ContinuousClock.Instant?
 
     // WebSocket.
     var webSocketRequest: WebSocketRequest?

@@ -38,6 +38,13 @@ public struct HailAPI: Sendable {
                     message: "the body is larger than \(services.configuration.maxBodyBytes) bytes")
             }
             let principal = try authenticate(request, for: match)
+            // JSON must be UTF-8 (RFC 8259), and Foundation's decoder lets invalid bytes through.
+            if !request.body.isEmpty,
+                request.header(HailHeader.contentType)?.hasPrefix(HailMediaType.locationBatch) != true,
+                String(validating: request.body, as: UTF8.self) == nil
+            {
+                throw APIError(code: .invalidJSON, message: "the body is not valid UTF-8")
+            }
             let response = try await route(request, match, principal)
             return (response, match.route.name)
         } catch {

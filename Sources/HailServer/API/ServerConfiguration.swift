@@ -4,6 +4,13 @@ import Foundation
 public struct ServerConfiguration: Sendable {
     /// Largest request body accepted (larger: 413).
     public var maxBodyBytes = 1 << 20
+    /// Largest WebSocket message accepted, all fragments together (larger: close 1009).
+    public var maxMessageBytes = 1 << 20
+    /// Seconds a client has to send a whole request, head and body, and the most a WebSocket handshake
+    /// may take; slower ones (a request dribbled a byte at a time) are disconnected.
+    public var requestTimeoutSeconds = 20
+    /// Request, connection and message rate limits (429 with `Retry-After`, close 4029); see docs/SECURITY.md.
+    public var rateLimits = RateLimits()
     /// The pickup ETA quoted in estimates when no driver is near.
     public var noDriverETASeconds = 600
     /// How long a share link works (it also stops when the trip ends).

@@ -16,6 +16,9 @@ public actor Fleet {
         public var nearbyRadiusMeters: Double = 3000
         /// How long one area's nearby answer is reused.
         public var nearbyCacheSeconds: TimeInterval = 10
+        /// How far ahead of the server's clock a fix's device time may be (phone clocks drift; this is more
+        /// than the ±2 min the apps are tested with). A fix further ahead is dropped as `future`.
+        public var maximumClockAheadSeconds: TimeInterval = 300
 
         /// The defaults.
         public init() {}
@@ -148,6 +151,11 @@ public actor Fleet {
         var kept: [LocationPoint] = []
         var dropped: [String: Int] = [:]
         for point in batch.points {
+            // A fix from the future would become the filter's reference and freeze the car until then.
+            if point.t.timeIntervalSince(now) > configuration.maximumClockAheadSeconds {
+                dropped["future", default: 0] += 1
+                continue
+            }
             let verdict = batch.backlog ? backlogFilter.evaluate(point) : shared.filter.evaluate(point)
             switch verdict {
             case .accept: kept.append(point)

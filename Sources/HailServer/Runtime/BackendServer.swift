@@ -56,10 +56,15 @@ public final class BackendServer: Sendable {
         netConfiguration.host = options.host
         netConfiguration.port = options.port
         netConfiguration.maxRequestBodyBytes = options.configuration.maxBodyBytes
+        netConfiguration.maxInboundMessageBytes = services.configuration.maxMessageBytes
+        netConfiguration.requestTimeoutSeconds = services.configuration.requestTimeoutSeconds
         netConfiguration.customHeaderNames += ["x-hail-client"]
         let log = options.log
         let time = services.time
         let metrics = services.metrics
+        // Asked first for every request and upgrade, before any parsing, storage or token work of the API.
+        let gate = RateLimitGate(
+            limits: services.configuration.rateLimits, tokens: services.tokens, metrics: services.metrics)
         net = NetServer(
             configuration: netConfiguration,
             http: { request in
@@ -69,7 +74,16 @@ public final class BackendServer: Sendable {
                     headers: Dictionary(
                         request.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first }),
                     body: Data(request.body), remoteAddress: request.remoteAddress, requestID: request.requestID)
-                let (response, route) = await api.handleWithRoute(apiRequest)
+                let response: APIResponse
+                let route: String
+                if let refusal = gate.admitRequest(
+                    peer: request.remoteAddress, forwardedFor: request.headers["x-forwarded-for"],
+                    token: Self.token(request.headers, request.query, path: request.path), now: time.now())
+                {
+                    (response, route) = (.rateLimited(refusal), "rateLimited")
+                } else {
+                    (response, route) = await api.handleWithRoute(apiRequest)
+                }
                 metrics.httpRequest(route: route, status: response.status)
                 log?(
                     Self.logLine(
@@ -84,10 +98,28 @@ public final class BackendServer: Sendable {
                 let target = Self.target(path: request.path, query: request.query)
                 let headers = Dictionary(
                     request.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+                let forwardedFor = request.headers["x-forwarded-for"]
+                if let refusal = gate.admitConnection(
+                    peer: request.remoteAddress, forwardedFor: forwardedFor,
+                    token: Self.token(request.headers, request.query, path: request.path), now: time.now())
+                {
+                    log?(
+                        Self.logLine(
+                            APIRequest(method: "GET", target: request.path, remoteAddress: request.remoteAddress),
+                            route: "webSocket", status: 429, elapsed: .zero, now: time.now()))
+                    return .reject(code: WebSocketCloseCode.rateLimited.rawValue, reason: refusal.message)
+                }
                 do throws(APIError) {
                     let plan = try await streams.plan(method: "GET", target: target, headers: headers)
+                    let bucket = gate.messageBucket(
+                        peer: request.remoteAddress, forwardedFor: forwardedFor, now: time.now())
                     return .accept { connection in
-                        await streams.run(plan, on: NetLiveConnection(connection, metrics: metrics, time: time))
+                        let live = NetLiveConnection(connection, metrics: metrics, time: time)
+                        guard let bucket else { return await streams.run(plan, on: live) }
+                        let limited = RateLimitedLiveConnection(
+                            live, bucket: bucket, now: { time.now() }, refused: { gate.count($0) })
+                        await streams.run(plan, on: limited)
+                        await limited.closeIfRefused()
                     }
                 } catch {
                     log?(
@@ -104,6 +136,16 @@ public final class BackendServer: Sendable {
 
     /// The port actually listened on.
     public var port: Int { net.port }
+
+    /// The socket layer's counters (connections, drops, slow-consumer closes), for tests and operators.
+    public var netMetrics: NetMetrics.Snapshot { net.metrics.snapshot() }
+
+    /// The raw bearer token of a request or upgrade, for the per-token limits.
+    static func token(_ headers: HTTPHeaders, _ query: [QueryItem], path: String) -> String? {
+        RateLimitGate.token(
+            authorization: headers["authorization"],
+            accessToken: query.first { $0.name == HailHeader.accessTokenQueryParameter }?.value, path: path)
+    }
 
     /// Serves until `shutdown()` or until the calling task is cancelled.
     public func run() async throws {
