@@ -57,6 +57,8 @@ public actor Fleet {
     private let metrics: ServerMetrics
     private let routing: ServerRouting
     private let ingestState: any DriverIngestStore
+    /// The embedded store, called without leaving the actor on the per-batch path (it is only a lock).
+    private let localIngestState: MemoryDriverIngestStore?
     private var drivers: [String: DriverState] = [:]
     private var nearbyCache: [String: (at: Date, coordinates: [Coordinate])] = [:]
     private var random: AnyRandomNumberGenerator
@@ -76,6 +78,7 @@ public actor Fleet {
     ) {
         self.configuration = configuration
         self.ingestState = ingestState
+        localIngestState = ingestState as? MemoryDriverIngestStore
         self.geo = geo
         self.trips = trips
         self.history = history
@@ -134,7 +137,13 @@ public actor Fleet {
         let now = time.now()
         var state = drivers[driverID] ?? DriverState()
         // The seq is taken atomically in the shared store, so a batch replayed to another node is refused.
-        guard var shared = try await ingestState.advance(driverID: driverID, to: batch.seq) else {
+        let advanced =
+            if let localIngestState {
+                localIngestState.advance(driverID: driverID, to: batch.seq)
+            } else {
+                try await ingestState.advance(driverID: driverID, to: batch.seq)
+            }
+        guard var shared = advanced else {
             metrics.locationPoints(batch.points.count, result: "duplicate", client: client)
             return IngestResult(
                 ackSeq: batch.seq, applied: false, accepted: 0, dropped: ["duplicate": batch.points.count],
@@ -205,8 +214,11 @@ public actor Fleet {
                 metrics.positionPublished(age: now.timeIntervalSince(newest.t))
             }
         }
-        try await ingestState.saveFix(
-            driverID: driverID, filter: shared.filter, position: newPosition)
+        if let localIngestState {
+            localIngestState.saveFix(driverID: driverID, filter: shared.filter, position: newPosition)
+        } else {
+            try await ingestState.saveFix(driverID: driverID, filter: shared.filter, position: newPosition)
+        }
         if let record = shared.trip, record.trip.state == .onTrip, !kept.isEmpty {
             let points = kept.map {
                 HistoryPoint(coordinate: $0.coordinate, t: $0.t, receivedAt: now, backlog: batch.backlog)
