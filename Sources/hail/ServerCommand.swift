@@ -9,6 +9,10 @@ enum ServerCommand {
                            [--public-url http://localhost:8080] [--postgres URL] [--redis URL]
                            [--postgres-schema NAME] [--redis-prefix PREFIX]
                            [--roads PATH.osm.pbf | --roads generated] [--route-cohorts SPEC] [--quiet]
+                           [--requests-per-address R[:B]] [--requests-per-token R[:B]]
+                           [--connections-per-address R[:B]] [--connections-per-token R[:B]]
+                           [--messages-per-socket R[:B]] [--limit-loopback] [--trusted-proxies A,B]
+                           [--request-timeout SECONDS]
 
         Runs the Hail backend until interrupted (Ctrl-C or SIGTERM). Every acknowledged change is in the
         SQLite file before the answer leaves; restart on the same --db and nothing acknowledged is lost.
@@ -32,6 +36,18 @@ enum ServerCommand {
                          a cohort is `app/version`, `app` or a pre-release label from X-Hail-Client
                          (providers: graph, straight-line)                  default: graph when --roads
           --quiet        no request log (one JSON line per request on stderr otherwise)
+
+        Limits (docs/SECURITY.md): a rate is R per second with bursts of B (`100:500`; `100` alone is a
+        burst of one second's worth), or `off`. Over it: HTTP 429 with Retry-After, or WebSocket close 4029.
+          --requests-per-address    HTTP requests per client address             default 100:500
+          --requests-per-token      HTTP requests per token's rider/driver/...   default 10:100
+          --connections-per-address WebSocket upgrades per client address        default 10:100
+          --connections-per-token   WebSocket upgrades per token's principal     default 1:10
+          --messages-per-socket     messages a client sends on one WebSocket     default 20:100
+          --limit-loopback          limit clients on 127.0.0.0/8 and ::1 too (the demo, simulator and
+                                    `hail bench` run there, so they are spared by default)
+          --trusted-proxies         peers whose X-Forwarded-For names the client  default 127.0.0.1,::1
+          --request-timeout         seconds to send a whole request; slower ones are dropped  default 20
         """
 
     static func run(_ arguments: [String]) async throws(UsageError) {
@@ -39,9 +55,11 @@ enum ServerCommand {
             arguments,
             options: [
                 "--port", "--host", "--db", "--secret-file", "--public-url", "--postgres", "--redis", "--roads",
-                "--route-cohorts", "--postgres-schema", "--redis-prefix",
+                "--route-cohorts", "--postgres-schema", "--redis-prefix", "--requests-per-address",
+                "--requests-per-token", "--connections-per-address", "--connections-per-token", "--messages-per-socket",
+                "--trusted-proxies", "--request-timeout",
             ],
-            flags: ["--quiet"])
+            flags: ["--quiet", "--limit-loopback"])
         var options = BackendServer.Options()
         options.port = try args.integer("--port", default: 8080, in: 0...65535)
         options.host = args["--host"] ?? "127.0.0.1"
@@ -63,6 +81,7 @@ enum ServerCommand {
             options.configuration.publicBaseURL = parsed
         }
         if args.has("--quiet") { options.log = nil }
+        try configureLimits(&options.configuration, args)
         let roadsSummary = try configureRoutes(
             &options.configuration, roads: args["--roads"], cohorts: args["--route-cohorts"])
         let server: BackendServer
@@ -124,6 +143,35 @@ extension ServerCommand {
         }
         guard let network else { return "straight-line estimates, no road network" }
         return "roads: \(network.graph.nodeCount) nodes, \(network.graph.edgeCount) edges"
+    }
+}
+
+extension ServerCommand {
+    /// Applies the rate-limit and timeout flags to `configuration`.
+    static func configureLimits(_ configuration: inout ServerConfiguration, _ args: Arguments) throws(UsageError) {
+        let rates: [(String, WritableKeyPath<RateLimits, Rate?>)] = [
+            ("--requests-per-address", \.requestsPerAddress), ("--requests-per-token", \.requestsPerToken),
+            ("--connections-per-address", \.connectionsPerAddress), ("--connections-per-token", \.connectionsPerToken),
+            ("--messages-per-socket", \.messagesPerConnection),
+        ]
+        for (flag, path) in rates {
+            guard let text = args[flag] else { continue }
+            if text == "off" {
+                configuration.rateLimits[keyPath: path] = nil
+            } else if let rate = Rate(parsing: text) {
+                configuration.rateLimits[keyPath: path] = rate
+            } else {
+                throw UsageError(
+                    "\(flag) takes a rate per second, optionally with a burst of at least 1 (`100`, `100:500`), or `off`;"
+                        + " not '\(text)'")
+            }
+        }
+        if args.has("--limit-loopback") { configuration.rateLimits.limitLoopback = true }
+        if let proxies = args["--trusted-proxies"] {
+            configuration.rateLimits.trustedProxies = Set(
+                proxies.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        }
+        configuration.requestTimeoutSeconds = try args.integer("--request-timeout", default: 20, in: 1...3600)
     }
 }
 
