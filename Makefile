@@ -17,7 +17,7 @@ demo:
 
 ## Lints, builds everything with warnings as errors, starts PostgreSQL and Redis on loopback for the
 ## scaled-backend tests (scripts/services.sh installs them when missing), and runs every test.
-test: lint build
+test: lint build fuzz-short
 	eval "$$(bash scripts/services.sh)" && swift test --skip-build
 
 ## Stops the PostgreSQL and Redis that `make test` started.
@@ -27,12 +27,25 @@ services-stop:
 build:
 	swift build --build-tests $(SWIFT_FLAGS)
 
+.PHONY: fuzz fuzz-short
+FUZZ_SECONDS ?= 300
+
+## Fuzzes every input the server reads from the network (Fuzz/, libFuzzer with the address sanitizer): each
+## fuzzer runs FUZZ_SECONDS (default 300); new corpus entries go to .build-fuzz/corpus, never to the checked-in
+## seeds; a crash fails the run and names the input that caused it. See docs/SECURITY.md, "Fuzzing".
+fuzz:
+	bash Fuzz/fuzz.sh $(FUZZ_SECONDS)
+
+## The short form `make test` runs: each fuzzer for 5 s, starting from the checked-in seeds in Fuzz/Corpus.
+fuzz-short:
+	FUZZ_FRESH=1 bash Fuzz/fuzz.sh 5
+
 ## Fails when a file is not formatted per .swift-format; `make format` fixes it.
 lint:
-	swift format lint --strict --recursive Package.swift Sources Tests
+	swift format lint --strict --recursive Package.swift Sources Tests Fuzz
 
 format:
-	swift format format --in-place --recursive Package.swift Sources Tests
+	swift format format --in-place --recursive Package.swift Sources Tests Fuzz
 
 clean:
 	rm -rf .build

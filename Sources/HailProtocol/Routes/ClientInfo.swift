@@ -28,7 +28,8 @@ public struct ClientInfo: Sendable, Hashable, CustomStringConvertible {
             model = text.isEmpty ? nil : text
             rest = String(rest[..<open]).trimmingSpaces
         }
-        let product = rest.split(separator: " ", maxSplits: 1).first.map(String.init) ?? ""
+        // Tabs are HTTP whitespace too: `hail-rider\t(x)` names the app `hail-rider`, as it reads back.
+        let product = rest.split(maxSplits: 1, whereSeparator: { $0 == " " || $0 == "\t" }).first.map(String.init) ?? ""
         let parts = product.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         let app = parts.first.map(String.init) ?? ""
         guard !app.isEmpty else { return nil }
