@@ -17,6 +17,8 @@ public struct ScaledBackends: Sendable {
     public let offers: any OfferStore
     /// Drivers' seq, filter, status, position and trip, so a driver may reconnect to any node.
     public let ingestState: any DriverIngestStore
+    /// Which node runs each trip's search, so a dead node's searches are adopted by another.
+    public let searchLeases: any SearchLeases
     /// A one-line summary for the startup banner, without credentials.
     public let summary: String
     private let closers: [@Sendable () -> Void]
@@ -48,6 +50,7 @@ public struct ScaledBackends: Sendable {
         let geo: any GeoIndex
         let offers: any OfferStore
         let ingestState: any DriverIngestStore
+        let searchLeases: any SearchLeases
         if let endpoint {
             let client = RedisClient(endpoint: endpoint)
             // Fail at start, not on the first driver's position, when Redis is not there.
@@ -64,15 +67,16 @@ public struct ScaledBackends: Sendable {
             (bus, geo) = (redisBus, RedisGeoIndex(client: client, prefix: redisPrefix + "hail:drivers"))
             offers = RedisOfferStore(client: client, prefix: redisPrefix + "hail:offers")
             ingestState = RedisDriverIngestStore(client: client, prefix: redisPrefix + "hail:ingest")
+            searchLeases = RedisSearchLeases(client: client, prefix: redisPrefix + "hail:searches")
             parts.append("Redis \(endpoint.host):\(endpoint.port)")
         } else {
             (bus, geo) = (InProcessTripBus(), MemoryGeoIndex())
-            (offers, ingestState) = (MemoryOfferStore(), MemoryDriverIngestStore())
+            (offers, ingestState, searchLeases) = (MemoryOfferStore(), MemoryDriverIngestStore(), MemorySearchLeases())
             parts.append("in-process bus and geo index")
         }
         return ScaledBackends(
             trips: trips, history: history, bus: bus, geo: geo, offers: offers, ingestState: ingestState,
-            summary: parts.joined(separator: ", "),
+            searchLeases: searchLeases, summary: parts.joined(separator: ", "),
             closers: closers)
     }
 
@@ -84,7 +88,7 @@ public struct ScaledBackends: Sendable {
         (bus as? RedisTripBus)?.reportFailures(to: metrics.registry)
         return await ServerServices.make(
             configuration: configuration, tokens: tokens, time: time, metrics: metrics, trips: trips, history: history,
-            bus: bus, geo: geo, offers: offers, ingestState: ingestState)
+            bus: bus, geo: geo, offers: offers, ingestState: ingestState, searchLeases: searchLeases)
     }
 
     /// Closes the connections (the SQLite file closes with its last store).

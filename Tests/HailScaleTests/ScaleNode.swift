@@ -17,6 +17,7 @@ struct ScaleNode {
     let services: ServerServices
     let api: HailAPI
     let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: secret))
+    let clock = ManualClock()
 
     init(postgresURL: String, schema: String, redisURL: String, prefix: String) async throws {
         let endpoint = try RedisEndpoint(url: redisURL)
@@ -25,10 +26,11 @@ struct ScaleNode {
         bus = try RedisTripBus(endpoint: endpoint, prefix: prefix)
         services = await ServerServices.make(
             configuration: ServerConfiguration(), tokens: tokens,
-            time: ServerTime(clock: ManualClock(), origin: Self.epoch), trips: stores.trips, history: stores.history,
+            time: ServerTime(clock: clock, origin: Self.epoch), trips: stores.trips, history: stores.history,
             bus: bus, geo: RedisGeoIndex(client: redis, prefix: prefix + "drivers"),
             offers: RedisOfferStore(client: redis, prefix: prefix + "offers"),
-            ingestState: RedisDriverIngestStore(client: redis, prefix: prefix + "ingest"))
+            ingestState: RedisDriverIngestStore(client: redis, prefix: prefix + "ingest"),
+            searchLeases: RedisSearchLeases(client: redis, prefix: prefix + "searches"))
         api = HailAPI(services: services)
     }
 

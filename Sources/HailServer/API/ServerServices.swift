@@ -42,6 +42,7 @@ public struct ServerServices: Sendable {
         geo: any GeoIndex = MemoryGeoIndex(),
         offers: any OfferStore = MemoryOfferStore(),
         ingestState: any DriverIngestStore = MemoryDriverIngestStore(),
+        searchLeases: any SearchLeases = MemorySearchLeases(),
         directory: any DriverDirectory = GeneratedDriverDirectory(),
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
         newTripID: @escaping @Sendable () -> String = { "trip-" + UUID().uuidString.lowercased() }
@@ -53,7 +54,8 @@ public struct ServerServices: Sendable {
             metrics: metrics, routing: routing, random: random, ingestState: ingestState)
         let dispatcher = Dispatcher(
             configuration: configuration.dispatch, authority: authority, fleet: fleet, bus: bus, directory: directory,
-            time: time, metrics: metrics, routing: routing, offers: offers)
+            time: time, metrics: metrics, routing: routing, offers: offers,
+            leases: searchLeases)
         await authority.observe { record, previous, intent in
             await fleet.tripChanged(record, previousDriverID: previous?.driverID)
             await dispatcher.tripChanged(record, intent: intent, previousDriverID: previous?.driverID)

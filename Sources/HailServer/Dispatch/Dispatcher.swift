@@ -12,6 +12,10 @@ import HailProtocol
 public actor Dispatcher {
     private var machine: DispatchMachine
     private let offers: any OfferStore
+    private let leases: any SearchLeases
+    private let searchLease: TimeInterval
+    /// This dispatcher's name on its search leases.
+    public nonisolated let nodeID = "node-" + UUID().uuidString.lowercased()
     private let authority: TripAuthority
     private let fleet: Fleet
     private let bus: any TripBus
@@ -30,10 +34,14 @@ public actor Dispatcher {
         time: ServerTime,
         metrics: ServerMetrics,
         routing: ServerRouting = ServerRouting(network: nil),
-        offers: any OfferStore = MemoryOfferStore()
+        offers: any OfferStore = MemoryOfferStore(),
+        leases: any SearchLeases = MemorySearchLeases(),
+        searchLease: TimeInterval = 5
     ) {
         machine = DispatchMachine(configuration: configuration)
         self.offers = offers
+        self.leases = leases
+        self.searchLease = searchLease
         self.authority = authority
         self.fleet = fleet
         self.bus = bus
@@ -51,10 +59,11 @@ public actor Dispatcher {
     /// Trips being searched for.
     public var searchingTripIDs: [String] { machine.searches.keys.sorted() }
 
-    /// Resumes the searches of trips that were searching when the process stopped.
+    /// Resumes the searches of trips that were searching when the process stopped (those no other live
+    /// node runs).
     public func resume(_ records: [TripRecord]) async {
         for record in records where record.trip.state == .searching {
-            machine.startSearch(tripID: record.trip.id, pickup: record.trip.pickup, now: time.now())
+            await startSearch(record, excluding: [])
         }
         await evaluate()
     }
@@ -62,13 +71,48 @@ public actor Dispatcher {
     /// Reacts to a committed trip change: searching trips are dispatched, others stop searching.
     public func tripChanged(_ record: TripRecord, intent: TripIntent, previousDriverID: String?) async {
         if record.trip.state == .searching {
-            let excluded: Set<String> = previousDriverID.map { [$0] } ?? []
-            machine.startSearch(
-                tripID: record.trip.id, pickup: record.trip.pickup, now: time.now(), excluding: excluded)
+            await startSearch(record, excluding: previousDriverID.map { [$0] } ?? [])
             await evaluate()
         } else if let action = machine.stopSearch(tripID: record.trip.id) {
+            await searchEnded(record.trip.id)
             await perform([action])
         }
+    }
+
+    /// Renews this node's search leases and adopts the searches of nodes that stopped renewing theirs.
+    public func keepSearchesAlive() async {
+        let now = time.now()
+        for tripID in machine.searches.keys.sorted() {
+            // A lease lost (this node stalled past it and another adopted the search) ends the search here.
+            if (try? await leases.hold(tripID: tripID, owner: nodeID, until: now + searchLease, now: now)) == false,
+                let action = machine.stopSearch(tripID: tripID)
+            {
+                await perform([action])
+            }
+        }
+        guard let lapsed = try? await leases.lapsed(now: now, limit: 50) else { return }
+        for tripID in lapsed where machine.searches[tripID] == nil {
+            guard (try? await leases.hold(tripID: tripID, owner: nodeID, until: now + searchLease, now: now)) == true
+            else { continue }
+            guard let record = try? await authority.record(id: tripID), record.trip.state == .searching else {
+                await searchEnded(tripID)
+                continue
+            }
+            machine.startSearch(tripID: tripID, pickup: record.trip.pickup, now: now)
+        }
+    }
+
+    private func startSearch(_ record: TripRecord, excluding: Set<String>) async {
+        let now = time.now()
+        // Without the leases (Redis down) the search runs anyway: searching twice beats never.
+        let held =
+            (try? await leases.hold(tripID: record.trip.id, owner: nodeID, until: now + searchLease, now: now)) ?? true
+        guard held else { return }
+        machine.startSearch(tripID: record.trip.id, pickup: record.trip.pickup, now: now, excluding: excluding)
+    }
+
+    private func searchEnded(_ tripID: String) async {
+        try? await leases.release(tripID: tripID, owner: nodeID)
     }
 
     /// The driver accepts their offer: checked against the offer, then decided by the trip rules.
@@ -175,6 +219,7 @@ public actor Dispatcher {
                 machine.declined(tripID: offer.tripID, driverID: offer.driverID)
             } else {
                 _ = machine.stopSearch(tripID: search.tripID)
+                await searchEnded(search.tripID)
             }
         }
     }
@@ -185,6 +230,7 @@ public actor Dispatcher {
             do { try await time.sleep(for: .seconds(1)) } catch { return }
             // The index scan is housekeeping, once a second; candidates are checked for silence anyway.
             _ = try? await fleet.evictSilentDrivers()
+            await keepSearchesAlive()
             await evaluate()
         }
     }
@@ -197,6 +243,7 @@ public actor Dispatcher {
                 // Changed on another node (cancelled, say): this node's observer never saw it.
                 guard record.trip.state == .searching else {
                     _ = machine.stopSearch(tripID: offer.tripID)
+                    await searchEnded(offer.tripID)
                     try? await offers.remove(tripID: offer.tripID, driverID: offer.driverID)
                     continue
                 }
@@ -209,6 +256,7 @@ public actor Dispatcher {
                 try? await offers.remove(tripID: offer.tripID, driverID: offer.driverID)
                 metrics.offer("expired")
             case .giveUp(let tripID):
+                await searchEnded(tripID)
                 _ = try? await authority.apply(.searchTimedOut, tripID: tripID, by: .system)
             }
         }

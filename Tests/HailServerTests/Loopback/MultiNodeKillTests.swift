@@ -206,4 +206,58 @@ struct MultiNodeKillTests {
         await client.shutdown()
         await scaled.close()
     }
+
+    @Test func aSearchOnAKilledNodeIsTakenOverByTheOther() async throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: ServerProcess.executable.path),
+            "build the hail executable first (swift build --build-tests builds it beside the tests)")
+        let scaled = try await ScaledTestBackends.open()
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hail-nodes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let secretPath = folder.appendingPathComponent("hail.secret").path
+        let tokens = TokenAuthority(
+            authenticator: HMACAuthenticator(secret: try ServerSecret.loadOrCreate(at: secretPath).secret))
+        let redisURL = try #require(ProcessInfo.processInfo.environment["HAIL_REDIS_URL"])
+        let start = {
+            try await NodeProcess.start(
+                postgresURL: scaled.postgresURL, redisURL: redisURL, schema: scaled.schema,
+                prefix: scaled.schema + ":", secret: secretPath)
+        }
+        let nodeA = try await start()
+        let nodeB = try await start()
+        let client = try WebSocketClient()
+        defer {
+            nodeA.kill()
+            nodeB.kill()
+            try? FileManager.default.removeItem(at: folder)
+        }
+        let now = Int64(Date().timeIntervalSince1970)
+        let driver = tokens.mint(AccessToken(role: .driver, sub: "driver-1", exp: now + 3600, iat: now))
+        let rider = tokens.mint(AccessToken(role: .rider, sub: "rider-1", exp: now + 3600, iat: now))
+
+        // Node A takes the request while no driver is online, then dies with the search.
+        let created = try await LoopbackServer.http(
+            base: nodeA.base, "POST", "/v1/trips", token: rider, body: LoopbackRideTests.request, key: UUID().uuidString
+        )
+        let trip = try HailJSON.decode(Trip.self, from: created.body)
+        nodeA.kill()
+
+        // A driver comes online on node B; once node A's lease lapses (5 s), node B offers them the trip.
+        let driverOnB = TestSocket(
+            try await client.connect(to: "ws://127.0.0.1:\(nodeB.port)/v1/drivers/me/live?access_token=\(driver)"))
+        _ = try await driverOnB.next("hello", as: DriverServerFrame.self)
+        _ = try await LoopbackServer.http(
+            base: nodeB.base, "POST", "/v1/drivers/me/status", token: driver, body: #"{"online": true}"#)
+        try driverOnB.send(Self.location(seq: 1, Coordinate(lat: 43.7400, lng: 7.4280), t: Date()))
+        _ = try await driverOnB.next("ack", as: DriverServerFrame.self)
+        guard case .offer(let offer) = try await driverOnB.next("offer", as: DriverServerFrame.self, within: 30) else {
+            throw LoopbackError(description: "no offer")
+        }
+        #expect(offer.trip.id == trip.id)
+        let accepted = try await LoopbackServer.http(
+            base: nodeB.base, "POST", "/v1/trips/\(trip.id)/accept", token: driver, key: UUID().uuidString)
+        #expect(try HailJSON.decode(Trip.self, from: accepted.body).state == .driverAssigned)
+        await client.shutdown()
+        await scaled.close()
+    }
 }
