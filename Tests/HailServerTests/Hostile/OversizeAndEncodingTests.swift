@@ -44,6 +44,17 @@ struct OversizeAndEncodingTests {
         await server.stop()
     }
 
+    @Test func aRequestHeadOver16KiBIsDroppedAndOthersAreServed() async throws {
+        let server = try await Self.start()
+        let socket = try HostileSocket(port: server.port)
+        try socket.send(
+            "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: \(String(repeating: "a", count: 20_000))\r\n\r\n")
+        #expect(try await onItsOwnThread { socket.readUntilClosed() })
+        #expect(server.server.netMetrics.httpRequests == 0)
+        #expect(await server.call("GET", "/healthz").status == 200)
+        await server.stop()
+    }
+
     @Test func aWebSocketMessageOverTheLimitIsClosedWith1009() async throws {
         let server = try await Self.start()
         let socket = try HostileSocket(port: server.port)
