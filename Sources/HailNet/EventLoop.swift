@@ -134,6 +134,9 @@ final class EventLoop: @unchecked Sendable {
         info.keepalive_timeout = Int32(options.keepAliveSeconds)
         info.max_http_header_data = 16_384
         info.timeout_secs = UInt32(max(1, options.timeoutSeconds))
+        // The time a connection may hold a header table while its request head arrives (lws's default is
+        // 10 s, whatever `timeout_secs` says): a head dribbled a byte at a time ends here.
+        info.timeout_secs_ah_idle = UInt32(max(1, options.timeoutSeconds))
         // No retry_and_idle_policy: lws's own keepalive pings take the writable callback the user
         // asked for, which strands queued messages; HailNet pings from its tick instead.
         if let port = options.port {
