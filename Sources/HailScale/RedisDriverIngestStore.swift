@@ -14,12 +14,21 @@ public struct RedisDriverIngestStore: DriverIngestStore {
     private let prefix: String
     private let lifetimeMillis: String
 
+    // Returns the hash as it was before (a placeholder field when there was none, so it is not nil).
     private static let advanceScript = """
         local s = redis.call('HGET', KEYS[1], 'seq')
         if s and tonumber(s) >= tonumber(ARGV[1]) then return false end
+        local before = redis.call('HGETALL', KEYS[1])
+        if #before == 0 then before = {'new', '1'} end
         redis.call('HSET', KEYS[1], 'seq', ARGV[1])
         redis.call('PEXPIRE', KEYS[1], ARGV[2])
-        return redis.call('HGETALL', KEYS[1])
+        return before
+        """
+
+    private static let rewindScript = """
+        if redis.call('HGET', KEYS[1], 'seq') ~= ARGV[1] then return 0 end
+        if ARGV[2] == '' then return redis.call('HDEL', KEYS[1], 'seq') end
+        return redis.call('HSET', KEYS[1], 'seq', ARGV[2])
         """
 
     private static let recordTripScript = """
@@ -69,7 +78,13 @@ public struct RedisDriverIngestStore: DriverIngestStore {
         return found
     }
 
-    /// Takes `seq` atomically when it is newer than the stored one.
+    /// Puts the seq back unless a later batch was taken.
+    public func rewind(driverID: String, from seq: Int64, to previous: Int64?) async throws {
+        let command = ["EVAL", Self.rewindScript, "1", key(driverID), String(seq), previous.map(String.init) ?? ""]
+        _ = try await client.run { connection in try connection.command(command).checked() }
+    }
+
+    /// Takes `seq` atomically when it is newer than the stored one; returns the state before.
     public func advance(driverID: String, to seq: Int64) async throws -> DriverIngestState? {
         let command = ["EVAL", Self.advanceScript, "1", key(driverID), String(seq), lifetimeMillis]
         let reply = try await client.run { connection in try connection.command(command).checked() }

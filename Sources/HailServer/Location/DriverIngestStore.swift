@@ -33,8 +33,11 @@ public protocol DriverIngestStore: Sendable {
     /// The states of several drivers; unknown ones are absent.
     func states(driverIDs: [String]) async throws -> [String: DriverIngestState]
     /// Takes batch `seq` atomically: when it is newer than the stored seq (or there is none), stores it and
-    /// returns the state (with `lastSeq` already `seq`); nil when it is not newer (a duplicate or replay).
+    /// returns the state as it was before (`lastSeq` the previous seq); nil when it is not newer (a
+    /// duplicate or replay).
     func advance(driverID: String, to seq: Int64) async throws -> DriverIngestState?
+    /// Puts the seq back to `previous` after batch `seq` failed half-way, unless a later batch was taken.
+    func rewind(driverID: String, from seq: Int64, to previous: Int64?) async throws
     /// Stores the filter after a batch, and the position when one was published.
     func saveFix(driverID: String, filter: LocationFilter, position: DriverLocation?) async throws
     /// Stores online status.
@@ -73,14 +76,22 @@ public final class MemoryDriverIngestStore: DriverIngestStore {
         }
     }
 
-    /// Advances the seq when `seq` is newer.
+    /// Advances the seq when `seq` is newer; returns the state before.
     public func advance(driverID: String, to seq: Int64) -> DriverIngestState? {
         entries.withLock { entries in
             var entry = entries[driverID] ?? Entry()
             if let last = entry.state.lastSeq, seq <= last { return nil }
+            let before = entry.state
             entry.state.lastSeq = seq
             entries[driverID] = entry
-            return entry.state
+            return before
+        }
+    }
+
+    /// Puts the seq back unless a later batch was taken.
+    public func rewind(driverID: String, from seq: Int64, to previous: Int64?) {
+        entries.withLock { entries in
+            if entries[driverID]?.state.lastSeq == seq { entries[driverID]?.state.lastSeq = previous }
         }
     }
 

@@ -135,7 +135,6 @@ public actor Fleet {
     /// fare's job.
     public func ingest(driverID: String, batch: LocationBatch, client: ClientInfo?) async throws -> IngestResult {
         let now = time.now()
-        var state = drivers[driverID] ?? DriverState()
         // The seq is taken atomically in the shared store, so a batch replayed to another node is refused.
         let advanced =
             if let localIngestState {
@@ -143,12 +142,28 @@ public actor Fleet {
             } else {
                 try await ingestState.advance(driverID: driverID, to: batch.seq)
             }
-        guard var shared = advanced else {
+        guard let before = advanced else {
             metrics.locationPoints(batch.points.count, result: "duplicate", client: client)
             return IngestResult(
                 ackSeq: batch.seq, applied: false, accepted: 0, dropped: ["duplicate": batch.points.count],
                 published: nil)
         }
+        do {
+            return try await apply(batch, of: driverID, client: client, now: now, after: before)
+        } catch {
+            // The batch failed half-way (storage unavailable): its seq goes back so the app's retry applies
+            // it instead of being taken for a duplicate, and no history point is lost.
+            try? await ingestState.rewind(driverID: driverID, from: batch.seq, to: before.lastSeq)
+            throw error
+        }
+    }
+
+    private func apply(
+        _ batch: LocationBatch, of driverID: String, client: ClientInfo?, now: Date, after before: DriverIngestState
+    ) async throws -> IngestResult {
+        var state = drivers[driverID] ?? DriverState()
+        var shared = before
+        shared.lastSeq = batch.seq
         if !shared.tripKnown {
             let record = try await trips.activeRecord(driverID: driverID)
             try await ingestState.loadedTrip(record, driverID: driverID)
