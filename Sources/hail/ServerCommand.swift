@@ -24,11 +24,11 @@ enum ServerCommand {
           --public-url   the base URL put in share links                     default http://localhost:PORT
           --postgres     trips, audit log, idempotency and history in PostgreSQL instead of --db
                          (postgresql://user@host:port/db); several nodes may share it
-          --redis        geo index and per-trip pub/sub in Redis (redis://host:port), so a driver on one
-                         node reaches a rider on another
-          --postgres-schema  the PostgreSQL schema, created when missing        default public
-          --redis-prefix     put before every Redis key and channel, so several deployments can
-                         share one Redis (every node of one deployment uses the same)  default none
+          --redis        geo index, pub/sub, dispatch offers and drivers' ingest state in Redis
+                         (redis://host:port), so a driver and a rider may be on any nodes
+          --postgres-schema  the PostgreSQL schema, created when missing    default public
+          --redis-prefix  put before every Redis key and channel, so deployments can share one
+                         Redis; every node of one deployment uses the same   default none
           --roads        the road network for ETAs, estimates, dispatch order, snapped positions and
                          fare distances: an OpenStreetMap .osm.pbf file, or `generated` for the
                          built-in test city; without it every estimate is a straight line
