@@ -18,6 +18,9 @@ public struct NetServerConfiguration: Sendable {
     public var essentialQueueLimit: Int = 256
     /// Disposable messages a connection may have queued before the oldest is dropped.
     public var disposableQueueLimit: Int = 16
+    /// Inbound messages a WebSocket may have waiting for its handler; one more closes it with 4029, so a
+    /// client sending faster than the server reads cannot make it hold an unbounded backlog.
+    public var inboundQueueLimit: Int = 1024
     /// Headers lws does not know by name that requests should still carry (lower-case names).
     public var customHeaderNames: [String] = ["x-request-id", "idempotency-key", "x-forwarded-for", "x-real-ip"]
     /// Seconds a client has to send a whole HTTP request (head and body) or finish a WebSocket handshake;

@@ -263,6 +263,7 @@ actor ServerEngine {
         let connection = WebSocketConnection(
             id: session.id, request: request,
             limits: (configuration.essentialQueueLimit, configuration.disposableQueueLimit), metrics: metrics,
+            inboundLimit: configuration.inboundQueueLimit,
             // The cycle connection -> closure -> engine -> session -> connection ends when lws destroys the wsi.
             requestWrite: { [self] id in
                 executor.post { self.assumeIsolated { $0.requestWrite(id) } }

@@ -16,6 +16,8 @@ public struct WebSocketCloseInfo: Sendable, Equatable {
 
     /// Close code sent when a send queue of essential messages overflows.
     public static let slowConsumerCode: UInt16 = 4009
+    /// Close code sent when a peer has more messages waiting to be read than the inbound queue allows.
+    public static let tooManyMessagesCode: UInt16 = 4029
     /// Close code sent when an inbound message exceeds the configured maximum.
     public static let messageTooBigCode: UInt16 = 1009
     /// Close code recorded when the connection ended without a close frame.

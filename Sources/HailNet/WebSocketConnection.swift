@@ -17,6 +17,8 @@ public final class WebSocketConnection: Sendable {
     private let metrics: NetMetrics
     /// Asks the owning loop to call back when this connection's socket is writable.
     private let requestWrite: @Sendable (UInt64) -> Void
+    /// Inbound messages that may wait for the consumer (nil: no limit).
+    private let inboundLimit: Int?
 
     private struct State {
         var queue: OutboundQueue
@@ -44,14 +46,16 @@ public final class WebSocketConnection: Sendable {
 
     init(
         id: UInt64, request: WebSocketRequest, limits: (essential: Int, disposable: Int), metrics: NetMetrics,
-        requestWrite: @escaping @Sendable (UInt64) -> Void
+        inboundLimit: Int? = nil, requestWrite: @escaping @Sendable (UInt64) -> Void
     ) {
         self.id = id
         self.request = request
         self.metrics = metrics
         self.requestWrite = requestWrite
+        self.inboundLimit = inboundLimit.map { max(1, $0) }
         state = Mutex(State(queue: OutboundQueue(essentialLimit: limits.essential, disposableLimit: limits.disposable)))
-        (messages, inbound) = AsyncStream.makeStream(of: WebSocketMessage.self, bufferingPolicy: .unbounded)
+        (messages, inbound) = AsyncStream.makeStream(
+            of: WebSocketMessage.self, bufferingPolicy: self.inboundLimit.map { .bufferingOldest($0) } ?? .unbounded)
     }
 
     /// Queues a text message; returns false when the connection is already closing.
@@ -161,9 +165,14 @@ public final class WebSocketConnection: Sendable {
         state.withLock { state in state.closeRequest.map { ($0.code, $0.reason, $0.immediate) } }
     }
 
-    /// Hands a complete inbound message to the consumer.
+    /// Hands a complete inbound message to the consumer; with the inbound queue full, closes with 4029
+    /// instead (the message is not delivered).
     func deliver(_ message: WebSocketMessage) {
-        inbound.yield(message)
+        if case .dropped = inbound.yield(message), let inboundLimit {
+            close(
+                code: WebSocketCloseInfo.tooManyMessagesCode,
+                reason: "more than \(inboundLimit) messages waiting to be read")
+        }
     }
 
     /// Records the end of the connection, wakes `closed()` waiters and finishes `messages`.

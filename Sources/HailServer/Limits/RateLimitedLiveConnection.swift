@@ -28,7 +28,8 @@ final class RateLimitedLiveConnection: LiveConnection {
         self.base = base
         let messages = base.inbound
         let refusal = refusal
-        inbound = AsyncStream { continuation in
+        // Bounded like the connection it wraps, so reading ahead to count messages never hoards them.
+        inbound = AsyncStream(bufferingPolicy: .bufferingOldest(1024)) { continuation in
             let task = Task {
                 var bucket = bucket
                 for await message in messages {
@@ -39,7 +40,12 @@ final class RateLimitedLiveConnection: LiveConnection {
                         refused(over)
                         break
                     }
-                    continuation.yield(message)
+                    if case .dropped = continuation.yield(message) {
+                        await base.close(
+                            code: WebSocketCloseCode.rateLimited.rawValue,
+                            reason: "more than 1024 messages waiting to be read")
+                        break
+                    }
                 }
                 continuation.finish()
             }

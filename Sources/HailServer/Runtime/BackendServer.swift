@@ -60,6 +60,7 @@ public final class BackendServer: Sendable {
         netConfiguration.requestTimeoutSeconds = services.configuration.requestTimeoutSeconds
         netConfiguration.customHeaderNames += ["x-hail-client"]
         let log = options.log
+        let inboundLimit = netConfiguration.inboundQueueLimit
         let time = services.time
         let metrics = services.metrics
         // Asked first for every request and upgrade, before any parsing, storage or token work of the API.
@@ -114,7 +115,8 @@ public final class BackendServer: Sendable {
                     let bucket = gate.messageBucket(
                         peer: request.remoteAddress, forwardedFor: forwardedFor, now: time.now())
                     return .accept { connection in
-                        let live = NetLiveConnection(connection, metrics: metrics, time: time)
+                        let live = NetLiveConnection(
+                            connection, metrics: metrics, time: time, inboundLimit: inboundLimit)
                         guard let bucket else { return await streams.run(plan, on: live) }
                         let limited = RateLimitedLiveConnection(
                             live, bucket: bucket, now: { time.now() }, refused: { gate.count($0) })

@@ -8,17 +8,26 @@ final class NetLiveConnection: LiveConnection {
     private let metrics: ServerMetrics
     private let time: ServerTime
 
-    init(_ connection: WebSocketConnection, metrics: ServerMetrics, time: ServerTime) {
+    /// Wraps `connection`; at most `inboundLimit` of its messages wait for the stream, one more closes it
+    /// with 4029 (a client sending faster than the server reads cannot make it hold a backlog without end).
+    init(_ connection: WebSocketConnection, metrics: ServerMetrics, time: ServerTime, inboundLimit: Int = 1024) {
         self.connection = connection
         self.metrics = metrics
         self.time = time
         let messages = connection.messages
-        inbound = AsyncStream { continuation in
+        inbound = AsyncStream(bufferingPolicy: .bufferingOldest(max(1, inboundLimit))) { continuation in
             let task = Task {
                 for await message in messages {
+                    let result: AsyncStream<LiveInbound>.Continuation.YieldResult
                     switch message {
-                    case .text(let text): continuation.yield(.text(text))
-                    case .binary(let bytes): continuation.yield(.binary(Data(bytes)))
+                    case .text(let text): result = continuation.yield(.text(text))
+                    case .binary(let bytes): result = continuation.yield(.binary(Data(bytes)))
+                    }
+                    if case .dropped = result {
+                        connection.close(
+                            code: WebSocketCloseInfo.tooManyMessagesCode,
+                            reason: "more than \(inboundLimit) messages waiting to be read")
+                        break
                     }
                 }
                 continuation.finish()
