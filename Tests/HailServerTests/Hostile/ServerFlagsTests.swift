@@ -1,0 +1,90 @@
+import Foundation
+import HailProtocol
+import HailServer
+import Testing
+
+/// `hail server`'s limit flags, end to end: the real executable, limited by what its flags say.
+@Suite("Hostile: hail server limit flags", .serialized)
+struct ServerFlagsTests {
+    /// Runs `hail server` with `arguments` (port, database and secret are added) until it reports its port.
+    static func start(_ arguments: [String], in folder: URL) async throws -> (Process, Int) {
+        let process = Process()
+        process.executableURL = ServerProcess.executable
+        process.arguments =
+            [
+                "server", "--port", "0", "--quiet", "--db", folder.appendingPathComponent("hail.db").path,
+                "--secret-file", folder.appendingPathComponent("hail.secret").path,
+            ] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        let lines = Inbox<String>()
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                Task { await lines.finish() }
+                return
+            }
+            for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+                Task { await lines.put(String(line)) }
+            }
+        }
+        try process.run()
+        while let line = await lines.next(within: 20) {
+            if let range = line.range(of: "listening on http://127.0.0.1:") {
+                return (process, Int(line[range.upperBound...].prefix { $0.isNumber }) ?? 0)
+            }
+        }
+        process.terminate()
+        throw LoopbackError(description: "hail server did not report its port")
+    }
+
+    @Test func theFlagsSetTheLimitsTheServerEnforces() async throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: ServerProcess.executable.path),
+            "build the hail executable first (swift build --build-tests builds it beside the tests)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hail-flags-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (process, port) = try await Self.start(
+            ["--requests-per-address", "0.5:2", "--limit-loopback", "--request-timeout", "5"], in: folder)
+        let base = "http://127.0.0.1:\(port)"
+        let statuses = [
+            await ServerHarness.overTheWire(base, "GET", "/healthz", headers: [:], body: Data()).status,
+            await ServerHarness.overTheWire(base, "GET", "/healthz", headers: [:], body: Data()).status,
+        ]
+        let refused = await ServerHarness.overTheWire(base, "GET", "/healthz", headers: [:], body: Data())
+        process.terminate()
+        process.waitUntilExit()
+        #expect(statuses == [200, 200])
+        #expect(refused.status == 429)
+        // The clock is real here: two seconds at most until the next token, one if a second has passed.
+        #expect(["1", "2"].contains(refused.headers.first { $0.key.lowercased() == "retry-after" }?.value ?? ""))
+        #expect(
+            String(decoding: refused.body, as: UTF8.self).contains(
+                "too many requests from this address (limit 0.5/s, burst 2)"))
+    }
+
+    @Test(arguments: [
+        ["--requests-per-token", "0"], ["--messages-per-socket", "fast"], ["--connections-per-address", "5:0.5"],
+        ["--request-timeout", "0"],
+    ])
+    func badLimitFlagsAreRefusedWithWhatToFix(_ arguments: [String]) async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: ServerProcess.executable.path))
+        let process = Process()
+        process.executableURL = ServerProcess.executable
+        process.arguments = ["server", "--port", "0", "--db", "/nonexistent/never.db"] + arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = try await onItsOwnThread { () -> String in
+            let data = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        #expect(process.terminationStatus != 0)
+        #expect(text.hasPrefix("hail server: \(arguments[0])"), "\(text.prefix(200))")
+    }
+}
