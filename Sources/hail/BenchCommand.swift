@@ -6,7 +6,7 @@ enum BenchCommand {
     static let usage = """
         usage: hail bench http        [--route healthz|estimates] [--connections 8] [--seconds 10] [common options]
                hail bench ingest      [--connections 100] [--interval-ms 3000 | --saturate [--window 1]]
-                                      [--points 3] [--binary] [--duration 10] [--in-process] [common options]
+                                      [--points 3] [--binary] [--riders 0.1] [--duration 10] [--in-process] [common]
                hail bench wire        [--trace FILE] [--json]
                hail bench connections [--count 1000] [--hold 5] [--json]
                hail bench baseline    [--clients 100] [--requests 200000] [--pipeline 1]
@@ -45,6 +45,7 @@ enum BenchCommand {
           --window       ingest with --saturate: batches in flight per driver   default 1
           --points       ingest: fixes per batch, 1 to 1000                     default 3
           --binary       ingest: compact binary frames instead of JSON text
+          --riders       ingest: share of drivers on a trip with a rider watching   default 0.1
           --json         print one JSON object instead of the table
           --server URL   measure a running server (http://HOST:PORT) instead of starting one
           --secret-file  with --server: its token secret (needed for ingest and --route estimates)
@@ -73,7 +74,7 @@ enum BenchCommand {
             Array(arguments.dropFirst()),
             options: [
                 "--seconds", "--duration", "--connections", "--route", "--interval-ms", "--window", "--points",
-                "--server", "--secret-file",
+                "--server", "--secret-file", "--riders",
             ],
             flags: ["--json", "--binary", "--saturate", "--in-process"])
         if args["--seconds"] != nil, args["--duration"] != nil {
@@ -111,6 +112,12 @@ enum BenchCommand {
             benchmark.connections = try args.integer("--connections", default: 100, in: 1...20_000)
             benchmark.pointsPerBatch = try args.integer("--points", default: 3, in: 1...1_000)
             benchmark.binary = args.has("--binary")
+            if let share = args["--riders"] {
+                guard let value = Double(share), (0...1).contains(value) else {
+                    throw UsageError("--riders must be a share of the drivers from 0 to 1, not '\(share)'")
+                }
+                benchmark.riderShare = value
+            }
             if args.has("--saturate") {
                 if args["--interval-ms"] != nil { throw UsageError("--saturate and --interval-ms exclude each other") }
                 benchmark.pacing = .saturate(window: try args.integer("--window", default: 1, in: 1...256))

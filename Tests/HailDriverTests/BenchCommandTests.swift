@@ -69,7 +69,7 @@ struct BenchCommandTests {
     @Test("ingest: drivers on a `hail server` child; the issue's keys, every fix accepted")
     func ingest() async throws {
         let (output, status) = try await Self.bench([
-            "ingest", "--connections", "5", "--interval-ms", "200", "--duration", "1", "--json",
+            "ingest", "--connections", "5", "--interval-ms", "200", "--duration", "1", "--riders", "0.4", "--json",
         ])
         #expect(status == 0)
         let json = try Self.object(output)
@@ -83,7 +83,14 @@ struct BenchCommandTests {
         #expect(json["dropped"] as? [String: Int] == ["batchesNeverAcked": 0])
         let sent = try #require(json["sentPoints"] as? Int)
         #expect(sent > 0)
-        #expect(json["serverLocationUpdates"] as? [String: Int] == ["accepted": sent])
+        // Every fix sent in the window, plus the one position each watched driver reported at setup.
+        #expect(json["serverLocationUpdates"] as? [String: Int] == ["accepted": sent + 2])
+        let riders = try #require(json["riders"] as? [String: Any])
+        #expect(riders["asked"] as? Int == 2)
+        #expect(riders["watching"] as? Int == 2)
+        #expect(riders["unmatched"] as? Int == 0)
+        #expect((riders["driverMovedReceived"] as? Int).map { $0 > 0 } == true)
+        #expect(json["latencyMeasured"] as? String == "driverSendToRiderReceive")
     }
 
     @Test("connections: 50 idle driver streams held on a `hail server` child")

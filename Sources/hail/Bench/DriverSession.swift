@@ -14,6 +14,8 @@ struct DriverSession: Sendable {
     let pacing: IngestPacing
     /// This driver's books.
     let ledger: AckLedger
+    /// Send times by seq, kept when a rider watches this driver's trip.
+    var log: SendLog? = nil
 
     /// Sends from `start` (plus `offset`, to spread drivers over the interval) until `end`, then waits
     /// up to `grace` for outstanding acks and closes the connection.
@@ -31,6 +33,7 @@ struct DriverSession: Sendable {
     /// Books the next batch as sent at `now` and queues it on the socket.
     private func send(at now: ContinuousClock.Instant) {
         let seq = ledger.reserveSend(points: frames.pointsPerBatch, at: now)
+        log?.record(seq: seq, at: now)
         if binary {
             connection.send(binary: frames.binary(seq: seq))
         } else {

@@ -14,6 +14,8 @@ struct IngestBenchmark: Sendable {
     var pointsPerBatch = 3
     /// Binary frames instead of JSON text.
     var binary = false
+    /// Share of drivers put on an active trip with a rider watching it (0 to 1).
+    var riderShare = 0.1
 
     /// Connections per 127.0.0.x source address when the server is on loopback: well under the
     /// ~28,000 ephemeral ports one source address has, leaving room for TIME_WAIT from earlier runs.
@@ -42,6 +44,10 @@ struct IngestBenchmark: Sendable {
         } catch {
             throw BenchFailure("cannot start the WebSocket client: \(error)")
         }
+        let watched = watchedDrivers()
+        let setup = await TripSetup(target: target, client: client, startMilliseconds: startMilliseconds).run(
+            drivers: watched.map { (index: $0, token: tokens[$0], factory: factories[$0]) })
+        let logs = Dictionary(uniqueKeysWithValues: setup.pairs.map { ($0.driverIndex, SendLog()) })
         let sources = sourceAddresses(for: target.endpoint)
         let connected = await connectAll(client: client, tokens: tokens, endpoint: target.endpoint, sources: sources)
         guard connected.contains(where: { $0.connection != nil }) else {
@@ -60,7 +66,7 @@ struct IngestBenchmark: Sendable {
             sessions.append(
                 DriverSession(
                     connection: connection, frames: factories[index], binary: binary, pacing: pacing,
-                    ledger: AckLedger(windowEnd: end)))
+                    ledger: AckLedger(windowEnd: end), log: logs[index]))
             if case .interval(let milliseconds) = pacing {
                 // Spread first sends evenly over one interval, as real phones are not in step.
                 offsets.append(.milliseconds(milliseconds * index / connections))
@@ -68,7 +74,25 @@ struct IngestBenchmark: Sendable {
                 offsets.append(.zero)
             }
         }
+        let books = RiderWatch.Books()
+        let watches = setup.pairs.compactMap { pair in
+            logs[pair.driverIndex].map { RiderWatch(connection: pair.rider, log: $0) }
+        }
         let usage = await withTaskGroup(of: [ProcessUsage?]?.self) { group in
+            for watch in watches {
+                group.addTask {
+                    await watch.run(windowStart: start, windowEnd: end, books: books)
+                    return nil
+                }
+            }
+            if !watches.isEmpty {
+                group.addTask {
+                    // A rider whose trip went quiet would wait for ever: its stream closes after the grace.
+                    try? await Task.sleep(until: end + Self.grace, clock: clock)
+                    for watch in watches { watch.connection.close(code: 1000, reason: "bench done") }
+                    return nil
+                }
+            }
             for (session, offset) in zip(sessions, offsets) {
                 group.addTask {
                     await session.run(start: start, offset: offset, end: end, grace: Self.grace)
@@ -87,6 +111,7 @@ struct IngestBenchmark: Sendable {
         }
         var tally = AckLedger.Tally()
         for session in sessions { tally.absorb(session.ledger.tally()) }
+        for pair in setup.pairs { pair.rider.close(code: 1000, reason: "bench done") }
         // Before shutdown: tells whether a missing ack was never written by us or never came back.
         let wire = client.metrics.snapshot()
         await client.shutdown()
@@ -98,7 +123,18 @@ struct IngestBenchmark: Sendable {
             connectFailures: connected.compactMap(\.failure), sourceAddresses: sources, tally: tally,
             wire: (written: wire.messagesSent, read: wire.messagesReceived),
             serverCounts: serverCounts, before: usage[0], after: usage[2], serverBefore: usage[1],
-            serverAfter: usage[3], machine: machine)
+            serverAfter: usage[3],
+            riders: IngestBenchmarkResult.Riders(
+                asked: watched.count, watching: setup.pairs.count, setupFailures: Array(setup.failures.prefix(5)),
+                books: books.totals),
+            machine: machine)
+    }
+
+    /// The drivers put on a trip: `riderShare` of them, evenly spread over the grid.
+    func watchedDrivers() -> [Int] {
+        let count = min(connections, Int((Double(connections) * max(0, min(1, riderShare))).rounded()))
+        guard count > 0 else { return [] }
+        return (0..<count).map { $0 * connections / count }
     }
 
     /// The 127.0.0.x addresses to spread connections over, or none (let the kernel choose).

@@ -2,6 +2,35 @@ import Foundation
 
 /// What `hail bench ingest` measured, printed as a table or as one JSON object.
 struct IngestBenchmarkResult: Encodable, Sendable {
+    /// The riders watching drivers on trips.
+    struct Riders: Encodable, Sendable {
+        /// Trips asked for.
+        let asked: Int
+        /// Trips accepted with the rider's stream open.
+        let watching: Int
+        /// Why the others failed (first few).
+        let setupFailures: [String]
+        /// `driverMoved` frames the riders received.
+        let driverMovedReceived: Int
+        /// Of those, with a seq no watched driver sent (should be 0).
+        let unmatched: Int
+        /// Driver send to rider receive, for batches sent and received within the window.
+        let latency: LatencySummary
+
+        /// Summarizes the riders' books.
+        init(
+            asked: Int, watching: Int, setupFailures: [String],
+            books: (latencies: [UInt32], received: Int, unmatched: Int)
+        ) {
+            self.asked = asked
+            self.watching = watching
+            self.setupFailures = setupFailures
+            driverMovedReceived = books.received
+            unmatched = books.unmatched
+            latency = LatencySummary(microseconds: books.latencies)
+        }
+    }
+
     /// Always "ingest".
     let benchmark = "ingest"
     /// `json` or `binary`.
@@ -50,8 +79,13 @@ struct IngestBenchmarkResult: Encodable, Sendable {
     let peakRssMiB: Double?
     /// The headline keys: acknowledged fixes per second (as `ackedUpdatesPerSecond`).
     let updatesPerSecond: Double
-    /// Send-to-ack latency percentiles in ms: `p50`, `p99`, `p999`.
+    /// The riders watching trips, when any.
+    let riders: Riders?
+    /// The latency in ms (`p50`, `p99`, `p999`, `max`): driver send to rider receive when riders
+    /// watch, else driver send to ack (`latencyMeasured` says which).
     let latencyMs: [String: Double]
+    /// `driverSendToRiderReceive` or `driverSendToAck`.
+    let latencyMeasured: String
     /// The server child's CPU over the window in percent of one core; nil when the server is in-process
     /// or remote (then `processCPUPercent` holds server and load generator together).
     let serverCpuPercent: Double?
@@ -72,7 +106,7 @@ struct IngestBenchmarkResult: Encodable, Sendable {
         sourceAddresses: [String], tally: AckLedger.Tally, wire: (written: Int, read: Int),
         serverCounts: [String: Int]?, before: ProcessUsage?,
         after: ProcessUsage?, serverBefore: ProcessUsage? = nil, serverAfter: ProcessUsage? = nil,
-        machine: BenchMachine
+        riders: Riders? = nil, machine: BenchMachine
     ) {
         encoding = settings.binary ? "binary" : "json"
         connections = settings.connections
@@ -107,7 +141,10 @@ struct IngestBenchmarkResult: Encodable, Sendable {
             peakRssMiB = nil
         }
         updatesPerSecond = ackedUpdatesPerSecond
-        latencyMs = ["p50": latency.p50Ms, "p99": latency.p99Ms, "p999": latency.p999Ms, "max": latency.maxMs]
+        self.riders = riders
+        let headline = (riders?.latency.count ?? 0) > 0 ? riders!.latency : latency
+        latencyMeasured = (riders?.latency.count ?? 0) > 0 ? "driverSendToRiderReceive" : "driverSendToAck"
+        latencyMs = ["p50": headline.p50Ms, "p99": headline.p99Ms, "p999": headline.p999Ms, "max": headline.maxMs]
         if let serverBefore, let serverAfter {
             let serverCPU = serverAfter.cpuPercent(since: serverBefore, wallSeconds: wall)
             serverCpuPercent = serverCPU.rounded(toPlaces: 1)
@@ -146,6 +183,18 @@ struct IngestBenchmarkResult: Encodable, Sendable {
             "send-to-ack",
             "p50 \(latency.p50Ms.fixed(2)) ms, p99 \(latency.p99Ms.fixed(2)) ms, p99.9 \(latency.p999Ms.fixed(2)) ms, max \(latency.maxMs.fixed(1)) ms"
         )
+        if let riders {
+            table.add(
+                "driver to rider",
+                "p50 \(riders.latency.p50Ms.fixed(2)) ms, p99 \(riders.latency.p99Ms.fixed(2)) ms, p99.9 "
+                    + "\(riders.latency.p999Ms.fixed(2)) ms, max \(riders.latency.maxMs.fixed(1)) ms "
+                    + "(\(riders.latency.count) positions in the window)")
+            table.add(
+                "riders",
+                "\(riders.watching) of \(riders.asked) trips watched, \(riders.driverMovedReceived) driverMoved received"
+                    + (riders.unmatched > 0 ? ", \(riders.unmatched) with no matching send" : "")
+                    + (riders.setupFailures.first.map { "; first setup failure: \($0)" } ?? ""))
+        }
         table.add("sent", "\(sentBatches) batches, \(sentPoints) fixes in \(seconds) s")
         table.add("acked", "\(ackedBatches) batches")
         table.add("dropped", "\(droppedBatches) batches not acked")
