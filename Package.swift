@@ -129,7 +129,7 @@ let package = Package(
         .testTarget(
             name: "HailDriverTests",
             dependencies: [
-                "HailAppStore",
+                "HailAppStore", "HailRider",
                 "HailDriver", "HailClient", "HailServer", "HailStorage", "HailCore", "HailProtocol", "HailNet",
                 "HailTesting",
             ]

@@ -1,0 +1,161 @@
+import Foundation
+import HailDriver
+import HailServer
+import HailTesting
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// `hail server` as a child process on one fixed port and one SQLite file, killed with SIGKILL and
+/// started again as often as the crash loop likes; the clients' base URL stays valid across restarts.
+final class CrashLoopServer: Sendable {
+    let port: Int
+    let database: String
+    let secretPath: String
+    private let running = Mutex<Process?>(nil)
+    private let counts = Mutex<(kills: Int, starts: Int)>((0, 0))
+
+    init(folder: URL) throws {
+        database = folder.appendingPathComponent("hail.db").path
+        secretPath = folder.appendingPathComponent("hail.secret").path
+        port = try Self.freePort()
+    }
+
+    /// The `hail` executable built beside this test binary.
+    static var executable: URL {
+        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return testBinary.deletingLastPathComponent().appendingPathComponent("hail")
+    }
+
+    var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// How many times the server was SIGKILLed and started.
+    var kills: Int { counts.withLock { $0.kills } }
+    var starts: Int { counts.withLock { $0.starts } }
+    /// True while a started server has not been killed.
+    var isRunning: Bool { running.withLock { $0 != nil } }
+
+    /// A port the kernel just handed out and released: free now, and nothing else here picks ports by hand.
+    static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw HarnessError(description: "socket() failed: \(errno)") }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(descriptor, generic, length) == 0 && getsockname(descriptor, generic, &length) == 0
+            }
+        }
+        guard bound else { throw HarnessError(description: "cannot bind a loopback port: \(errno)") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Starts the server on the fixed port and returns once it says it listens; a start that fails
+    /// (the port still held by the killed process's sockets, say) is tried again, up to `attempts` times.
+    func start(attempts: Int = 20) async throws {
+        for _ in 0..<attempts {
+            if try await launchOnce() {
+                counts.withLock { $0.starts += 1 }
+                return
+            }
+        }
+        throw HarnessError(description: "hail server did not start on port \(port) in \(attempts) attempts")
+    }
+
+    private func launchOnce() async throws -> Bool {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = [
+            "server", "--port", "\(port)", "--db", database, "--secret-file", secretPath, "--quiet",
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        let (chunks, continuation) = AsyncStream.makeStream(of: String.self)
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                continuation.finish()
+                return
+            }
+            continuation.yield(String(decoding: data, as: UTF8.self))
+        }
+        try process.run()
+        let listening = await withDeadline(20) { () -> Bool? in
+            var text = ""
+            for await chunk in chunks {
+                text += chunk
+                if text.contains("listening on http://127.0.0.1:\(self.port)") { return true }
+            }
+            return false
+        }
+        if listening == true {
+            running.withLock { $0 = process }
+            return true
+        }
+        // It exited (or hung): make sure it is gone before the next attempt takes the port.
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        return false
+    }
+
+    /// SIGKILL: no chance to flush or close anything.
+    func kill() {
+        guard
+            let process = running.withLock({ current -> Process? in
+                defer { current = nil }
+                return current
+            })
+        else { return }
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        counts.withLock { $0.kills += 1 }
+    }
+}
+
+/// Kills and restarts the server at seeded random intervals on the phone's own ticking clock, until a
+/// given time or until stopped; it leaves the server running when its restarts succeed.
+final class CrashLoopKiller: Sendable {
+    private let task: Task<[String], Never>
+
+    init(server: CrashLoopServer, interval: ClosedRange<Double>, until: Date, seed: UInt64) {
+        let timeline = DriverTimeline.system()
+        task = Task.detached {
+            var random = SeededGenerator(seed: seed)
+            var problems: [String] = []
+            while true {
+                let next = timeline.now().addingTimeInterval(Double.random(in: interval, using: &random))
+                guard next < until else { break }
+                do { try await timeline.sleepUntil(next) } catch { break }
+                server.kill()
+                // Its own task, so stopping the loop never interrupts a restart half way.
+                let restart = Task { () -> String? in
+                    do {
+                        try await server.start()
+                        return nil
+                    } catch {
+                        return "\(error)"
+                    }
+                }
+                if let problem = await restart.value { problems.append(problem) }
+            }
+            return problems
+        }
+    }
+
+    /// The restarts that failed, once the loop has ended by itself.
+    var finished: [String] { get async { await task.value } }
+
+    /// Stops the loop after any restart in progress; returns the restarts that failed.
+    func stop() async -> [String] {
+        task.cancel()
+        return await task.value
+    }
+}

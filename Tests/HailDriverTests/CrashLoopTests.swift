@@ -1,0 +1,156 @@
+import Foundation
+import HailAppStore
+import HailClient
+import HailCore
+import HailDriver
+import HailProtocol
+import HailRider
+import HailServer
+import HailStorage
+import Testing
+
+/// The crash loop of issue #9: real rider and driver cores on the live transports, `hail server` SIGKILLed
+/// and restarted on the same port and SQLite file every 2 to 3 s, and at the end the server's durable
+/// log checked against what every client saw, applied and queued.
+///
+/// The short form runs with the test suite. The long form:
+/// `HAIL_CRASH_LOOP_SECONDS=300 HAIL_CRASH_LOOP_CLIENTS=8 swift test --filter CrashLoop`.
+@Suite("Crash loop: the server SIGKILLed again and again under riders and drivers", .serialized)
+@MainActor
+struct CrashLoopTests {
+    /// Seconds of killing and requesting.
+    static let seconds = ProcessInfo.processInfo.environment["HAIL_CRASH_LOOP_SECONDS"].flatMap(Double.init) ?? 20
+    /// Drivers, and as many riders.
+    static let clients =
+        ProcessInfo.processInfo.environment["HAIL_CRASH_LOOP_CLIENTS"].flatMap(Int.init) ?? (seconds > 60 ? 8 : 3)
+
+    @Test func nothingAcknowledgedIsLostOrAppliedTwice() async throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: CrashLoopServer.executable.path),
+            "build the hail executable first (swift build --build-tests builds it beside the tests)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hail-crash-loop-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try CrashLoopServer(folder: folder)
+        let tokens = TokenAuthority(
+            authenticator: HMACAuthenticator(secret: try ServerSecret.loadOrCreate(at: server.secretPath).secret))
+        let now = Int64(Date().timeIntervalSince1970)
+        func token(_ role: Role, _ subject: String) -> String {
+            tokens.mint(AccessToken(role: role, sub: subject, exp: now + 36_000, iat: now))
+        }
+        try await server.start()
+        let connector = try SocketConnector()
+
+        // Drivers wait a few hundred metres south of the riders' pickups, which sit side by side.
+        let center = Coordinate(lat: 43.7300, lng: 7.4200)
+        var drivers: [CrashLoopDriver] = []
+        var riders: [CrashLoopRider] = []
+        for index in 1...Self.clients {
+            let offset = Double(index) * 0.0004
+            drivers.append(
+                try await CrashLoopDriver(
+                    index: index, server: server.baseURL, token: token(.driver, "driver-\(index)"),
+                    connector: connector, outboxPath: folder.appendingPathComponent("driver-\(index).db").path,
+                    start: Coordinate(lat: center.lat - 0.0015, lng: center.lng + offset)))
+            riders.append(
+                try await CrashLoopRider(
+                    index: index, server: server.baseURL, token: token(.rider, "rider-\(index)"),
+                    connector: connector, cursorPath: folder.appendingPathComponent("rider-\(index).db").path,
+                    pickup: Coordinate(lat: center.lat, lng: center.lng + offset)))
+        }
+        for driver in drivers { await driver.start() }
+
+        let until = Date().addingTimeInterval(Self.seconds)
+        let killer = CrashLoopKiller(server: server, interval: 2...3, until: until, seed: 9)
+        let everyone = riders
+        let ridden = await withDeadline(Self.seconds + 120) { () -> Bool? in
+            await withTaskGroup(of: Void.self) { group in
+                for rider in everyone { group.addTask { await rider.run(until: until) } }
+            }
+            return true
+        }
+        let failedRestarts = await killer.stop()
+        if !server.isRunning { try await server.start() }
+        #expect(failedRestarts == [])
+        #expect(
+            ridden == true,
+            "riders still riding: \(riders.map { "\($0.id) \($0.model.screen.phase) \($0.model.trip.map { TripSighting($0).description } ?? "-")" })"
+        )
+        for driver in drivers {
+            try await eventually(driver.model, within: 60, "\(driver.id) settled") { model in
+                model.outbox.entries.isEmpty && model.lastSaved?.outbox.entries.isEmpty == true
+                    && model.trip?.state.isActive != true
+            }
+        }
+        for driver in drivers { await driver.stop() }
+        for rider in riders { await rider.stop() }
+        await connector.shutdown()
+        server.kill()
+
+        let log = try await ServerLog.read(database: server.database)
+        let report = CrashLoopReport(log: log, riders: riders, drivers: drivers, kills: server.kills)
+        print(report.summary)
+
+        // The server really died, again and again, and the riders still got somewhere.
+        #expect(server.kills >= Int(Self.seconds / 3) - 1)
+        #expect(log.trips.values.contains { $0.state == .completed })
+
+        // Every trip is over, and every trip the server holds is one a rider knows about.
+        #expect(log.trips.values.filter(\.state.isActive).map(\.id) == [])
+        #expect(Set(log.trips.keys) == Set(riders.flatMap { $0.sightings.all.map(\.tripID) }))
+
+        // The log itself: versions 1...n with no gap or repeat, each intent at most once, and the trip's
+        // record is its last line.
+        #expect(report.malformedLogs == [])
+
+        // Nothing acknowledged lost: every version any client saw or applied is in the durable log, in the
+        // state the client saw it in.
+        #expect(report.lost == [])
+
+        // Nothing applied twice or out of order by any client.
+        #expect(report.appliedOutOfOrder == [])
+
+        // Every driver action applied exactly once, or refused and never applied; the outboxes are empty
+        // in memory and on disk.
+        #expect(report.outboxMismatches == [])
+        for driver in drivers {
+            let saved = try await SQLiteOutboxStore(path: driver.outboxPath).load()
+            #expect(saved?.outbox.entries == [], "\(driver.id)'s outbox on disk")
+        }
+
+        // Every trip ended as its rider and its driver were last told.
+        #expect(report.finalStateMismatches == [])
+        let completed = log.trips.values.filter { $0.state == .completed }.count
+        let cancelled = log.trips.values.filter { $0.state == .cancelled }.map(\.id)
+        let notFound = log.trips.values.filter { $0.state == .noDriversFound }.count
+        #expect(completed + cancelled.count + notFound == log.trips.count)
+        #expect(completed == riders.map { $0.finished.values.filter { $0 == .completed }.count }.reduce(0, +))
+        // Only riders cancel here, and only trips they meant to.
+        let meantToCancel = Set(riders.flatMap(\.cancelTapped))
+        #expect(cancelled.filter { !meantToCancel.contains($0) } == [])
+
+        // No rider's car moved backwards: each trip's applied positions have increasing seqs.
+        #expect(report.positionsBackwards == [])
+    }
+}
+
+/// What the server's SQLite file holds after the last kill.
+struct ServerLog {
+    let trips: [String: Trip]
+    let events: [String: [TripEventRecord]]
+
+    static func read(database: String) async throws -> ServerLog {
+        let stores = try await SQLiteTripStores.open(path: database)
+        let connection = try SQLiteConnection(.file(database), migrations: SQLiteTripStores.migrations)
+        let ids = try connection.query("SELECT id FROM trips ORDER BY id").map { try $0.value(0, as: String.self) }
+        try connection.close()
+        var trips: [String: Trip] = [:]
+        var events: [String: [TripEventRecord]] = [:]
+        for id in ids {
+            trips[id] = try await stores.trips.record(id: id)?.trip
+            events[id] = try await stores.trips.events(tripID: id)
+        }
+        return ServerLog(trips: trips, events: events)
+    }
+}
