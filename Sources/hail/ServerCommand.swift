@@ -11,7 +11,8 @@ enum ServerCommand {
                            [--roads PATH.osm.pbf | --roads generated] [--route-cohorts SPEC] [--quiet]
                            [--requests-per-address R[:B]] [--requests-per-token R[:B]]
                            [--connections-per-address R[:B]] [--connections-per-token R[:B]]
-                           [--messages-per-socket R[:B]] [--limit-loopback] [--trusted-proxies A,B]
+                           [--messages-per-socket R[:B]] [--limit-loopback] [--no-rate-limits]
+                           [--trusted-proxies A,B]
                            [--request-timeout SECONDS]
 
         Runs the Hail backend until interrupted (Ctrl-C or SIGTERM). Every acknowledged change is in the
@@ -46,6 +47,7 @@ enum ServerCommand {
           --messages-per-socket     messages a client sends on one WebSocket     default 20:100
           --limit-loopback          limit clients on 127.0.0.0/8 and ::1 too (the demo, simulator and
                                     `hail bench` run there, so they are spared by default)
+          --no-rate-limits          none of the five limits (e.g. for `hail bench` from another machine)
           --trusted-proxies         peers whose X-Forwarded-For names the client  default 127.0.0.1,::1
           --request-timeout         seconds to send a whole request; slower ones are dropped  default 20
         """
@@ -59,7 +61,7 @@ enum ServerCommand {
                 "--requests-per-token", "--connections-per-address", "--connections-per-token", "--messages-per-socket",
                 "--trusted-proxies", "--request-timeout",
             ],
-            flags: ["--quiet", "--limit-loopback"])
+            flags: ["--quiet", "--limit-loopback", "--no-rate-limits"])
         var options = BackendServer.Options()
         options.port = try args.integer("--port", default: 8080, in: 0...65535)
         options.host = args["--host"] ?? "127.0.0.1"
@@ -154,6 +156,12 @@ extension ServerCommand {
             ("--connections-per-address", \.connectionsPerAddress), ("--connections-per-token", \.connectionsPerToken),
             ("--messages-per-socket", \.messagesPerConnection),
         ]
+        if args.has("--no-rate-limits") {
+            if let flag = rates.map(\.0).first(where: { args[$0] != nil }) {
+                throw UsageError("--no-rate-limits and \(flag) exclude each other")
+            }
+            for (_, path) in rates { configuration.rateLimits[keyPath: path] = nil }
+        }
         for (flag, path) in rates {
             guard let text = args[flag] else { continue }
             if text == "off" {

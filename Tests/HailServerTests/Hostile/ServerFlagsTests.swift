@@ -1,4 +1,5 @@
 import Foundation
+import HailNet
 import HailProtocol
 import HailServer
 import Testing
@@ -68,7 +69,7 @@ struct ServerFlagsTests {
 
     @Test(arguments: [
         ["--requests-per-token", "0"], ["--messages-per-socket", "fast"], ["--connections-per-address", "5:0.5"],
-        ["--request-timeout", "0"],
+        ["--request-timeout", "0"], ["--no-rate-limits", "--requests-per-token", "5"],
     ])
     func badLimitFlagsAreRefusedWithWhatToFix(_ arguments: [String]) async throws {
         try #require(FileManager.default.isExecutableFile(atPath: ServerProcess.executable.path))
@@ -86,5 +87,30 @@ struct ServerFlagsTests {
         }
         #expect(process.terminationStatus != 0)
         #expect(text.hasPrefix("hail server: \(arguments[0])"), "\(text.prefix(200))")
+    }
+
+    @Test func noRateLimitsLetsAFloodOfUpgradesThrough() async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: ServerProcess.executable.path))
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hail-flags-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (process, port) = try await Self.start(["--no-rate-limits", "--limit-loopback"], in: folder)
+        let secret = try ServerSecret.load(at: folder.appendingPathComponent("hail.secret").path)
+        let now = Int64(Date().timeIntervalSince1970)
+        let token = TokenAuthority(authenticator: HMACAuthenticator(secret: secret)).mint(
+            AccessToken(role: .driver, sub: "flood", exp: now + 3600, iat: now))
+        let client = try WebSocketClient()
+        var hellos = 0
+        // 40 upgrades with one token: the default (1/s, bursts of 10) would refuse most of them with 4029
+        // unless they took half a minute.
+        for _ in 0..<40 {
+            let socket = TestSocket(
+                try await client.connect(to: "ws://127.0.0.1:\(port)/v1/drivers/me/live?access_token=\(token)"))
+            if (try? await socket.nextText(within: 10))?.contains(#""type":"hello""#) == true { hellos += 1 }
+        }
+        await client.shutdown()
+        process.terminate()
+        process.waitUntilExit()
+        #expect(hellos == 40)
     }
 }
