@@ -11,7 +11,8 @@ enum ServerCommand {
                            [--roads PATH.osm.pbf | --roads generated] [--route-cohorts SPEC] [--quiet]
                            [--requests-per-address R[:B]] [--requests-per-token R[:B]]
                            [--connections-per-address R[:B]] [--connections-per-token R[:B]]
-                           [--messages-per-socket R[:B]] [--limit-loopback] [--no-rate-limits]
+                           [--messages-per-socket R[:B]] [--open-connections-per-address N]
+                           [--limit-loopback] [--no-rate-limits]
                            [--trusted-proxies A,B]
                            [--request-timeout SECONDS]
 
@@ -45,9 +46,10 @@ enum ServerCommand {
           --connections-per-address WebSocket upgrades per client address        default 10:100
           --connections-per-token   WebSocket upgrades per token's principal     default 1:10
           --messages-per-socket     messages a client sends on one WebSocket     default 20:100
+          --open-connections-per-address  WebSockets one address may hold open (or off)  default 1000
           --limit-loopback          limit clients on 127.0.0.0/8 and ::1 too (the demo, simulator and
                                     `hail bench` run there, so they are spared by default)
-          --no-rate-limits          none of the five limits (e.g. for `hail bench` from another machine)
+          --no-rate-limits          none of these limits (e.g. for `hail bench` from another machine)
           --trusted-proxies         peers whose X-Forwarded-For names the client  default 127.0.0.1,::1
           --request-timeout         seconds to send a whole request; slower ones are dropped  default 20
         """
@@ -59,6 +61,7 @@ enum ServerCommand {
                 "--port", "--host", "--db", "--secret-file", "--public-url", "--postgres", "--redis", "--roads",
                 "--route-cohorts", "--postgres-schema", "--redis-prefix", "--requests-per-address",
                 "--requests-per-token", "--connections-per-address", "--connections-per-token", "--messages-per-socket",
+                "--open-connections-per-address",
                 "--trusted-proxies", "--request-timeout",
             ],
             flags: ["--quiet", "--limit-loopback", "--no-rate-limits"])
@@ -160,7 +163,17 @@ extension ServerCommand {
             if let flag = rates.map(\.0).first(where: { args[$0] != nil }) {
                 throw UsageError("--no-rate-limits and \(flag) exclude each other")
             }
+            if args["--open-connections-per-address"] != nil {
+                throw UsageError("--no-rate-limits and --open-connections-per-address exclude each other")
+            }
             for (_, path) in rates { configuration.rateLimits[keyPath: path] = nil }
+            configuration.rateLimits.openConnectionsPerAddress = nil
+        }
+        if let text = args["--open-connections-per-address"] {
+            guard text == "off" || Int(text).map({ $0 >= 1 }) == true else {
+                throw UsageError("--open-connections-per-address takes a count of at least 1, or `off`; not '\(text)'")
+            }
+            configuration.rateLimits.openConnectionsPerAddress = Int(text)
         }
         for (flag, path) in rates {
             guard let text = args[flag] else { continue }

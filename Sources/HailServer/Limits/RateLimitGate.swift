@@ -19,6 +19,8 @@ public final class RateLimitGate: Sendable {
         var requestsPerToken: RateLimiter<String>?
         var connectionsPerAddress: RateLimiter<String>?
         var connectionsPerToken: RateLimiter<String>?
+        /// Open WebSockets by client address (only addresses with at least one).
+        var open: [String: Int] = [:]
     }
 
     /// A gate with fresh buckets.
@@ -48,12 +50,50 @@ public final class RateLimitGate: Sendable {
             address: (\.requestsPerAddress, "requestsPerAddress"), principal: (\.requestsPerToken, "requestsPerToken"))
     }
 
-    /// Admits one WebSocket upgrade, or says which limit it broke.
+    /// Admits one WebSocket upgrade, or says which limit it broke. An admitted connection counts as open
+    /// for its address until `connectionEnded` is called with the same peer and forwarded address.
     public func admitConnection(peer: String, forwardedFor: String?, token: String?, now: Date) -> RateLimitRefusal? {
-        admit(
+        if let refusal = admit(
             peer: peer, forwardedFor: forwardedFor, token: token, now: now,
             address: (\.connectionsPerAddress, "connectionsPerAddress"),
             principal: (\.connectionsPerToken, "connectionsPerToken"))
+        {
+            return refusal
+        }
+        guard let cap = limits.openConnectionsPerAddress else { return nil }
+        let (address, exempt) = client(peer: peer, forwardedFor: forwardedFor)
+        guard !exempt else { return nil }
+        // Checked and counted under one lock, so simultaneous upgrades cannot pass the cap together.
+        let full = state.withLock { limiters -> Bool in
+            let open = limiters.open[address, default: 0]
+            if open >= cap { return true }
+            limiters.open[address] = open + 1
+            return false
+        }
+        guard full else { return nil }
+        let refusal = RateLimitRefusal(limit: "openConnectionsPerAddress", cap: cap, retryAfterSeconds: 10)
+        count(refusal)
+        return refusal
+    }
+
+    /// Forgets a connection `admitConnection` let in (refused later by the API, or closed).
+    public func connectionEnded(peer: String, forwardedFor: String?) {
+        changeOpen(peer: peer, forwardedFor: forwardedFor, by: -1)
+    }
+
+    /// WebSockets open from `address` as counted for its cap (for tests and metrics).
+    public func openConnections(from address: String) -> Int {
+        state.withLock { $0.open[address, default: 0] }
+    }
+
+    private func changeOpen(peer: String, forwardedFor: String?, by delta: Int) {
+        guard limits.openConnectionsPerAddress != nil else { return }
+        let (address, exempt) = client(peer: peer, forwardedFor: forwardedFor)
+        guard !exempt else { return }
+        state.withLock { limiters in
+            let count = limiters.open[address, default: 0] + delta
+            limiters.open[address] = count > 0 ? count : nil
+        }
     }
 
     /// A fresh per-socket message bucket for a client, or nil when the client is exempt or there is no limit.

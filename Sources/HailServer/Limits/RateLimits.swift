@@ -15,6 +15,9 @@ public struct RateLimits: Sendable, Hashable {
     public var connectionsPerToken: Rate? = Rate(perSecond: 1, burst: 10)
     /// Messages a client may send on one WebSocket; over it the socket is closed with 4029.
     public var messagesPerConnection: Rate? = Rate(perSecond: 20, burst: 100)
+    /// WebSockets one client address may hold open at once (a client that answers pings could otherwise
+    /// hold the server's file descriptors at the connection rate); one more is closed with 4029.
+    public var openConnectionsPerAddress: Int? = 1000
     /// Also limit clients on 127.0.0.0/8 and ::1 (off by default: they are this machine's own tools).
     public var limitLoopback = false
     /// Peers whose `X-Forwarded-For` is believed (reverse proxies, load balancers): behind them the client
@@ -32,6 +35,7 @@ public struct RateLimits: Sendable, Hashable {
         limits.connectionsPerAddress = nil
         limits.connectionsPerToken = nil
         limits.messagesPerConnection = nil
+        limits.openConnectionsPerAddress = nil
         return limits
     }()
 }

@@ -111,10 +111,17 @@ public final class BackendServer: Sendable {
                     return .reject(code: WebSocketCloseCode.rateLimited.rawValue, reason: refusal.message)
                 }
                 do throws(APIError) {
-                    let plan = try await streams.plan(method: "GET", target: target, headers: headers)
+                    let plan: LiveStreams.Plan
+                    do throws(APIError) {
+                        plan = try await streams.plan(method: "GET", target: target, headers: headers)
+                    } catch {
+                        gate.connectionEnded(peer: request.remoteAddress, forwardedFor: forwardedFor)
+                        throw error
+                    }
                     let bucket = gate.messageBucket(
                         peer: request.remoteAddress, forwardedFor: forwardedFor, now: time.now())
                     return .accept { connection in
+                        defer { gate.connectionEnded(peer: request.remoteAddress, forwardedFor: forwardedFor) }
                         let live = NetLiveConnection(
                             connection, metrics: metrics, time: time, inboundLimit: inboundLimit)
                         guard let bucket else { return await streams.run(plan, on: live) }

@@ -1,5 +1,6 @@
 import Foundation
 import HailCore
+import HailNet
 import HailProtocol
 import HailServer
 import Testing
@@ -94,6 +95,31 @@ struct FloodTests {
         #expect(closed.reason == "too many connections from this address (limit 0.2/s, burst 1); retry after 5 s")
         // HTTP requests are counted apart from connections.
         #expect(await server.call("GET", "/healthz").status == 200)
+        await server.stop()
+    }
+
+    @Test func openSocketsOverTheAddressCapAreClosedWith4029UntilOneCloses() async throws {
+        let server = try await HostileServer.start { $0.rateLimits.openConnectionsPerAddress = 2 }
+        let first = try await server.socket("/v1/drivers/me/live", token: server.token(.driver, "a"))
+        _ = try await first.next("hello", as: DriverServerFrame.self)
+        let second = try await server.socket("/v1/drivers/me/live", token: server.token(.driver, "b"))
+        _ = try await second.next("hello", as: DriverServerFrame.self)
+        let refused = try await server.socket("/v1/drivers/me/live", token: server.token(.driver, "c"))
+        let closed = await refused.closed()
+        #expect(closed.code == WebSocketCloseCode.rateLimited.rawValue)
+        #expect(closed.reason == "too many open connections from this address (limit 2); close one or retry later")
+        first.connection.close(code: 1000, reason: "bye")
+        _ = await first.closed()
+        // Once the server has let go of the first, a bad token gets its 4001 (not 4029) ...
+        let unauthorized = try await server.eventually { () -> WebSocketCloseInfo? in
+            let closed = await (try await server.socket("/v1/drivers/me/live", token: "hail1.bad.token")).closed()
+            return closed.code == WebSocketCloseCode.rateLimited.rawValue ? nil : closed
+        }
+        #expect(unauthorized.code == WebSocketCloseCode.unauthorized.rawValue)
+        // ... and does not keep the place it was let into: the next one gets it.
+        let third = try await server.socket("/v1/drivers/me/live", token: server.token(.driver, "c"))
+        _ = try await third.next("hello", as: DriverServerFrame.self)
+        #expect(third.connection.closeInfo == nil)
         await server.stop()
     }
 

@@ -169,6 +169,27 @@ struct RateLimiterTests {
         #expect(gate.admitRequest(peer: address, forwardedFor: nil, token: first, now: Self.at(2)) == nil)
     }
 
+    @Test func openConnectionsAreCappedPerAddressUntilOneEnds() {
+        let (gate, _, metrics) = Self.gate { $0.openConnectionsPerAddress = 2 }
+        let address = "198.51.100.7"
+        #expect(gate.admitConnection(peer: address, forwardedFor: nil, token: nil, now: Self.t0) == nil)
+        #expect(gate.admitConnection(peer: address, forwardedFor: nil, token: nil, now: Self.t0) == nil)
+        let refusal = gate.admitConnection(peer: address, forwardedFor: nil, token: nil, now: Self.t0)
+        #expect(refusal == RateLimitRefusal(limit: "openConnectionsPerAddress", cap: 2, retryAfterSeconds: 10))
+        #expect(refusal?.message == "too many open connections from this address (limit 2); close one or retry later")
+        #expect(gate.openConnections(from: address) == 2)
+        #expect(gate.admitConnection(peer: "198.51.100.8", forwardedFor: nil, token: nil, now: Self.t0) == nil)
+        gate.connectionEnded(peer: address, forwardedFor: nil)
+        #expect(gate.openConnections(from: address) == 1)
+        #expect(gate.admitConnection(peer: address, forwardedFor: nil, token: nil, now: Self.t0) == nil)
+        // Loopback is neither capped nor counted.
+        for _ in 0..<5 {
+            #expect(gate.admitConnection(peer: "127.0.0.1", forwardedFor: nil, token: nil, now: Self.t0) == nil)
+        }
+        #expect(gate.openConnections(from: "127.0.0.1") == 0)
+        #expect(metrics.registry.render().contains(#"hail_rate_limited_total{limit="openConnectionsPerAddress"} 1"#))
+    }
+
     @Test func tokensAreFoundInTheHeaderTheQueryOrASharePagePath() {
         #expect(RateLimitGate.token(authorization: "Bearer abc", accessToken: "q", path: "/v1/trips") == "abc")
         #expect(RateLimitGate.token(authorization: nil, accessToken: "q", path: "/v1/trips/t/live") == "q")
@@ -191,6 +212,7 @@ struct RateLimiterTests {
         #expect(limits.connectionsPerAddress == Rate(perSecond: 10, burst: 100))
         #expect(limits.connectionsPerToken == Rate(perSecond: 1, burst: 10))
         #expect(limits.messagesPerConnection == Rate(perSecond: 20, burst: 100))
+        #expect(limits.openConnectionsPerAddress == 1000)
         #expect(!limits.limitLoopback)
         #expect(limits.trustedProxies == ["127.0.0.1", "::1"])
     }

@@ -70,6 +70,7 @@ struct ServerFlagsTests {
     @Test(arguments: [
         ["--requests-per-token", "0"], ["--messages-per-socket", "fast"], ["--connections-per-address", "5:0.5"],
         ["--request-timeout", "0"], ["--no-rate-limits", "--requests-per-token", "5"],
+        ["--open-connections-per-address", "0"],
     ])
     func badLimitFlagsAreRefusedWithWhatToFix(_ arguments: [String]) async throws {
         try #require(FileManager.default.isExecutableFile(atPath: ServerProcess.executable.path))
