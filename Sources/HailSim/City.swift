@@ -25,6 +25,12 @@ public final class City {
     private let timeline: DriverTimeline
     private var waiters: [(condition: (CityReport) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = []
     private var finished = false
+    private var drivers: [SimDriver] = []
+    private var riders: [SimRider] = []
+    private var traces: [String: TruthTrace] = [:]
+    /// Each trip change a driver saw confirmed, with when: the server's truth the riders are held to.
+    private var confirmed: [String: [(version: Int, state: TripState, fare: Money?, at: Date)]] = [:]
+    private var startedAt: Date?
 
     /// A city on `graph` whose clients talk to `server`; `clock` runs every wait and `origin` is the date
     /// its current instant stands for.
@@ -47,18 +53,27 @@ public final class City {
         do { connector = try SocketConnector() } catch { return }
         let world = CityWorld(
             server: server, mint: mint, router: RoadRouter(graph: graph), spots: CityWorld.spots(of: graph),
-            clock: clock, timeline: timeline, connector: connector,
+            tunnels: SimulatedCar.tunnels(of: graph), clock: clock, timeline: timeline, connector: connector,
             configuration: configuration)
         guard !world.spots.isEmpty else { return }
         var random = SimRandom(seed: configuration.seed)
+        startedAt = timeline.now()
         let drivers = (0..<configuration.drivers).map {
-            SimDriver(id: "sim-driver-\($0 + 1)", world: world, random: random.split())
+            SimDriver(id: "sim-driver-\($0 + 1)", world: world, random: random.split()) { [weak self] trip, at in
+                self?.confirmed[trip.id, default: []].append((trip.version, trip.state, trip.fare, at))
+            }
         }
+        traces = Dictionary(uniqueKeysWithValues: drivers.map { ($0.id, $0.car.truth) })
         let riders = (0..<configuration.riders).map {
-            SimRider(id: "sim-rider-\($0 + 1)", world: world, random: random.split()) { [weak self] outcome in
+            SimRider(
+                id: "sim-rider-\($0 + 1)", world: world, random: random.split(),
+                truth: { [weak self] in self?.traces[$0] }
+            ) { [weak self] outcome in
                 self?.record(outcome)
             }
         }
+        self.drivers = drivers
+        self.riders = riders
         await withTaskGroup(of: Void.self) { group in
             for driver in drivers { group.addTask { await driver.run() } }
             for rider in riders { group.addTask { await rider.run() } }
@@ -86,6 +101,7 @@ public final class City {
         case .cancelled: report.cancelled += 1
         case .noDriversFound: report.noDriversFound += 1
         case .versionWentBack: report.versionRegressions += 1
+        case .appKilled: report.appKills += 1
         }
         let current = report
         waiters.removeAll { waiter in
@@ -93,6 +109,58 @@ public final class City {
             waiter.continuation.resume(returning: true)
             return true
         }
+    }
+
+    /// The measured report so far: the riders' screens against the cars' truth, the trips, what the
+    /// drivers sent. Trip changes confirmed in the last `grace` seconds are not yet held against riders
+    /// (a rider in backoff catches up within 30 s).
+    public func measuredReport(map: String, grace: TimeInterval = 45) -> SimulationReport {
+        let now = timeline.now()
+        var screens = ScreenAudit.Measurements()
+        for rider in riders { screens.merge(rider.audit.measurements) }
+        var lost = 0
+        for (tripID, changes) in confirmed {
+            let shown = screens.trips[tripID]
+            for change in changes where now.timeIntervalSince(change.at) > grace {
+                if (shown?.version ?? 0) < change.version { lost += 1 }
+            }
+            if let final = changes.last, final.state == .completed, let shown, shown.state == .completed,
+                shown.fare != final.fare
+            {
+                lost += 1
+            }
+        }
+        var sent = (sends: 0, bytes: 0, points: 0)
+        var onlineSeconds = 0.0
+        for driver in drivers {
+            let stats = driver.sent
+            sent.sends += stats.batches
+            sent.bytes += stats.bytes
+            sent.points += stats.points
+            if let since = driver.onlineSince { onlineSeconds += (driver.stoppedAt ?? now).timeIntervalSince(since) }
+        }
+        let hours = max(onlineSeconds / 3600, 1e-9)
+        let etaChanges = screens.etaChangesPerTrip
+        return SimulationReport(
+            network: configuration.network.name, map: map,
+            durationSeconds: now.timeIntervalSince(startedAt ?? now), drivers: configuration.drivers,
+            riders: configuration.riders, freshnessSeconds: .init(screens.freshness),
+            renderedLagSeconds: .init(screens.renderedLag), backwardMoves: screens.backwardMoves,
+            jumpsOver50m: screens.jumpsOver50m, framesOffTruth: screens.framesOffTruth,
+            delayedBannerShare: screens.trackedFrames > 0
+                ? Double(screens.delayedBannerFrames) / Double(screens.trackedFrames) : 0,
+            etaChangesPerTrip: etaChanges.isEmpty ? 0 : Double(etaChanges.reduce(0, +)) / Double(etaChanges.count),
+            maxEtaChangesOnATrip: etaChanges.max() ?? 0, tripEventsLost: lost,
+            tripEventsDuplicated: screens.duplicatedEvents + report.versionRegressions,
+            trips: SimulationReport.Trips(
+                requested: report.requested, completed: report.completed, cancelled: report.cancelled,
+                noDriversFound: report.noDriversFound, requestFailures: report.requestFailures,
+                completedWithFare: report.fares.count, meanFareMinor: report.meanFareMinor,
+                currency: report.fares.first?.currency, meanPickupETASeconds: report.meanPickupETASeconds),
+            perDriverHour: SimulationReport.PerDriverHour(
+                sends: Double(sent.sends) / hours, bytes: Double(sent.bytes) / hours,
+                points: Double(sent.points) / hours),
+            appKills: report.appKills + drivers.map(\.kills).reduce(0, +))
     }
 
     private func finish() {

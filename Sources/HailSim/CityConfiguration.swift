@@ -27,6 +27,11 @@ public struct CityConfiguration: Sendable, Hashable {
     /// takes many minutes, and a demo should show trips ending.
     public var maximumTripMeters = 2000.0
 
+    /// The network every simulated app is on (each with its own seeded faults).
+    public var network = NetworkProfile.perfect
+    /// The chance a fix is an outlier hundreds of metres off.
+    public var outlierProbability = 0.005
+
     /// The defaults: 30 drivers, 10 riders, one request per rider every ~5 s between trips.
     public init() {}
 }

@@ -17,6 +17,8 @@ public struct CityReport: Sendable, Hashable, Codable {
     public var fares: [Money] = []
     /// Times a rider saw its trip's version go backwards (must be 0).
     public var versionRegressions = 0
+    /// Rider apps killed and relaunched.
+    public var appKills = 0
     /// The pickup ETA each rider was first shown with a driver assigned, in seconds.
     public var pickupETAs: [Int] = []
 

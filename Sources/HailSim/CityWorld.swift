@@ -12,6 +12,8 @@ struct CityWorld: Sendable {
     let router: RoadRouter
     /// Intersections of the graph's main component: every one reachable from every other.
     let spots: [Coordinate]
+    /// The road segments in tunnels, where a car's phone has no fix.
+    let tunnels: Set<SimulatedCar.Segment>
     let clock: any Clock<Duration>
     let timeline: DriverTimeline
     let connector: SocketConnector

@@ -9,4 +9,5 @@ enum RiderOutcome: Sendable {
     case cancelled
     case noDriversFound
     case versionWentBack
+    case appKilled
 }

@@ -5,48 +5,115 @@ import HailDriver
 import HailProtocol
 import HailRoads
 
-/// One simulated driver: a real `DriverModel` on the live transports, its phone a `SimulatedCar`, and a
-/// pilot that does what a driver does once a second: roam while waiting, answer offers, drive to the
-/// pickup and the dropoff, tap arrived, started and ended.
+/// One simulated driver: a real `DriverModel` on the live transports (through its own network
+/// conditions), its phone a `SimulatedCar`, and a pilot that does what a driver does once a second: roam
+/// while waiting, answer offers, drive to the pickup and the dropoff, tap arrived, started and ended. The
+/// app may be killed and relaunched; its outbox store survives, as a file would.
 @MainActor
 final class SimDriver {
-    let model: DriverModel
-    private let car: SimulatedCar
+    let id: String
+    private(set) var model: DriverModel
+    let car: SimulatedCar
     private let world: CityWorld
     private var random: SimRandom
+    private let link: FaultyDriverLink
+    private let store = MemoryOutboxStore()
+    private let conditions: NetworkConditions
+    private let confirm: @MainActor (Trip, Date) -> Void
     private var answered: Set<String> = []
     private var routedFor: String?
     private var arrivedAt: Date?
+    private var lastConfirmed: Trip?
+    private var nextKill: Date?
+    /// What earlier (killed) app instances sent.
+    private var sentBefore = DriverLocationPipeline.Stats()
+    /// When the driver went online first, and when it stopped.
+    private(set) var onlineSince: Date?
+    private(set) var stoppedAt: Date?
+    /// Times this driver's app was killed.
+    private(set) var kills = 0
 
-    init(id: String, world: CityWorld, random: SimRandom) {
+    init(id: String, world: CityWorld, random: SimRandom, confirm: @escaping @MainActor (Trip, Date) -> Void) {
         var random = random
+        self.id = id
         self.world = world
+        self.confirm = confirm
         let token = world.mint(.driver, id)
-        let link = SimDriverLink(
-            api: DriverHTTPAPI(transport: HTTPTransport(baseURL: world.server, token: token)),
-            channel: DriverLiveChannel(connector: world.connector, server: world.server, token: token))
+        conditions = NetworkConditions(
+            profile: world.configuration.network, timeline: world.timeline, random: random.split())
+        link = FaultyDriverLink(
+            link: SimDriverLink(
+                api: DriverHTTPAPI(transport: HTTPTransport(baseURL: world.server, token: token)),
+                channel: DriverLiveChannel(connector: world.connector, server: world.server, token: token)),
+            faults: FaultInjector(conditions: conditions))
         car = SimulatedCar(
             start: world.randomSpot(using: &random), timeline: world.timeline,
             speedFactor: world.configuration.speedFactor, noiseMeters: world.configuration.gpsNoiseMeters,
-            random: random.split())
+            random: random.split(), tunnels: world.tunnels, outlierProbability: world.configuration.outlierProbability)
         model = DriverModel(
-            api: link, channel: link, location: car, store: MemoryOutboxStore(), timeline: world.timeline,
-            random: random.split())
+            api: link, channel: link, location: car, store: store, timeline: world.timeline, random: random.split())
         self.random = random
+    }
+
+    /// Everything this driver's app sent so far, across kills.
+    var sent: DriverLocationPipeline.Stats {
+        var total = sentBefore
+        let current = model.pipeline.stats
+        total.batches += current.batches
+        total.backlogBatches += current.backlogBatches
+        total.points += current.points
+        total.bytes += current.bytes
+        total.keepAlives += current.keepAlives
+        return total
     }
 
     /// Goes online and pilots until the task is cancelled, then goes offline.
     func run() async {
         await model.start()
         await model.goOnline()
+        onlineSince = world.timeline.now()
+        if let wait = await conditions.timeToKill() { nextKill = world.timeline.now().addingTimeInterval(wait) }
         var next = world.timeline.now()
         while !Task.isCancelled {
             next = next.addingTimeInterval(1)
             do { try await world.timeline.sleepUntil(next) } catch { break }
+            if let nextKill, next >= nextKill {
+                await killAndRelaunch()
+                continue
+            }
+            noteConfirmed()
             await step()
         }
+        stoppedAt = world.timeline.now()
         await model.goOffline()
         await model.shutdown()
+    }
+
+    /// Tells the city about each trip change the server confirmed to this driver.
+    private func noteConfirmed() {
+        guard let trip = model.trip, trip != lastConfirmed else { return }
+        if trip.id != lastConfirmed?.id || trip.version > (lastConfirmed?.version ?? 0) {
+            confirm(trip, world.timeline.now())
+        }
+        lastConfirmed = trip
+    }
+
+    private func killAndRelaunch() async {
+        let stats = model.pipeline.stats
+        kills += 1
+        await model.shutdown()
+        sentBefore.batches += stats.batches
+        sentBefore.backlogBatches += stats.backlogBatches
+        sentBefore.points += stats.points
+        sentBefore.bytes += stats.bytes
+        sentBefore.keepAlives += stats.keepAlives
+        do { try await world.timeline.sleepUntil(world.timeline.now().addingTimeInterval(3)) } catch { return }
+        model = DriverModel(
+            api: link, channel: link, location: car, store: store, timeline: world.timeline, random: random.split())
+        await model.start()
+        // Pilot memory goes with the app: routes are planned again from the restored trip.
+        routedFor = nil
+        nextKill = await conditions.timeToKill().map { world.timeline.now().addingTimeInterval($0) }
     }
 
     private func step() async {
@@ -61,6 +128,7 @@ final class SimDriver {
         }
         guard let trip = model.trip, trip.state.isActive, trip.state != .searching else {
             // Waiting for a trip: roam to a random corner of the map, then another.
+            if !model.isOnline { await model.goOnline() }
             if await car.isStopped { await drive(to: world.randomSpot(using: &random)) }
             return
         }
@@ -71,17 +139,21 @@ final class SimDriver {
             switch trip.state {
             case .driverAssigned: await drive(to: trip.pickup)
             case .onTrip: await drive(to: trip.dropoff)
-            case .driverArrived: arrivedAt = world.timeline.now()
+            case .driverArrived: arrivedAt = arrivedAt ?? world.timeline.now()
             default: break
             }
             return
         }
         switch trip.state {
         case .driverAssigned where await car.isStopped:
+            arrivedAt = nil
             await model.tap(.arrived)
         case .driverArrived:
             let waited = world.timeline.now().timeIntervalSince(arrivedAt ?? world.timeline.now())
-            if waited >= world.configuration.boardingSeconds { await model.tap(.started) }
+            if waited >= world.configuration.boardingSeconds {
+                arrivedAt = nil
+                await model.tap(.started)
+            }
         case .onTrip where await car.isStopped:
             await model.tap(.ended)
         default:

@@ -4,32 +4,51 @@ import HailCore
 import HailProtocol
 import HailRider
 
-/// One simulated rider: a real `RiderModel` on the live transports that requests a ride between random
-/// points, watches the trip to its end (sometimes cancelling once a driver is assigned), and waits a
-/// while before the next.
+/// One simulated rider: a real `RiderModel` on the live transports (through its own network conditions)
+/// that requests a ride between random points, watches the trip to its end (sometimes cancelling once a
+/// driver is assigned), and waits a while before the next. While it watches, its screen is sampled five
+/// times a second and judged against where the driver's car truly was; the app may be killed and
+/// relaunched on the way, keeping only its stored cursor.
 @MainActor
 final class SimRider {
-    let model: RiderModel
+    private(set) var model: RiderModel
+    /// What the rider's screen showed, judged.
+    private(set) var audit = ScreenAudit()
     private let world: CityWorld
     private var random: SimRandom
+    private let link: FaultyRiderLink
+    private let cursors = InMemoryCursorStore()
+    private let conditions: NetworkConditions
+    private let truth: @MainActor (String) -> TruthTrace?
     private let record: @MainActor (RiderOutcome) -> Void
+    private var nextKill: Date?
+    private var killed = false
 
-    init(id: String, world: CityWorld, random: SimRandom, record: @escaping @MainActor (RiderOutcome) -> Void) {
+    init(
+        id: String, world: CityWorld, random: SimRandom, truth: @escaping @MainActor (String) -> TruthTrace?,
+        record: @escaping @MainActor (RiderOutcome) -> Void
+    ) {
         var random = random
         self.world = world
         let token = world.mint(.rider, id)
-        let link = SimRiderLink(
-            api: RiderHTTPAPI(transport: HTTPTransport(baseURL: world.server, token: token)),
-            channel: RiderLiveChannel(baseURL: world.server, token: token, connector: world.connector))
+        conditions = NetworkConditions(
+            profile: world.configuration.network, timeline: world.timeline, random: random.split())
+        link = FaultyRiderLink(
+            link: SimRiderLink(
+                api: RiderHTTPAPI(transport: HTTPTransport(baseURL: world.server, token: token)),
+                channel: RiderLiveChannel(baseURL: world.server, token: token, connector: world.connector)),
+            faults: FaultInjector(conditions: conditions))
         model = RiderModel(
-            api: link, channel: link, cursors: InMemoryCursorStore(), clock: world.clock, now: world.timeline.now,
+            api: link, channel: link, cursors: cursors, clock: world.clock, now: world.timeline.now,
             random: random.split())
         self.random = random
+        self.truth = truth
         self.record = record
     }
 
     /// Requests trips one after another until the task is cancelled.
     func run() async {
+        if let wait = await conditions.timeToKill() { nextKill = world.timeline.now().addingTimeInterval(wait) }
         model.screenVisibilityChanged(true)
         await model.launch()
         while !Task.isCancelled {
@@ -57,30 +76,108 @@ final class SimRider {
             return
         }
         record(.requested)
+        let sampler = Task { [weak self] in await self?.sample(tripID: tripID) }
+        defer {
+            sampler.cancel()
+            audit.finishTrip()
+        }
         var lastVersion = model.trip?.version ?? 0
         var sawDriver = false
-        for await screen in model.screenChanges() {
-            if let trip = model.trip, trip.id == tripID {
-                if trip.version < lastVersion { record(.versionWentBack) }
-                lastVersion = max(lastVersion, trip.version)
+        while !Task.isCancelled {
+            for await screen in model.screenChanges() {
+                if let trip = model.trip, trip.id == tripID {
+                    if trip.version < lastVersion { record(.versionWentBack) }
+                    lastVersion = max(lastVersion, trip.version)
+                }
+                switch screen.phase {
+                case .driverAssigned where !sawDriver:
+                    sawDriver = true
+                    if let eta = model.trip?.etaSeconds { record(.pickupETA(eta)) }
+                    if cancels { await model.cancel() }
+                case .completed:
+                    observe(tripID: tripID)
+                    record(.completed(screen.fare ?? model.trip?.fare))
+                    return
+                case .cancelled:
+                    observe(tripID: tripID)
+                    record(.cancelled)
+                    return
+                case .noDriversFound:
+                    observe(tripID: tripID)
+                    record(.noDriversFound)
+                    return
+                default:
+                    break
+                }
             }
-            switch screen.phase {
-            case .driverAssigned where !sawDriver:
-                sawDriver = true
-                if let eta = model.trip?.etaSeconds { record(.pickupETA(eta)) }
-                if cancels { await model.cancel() }
-            case .completed:
-                record(.completed(screen.fare ?? model.trip?.fare))
+            guard killed else { return }
+            await relaunch()
+            if model.trip?.id != tripID {
+                // The trip ended while the app was dead: launch finds no active trip, so the app reads the
+                // one it was showing, as its trip history would.
+                await settle(tripID: tripID)
                 return
-            case .cancelled:
-                record(.cancelled)
-                return
-            case .noDriversFound:
-                record(.noDriversFound)
-                return
-            default:
-                break
             }
         }
+    }
+
+    private func settle(tripID: String) async {
+        guard let trip = try? await link.trip(id: tripID) else { return }
+        audit.observe(
+            ScreenFrame(
+                time: world.timeline.now(), tripID: trip.id, state: trip.state, version: trip.version,
+                driverID: trip.driver?.id, fare: trip.fare, showsDelayedBanner: false)
+        ) { truth($0) }
+        switch trip.state {
+        case .completed: record(.completed(trip.fare))
+        case .cancelled: record(.cancelled)
+        case .noDriversFound: record(.noDriversFound)
+        default: break
+        }
+    }
+
+    /// Samples the screen five times a second, as a display link would draw it, until cancelled.
+    private func sample(tripID: String) async {
+        var next = world.timeline.now()
+        while !Task.isCancelled {
+            next = next.addingTimeInterval(0.2)
+            do { try await world.timeline.sleepUntil(next) } catch { return }
+            if let nextKill, next >= nextKill, !killed {
+                kill()
+                continue
+            }
+            guard !killed else { continue }
+            model.refresh()
+            observe(tripID: tripID)
+        }
+    }
+
+    private func observe(tripID: String) {
+        guard let trip = model.trip, trip.id == tripID else { return }
+        let now = world.timeline.now()
+        let frame = ScreenFrame(
+            time: now, tripID: trip.id, state: trip.state, version: trip.version, driverID: trip.driver?.id,
+            shown: model.driverLocation, marker: model.marker(at: now)?.coordinate, etaMinutes: model.screen.etaMinutes,
+            fare: model.screen.fare, showsDelayedBanner: model.screen.showsDelayedBanner)
+        audit.observe(frame) { truth($0) }
+    }
+
+    /// The app is killed: everything in memory goes, the stored cursor stays.
+    private func kill() {
+        killed = true
+        model.stop()
+        record(.appKilled)
+    }
+
+    /// The app comes back a few seconds later and rebuilds the trip from the server and its cursor.
+    private func relaunch() async {
+        do { try await world.timeline.sleepUntil(world.timeline.now().addingTimeInterval(3)) } catch { return }
+        model = RiderModel(
+            api: link, channel: link, cursors: cursors, clock: world.clock, now: world.timeline.now,
+            random: random.split())
+        if let wait = await conditions.timeToKill() { nextKill = world.timeline.now().addingTimeInterval(wait) }
+        killed = false
+        model.screenVisibilityChanged(true)
+        await model.launch()
     }
 }

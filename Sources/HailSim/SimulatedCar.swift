@@ -5,8 +5,17 @@ import HailRoads
 
 /// A simulated phone in a simulated car: it drives a `Route` at the road speeds (times the city's speed
 /// factor) and reports one fix per second with seeded GPS noise, honouring the policy's distance filter
-/// as the hardware does.
+/// as the hardware does. Now and then a fix is an outlier hundreds of metres off (multipath), and in a
+/// tunnel there is no fix at all. Where the car truly was goes to `truth`, once a second.
 actor SimulatedCar: LocationSource {
+    /// A road segment that runs through a tunnel, by its two ends in driving order.
+    struct Segment: Sendable, Hashable {
+        var from: Coordinate
+        var to: Coordinate
+    }
+
+    /// Where the car truly was, for judging the rider's screen.
+    nonisolated let truth = TruthTrace()
     /// Where the car truly is (the fixes it reports are noisy).
     private(set) var position: Coordinate
     private let timeline: DriverTimeline
@@ -18,9 +27,18 @@ actor SimulatedCar: LocationSource {
     private var routeStartedAt = Date.distantPast
     private var heading = -1.0
     private var lastReported: Coordinate?
+    private let tunnels: Set<Segment>
+    private let outlierProbability: Double
+    /// True while the car is in a tunnel (no fix).
+    private(set) var inTunnel = false
 
-    init(start: Coordinate, timeline: DriverTimeline, speedFactor: Double, noiseMeters: Double, random: SimRandom) {
+    init(
+        start: Coordinate, timeline: DriverTimeline, speedFactor: Double, noiseMeters: Double, random: SimRandom,
+        tunnels: Set<Segment> = [], outlierProbability: Double = 0
+    ) {
         position = start
+        self.tunnels = tunnels
+        self.outlierProbability = max(0, outlierProbability)
         self.timeline = timeline
         self.speedFactor = speedFactor > 0 && speedFactor.isFinite ? speedFactor : 1
         self.noiseMeters = max(0, noiseMeters)
@@ -66,19 +84,54 @@ actor SimulatedCar: LocationSource {
                 position = here.coordinate
                 heading = here.bearing
             }
-            if elapsed >= route.duration { self.route = nil }
+            inTunnel = Self.segment(of: route, atSeconds: elapsed).map { tunnels.contains($0) } ?? false
+            if elapsed >= route.duration {
+                self.route = nil
+                inTunnel = false
+            }
         }
-        guard !policy.isOff else { return nil }
+        truth.record(position, at: now)
+        guard !policy.isOff, !inTunnel else { return nil }
         // The filter judges the true position: noise alone must not make a parked car report.
         if let lastReported, lastReported.distance(to: position) < max(policy.distanceFilter, 0.01) { return nil }
         lastReported = position
-        let north = random.gaussian() * noiseMeters
-        let east = random.gaussian() * noiseMeters
+        var north = random.gaussian() * noiseMeters
+        var east = random.gaussian() * noiseMeters
+        if random.unit() < outlierProbability {
+            // Multipath: 80-250 m off in any direction, claiming the usual accuracy.
+            let distance = 80 + random.unit() * 170
+            let bearing = random.unit() * 2 * .pi
+            north = distance * cos(bearing)
+            east = distance * sin(bearing)
+        }
         let metresPerDegree = 111_195.0
         let noisy = Coordinate(
             lat: position.lat + north / metresPerDegree,
             lng: position.lng + east / (metresPerDegree * max(0.01, cos(position.lat * .pi / 180))))
         return LocationPoint(
             lat: noisy.lat, lng: noisy.lng, accuracy: max(5, noiseMeters * 2), heading: heading, speed: speed, t: now)
+    }
+
+    /// The segment of `route` the car is on `seconds` after its start, nil off the route's ends.
+    static func segment(of route: Route, atSeconds seconds: Double) -> Segment? {
+        let times = route.times
+        guard route.coordinates.count > 1, seconds >= 0, seconds <= times[times.count - 1] else { return nil }
+        var low = 1
+        var high = times.count - 1
+        while low < high {
+            let middle = (low + high) / 2
+            if times[middle] < seconds { low = middle + 1 } else { high = middle }
+        }
+        return Segment(from: route.coordinates[low - 1], to: route.coordinates[low])
+    }
+
+    /// The segments of `graph` that run through tunnels.
+    static func tunnels(of graph: RoadGraph) -> Set<Segment> {
+        var segments = Set<Segment>()
+        for edge in graph.edges where graph.roads[Int(edge.road)].isTunnel {
+            segments.insert(
+                Segment(from: graph.coordinates[Int(edge.source)], to: graph.coordinates[Int(edge.target)]))
+        }
+        return segments
     }
 }

@@ -9,7 +9,9 @@ import HailSim
 enum DemoCommand {
     static let usage = """
         usage: hail demo [--port 8080] [--drivers 30] [--riders 10] [--map FILE.osm.pbf] [--seed 1]
-                 [--speed 1]
+                 [--speed 1] [--network perfect|4g|3g|dead-zones|stalls|chaos]
+               hail demo --headless --duration S [--report FILE] [--drivers N] [--riders N] [--map FILE]
+                 [--network PROFILE]
 
         Starts the Hail backend with its data in ./.hail (demo.db, demo.secret) and a simulated city on it:
         drivers roaming the roads and serving trips, riders requesting them every few seconds, all through
@@ -17,20 +19,50 @@ enum DemoCommand {
         (../shared/data/osm/monaco.osm.pbf) when present, else the generated city. Prints the fleet map's
         URL with an operator token and a progress line every 10 s; runs until Ctrl-C. --speed 2 drives
         the cars twice as fast as the roads' speeds (still under the server's 200 km/h filter).
+        --network puts every simulated app on that network (each with its own seeded faults).
+
+        --headless runs the same city without the browser against a fresh throwaway database for
+        --duration seconds, then prints the measured report (freshness p50/p99 of the car on each rider's
+        screen, backward moves, trip events lost or doubled, trips) and writes it as JSON to --report.
+        Headless, --riders defaults to a quarter of the drivers.
         """
 
     static let monaco = "../shared/data/osm/monaco.osm.pbf"
 
     static func run(_ arguments: [String]) async throws(UsageError) {
         let args = try Arguments(
-            arguments, options: ["--port", "--drivers", "--riders", "--map", "--seed", "--speed"], flags: [])
+            arguments,
+            options: [
+                "--port", "--drivers", "--riders", "--map", "--seed", "--speed", "--network", "--duration", "--report",
+            ], flags: ["--headless"])
         let port = try args.integer("--port", default: 8080, in: 0...65535)
+        let headless = args.has("--headless")
         var city = CityConfiguration()
         city.drivers = try args.integer("--drivers", default: 30, in: 0...5000)
-        city.riders = try args.integer("--riders", default: 10, in: 0...5000)
+        city.riders = try args.integer("--riders", default: headless ? max(1, city.drivers / 4) : 10, in: 0...5000)
         city.speedFactor = Double(try args.integer("--speed", default: 1, in: 1...2))
         city.seed = UInt64(try args.integer("--seed", default: 1, in: 0...Int.max))
+        if let name = args["--network"] {
+            guard let profile = NetworkProfile.named(name) else {
+                throw UsageError(
+                    "--network: unknown profile '\(name)'; choose one of "
+                        + NetworkProfile.all.map(\.name).joined(separator: ", "))
+            }
+            city.network = profile
+        }
         let (graph, mapName) = try loadMap(args["--map"])
+        if headless {
+            guard args["--duration"] != nil else { throw UsageError("--headless needs --duration S (seconds)") }
+            let duration = try args.integer("--duration", default: 120, in: 1...86_400)
+            _ = try await SimRun(
+                city: city, graph: graph, mapName: mapName, duration: TimeInterval(duration),
+                reportPath: args["--report"]
+            ).run()
+            return
+        }
+        for option in ["--duration", "--report"] where args[option] != nil {
+            throw UsageError("\(option) is for --headless runs")
+        }
 
         try? FileManager.default.createDirectory(atPath: ".hail", withIntermediateDirectories: true)
         var options = BackendServer.Options()
@@ -73,6 +105,8 @@ enum DemoCommand {
             while !Task.isCancelled {
                 do { try await Task.sleep(for: .seconds(10)) } catch { return }
                 say(simulation.report.summary)
+                let p99 = simulation.measuredReport(map: mapName).freshnessSeconds.p99
+                say("freshness p99 \(p99.map { String(format: "%.1f s", $0) } ?? "-")")
             }
         }
         await Signals.runUntilInterrupted(server)

@@ -5,8 +5,8 @@ let usage = """
     usage: hail <command> [options]
 
     commands:
-      demo         run the server with a fresh local database and print tokens and URLs to try it
-                   (the simulated city and its live map arrive with the simulator)
+      demo         the server and a simulated city on Monaco's roads, with its live map in the browser
+      sim          a simulated city headless on a named network scenario, with the measured report
       server       run the backend (HTTP + WebSocket, SQLite storage)
       token        mint a bearer token for a rider, driver or operator
       ride         a terminal rider app: request a ride between two points and watch it
@@ -39,6 +39,12 @@ case "demo":
         print(DemoCommand.usage)
     } else {
         do { try await DemoCommand.run(rest) } catch { fail(error.message, usage: DemoCommand.usage) }
+    }
+case "sim":
+    if wantsHelp {
+        print(SimCommand.usage)
+    } else {
+        do { try await SimCommand.run(rest) } catch { fail(error.message, usage: SimCommand.usage) }
     }
 case "token":
     if wantsHelp {

@@ -49,6 +49,44 @@ struct CityTests {
         #expect(try HailJSON.decode(RoadMap.self, from: roads.body).segments.isEmpty)
     }
 
+    @Test(arguments: ["3g", "chaos"])
+    func onABadNetworkNoCarGoesBackAndNoTripEventIsLostOrDoubled(network: String) async throws {
+        let map = GeneratedCity(seed: 3, columns: 5, rows: 5, blockMeters: 80)
+        let server = try await SimServer.start(roads: .loaded(RoadNetwork(graph: map.graph)))
+        var configuration = CityConfiguration()
+        configuration.drivers = 4
+        configuration.riders = 3
+        configuration.seed = 11
+        configuration.requestInterval = 1
+        configuration.acceptProbability = 1
+        configuration.cancelProbability = 0
+        configuration.speedFactor = 2
+        configuration.boardingSeconds = 1
+        configuration.network = try #require(NetworkProfile.named(network))
+        if network == "chaos" {
+            // A kill every minute or so per app, so a short run sees some.
+            configuration.network.appKillsPerHour = 60
+        }
+        let city = City(
+            configuration: configuration, server: server.baseURL, tokens: server.minter, graph: map.graph,
+            clock: ContinuousClock(), origin: Date())
+        let runner = Task { await city.run() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 150) { runner.cancel() }
+        let completed = await city.waitUntil { $0.completed >= 3 }
+        let report = city.measuredReport(map: "generated", grace: 45)
+        runner.cancel()
+        await runner.value
+        await server.stop()
+
+        #expect(completed, "\(report.summary)")
+        #expect(report.network == network)
+        #expect(report.trips.completedWithFare >= 3)
+        #expect(report.backwardMoves == 0)
+        #expect(report.tripEventsLost == 0)
+        #expect(report.tripEventsDuplicated == 0)
+        #expect(report.freshnessSeconds.samples > 0)
+    }
+
     @Test func fleetIsForOperatorsAndThePageCarriesTheFleetScript() async throws {
         let server = try await SimServer.start(roads: .generatedCity(seed: 1))
         let operatorToken = server.minter(.operator, "operator-test")

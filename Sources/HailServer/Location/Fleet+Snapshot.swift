@@ -2,11 +2,9 @@ import Foundation
 import HailCore
 
 extension Fleet {
-    /// The cars the operator's map shows: the drivers serving `activeTrips`, and the idle online drivers
-    /// the geo index finds within its search radius of `center`, each with its last published position.
-    ///
-    /// Fleet keeps no public list of its drivers, so idle drivers come from the same geo query dispatch
-    /// uses; a driver far from `center` or evicted for silence is not shown.
+    /// The cars the operator's map shows, each with its last published position: the drivers serving
+    /// `activeTrips`, every online driver this node has ingested (however far from `center`), and the
+    /// idle online drivers other nodes ingested that the geo index finds within its radius of `center`.
     public func snapshotCars(activeTrips: [TripRecord], around center: Coordinate, limit: Int = 5000) async throws
         -> [FleetSnapshot.Car]
     {
@@ -16,9 +14,12 @@ extension Fleet {
         }
         let idle = try await availableDrivers(near: center, excluding: Set(serving.keys), limit: limit)
         var cars: [FleetSnapshot.Car] = []
-        for driverID in Set(serving.keys).union(idle.map(\.driverID)).sorted() {
-            guard let location = await position(driverID: driverID) else { continue }
+        let everyone = Set(serving.keys).union(idle.map(\.driverID)).union(knownDriverIDs())
+        for driverID in everyone.sorted() {
+            guard cars.count < limit, let location = await position(driverID: driverID) else { continue }
             let status = await status(driverID: driverID)
+            // Offline drivers leave the map unless a trip still holds them.
+            guard status.online || serving[driverID] != nil else { continue }
             let record = serving[driverID]
             cars.append(
                 FleetSnapshot.Car(

@@ -117,6 +117,10 @@ public actor Fleet {
         return drivers[driverID]?.position
     }
 
+    /// Every driver whose positions this node has ingested, sorted; the operator's map lists them all,
+    /// however far from the map's centre (on one node, that is every driver).
+    public func knownDriverIDs() -> [String] { drivers.keys.sorted() }
+
     /// The app that last sent the driver's positions; ETAs from them use its cohort's route provider, so a
     /// trip's snapshots agree with its driverMoved frames.
     public func client(driverID: String) -> ClientInfo? { drivers[driverID]?.client }

@@ -1,0 +1,44 @@
+import Foundation
+import HailCore
+import HailProtocol
+import HailRider
+
+/// The rider's real transports behind the model's seams, through the rider's network conditions.
+struct FaultyRiderLink: TripAPI, LiveTripChannel {
+    let link: SimRiderLink
+    let faults: FaultInjector
+
+    func estimates(pickup: Coordinate, dropoff: Coordinate) async throws -> [Estimate] {
+        try await faults.request { try await link.estimates(pickup: pickup, dropoff: dropoff) }
+    }
+
+    func requestTrip(_ request: TripRequest, idempotencyKey: UUID) async throws -> Trip {
+        try await faults.request { try await link.requestTrip(request, idempotencyKey: idempotencyKey) }
+    }
+
+    func activeTrip() async throws -> Trip? {
+        try await faults.request { try await link.activeTrip() }
+    }
+
+    func trip(id: String) async throws -> Trip {
+        try await faults.request { try await link.trip(id: id) }
+    }
+
+    func cancel(tripID: String, idempotencyKey: UUID) async throws -> Trip {
+        try await faults.request { try await link.cancel(tripID: tripID, idempotencyKey: idempotencyKey) }
+    }
+
+    func latestClockSample() async -> ServerClock.Sample? { await link.latestClockSample() }
+
+    func open(tripID: String, after seq: Int64?) async throws -> AsyncThrowingStream<RiderServerFrame, any Error> {
+        let inner = try await faults.open { try await link.open(tripID: tripID, after: seq) }
+        return faults.stream(
+            inner,
+            reorderable: { frame in
+                if case .driverMoved = frame { return true }
+                return false
+            },
+            // Cancelling the reader ends the real stream's iteration, which closes its socket.
+            close: {})
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import HailDriver
+
+/// One client's network on one profile, every fault drawn from its own seeded generator: when the dead
+/// zones and stalls fall (laid out up front for the whole run), what each request and frame suffers.
+actor NetworkConditions {
+    /// What happens to one request.
+    enum Fate: Sendable, Hashable {
+        case delivered
+        case requestLost
+        case answerLost
+    }
+
+    nonisolated let profile: NetworkProfile
+    nonisolated let timeline: DriverTimeline
+    private var random: SimRandom
+    /// Dead zones and stalls as seconds since 1970, in order.
+    nonisolated let deadZones: [ClosedRange<Double>]
+    nonisolated let stalls: [ClosedRange<Double>]
+
+    /// Conditions with the dead zones and stalls given, for tests that need them at known times.
+    init(
+        profile: NetworkProfile, timeline: DriverTimeline, random: SimRandom, deadZones: [ClosedRange<Double>],
+        stalls: [ClosedRange<Double>]
+    ) {
+        self.profile = profile
+        self.timeline = timeline
+        self.random = random
+        self.deadZones = deadZones
+        self.stalls = stalls
+    }
+
+    init(profile: NetworkProfile, timeline: DriverTimeline, random: SimRandom, horizon: TimeInterval = 86_400) {
+        var random = random
+        self.profile = profile
+        self.timeline = timeline
+        let start = timeline.now().timeIntervalSince1970
+        deadZones = Self.windows(
+            perHour: profile.deadZonesPerHour, seconds: profile.deadZoneSeconds, from: start, horizon: horizon,
+            random: &random)
+        stalls = Self.windows(
+            perHour: profile.stallsPerHour, seconds: profile.stallSeconds, from: start, horizon: horizon,
+            random: &random)
+        self.random = random
+    }
+
+    /// Windows of `seconds` starting as a Poisson process of `perHour`.
+    static func windows(
+        perHour: Double, seconds: Double, from start: Double, horizon: Double, random: inout SimRandom
+    ) -> [ClosedRange<Double>] {
+        guard perHour > 0, seconds > 0 else { return [] }
+        var windows: [ClosedRange<Double>] = []
+        var time = start
+        while true {
+            time += -log(max(random.unit(), 1e-12)) * 3600 / perHour
+            guard time < start + horizon else { return windows }
+            windows.append(time...(time + seconds))
+            time += seconds
+        }
+    }
+
+    nonisolated var now: Double { timeline.now().timeIntervalSince1970 }
+
+    /// The end of the dead zone the client is in at `time`, nil outside one.
+    func deadZoneEnd(at time: Double) -> Double? { deadZones.first { $0.contains(time) }?.upperBound }
+
+    /// The start of the next dead zone after `time`, nil when none is left.
+    func nextDeadZone(after time: Double) -> Double? { deadZones.first { $0.lowerBound > time }?.lowerBound }
+
+    /// The end of the stall the socket is in at `time`, nil outside one.
+    func stallEnd(at time: Double) -> Double? { stalls.first { $0.contains(time) }?.upperBound }
+
+    /// One one-way trip's latency, seconds.
+    func oneWay() -> Double {
+        max(0, profile.latency + (random.unit() * 2 - 1) * profile.jitter)
+    }
+
+    /// What happens to the next request.
+    func fate() -> Fate {
+        let draw = random.unit()
+        if draw < profile.requestLoss { return .requestLost }
+        if draw < profile.requestLoss + profile.answerLoss { return .answerLost }
+        return .delivered
+    }
+
+    /// How long the next frame takes, including a retransmission now and then.
+    func frameDelay() -> Double {
+        oneWay() + (random.unit() < profile.frameLoss ? profile.retransmission : 0)
+    }
+
+    /// Seconds until an open stream breaks by itself, nil when it never does.
+    func timeToDrop() -> Double? {
+        guard profile.dropsPerMinute > 0 else { return nil }
+        return -log(max(random.unit(), 1e-12)) * 60 / profile.dropsPerMinute
+    }
+
+    /// True when the next frame is delivered twice.
+    func duplicates() -> Bool { profile.frameDuplication > 0 && random.unit() < profile.frameDuplication }
+
+    /// True when the next position frame is held behind the one after it.
+    func reorders() -> Bool { profile.frameReordering > 0 && random.unit() < profile.frameReordering }
+
+    /// Seconds until the next app kill, nil when the profile has none.
+    func timeToKill() -> Double? {
+        guard profile.appKillsPerHour > 0 else { return nil }
+        return -log(max(random.unit(), 1e-12)) * 3600 / profile.appKillsPerHour
+    }
+
+    /// Sleeps until `time` on the timeline.
+    nonisolated func sleep(until time: Double) async throws {
+        try await timeline.sleepUntil(Date(timeIntervalSince1970: time))
+    }
+}

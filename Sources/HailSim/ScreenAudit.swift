@@ -1,0 +1,148 @@
+import Foundation
+import HailCore
+
+/// Judges a rider's screen, frame by frame, against where the driver's car truly was.
+///
+/// - freshness: how long ago the car truly stood where the pin's newest position puts it (the design's
+///   "position age", the freshness budget as a metric);
+/// - rendered lag: the same for the glide's marker, which runs about one update interval behind on purpose;
+/// - a backward move: the marker drawn on the car's path where the car was only before what an earlier
+///   frame already showed (more than `backwardToleranceMeters` from anywhere it has been since);
+/// - a jump: the marker moving more than 50 m from one frame to the next;
+/// - ETA changes: the minutes on screen changing from one number to another, per trip;
+/// - duplicated events: the screen entering a trip state it had already left, or the version going back.
+struct ScreenAudit: Sendable {
+    /// What the audit measured.
+    struct Measurements: Sendable, Hashable {
+        var freshness = SecondsHistogram()
+        var renderedLag = SecondsHistogram()
+        var backwardMoves = 0
+        var jumpsOver50m = 0
+        /// Frames whose drawn car is nowhere near where its car has been (more than 30 m off).
+        var framesOffTruth = 0
+        /// Frames whose pin is nowhere near where its car was before the server received it.
+        var pinsOffTruth = 0
+        /// Frames with the "may be delayed" banner.
+        var delayedBannerFrames = 0
+        /// Frames tracking a car.
+        var trackedFrames = 0
+        var etaChangesPerTrip: [Int] = []
+        var duplicatedEvents = 0
+        /// Per trip: the highest version shown, the last state shown and the fare shown.
+        var trips: [String: ShownTrip] = [:]
+
+        mutating func merge(_ other: Measurements) {
+            freshness.merge(other.freshness)
+            renderedLag.merge(other.renderedLag)
+            backwardMoves += other.backwardMoves
+            jumpsOver50m += other.jumpsOver50m
+            framesOffTruth += other.framesOffTruth
+            pinsOffTruth += other.pinsOffTruth
+            delayedBannerFrames += other.delayedBannerFrames
+            trackedFrames += other.trackedFrames
+            etaChangesPerTrip += other.etaChangesPerTrip
+            duplicatedEvents += other.duplicatedEvents
+            trips.merge(other.trips) { $1 }
+        }
+    }
+
+    /// What one rider's screen showed of one trip.
+    struct ShownTrip: Sendable, Hashable {
+        var version: Int
+        var state: TripState
+        var fare: Money?
+    }
+
+    static let backwardToleranceMeters = 20.0
+    static let onPathMeters = 8.0
+    static let offTruthMeters = 30.0
+    static let jumpMeters = 50.0
+
+    private(set) var measurements = Measurements()
+    private var tripID: String?
+    private var statesSeen: [TripState] = []
+    private var markerTruthTime: Double?
+    private var lastMarker: Coordinate?
+    private var lastEta: Int?
+    private var etaChanges = 0
+
+    /// Takes one frame; `truth` finds the trace of a driver's car.
+    mutating func observe(_ frame: ScreenFrame, truth: (String) -> TruthTrace?) {
+        if frame.tripID != tripID { startTrip(frame.tripID) }
+        let previous = measurements.trips[frame.tripID]
+        if let previous, frame.version < previous.version { measurements.duplicatedEvents += 1 }
+        if statesSeen.last != frame.state {
+            if statesSeen.contains(frame.state) { measurements.duplicatedEvents += 1 }
+            statesSeen.append(frame.state)
+        }
+        measurements.trips[frame.tripID] = ShownTrip(
+            version: max(frame.version, previous?.version ?? 0), state: frame.state, fare: frame.fare ?? previous?.fare)
+        if let eta = frame.etaMinutes {
+            if let lastEta, lastEta != eta { etaChanges += 1 }
+            lastEta = eta
+        }
+        let tracks = frame.state == .driverAssigned || frame.state == .driverArrived || frame.state == .onTrip
+        guard tracks, let driverID = frame.driverID, let trace = truth(driverID) else { return }
+        measurements.trackedFrames += 1
+        if frame.showsDelayedBanner { measurements.delayedBannerFrames += 1 }
+        let now = frame.time.timeIntervalSince1970
+        if let shown = frame.shown {
+            // The fix was taken before the server received it, and not long before.
+            let received = shown.receivedAt.timeIntervalSince1970
+            let window = (received - 60)...min(now, received)
+            if let truthTime = trace.lastTrue(shown.coordinate, fixWindow: window, now: now, limit: Self.offTruthMeters)
+            {
+                measurements.freshness.add(now - truthTime)
+            } else {
+                measurements.pinsOffTruth += 1
+            }
+        }
+        guard let marker = frame.marker else { return }
+        if let lastMarker, lastMarker.distance(to: marker) > Self.jumpMeters { measurements.jumpsOver50m += 1 }
+        lastMarker = marker
+        judgeMarker(marker, now: now, trace: trace)
+    }
+
+    /// Places the marker on the car's true path. A frame within `onPathMeters` of the path is placed;
+    /// the latest place so far is the reference. A backward move: a placed frame that lies only behind
+    /// the reference (more than two seconds of driving), nowhere near where the car has been since;
+    /// counted once, after which the earlier place is the reference. A marker farther from the path
+    /// (the glide cutting a corner straight) is not placed, and past 30 m it is off the truth.
+    private mutating func judgeMarker(_ marker: Coordinate, now: Double, trace: TruthTrace) {
+        let since = (markerTruthTime ?? now - 120) - 2
+        let forward = trace.nearest(to: marker, in: since...now)
+        if let forward, forward.distance <= Self.onPathMeters {
+            markerTruthTime = max(markerTruthTime ?? forward.time, forward.time)
+            measurements.renderedLag.add(now - forward.time)
+            return
+        }
+        if markerTruthTime != nil, let earlier = trace.nearest(to: marker, in: (now - 120)...since),
+            earlier.distance <= Self.onPathMeters, (forward?.distance ?? .infinity) > Self.backwardToleranceMeters
+        {
+            measurements.backwardMoves += 1
+            markerTruthTime = earlier.time
+            return
+        }
+        if let forward, forward.distance <= Self.offTruthMeters {
+            measurements.renderedLag.add(now - forward.time)
+        } else {
+            measurements.framesOffTruth += 1
+        }
+    }
+
+    private mutating func startTrip(_ id: String) {
+        if tripID != nil { measurements.etaChangesPerTrip.append(etaChanges) }
+        tripID = id
+        statesSeen = []
+        markerTruthTime = nil
+        lastMarker = nil
+        lastEta = nil
+        etaChanges = 0
+    }
+
+    /// Closes the trip under way so its ETA changes count.
+    mutating func finishTrip() {
+        if tripID != nil { measurements.etaChangesPerTrip.append(etaChanges) }
+        tripID = nil
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import HailCore
+
+/// The simulator's measured report, as `hail sim` and `hail demo --headless` write it: what the riders'
+/// screens showed judged against where the cars truly were, what happened to the trips, and what the
+/// drivers' phones sent.
+public struct SimulationReport: Sendable, Hashable, Codable {
+    /// Two percentiles of a duration, in seconds; nil before any sample.
+    public struct Percentiles: Sendable, Hashable, Codable {
+        /// The median.
+        public var p50: Double?
+        /// The 99th percentile.
+        public var p99: Double?
+        /// The longest.
+        public var max: Double?
+        /// How many frames were measured.
+        public var samples: Int
+    }
+
+    /// What happened to the riders' trips.
+    public struct Trips: Sendable, Hashable, Codable {
+        /// Trips the server created for a rider's request.
+        public var requested: Int
+        /// Trips that reached `completed`.
+        public var completed: Int
+        /// Trips cancelled.
+        public var cancelled: Int
+        /// Trips that found no driver.
+        public var noDriversFound: Int
+        /// Requests that got no trip.
+        public var requestFailures: Int
+        /// Completed trips whose rider saw a fare.
+        public var completedWithFare: Int
+        /// The mean fare of those, in minor units.
+        public var meanFareMinor: Int?
+        /// The fares' currency.
+        public var currency: String?
+        /// The mean pickup ETA first shown with a driver assigned, in seconds.
+        public var meanPickupETASeconds: Double?
+    }
+
+    /// What a driver's phone sent in one hour online, on average.
+    public struct PerDriverHour: Sendable, Hashable, Codable {
+        /// Location sends (radio wake-ups): batches, live and backlog.
+        public var sends: Double
+        /// Bytes of those batches in the binary batch format.
+        public var bytes: Double
+        /// Points in those batches.
+        public var points: Double
+    }
+
+    /// The network profile every app was on.
+    public var network: String
+    /// The map.
+    public var map: String
+    /// Seconds the city ran.
+    public var durationSeconds: Double
+    /// Simulated drivers and riders.
+    public var drivers: Int
+    /// Simulated riders.
+    public var riders: Int
+    /// How old the position on each rider's screen was (now minus the last instant the car truly stood
+    /// there), sampled five times a second while a driver was on the way or driving.
+    public var freshnessSeconds: Percentiles
+    /// The same for where the car is drawn (the glide renders about one update interval behind on purpose).
+    public var renderedLagSeconds: Percentiles
+    /// Frames in which a rider's car was drawn where it had been only before what an earlier frame showed.
+    public var backwardMoves: Int
+    /// Frames in which a rider's car moved more than 50 m.
+    public var jumpsOver50m: Int
+    /// Frames whose car was drawn more than 30 m from anywhere the car had been lately.
+    public var framesOffTruth: Int
+    /// Share of tracking frames that showed "Driver's location may be delayed".
+    public var delayedBannerShare: Double
+    /// Mean ETA changes a rider saw per trip.
+    public var etaChangesPerTrip: Double
+    /// Most ETA changes on one trip.
+    public var maxEtaChangesOnATrip: Int
+    /// Trip changes the server confirmed to the driver more than 45 s before the end that the rider's
+    /// screen never reached (a newer version shown counts as reached), plus fares that differ.
+    public var tripEventsLost: Int
+    /// Times a rider's screen entered a trip state it had already left, or its version went back.
+    public var tripEventsDuplicated: Int
+    /// The trips.
+    public var trips: Trips
+    /// Per driver-hour online.
+    public var perDriverHour: PerDriverHour
+    /// Apps killed and relaunched (riders and drivers).
+    public var appKills: Int
+
+    /// A few lines for a terminal.
+    public var summary: String {
+        func seconds(_ value: Double?) -> String { value.map { String(format: "%.1f s", $0) } ?? "-" }
+        let fare = trips.meanFareMinor.map { "\($0 / 100).\(String(format: "%02d", $0 % 100)) \(trips.currency ?? "")" }
+        return """
+            \(drivers) drivers, \(riders) riders on \(map), network \(network), \(Int(durationSeconds)) s
+            freshness p50 \(seconds(freshnessSeconds.p50)), p99 \(seconds(freshnessSeconds.p99)) \
+            (\(freshnessSeconds.samples) frames); drawn car lag p50 \(seconds(renderedLagSeconds.p50)), \
+            p99 \(seconds(renderedLagSeconds.p99))
+            backward moves \(backwardMoves), jumps over 50 m \(jumpsOver50m), trip events lost \(tripEventsLost), \
+            doubled \(tripEventsDuplicated), ETA changes per trip \(String(format: "%.2f", etaChangesPerTrip))
+            trips requested \(trips.requested), completed \(trips.completed) (\(trips.completedWithFare) with a fare, \
+            mean \(fare ?? "-")), cancelled \(trips.cancelled), no driver \(trips.noDriversFound)
+            per driver-hour: \(Int(perDriverHour.sends.rounded())) sends, \
+            \(Int(perDriverHour.bytes.rounded())) bytes; app kills \(appKills)
+            """
+    }
+
+    /// The report as pretty JSON with sorted keys.
+    public func json() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(self)
+    }
+}
+
+extension SimulationReport.Percentiles {
+    init(_ histogram: SecondsHistogram) {
+        self.init(
+            p50: histogram.percentile(0.5), p99: histogram.percentile(0.99),
+            max: histogram.count > 0 ? histogram.maximum : nil, samples: histogram.count)
+    }
+}

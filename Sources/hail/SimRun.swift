@@ -1,0 +1,77 @@
+import Foundation
+import HailNet
+import HailRoads
+import HailServer
+import HailSim
+
+/// One headless run of the simulated city: a fresh server on loopback with its own throwaway database,
+/// the city on it for a fixed time, then the measured report. Shared by `hail sim` and
+/// `hail demo --headless`.
+@MainActor
+struct SimRun {
+    var city: CityConfiguration
+    var graph: RoadGraph
+    var mapName: String
+    var duration: TimeInterval
+    var reportPath: String?
+
+    /// Runs the city, prints progress every 10 s and the report at the end, and writes the JSON report.
+    func run() async throws(UsageError) -> SimulationReport {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hail-sim-\(UUID())")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var options = BackendServer.Options()
+        options.port = 0
+        options.databasePath = directory.appendingPathComponent("sim.db").path
+        options.secret = SecureRandom.bytes(32)
+        options.log = nil
+        options.configuration.roads = .loaded(RoadNetwork(graph: graph))
+        let server: BackendServer
+        do {
+            server = try await BackendServer.start(options)
+        } catch {
+            throw UsageError("the server could not start: \(error)")
+        }
+        let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret))
+        let minter: City.TokenMinter = { role, subject in
+            let now = Int64(Date().timeIntervalSince1970)
+            return tokens.mint(AccessToken(role: role, sub: subject, exp: now + 86_400, iat: now))
+        }
+        guard let url = URL(string: "http://127.0.0.1:\(server.port)") else { throw UsageError("bad server address") }
+        let simulation = City(
+            configuration: city, server: url, tokens: minter, graph: graph, clock: ContinuousClock(), origin: Date())
+        say(
+            "Simulating \(city.drivers) drivers and \(city.riders) riders on \(mapName) over \(city.network.name) "
+                + "for \(Int(duration)) s (server on port \(server.port)).")
+        let cityTask = Task { await simulation.run() }
+        let started = ContinuousClock.now
+        while ContinuousClock.now - started < .seconds(duration) {
+            let left = .seconds(duration) - (ContinuousClock.now - started)
+            do { try await Task.sleep(for: min(.seconds(10), left)) } catch { break }
+            say(progressLine(simulation.measuredReport(map: mapName), elapsed: ContinuousClock.now - started))
+        }
+        let report = simulation.measuredReport(map: mapName)
+        say(report.summary)
+        if let reportPath {
+            do {
+                try report.json().write(to: URL(fileURLWithPath: reportPath))
+            } catch {
+                throw UsageError("--report: cannot write \(reportPath): \(error)")
+            }
+            say("Report written to \(reportPath).")
+        }
+        // The city is not cancelled: cancelling thousands of in-flight URLSession requests trips a
+        // FoundationNetworking assertion on Linux. The process ends with the command instead.
+        await server.shutdown()
+        _ = cityTask
+        return report
+    }
+
+    private func progressLine(_ report: SimulationReport, elapsed: Duration) -> String {
+        let p99 = report.freshnessSeconds.p99.map { String(format: "%.1f s", $0) } ?? "-"
+        return
+            "\(elapsed.components.seconds) s: trips requested \(report.trips.requested), completed "
+            + "\(report.trips.completed), cancelled \(report.trips.cancelled); freshness p99 \(p99); "
+            + "backward moves \(report.backwardMoves)"
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import HailCore
+import Testing
+
+@testable import HailSim
+
+@Suite("Judging a rider's screen against where the car truly was")
+struct ScreenAuditTests {
+    static let start = Coordinate(lat: 43.7300, lng: 7.4200)
+    static let metresPerDegree = 111_195.0
+
+    /// `metres` north of the start.
+    static func north(_ metres: Double) -> Coordinate {
+        Coordinate(lat: start.lat + metres / metresPerDegree, lng: start.lng)
+    }
+
+    static func date(_ seconds: Double) -> Date { Date(timeIntervalSince1970: 1_000_000 + seconds) }
+
+    /// A car driving north at 10 m/s for 60 s, then parked for 30 s; sampled once a second.
+    static func trace() -> TruthTrace {
+        let trace = TruthTrace()
+        for second in 0...90 { trace.record(north(Double(min(second, 60)) * 10), at: date(Double(second))) }
+        return trace
+    }
+
+    static func frame(
+        at seconds: Double, state: TripState = .onTrip, version: Int = 4, pin: (metres: Double, receivedAt: Double)?,
+        marker: Double?, eta: Int? = nil
+    ) -> ScreenFrame {
+        ScreenFrame(
+            time: date(seconds), tripID: "trip-1", state: state, version: version, driverID: "driver-1",
+            shown: pin.map {
+                DriverLocation(coordinate: north($0.metres), heading: 0, seq: 1, receivedAt: date($0.receivedAt))
+            },
+            marker: marker.map(north), etaMinutes: eta, fare: nil, showsDelayedBanner: false)
+    }
+
+    @Test func freshnessIsHowLongAgoTheCarStoodWhereThePinIs() {
+        let trace = Self.trace()
+        var audit = ScreenAudit()
+        // The car was 300 m north at 30 s; the server had it at 31 s; the screen shows it at 33.5 s.
+        audit.observe(Self.frame(at: 33.5, pin: (300, 31), marker: nil)) { _ in trace }
+        // A parked car's position stays true: the car stood at 600 m from 60 s to 90 s.
+        audit.observe(Self.frame(at: 90, pin: (600, 62), marker: nil)) { _ in trace }
+        #expect(audit.measurements.freshness.count == 2)
+        #expect(audit.measurements.freshness.percentile(0.5) == 0)
+        #expect(audit.measurements.freshness.percentile(1) == 3.5)
+        #expect(audit.measurements.pinsOffTruth == 0)
+    }
+
+    @Test func aPinNowhereNearTheCarIsCountedNotMeasured() {
+        let trace = Self.trace()
+        var audit = ScreenAudit()
+        // 100 m east of the road: an outlier that got through.
+        let frame = ScreenFrame(
+            time: Self.date(20), tripID: "trip-1", state: .onTrip, version: 4, driverID: "driver-1",
+            shown: DriverLocation(
+                coordinate: Coordinate(lat: Self.north(150).lat, lng: Self.start.lng + 0.00125), heading: 0, seq: 1,
+                receivedAt: Self.date(16)),
+            fare: nil, showsDelayedBanner: false)
+        audit.observe(frame) { _ in trace }
+        #expect(audit.measurements.freshness.count == 0)
+        #expect(audit.measurements.pinsOffTruth == 1)
+    }
+
+    @Test func theDrawnCarGoingBackAlongItsPathIsOneBackwardMove() {
+        let trace = Self.trace()
+        var audit = ScreenAudit()
+        // Forward 3 m every 0.2 s frame, three seconds behind the car.
+        for step in 0..<25 {
+            let time = 40 + Double(step) * 0.2
+            audit.observe(Self.frame(at: time, pin: nil, marker: (time - 3) * 10)) { _ in trace }
+        }
+        #expect(audit.measurements.backwardMoves == 0)
+        #expect(audit.measurements.renderedLag.percentile(0.99) == 3)
+        // Then drawn back over two frames, 38 m and 40 m: to where the car was 8 s before the last
+        // frame's place, far from anywhere it has been since: one backward move, not two.
+        audit.observe(Self.frame(at: 45, pin: nil, marker: 380)) { _ in trace }
+        audit.observe(Self.frame(at: 45.2, pin: nil, marker: 340)) { _ in trace }
+        // Two metres back from there (snapping) is within tolerance.
+        audit.observe(Self.frame(at: 45.4, pin: nil, marker: 338)) { _ in trace }
+        #expect(audit.measurements.backwardMoves == 1)
+        #expect(audit.measurements.jumpsOver50m == 0)
+        // Jumping 80 m ahead in one frame is a jump, not a backward move.
+        audit.observe(Self.frame(at: 45.6, pin: nil, marker: 418)) { _ in trace }
+        #expect(audit.measurements.jumpsOver50m == 1)
+        #expect(audit.measurements.backwardMoves == 1)
+        #expect(audit.measurements.framesOffTruth == 0)
+    }
+
+    @Test func enteringAStateAgainOrAnOlderVersionIsADuplicatedEvent() {
+        let trace = Self.trace()
+        var audit = ScreenAudit()
+        let states: [(TripState, Int)] = [
+            (.searching, 1), (.driverAssigned, 2), (.driverArrived, 3), (.driverAssigned, 3), (.onTrip, 2),
+            (.completed, 5), (.completed, 5),
+        ]
+        for (index, (state, version)) in states.enumerated() {
+            audit.observe(Self.frame(at: Double(index), state: state, version: version, pin: nil, marker: nil)) { _ in
+                trace
+            }
+        }
+        // driverAssigned re-entered, and version 2 after 3.
+        #expect(audit.measurements.duplicatedEvents == 2)
+        #expect(audit.measurements.trips["trip-1"] == ScreenAudit.ShownTrip(version: 5, state: .completed, fare: nil))
+    }
+
+    @Test func etaChangesAreCountedPerTrip() {
+        let trace = Self.trace()
+        var audit = ScreenAudit()
+        for (index, eta) in [5, 5, 4, nil, 4, 6, 4].enumerated() {
+            audit.observe(Self.frame(at: Double(index), pin: nil, marker: nil, eta: eta)) { _ in trace }
+        }
+        audit.finishTrip()
+        #expect(audit.measurements.etaChangesPerTrip == [3])
+    }
+}
+
+@Suite("Seconds histogram")
+struct SecondsHistogramTests {
+    @Test func percentilesAreReadToTheTenth() {
+        var histogram = SecondsHistogram(limit: 10)
+        for tenth in 1...100 { histogram.add(Double(tenth) / 10) }
+        #expect(histogram.percentile(0.5) == 5)
+        #expect(histogram.percentile(0.99) == 9.9)
+        #expect(histogram.maximum == 10)
+        histogram.add(-1)
+        histogram.add(40)
+        #expect(histogram.count == 102)
+        #expect(histogram.percentile(1) == 10)
+        #expect(SecondsHistogram().percentile(0.5) == nil)
+    }
+}

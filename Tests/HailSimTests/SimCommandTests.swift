@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+/// `hail sim` and `hail demo --headless` as a user runs them: a child process, its output and its report.
+@Suite("hail sim and hail demo --headless", .serialized)
+struct SimCommandTests {
+    static var executable: URL {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("hail")
+    }
+
+    /// Runs `hail` with `arguments` to its end (killed after `deadline` seconds); returns status and output.
+    static func run(_ arguments: [String], deadline: Double = 180) async throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        let ended = AsyncStream<Int32>.makeStream()
+        process.terminationHandler = { ended.continuation.yield($0.terminationStatus) }
+        try process.run()
+        DispatchQueue.global().asyncAfter(deadline: .now() + deadline) { if process.isRunning { process.terminate() } }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        var status: Int32 = -1
+        for await code in ended.stream {
+            status = code
+            break
+        }
+        return (status, text)
+    }
+
+    @Test func aScenarioRunsHeadlessAndWritesTheMeasuredReport() async throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.executable.path) else { return }
+        let report = FileManager.default.temporaryDirectory.appendingPathComponent("hail-sim-\(UUID()).json")
+        defer { try? FileManager.default.removeItem(at: report) }
+        let (status, output) = try await Self.run([
+            "sim", "--scenario", "generated", "--duration", "20", "--report", report.path,
+        ])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("Report written to \(report.path)."))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: report)) as? [String: Any])
+        let freshness = try #require(json["freshnessSeconds"] as? [String: Any])
+        #expect(freshness["p50"] != nil && freshness["p99"] != nil)
+        let trips = try #require(json["trips"] as? [String: Any])
+        for key in ["requested", "completed", "cancelled", "noDriversFound"] { #expect(trips[key] is Int, "\(key)") }
+        #expect((trips["requested"] as? Int ?? 0) > 0)
+        // What must hold on any machine, however loaded: the car never goes back, no trip event lost or doubled.
+        #expect(json["backwardMoves"] as? Int == 0)
+        #expect(json["tripEventsLost"] as? Int == 0)
+        #expect(json["tripEventsDuplicated"] as? Int == 0)
+        #expect(json["network"] as? String == "perfect")
+        #expect(json["drivers"] as? Int == 30)
+        #expect(json["jumpsOver50m"] is Int)
+    }
+
+    @Test(arguments: [
+        (["sim"], "--scenario is required"),
+        (["sim", "--scenario", "atlantis"], "unknown scenario 'atlantis'; choose one of monaco-3g, monaco-4g"),
+        (["demo", "--headless"], "--headless needs --duration S (seconds)"),
+        (["demo", "--network", "5g"], "--network: unknown profile '5g'; choose one of perfect, 4g, 3g"),
+        (["demo", "--report", "x.json"], "--report is for --headless runs"),
+    ])
+    func mistakesAreNamed(arguments: [String], message: String) async throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.executable.path) else { return }
+        let (status, output) = try await Self.run(arguments, deadline: 30)
+        #expect(status == 64)
+        #expect(output.contains(message), "\(output)")
+    }
+}
