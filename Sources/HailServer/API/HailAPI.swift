@@ -48,6 +48,8 @@ public struct HailAPI: Sendable {
             let response = try await route(request, match, principal)
             return (response, match.route.name)
         } catch {
+            // A share link is opened by a person in a browser: a page that says why, not a JSON body.
+            if match.route == Routes.sharePage { return (SharePage.refusal(error), match.route.name) }
             return (.error(error), match.route.name)
         }
     }

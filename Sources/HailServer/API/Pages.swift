@@ -133,17 +133,3 @@ enum FleetPage {
         </script></body></html>
         """
 }
-
-/// The page a share link opens. The live map arrives with the web issue; this shows the trip's state.
-enum SharePage {
-    static func html(tripID: String, state: TripState) -> String {
-        let safeID = tripID.unicodeScalars.filter {
-            $0.properties.isAlphabetic || "0123456789-_".unicodeScalars.contains($0)
-        }
-        return """
-            <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><title>Hail trip</title></head>
-            <body><h1>Shared trip</h1><p>Trip \(String(String.UnicodeScalarView(safeID))) is <strong>\(state.rawValue)</strong>.</p></body></html>
-            """
-    }
-}
