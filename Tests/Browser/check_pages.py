@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""Drives headless Chromium with Selenium over Hail's pages against a running server.
+
+Prints one JSON object: what the fleet map drew (road pixels, cars and how far they moved between two
+screenshots), what the share page showed, and what an expired link showed. Screenshots go to --artefacts.
+"""
+import argparse
+import json
+import os
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROAD_PIXELS = """
+const canvas = document.getElementById('map');
+const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+let roads = 0;
+for (let i = 0; i < data.length; i += 4) {
+  if (Math.abs(data[i] - 0x2f) < 12 && Math.abs(data[i + 1] - 0x3a) < 12 && Math.abs(data[i + 2] - 0x4b) < 12) roads++;
+}
+return roads;
+"""
+CARS = "return Array.from(cars.entries()).map(([id, car]) => [id, car.to.lat, car.to.lng]);"
+
+
+def browser():
+    options = Options()
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--window-size=1200,900"):
+        options.add_argument(flag)
+    options.binary_location = "/usr/bin/chromium"
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cars", default="1")
+    for name in ("--base", "--operator-token", "--share-token", "--trip-id", "--expired-token", "--artefacts"):
+        parser.add_argument(name, required=True)
+    args = parser.parse_args()
+    os.makedirs(args.artefacts, exist_ok=True)
+    shots = []
+    result = {}
+    driver = browser()
+    try:
+        # The share page first, while its trip is surely still under way.
+        driver.get(f"{args.base}/share/{args.share_token}")
+        WebDriverWait(driver, 30).until(lambda d: d.execute_script("return trip !== null"))
+        result["shareTrip"] = driver.find_element(By.ID, "state").get_attribute("data-trip")
+        result["shareLoadedTrip"] = driver.execute_script("return trip.id")
+        result["shareState"] = driver.find_element(By.ID, "state").text
+        shots.append(os.path.join(args.artefacts, "share.png"))
+        driver.save_screenshot(shots[-1])
+
+        driver.get(f"{args.base}/share/{args.expired_token}")
+        result["expired"] = driver.find_element(By.ID, "refused").text
+        shots.append(os.path.join(args.artefacts, "share-expired.png"))
+        driver.save_screenshot(shots[-1])
+
+        driver.get(f"{args.base}/?access_token={args.operator_token}")
+        wait = WebDriverWait(driver, 30)
+        wait.until(lambda d: d.execute_script("return cars.size") >= int(args.cars))
+        wait.until(lambda d: d.execute_script(ROAD_PIXELS) > 0)
+        result["roadPixels"] = driver.execute_script(ROAD_PIXELS)
+        before = {car[0]: car[1:] for car in driver.execute_script(CARS)}
+        shots.append(os.path.join(args.artefacts, "fleet-1.png"))
+        driver.save_screenshot(shots[-1])
+        # Cars publish every few seconds on a trip and every 10-15 s while waiting: wait for movement.
+        deadline = time.time() + 30
+        after = before
+        while time.time() < deadline:
+            time.sleep(1)
+            after = {car[0]: car[1:] for car in driver.execute_script(CARS)}
+            if any(key in before and before[key] != spot for key, spot in after.items()):
+                break
+        shots.append(os.path.join(args.artefacts, "fleet-2.png"))
+        driver.save_screenshot(shots[-1])
+        result["cars"] = len(after)
+        result["carsMoved"] = sum(1 for key, spot in after.items() if key in before and before[key] != spot)
+        result["fleetStatus"] = driver.find_element(By.ID, "status").text
+    finally:
+        driver.quit()
+    result["screenshots"] = shots
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+import Foundation
+import HailClient
+import HailCore
+import HailProtocol
+import HailRoads
+import HailServer
+import HailSim
+import Testing
+
+/// The pages in a real browser, driven by Selenium (`Tests/Browser/check_pages.py`) against a real server
+/// with a simulated city on it: the map draws roads, cars move between two screenshots, the share page
+/// shows the right trip and an expired link is refused. Screenshots are kept; the test prints where.
+@Suite("The pages in a browser, driven by Selenium", .serialized)
+@MainActor
+struct BrowserPagesTests {
+    nonisolated static let python = "/usr/bin/python3"
+    nonisolated static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent()
+        .appendingPathComponent("Browser/check_pages.py")
+    nonisolated static let ready =
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver")
+        && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
+        && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/selenium")
+
+    @Test(.enabled(if: ready, "needs chromium, chromium-driver and python3-selenium (scripts/setup.sh)"))
+    func theMapDrawsRoadsCarsMoveAndTheSharePageShowsItsTripAlone() async throws {
+        let map = GeneratedCity(seed: 2, columns: 5, rows: 5, blockMeters: 90)
+        let server = try await SimServer.start(roads: .loaded(RoadNetwork(graph: map.graph)))
+        var configuration = CityConfiguration()
+        configuration.drivers = 5
+        configuration.riders = 3
+        configuration.seed = 5
+        configuration.requestInterval = 1
+        configuration.speedFactor = 2
+        let city = City(
+            configuration: configuration, server: server.baseURL, tokens: server.minter, graph: map.graph,
+            clock: ContinuousClock(), origin: Date())
+        let runner = Task { await city.run() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 240) { runner.cancel() }
+        // The page's trip: one more rider's, shared.
+        let (trip, link) = try await SharePageTests.sharedTrip(on: server, rider: "rider-browser")
+        let now = Int64(Date().timeIntervalSince1970)
+        let expired = server.tokens.mint(
+            AccessToken(role: .share, sub: "share-expired", exp: now - 60, iat: now - 3600, trip: trip.id))
+        let artefacts = FileManager.default.temporaryDirectory.appendingPathComponent("hail-browser-\(UUID())")
+        let result = try await Self.runScript([
+            "--base", server.baseURL.absoluteString, "--operator-token", server.minter(.operator, "ops"),
+            "--share-token", link.token, "--trip-id", trip.id, "--expired-token", expired,
+            "--artefacts", artefacts.path, "--cars", "5",
+        ])
+        runner.cancel()
+        await runner.value
+        await server.stop()
+        print("Browser screenshots: \(artefacts.path)")
+
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.utf8)) as? [String: Any], "\(result)")
+        #expect((json["roadPixels"] as? Int ?? 0) > 1000, "the map draws the streets")
+        #expect((json["cars"] as? Int ?? 0) >= 5)
+        #expect((json["carsMoved"] as? Int ?? 0) >= 1, "a car moved between the two screenshots")
+        #expect(json["shareTrip"] as? String == trip.id)
+        #expect(json["shareLoadedTrip"] as? String == trip.id)
+        #expect(json["expired"] as? String == "This link has expired.")
+        #expect((json["screenshots"] as? [String])?.count == 4)
+        for shot in json["screenshots"] as? [String] ?? [] {
+            #expect(FileManager.default.fileExists(atPath: shot), "\(shot)")
+        }
+    }
+
+    /// Runs the Selenium script to its end and returns its last line of output.
+    static func runScript(_ arguments: [String]) async throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: python)
+        process.arguments = [script.path] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.standardError
+        let ended = AsyncStream<Int32>.makeStream()
+        process.terminationHandler = { ended.continuation.yield($0.terminationStatus) }
+        try process.run()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 180) { if process.isRunning { process.terminate() } }
+        // Read on a thread of its own so the main actor (the city's apps) keeps running meanwhile.
+        let text = await Task.detached {
+            String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        }.value
+        for await _ in ended.stream { break }
+        return text.split(separator: "\n").last.map(String.init) ?? ""
+    }
+}
