@@ -50,6 +50,9 @@ public struct DriverLocationPipeline: Sendable {
     public private(set) var stats = Stats()
 
     private var lastLive: LocationPoint?
+    /// The last live fix when the link went down, while no newer fix has come: where a driver standing
+    /// still still is.
+    private var lastLiveBeforeDrop: LocationPoint?
     private var batcherTick: Date?
 
     /// Creates a pipeline under `policy`, resuming `snapshot` (unacknowledged points become history).
@@ -110,7 +113,25 @@ public struct DriverLocationPipeline: Sendable {
     public mutating func linkDown() {
         batcher.connectionDown()
         batcherTick = nil
+        if let lastLive { lastLiveBeforeDrop = lastLive }
         lastLive = nil
+    }
+
+    /// After a reconnect, for a driver waiting for trips: the server may have restarted and forgotten
+    /// where this driver is, and a driver standing still gets no fix through the distance filter, so
+    /// dispatch would not see it until it moved. When no fix came since the link went down and the last
+    /// live one is at most two keep-alive intervals old, it is sent again now as a keep-alive. Never
+    /// during a trip: there a rider is watching, and an old fix stamped now would look fresh to them.
+    public mutating func waitingDriverReconnected(now: Date) -> [Action] {
+        guard lastLive == nil, batcher.transport != nil, !policy.isOff, let last = lastLiveBeforeDrop,
+            now.timeIntervalSince(last.t) <= 2 * keepAliveInterval
+        else { return [] }
+        lastLiveBeforeDrop = nil
+        var point = last
+        point.t = now
+        point.speed = 0
+        stats.keepAlives += 1
+        return feed(point, now: now)
     }
 
     /// The server acknowledged `seq` and everything before it.
@@ -133,6 +154,8 @@ public struct DriverLocationPipeline: Sendable {
 
     private mutating func feed(_ point: LocationPoint, now: Date) -> [Action] {
         if batcher.transport != nil { lastLive = point }
+        // A newer fix, live or history, supersedes the one from before the drop.
+        lastLiveBeforeDrop = nil
         return record(batcher.pointAccepted(point, now: now)) + wakeAction()
     }
 

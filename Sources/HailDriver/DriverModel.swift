@@ -418,11 +418,20 @@ public final class DriverModel {
 
     private func runChannel() async {
         var attempt = 0
+        var connectedBefore = false
         while !Task.isCancelled {
             do {
                 let frames = try await channel.connect()
                 attempt = 0
+                // A reconnect may be to a server that restarted and forgot who is online (it keeps that in
+                // memory): without a fresh status this driver would get no offers until it toggled.
+                let reconnected = connectedBefore
+                if reconnected, isOnline { statusOwed = true }
+                connectedBefore = true
                 linkUp(.stream)
+                if reconnected, activity == .waitingForTrip {
+                    perform(pipeline.waitingDriverReconnected(now: timeline.now()))
+                }
                 for await frame in frames { handle(frame) }
             } catch {}
             if Task.isCancelled { return }

@@ -122,8 +122,8 @@ final class CrashLoopRider {
         self.index = index
         id = "rider-\(index)"
         self.pickup = pickup
-        // 300 m north: a short ride, so several fit in the loop.
-        dropoff = Coordinate(lat: pickup.lat + 0.0027, lng: pickup.lng)
+        // 200 m north: a short ride, so several fit in the loop.
+        dropoff = Coordinate(lat: pickup.lat + 0.0018, lng: pickup.lng)
         sightings = SightingLog()
         cursors = try await SQLiteCursorStore.open(path: cursorPath)
         let transport = HTTPTransport(baseURL: server, token: token, timeout: 5)
@@ -141,7 +141,7 @@ final class CrashLoopRider {
         model.screenVisibilityChanged(true)
         await model.launch()
         var ride = 0
-        while timeline.now() < until || model.trip?.state.isActive == true {
+        while !Task.isCancelled, timeline.now() < until || model.trip?.state.isActive == true {
             if model.trip?.state.isActive != true {
                 await model.requestRide(pickup: pickup, dropoff: dropoff, product: .economy)
                 guard model.trip?.state.isActive == true else {

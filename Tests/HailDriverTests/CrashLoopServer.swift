@@ -120,19 +120,18 @@ final class CrashLoopServer: Sendable {
     }
 }
 
-/// Kills and restarts the server at seeded random intervals on the phone's own ticking clock, until a
-/// given time or until stopped; it leaves the server running when its restarts succeed.
+/// Kills and restarts the server at seeded random intervals on the phone's own ticking clock until
+/// stopped; it leaves the server running when its restarts succeed.
 final class CrashLoopKiller: Sendable {
     private let task: Task<[String], Never>
 
-    init(server: CrashLoopServer, interval: ClosedRange<Double>, until: Date, seed: UInt64) {
+    init(server: CrashLoopServer, interval: ClosedRange<Double>, seed: UInt64) {
         let timeline = DriverTimeline.system()
         task = Task.detached {
             var random = SeededGenerator(seed: seed)
             var problems: [String] = []
             while true {
                 let next = timeline.now().addingTimeInterval(Double.random(in: interval, using: &random))
-                guard next < until else { break }
                 do { try await timeline.sleepUntil(next) } catch { break }
                 server.kill()
                 // Its own task, so stopping the loop never interrupts a restart half way.
@@ -149,9 +148,6 @@ final class CrashLoopKiller: Sendable {
             return problems
         }
     }
-
-    /// The restarts that failed, once the loop has ended by itself.
-    var finished: [String] { get async { await task.value } }
 
     /// Stops the loop after any restart in progress; returns the restarts that failed.
     func stop() async -> [String] {

@@ -1,0 +1,81 @@
+import Foundation
+import HailCore
+import HailDriver
+import Testing
+
+/// A waiting driver standing still after its server restarted: the crash loop found such drivers
+/// invisible to dispatch until they moved, since the distance filter lets no fix through.
+@Suite("A waiting driver is seen again after a reconnect")
+struct ReconnectKeepAliveTests {
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+    static let waiting = LocationPolicy(activity: .waitingForTrip, thermal: .nominal, lowPower: false)
+
+    /// Online and connected, one fix at the start; the link drops 3 s later.
+    static func droppedAfterOneFix() -> (DriverLocationPipeline, LocationPoint) {
+        var pipeline = DriverLocationPipeline(policy: waiting)
+        _ = pipeline.linkUp(.stream, now: start)
+        let fix = LocationPoint(lat: 43.73, lng: 7.42, accuracy: 5, heading: 0, speed: 0, t: start)
+        _ = pipeline.fix(fix, now: start)
+        pipeline.linkDown()
+        return (pipeline, fix)
+    }
+
+    /// Every point sent from `actions` and the ticks they ask for, up to `until`.
+    static func sent(_ actions: [DriverLocationPipeline.Action], _ pipeline: inout DriverLocationPipeline, until: Date)
+        -> [LocationPoint]
+    {
+        var points: [LocationPoint] = []
+        var pending = actions
+        var ticks = 0
+        while !pending.isEmpty, ticks < 20 {
+            var next: [DriverLocationPipeline.Action] = []
+            for action in pending {
+                switch action {
+                case .send(let batch, _):
+                    points += batch.points
+                    pipeline.ack(batch.seq)
+                case .wake(let date) where date <= until:
+                    ticks += 1
+                    next += pipeline.tick(now: date)
+                case .wake:
+                    break
+                }
+            }
+            pending = next
+        }
+        return points
+    }
+
+    @Test func theLastFixGoesAgainStampedWithTheReconnect() {
+        var (pipeline, fix) = Self.droppedAfterOneFix()
+        let back = Self.start.addingTimeInterval(5)
+        _ = pipeline.linkUp(.stream, now: back)
+        let actions = pipeline.waitingDriverReconnected(now: back)
+        #expect(pipeline.stats.keepAlives == 1)
+        let points = Self.sent(actions, &pipeline, until: back.addingTimeInterval(10))
+        #expect(points.map(\.t) == [back])
+        #expect(points.map(\.coordinate) == [fix.coordinate])
+        #expect(points.map(\.speed) == [0])
+        // Once only: the regular keep-alive takes over from there.
+        #expect(pipeline.waitingDriverReconnected(now: back.addingTimeInterval(1)) == [])
+    }
+
+    @Test func notWhenAFixCameWhileTheLinkWasDown() {
+        var (pipeline, _) = Self.droppedAfterOneFix()
+        let moved = LocationPoint(
+            lat: 43.7302, lng: 7.42, accuracy: 5, heading: 0, speed: 10, t: Self.start.addingTimeInterval(2))
+        _ = pipeline.fix(moved, now: moved.t)
+        let back = Self.start.addingTimeInterval(5)
+        _ = pipeline.linkUp(.stream, now: back)
+        #expect(pipeline.waitingDriverReconnected(now: back) == [])
+        #expect(pipeline.stats.keepAlives == 0)
+    }
+
+    @Test func notWhenTheFixIsOlderThanTwoKeepAliveIntervals() {
+        var (pipeline, _) = Self.droppedAfterOneFix()
+        let back = Self.start.addingTimeInterval(25)
+        _ = pipeline.linkUp(.stream, now: back)
+        #expect(pipeline.waitingDriverReconnected(now: back) == [])
+        #expect(pipeline.stats.keepAlives == 0)
+    }
+}
