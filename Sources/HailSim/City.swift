@@ -145,8 +145,13 @@ public final class City {
             network: configuration.network.name, map: map,
             durationSeconds: now.timeIntervalSince(startedAt ?? now), drivers: configuration.drivers,
             riders: configuration.riders, freshnessSeconds: .init(screens.freshness),
+            freshnessNearTunnelsSeconds: .init(screens.freshnessNearTunnels),
+            freshnessByState: Dictionary(
+                uniqueKeysWithValues: screens.freshnessByState.map { ($0.key.rawValue, .init($0.value)) }),
             renderedLagSeconds: .init(screens.renderedLag), backwardMoves: screens.backwardMoves,
             jumpsOver50m: screens.jumpsOver50m, framesOffTruth: screens.framesOffTruth,
+            shareShowingPositionFromBeforeAssignment: screens.trackedFrames > 0
+                ? Double(screens.framesShowingPositionFromBeforeAssignment) / Double(screens.trackedFrames) : 0,
             delayedBannerShare: screens.trackedFrames > 0
                 ? Double(screens.delayedBannerFrames) / Double(screens.trackedFrames) : 0,
             etaChangesPerTrip: etaChanges.isEmpty ? 0 : Double(etaChanges.reduce(0, +)) / Double(etaChanges.count),

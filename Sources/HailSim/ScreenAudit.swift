@@ -4,7 +4,8 @@ import HailCore
 /// Judges a rider's screen, frame by frame, against where the driver's car truly was.
 ///
 /// - freshness: how long ago the car truly stood where the pin's newest position puts it (the design's
-///   "position age", the freshness budget as a metric);
+///   "position age", the freshness budget as a metric); frames whose car was in a tunnel in the last 20 s
+///   are kept apart, since no phone has a fix there;
 /// - rendered lag: the same for the glide's marker, which runs about one update interval behind on purpose;
 /// - a backward move: the marker drawn on the car's path where the car was only before what an earlier
 ///   frame already showed (more than `backwardToleranceMeters` from anywhere it has been since);
@@ -15,6 +16,12 @@ struct ScreenAudit: Sendable {
     /// What the audit measured.
     struct Measurements: Sendable, Hashable {
         var freshness = SecondsHistogram()
+        /// Freshness in frames whose car lost its fix in a tunnel in the last 20 s (no system can know).
+        var freshnessNearTunnels = SecondsHistogram()
+        /// Tracking frames whose pin is still the position the server had before the trip was assigned.
+        var framesShowingPositionFromBeforeAssignment = 0
+        /// Freshness per trip state shown.
+        var freshnessByState: [TripState: SecondsHistogram] = [:]
         var renderedLag = SecondsHistogram()
         var backwardMoves = 0
         var jumpsOver50m = 0
@@ -33,6 +40,10 @@ struct ScreenAudit: Sendable {
 
         mutating func merge(_ other: Measurements) {
             freshness.merge(other.freshness)
+            freshnessNearTunnels.merge(other.freshnessNearTunnels)
+            for (state, histogram) in other.freshnessByState {
+                freshnessByState[state, default: .init()].merge(histogram)
+            }
             renderedLag.merge(other.renderedLag)
             backwardMoves += other.backwardMoves
             jumpsOver50m += other.jumpsOver50m
@@ -40,6 +51,7 @@ struct ScreenAudit: Sendable {
             pinsOffTruth += other.pinsOffTruth
             delayedBannerFrames += other.delayedBannerFrames
             trackedFrames += other.trackedFrames
+            framesShowingPositionFromBeforeAssignment += other.framesShowingPositionFromBeforeAssignment
             etaChangesPerTrip += other.etaChangesPerTrip
             duplicatedEvents += other.duplicatedEvents
             trips.merge(other.trips) { $1 }
@@ -64,6 +76,7 @@ struct ScreenAudit: Sendable {
     private var markerTruthTime: Double?
     private var lastMarker: Coordinate?
     private var lastEta: Int?
+    private var trackedSince: Date?
     private var etaChanges = 0
 
     /// Takes one frame; `truth` finds the trace of a driver's car.
@@ -84,6 +97,11 @@ struct ScreenAudit: Sendable {
         let tracks = frame.state == .driverAssigned || frame.state == .driverArrived || frame.state == .onTrip
         guard tracks, let driverID = frame.driverID, let trace = truth(driverID) else { return }
         measurements.trackedFrames += 1
+        let firstTracked = trackedSince ?? frame.time
+        trackedSince = firstTracked
+        if let shown = frame.shown, shown.receivedAt < firstTracked.addingTimeInterval(-1) {
+            measurements.framesShowingPositionFromBeforeAssignment += 1
+        }
         if frame.showsDelayedBanner { measurements.delayedBannerFrames += 1 }
         let now = frame.time.timeIntervalSince1970
         if let shown = frame.shown {
@@ -92,7 +110,12 @@ struct ScreenAudit: Sendable {
             let window = (received - 60)...min(now, received)
             if let truthTime = trace.lastTrue(shown.coordinate, fixWindow: window, now: now, limit: Self.offTruthMeters)
             {
-                measurements.freshness.add(now - truthTime)
+                if trace.wasBlind(in: (now - 20)...now) {
+                    measurements.freshnessNearTunnels.add(now - truthTime)
+                } else {
+                    measurements.freshness.add(now - truthTime)
+                    measurements.freshnessByState[frame.state, default: .init()].add(now - truthTime)
+                }
             } else {
                 measurements.pinsOffTruth += 1
             }
@@ -137,6 +160,7 @@ struct ScreenAudit: Sendable {
         markerTruthTime = nil
         lastMarker = nil
         lastEta = nil
+        trackedSince = nil
         etaChanges = 0
     }
 

@@ -90,7 +90,7 @@ actor SimulatedCar: LocationSource {
                 inTunnel = false
             }
         }
-        truth.record(position, at: now)
+        truth.record(position, at: now, blind: inTunnel)
         guard !policy.isOff, !inTunnel else { return nil }
         // The filter judges the true position: noise alone must not make a parked car report.
         if let lastReported, lastReported.distance(to: position) < max(policy.distanceFilter, 0.01) { return nil }

@@ -60,8 +60,13 @@ public struct SimulationReport: Sendable, Hashable, Codable {
     /// Simulated riders.
     public var riders: Int
     /// How old the position on each rider's screen was (now minus the last instant the car truly stood
-    /// there), sampled five times a second while a driver was on the way or driving.
+    /// there), sampled five times a second while a driver was on the way or driving; frames near a tunnel
+    /// are reported apart.
     public var freshnessSeconds: Percentiles
+    /// The same in frames whose car was in a tunnel (no fix possible) within the last 20 s.
+    public var freshnessNearTunnelsSeconds: Percentiles
+    /// `freshnessSeconds` by the trip state on screen.
+    public var freshnessByState: [String: Percentiles]
     /// The same for where the car is drawn (the glide renders about one update interval behind on purpose).
     public var renderedLagSeconds: Percentiles
     /// Frames in which a rider's car was drawn where it had been only before what an earlier frame showed.
@@ -70,6 +75,9 @@ public struct SimulationReport: Sendable, Hashable, Codable {
     public var jumpsOver50m: Int
     /// Frames whose car was drawn more than 30 m from anywhere the car had been lately.
     public var framesOffTruth: Int
+    /// Share of tracking frames whose pin was still the driver's position from before the trip was
+    /// assigned (sent at the waiting driver's slower pace).
+    public var shareShowingPositionFromBeforeAssignment: Double
     /// Share of tracking frames that showed "Driver's location may be delayed".
     public var delayedBannerShare: Double
     /// Mean ETA changes a rider saw per trip.
@@ -95,7 +103,8 @@ public struct SimulationReport: Sendable, Hashable, Codable {
         return """
             \(drivers) drivers, \(riders) riders on \(map), network \(network), \(Int(durationSeconds)) s
             freshness p50 \(seconds(freshnessSeconds.p50)), p99 \(seconds(freshnessSeconds.p99)) \
-            (\(freshnessSeconds.samples) frames); drawn car lag p50 \(seconds(renderedLagSeconds.p50)), \
+            (\(freshnessSeconds.samples) frames; near tunnels p99 \(seconds(freshnessNearTunnelsSeconds.p99)) \
+            over \(freshnessNearTunnelsSeconds.samples)); drawn car lag p50 \(seconds(renderedLagSeconds.p50)), \
             p99 \(seconds(renderedLagSeconds.p99))
             backward moves \(backwardMoves), jumps over 50 m \(jumpsOver50m), trip events lost \(tripEventsLost), \
             doubled \(tripEventsDuplicated), ETA changes per trip \(String(format: "%.2f", etaChangesPerTrip))

@@ -10,6 +10,8 @@ final class TruthTrace: Sendable {
         /// Seconds since 1970 on the city's timeline (the server's clock in this process).
         var time: Double
         var coordinate: Coordinate
+        /// True when the phone had no fix there (a tunnel).
+        var blind = false
     }
 
     /// A place on the trace: when the car was there and how far that is from the point asked about.
@@ -24,11 +26,11 @@ final class TruthTrace: Sendable {
 
     init(horizon: Double = 180) { self.horizon = horizon }
 
-    /// Records the car at `coordinate` at `date`.
-    func record(_ coordinate: Coordinate, at date: Date) {
+    /// Records the car at `coordinate` at `date`; `blind` when its phone could have no fix there.
+    func record(_ coordinate: Coordinate, at date: Date, blind: Bool = false) {
         let time = date.timeIntervalSince1970
         samples.withLock { samples in
-            samples.append(Sample(time: time, coordinate: coordinate))
+            samples.append(Sample(time: time, coordinate: coordinate, blind: blind))
             // Trim in chunks so the array is not shifted every second.
             if let first = samples.first, time - first.time > horizon * 1.5 {
                 samples.removeAll { time - $0.time > horizon }
@@ -71,6 +73,11 @@ final class TruthTrace: Sendable {
             last = sample.time
         }
         return last
+    }
+
+    /// True when the phone had no fix at some moment in `window` (the car was in a tunnel).
+    func wasBlind(in window: ClosedRange<Double>) -> Bool {
+        samples(in: window).contains { $0.blind && window.contains($0.time) }
     }
 
     /// The instant in `window` at which the car was nearest to `point`.

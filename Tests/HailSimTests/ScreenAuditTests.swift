@@ -48,6 +48,24 @@ struct ScreenAuditTests {
         #expect(audit.measurements.pinsOffTruth == 0)
     }
 
+    @Test func framesNearATunnelAreReportedApart() {
+        // The car drives north at 10 m/s and is in a tunnel from 20 s to 30 s: no fix there.
+        let trace = TruthTrace()
+        for second in 0...60 {
+            trace.record(
+                Self.north(Double(second) * 10), at: Self.date(Double(second)), blind: (20...30).contains(second))
+        }
+        var audit = ScreenAudit()
+        // At 35 s the screen still shows the last fix before the tunnel: 16 s old, but the tunnel's fault.
+        audit.observe(Self.frame(at: 35, pin: (190, 19.5), marker: nil)) { _ in trace }
+        #expect(audit.measurements.freshness.count == 0)
+        #expect(audit.measurements.freshnessNearTunnels.percentile(1) == 16)
+        // 25 s after leaving it, frames count again.
+        audit.observe(Self.frame(at: 55, pin: (540, 54.5), marker: nil)) { _ in trace }
+        #expect(audit.measurements.freshness.percentile(1) == 1)
+        #expect(audit.measurements.freshnessByState[.onTrip]?.count == 1)
+    }
+
     @Test func aPinNowhereNearTheCarIsCountedNotMeasured() {
         let trace = Self.trace()
         var audit = ScreenAudit()
