@@ -136,9 +136,10 @@ struct CrashLoopReport {
         let stale = riders.map(\.model.staleTripUpdates).reduce(0, +)
         let jumps = riders.map(\.model.jumps).reduce(0, +)
         let positions = riders.map(\.positions.count).reduce(0, +)
+        let staleOffers = drivers.flatMap(\.rejected.values).filter { $0.contains("no live offer") }.count
         return "crash loop: \(kills) kills; trips: \(states); \(events) events; driver actions \(queued) "
-            + "(\(refused) refused: \(Set(drivers.flatMap(\.rejected.values)).sorted())); rider positions applied "
-            + "\(positions), dropped \(dropped); stale trip updates \(stale), jumps \(jumps)"
+            + "(\(refused) refused, \(staleOffers) of them accepts of an offer the restart forgot); rider positions "
+            + "applied \(positions), dropped \(dropped); stale trip updates \(stale), jumps \(jumps)"
     }
 
     /// The name the server logs a driver's action under.

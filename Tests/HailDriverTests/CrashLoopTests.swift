@@ -83,6 +83,18 @@ struct CrashLoopTests {
                     && model.trip?.state.isActive != true
             }
         }
+        // Each rider's durable cursor is the newest position it applied on each trip: a relaunch resumes
+        // exactly there, never before it (the car would replay) nor after it.
+        var cursorMismatches: [String] = []
+        for rider in riders {
+            for (tripID, positions) in Dictionary(grouping: rider.positions, by: \.tripID) {
+                let stored = await rider.cursor(tripID: tripID)
+                if stored != positions.map(\.seq).max() {
+                    cursorMismatches.append("\(rider.id) \(tripID): stored \(stored.map(String.init) ?? "none")")
+                }
+            }
+        }
+        #expect(cursorMismatches == [])
         for driver in drivers { await driver.stop() }
         for rider in riders { await rider.stop() }
         await connector.shutdown()
