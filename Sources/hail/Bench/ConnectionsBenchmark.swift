@@ -46,7 +46,11 @@ struct ConnectionsBenchmark: Sendable {
         }
         let client: WebSocketClient
         do {
-            client = try WebSocketClient()
+            // The server pings every connection (and the client's lws answers); the client's own pings are
+            // switched off, so a load generator too busy to ping in time cannot drop what it measures.
+            var configuration = WebSocketClientConfiguration()
+            configuration.pingIntervalSeconds = 0
+            client = try WebSocketClient(configuration: configuration)
         } catch {
             await server.stop()
             throw BenchFailure("cannot start the WebSocket client: \(error)")
@@ -110,6 +114,10 @@ struct ConnectionsBenchmark: Sendable {
         try? await Task.sleep(for: .seconds(holdSeconds))
         let held = server.usage()
         let stillOpen = ramp.open.filter { $0.closeInfo == nil }.count
+        var closes: [String: Int] = [:]
+        for info in ramp.open.compactMap(\.closeInfo) {
+            closes["\(info.code) \(info.reason)\(info.byPeer ? "" : " (by the client)")", default: 0] += 1
+        }
         let clientUsage = ProcessUsage.current()
         let serverAlive = server.isRunning
         await client.shutdown()
@@ -120,7 +128,7 @@ struct ConnectionsBenchmark: Sendable {
                 + (ramp.firstFailure ?? "unknown")
         }
         return ConnectionsBenchmarkResult(
-            requested: count, attempted: attempt, connected: ramp.open.count, stillOpen: stillOpen,
+            requested: count, attempted: attempt, connected: ramp.open.count, stillOpen: stillOpen, closes: closes,
             failures: ramp.failures, firstFailure: ramp.firstFailure, sourceAddresses: sources.count,
             connectSeconds: connectSeconds, holdSeconds: holdSeconds, idleServer: idle, heldServer: held,
             serverAlive: serverAlive, client: clientUsage, checkpoints: ramp.checkpoints, openFileLimit: limit,

@@ -22,6 +22,8 @@ struct ConnectionsBenchmarkResult: Encodable, Sendable {
     let connected: Int
     /// Of those, still open after the hold.
     let stillOpen: Int
+    /// Connections closed before the end, by close code and reason.
+    let closes: [String: Int]
     /// Connects that failed.
     let failures: Int
     /// The first failure, verbatim.
@@ -63,7 +65,8 @@ struct ConnectionsBenchmarkResult: Encodable, Sendable {
 
     /// Builds the result from the readings.
     init(
-        requested: Int, attempted: Int, connected: Int, stillOpen: Int, failures: Int, firstFailure: String?,
+        requested: Int, attempted: Int, connected: Int, stillOpen: Int, closes: [String: Int], failures: Int,
+        firstFailure: String?,
         sourceAddresses: Int, connectSeconds: Double, holdSeconds: Int, idleServer: ProcessUsage?,
         heldServer: ProcessUsage?, serverAlive: Bool, client: ProcessUsage?, checkpoints: [Checkpoint],
         openFileLimit: Int, limitedBy: String?, machine: BenchMachine
@@ -72,6 +75,7 @@ struct ConnectionsBenchmarkResult: Encodable, Sendable {
         self.attempted = attempted
         self.connected = connected
         self.stillOpen = stillOpen
+        self.closes = closes
         self.failures = failures
         self.firstFailure = firstFailure
         self.sourceAddresses = sourceAddresses
@@ -121,6 +125,11 @@ struct ConnectionsBenchmarkResult: Encodable, Sendable {
         }
         table.add("load generator", "\(mib(clientRssBytes)) RSS in this process")
         if let firstFailure { table.add("first failure", firstFailure) }
+        if !closes.isEmpty {
+            table.add(
+                "closed early",
+                closes.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "; "))
+        }
         table.add(
             "200,000 target",
             reached200k

@@ -22,6 +22,8 @@ struct IngestBenchmark: Sendable {
     static let connectionsPerSourceAddress = 1_000
     /// WebSocket handshakes in flight at once while connecting.
     static let connectConcurrency = 64
+    /// How far in the past the drivers' fix timelines start: a week of fixes at one a second.
+    static let timelineHeadroomMilliseconds: Int64 = 7 * 86_400 * 1000
     /// How long after the window the drivers wait for outstanding acks.
     static let grace = Duration.seconds(3)
 
@@ -29,7 +31,10 @@ struct IngestBenchmark: Sendable {
     /// `server`, when given, is the child process behind `target`: its CPU and memory are read too.
     func run(on target: BenchTarget, server: ServerProcess? = nil) async throws(BenchFailure) -> IngestBenchmarkResult {
         let machine = BenchMachine.current()
-        let startMilliseconds = Int64(Date().timeIntervalSince1970 * 1000)
+        // The drivers' timelines start a week ago: a saturating run sends fixes faster than real time, and
+        // a timeline starting now would soon run past the server's clock, whose filter drops fixes more
+        // than 5 minutes ahead of it as `future`.
+        let startMilliseconds = Int64(Date().timeIntervalSince1970 * 1000) - Self.timelineHeadroomMilliseconds
         let factories = (0..<connections).map {
             LocationFrameFactory(index: $0, pointsPerBatch: pointsPerBatch, startMilliseconds: startMilliseconds)
         }
@@ -40,7 +45,11 @@ struct IngestBenchmark: Sendable {
 
         let client: WebSocketClient
         do {
-            client = try WebSocketClient()
+            // The server pings every stream; the client's own keepalive is off because, holding thousands
+            // of streams on a loaded machine, it dropped healthy ones ("no traffic or pong for 60 s").
+            var configuration = WebSocketClientConfiguration()
+            configuration.pingIntervalSeconds = 0
+            client = try WebSocketClient(configuration: configuration)
         } catch {
             throw BenchFailure("cannot start the WebSocket client: \(error)")
         }

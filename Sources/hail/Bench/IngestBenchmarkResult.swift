@@ -77,7 +77,7 @@ struct IngestBenchmarkResult: Encodable, Sendable {
     let rssMiB: Double?
     /// Highest resident memory of the process, MiB.
     let peakRssMiB: Double?
-    /// The headline keys: acknowledged fixes per second (as `ackedUpdatesPerSecond`).
+    /// The headline: acknowledged fixes per second times the share of fixes the server's filter accepted.
     let updatesPerSecond: Double
     /// The riders watching trips, when any.
     let riders: Riders?
@@ -140,7 +140,10 @@ struct IngestBenchmarkResult: Encodable, Sendable {
             rssMiB = nil
             peakRssMiB = nil
         }
-        updatesPerSecond = ackedUpdatesPerSecond
+        // Acknowledged is not accepted: the ack covers a batch whose fixes the filter may have dropped.
+        let counted = (serverCounts ?? [:]).values.reduce(0, +)
+        let acceptedShare = counted > 0 ? Double(serverCounts?["accepted"] ?? 0) / Double(counted) : 1
+        updatesPerSecond = (ackedUpdatesPerSecond * acceptedShare).rounded(toPlaces: 1)
         self.riders = riders
         let headline = (riders?.latency.count ?? 0) > 0 ? riders!.latency : latency
         latencyMeasured = (riders?.latency.count ?? 0) > 0 ? "driverSendToRiderReceive" : "driverSendToAck"
