@@ -40,6 +40,8 @@ struct CrashLoopTests {
             tokens.mint(AccessToken(role: role, sub: subject, exp: now + 36_000, iat: now))
         }
         try await server.start()
+        // No server outlives a test that stops early; at the end it is already killed and this does nothing.
+        defer { server.kill() }
         let connector = try SocketConnector()
 
         // Drivers wait 100 m south of the riders' pickups, which sit side by side 25 m apart.
@@ -78,9 +80,14 @@ struct CrashLoopTests {
             "riders still riding: \(riders.map { "\($0.id) \($0.model.screen.phase) \($0.model.trip.map { TripSighting($0).description } ?? "-")" })"
         )
         for driver in drivers {
-            try await eventually(driver.model, within: 60, "\(driver.id) settled") { model in
-                model.outbox.entries.isEmpty && model.lastSaved?.outbox.entries.isEmpty == true
-                    && model.trip?.state.isActive != true
+            do {
+                try await eventually(driver.model, within: 60, "\(driver.id) settled") { model in
+                    model.outbox.entries.isEmpty && model.lastSaved?.outbox.entries.isEmpty == true
+                        && model.trip?.state.isActive != true
+                }
+            } catch {
+                // Recorded, and the log is still checked: it says what the driver is waiting for.
+                Issue.record(error)
             }
         }
         // Each rider's durable cursor is the newest position it applied on each trip: a relaunch resumes
