@@ -46,6 +46,8 @@ enum BenchCommand {
           --points       ingest: fixes per batch, 1 to 1000                     default 3
           --binary       ingest: compact binary frames instead of JSON text
           --riders       ingest: share of drivers on a trip with a rider watching   default 0.1
+          --postgres URL, --redis URL   ingest: the server children run on the scaled backends
+          --nodes 2      ingest: two server children on them, drivers on the first, riders on the second
           --json         print one JSON object instead of the table
           --server URL   measure a running server (http://HOST:PORT) instead of starting one
           --secret-file  with --server: its token secret (needed for ingest and --route estimates)
@@ -74,7 +76,7 @@ enum BenchCommand {
             Array(arguments.dropFirst()),
             options: [
                 "--seconds", "--duration", "--connections", "--route", "--interval-ms", "--window", "--points",
-                "--server", "--secret-file", "--riders",
+                "--server", "--secret-file", "--riders", "--postgres", "--redis", "--nodes",
             ],
             flags: ["--json", "--binary", "--saturate", "--in-process"])
         if args["--seconds"] != nil, args["--duration"] != nil {
@@ -139,20 +141,42 @@ enum BenchCommand {
                         + "open files and this process may have \(descriptors) (ulimit -n); use at most "
                         + "\((descriptors - reserve) / perConnection)")
             }
+            let nodes = try args.integer("--nodes", default: 1, in: 1...2)
+            var scaled: [String] = []
+            if let url = args["--postgres"] { scaled += ["--postgres", url] }
+            if let url = args["--redis"] { scaled += ["--redis", url] }
+            if !scaled.isEmpty || nodes > 1, args["--server"] != nil || args.has("--in-process") {
+                throw UsageError("--postgres, --redis and --nodes start their own `hail server` children")
+            }
+            if nodes == 2, args["--postgres"] == nil || args["--redis"] == nil {
+                throw UsageError("--nodes 2 needs --postgres URL and --redis URL: the two nodes share them")
+            }
             if args["--server"] == nil, !args.has("--in-process") {
                 // The default: the server in a child process of its own, so its CPU and RSS are its own.
                 signal(SIGPIPE, SIG_IGN)
                 do {
-                    let server = try await ServerProcess.start()
-                    let target = try BenchTarget.remote(
-                        url: "http://127.0.0.1:\(server.port)", secretFile: server.secretFile)
+                    let server = try await ServerProcess.start(extraArguments: scaled)
+                    var riderNode: (target: BenchTarget, server: ServerProcess)?
                     do {
-                        let result = try await benchmark.run(on: target, server: server)
+                        let target = try BenchTarget.remote(
+                            url: "http://127.0.0.1:\(server.port)", secretFile: server.secretFile)
+                        if nodes == 2 {
+                            // Node B: riders there, drivers on node A; positions cross through Redis.
+                            let second = try await ServerProcess.start(
+                                extraArguments: scaled, secretFile: server.secretFile)
+                            riderNode = (
+                                try BenchTarget.remote(
+                                    url: "http://127.0.0.1:\(second.port)", secretFile: server.secretFile), second
+                            )
+                        }
+                        let result = try await benchmark.run(on: target, server: server, riderNode: riderNode)
+                        await riderNode?.server.stop()
                         await server.stop()
                         report(result, table: result.table, json: args.has("--json"))
                     } catch {
+                        await riderNode?.server.stop()
                         await server.stop()
-                        failed(error)
+                        throw error
                     }
                 } catch let error as BenchFailure {
                     failed(error)

@@ -29,7 +29,13 @@ struct IngestBenchmark: Sendable {
 
     /// Runs against `target` (which must be able to mint driver tokens).
     /// `server`, when given, is the child process behind `target`: its CPU and memory are read too.
-    func run(on target: BenchTarget, server: ServerProcess? = nil) async throws(BenchFailure) -> IngestBenchmarkResult {
+    /// `riderNode`, when given, is a second node the riders use (the scaled mode: drivers on `target`,
+    /// riders there, positions crossing through Redis).
+    func run(
+        on target: BenchTarget, server: ServerProcess? = nil,
+        riderNode: (target: BenchTarget, server: ServerProcess)? = nil
+    ) async throws(BenchFailure) -> IngestBenchmarkResult {
+        let runTag = String(UUID().uuidString.prefix(8)).lowercased()
         let machine = BenchMachine.current()
         // The drivers' timelines start a week ago: a saturating run sends fixes faster than real time, and
         // a timeline starting now would soon run past the server's clock, whose filter drops fixes more
@@ -39,7 +45,7 @@ struct IngestBenchmark: Sendable {
             LocationFrameFactory(index: $0, pointsPerBatch: pointsPerBatch, startMilliseconds: startMilliseconds)
         }
         try factories[0].selfCheck()
-        let tokens = (0..<connections).map { target.token(role: .driver, subject: "bench-driver-\($0)") }
+        let tokens = (0..<connections).map { target.token(role: .driver, subject: "bench-\(runTag)-driver-\($0)") }
         let countersBefore = await ServerCounters.scrape(target.endpoint)
         try await goOnline(tokens: tokens, endpoint: target.endpoint)
 
@@ -54,7 +60,10 @@ struct IngestBenchmark: Sendable {
             throw BenchFailure("cannot start the WebSocket client: \(error)")
         }
         let watched = watchedDrivers()
-        let setup = await TripSetup(target: target, client: client, startMilliseconds: startMilliseconds).run(
+        let setup = await TripSetup(
+            target: target, riderTarget: riderNode?.target ?? target, runTag: runTag, client: client,
+            startMilliseconds: startMilliseconds
+        ).run(
             drivers: watched.map { (index: $0, token: tokens[$0], factory: factories[$0]) })
         let logs = Dictionary(uniqueKeysWithValues: setup.pairs.map { ($0.driverIndex, SendLog()) })
         let sources = sourceAddresses(for: target.endpoint)
@@ -110,11 +119,11 @@ struct IngestBenchmark: Sendable {
             }
             group.addTask {
                 try? await Task.sleep(until: start, clock: clock)
-                let before = [ProcessUsage.current(), server?.usage()]
+                let before = [ProcessUsage.current(), server?.usage(), riderNode?.server.usage()]
                 try? await Task.sleep(until: end, clock: clock)
-                return before + [ProcessUsage.current(), server?.usage()]
+                return before + [ProcessUsage.current(), server?.usage(), riderNode?.server.usage()]
             }
-            var usage: [ProcessUsage?] = [nil, nil, nil, nil]
+            var usage: [ProcessUsage?] = [nil, nil, nil, nil, nil, nil]
             for await result in group { if let result { usage = result } }
             return usage
         }
@@ -131,8 +140,8 @@ struct IngestBenchmark: Sendable {
             settings: self, target: target, connected: sessions.count,
             connectFailures: connected.compactMap(\.failure), sourceAddresses: sources, tally: tally,
             wire: (written: wire.messagesSent, read: wire.messagesReceived),
-            serverCounts: serverCounts, before: usage[0], after: usage[2], serverBefore: usage[1],
-            serverAfter: usage[3],
+            serverCounts: serverCounts, before: usage[0], after: usage[3], serverBefore: usage[1],
+            serverAfter: usage[4], riderNodeBefore: usage[2], riderNodeAfter: usage[5],
             riders: IngestBenchmarkResult.Riders(
                 asked: watched.count, watching: setup.pairs.count, setupFailures: Array(setup.failures.prefix(5)),
                 books: books.totals),

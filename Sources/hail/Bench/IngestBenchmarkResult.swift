@@ -93,6 +93,12 @@ struct IngestBenchmarkResult: Encodable, Sendable {
     let serverCpuShare: Double?
     /// The server child's resident memory at the end of the window, bytes.
     let serverRssBytes: Int?
+    /// Nodes measured: 1, or 2 in the scaled mode (drivers on the first, riders on the second).
+    let nodes: Int
+    /// The riders' node's CPU over the window in percent of one core (scaled mode only).
+    let riderNodeCpuPercent: Double?
+    /// The riders' node's resident memory at the end of the window, bytes (scaled mode only).
+    let riderNodeRssBytes: Int?
     /// Fixes not accepted: batches never acked, by reason, plus the server's own drops by reason.
     let dropped: [String: Int]
     /// The machine and build.
@@ -106,7 +112,8 @@ struct IngestBenchmarkResult: Encodable, Sendable {
         sourceAddresses: [String], tally: AckLedger.Tally, wire: (written: Int, read: Int),
         serverCounts: [String: Int]?, before: ProcessUsage?,
         after: ProcessUsage?, serverBefore: ProcessUsage? = nil, serverAfter: ProcessUsage? = nil,
-        riders: Riders? = nil, machine: BenchMachine
+        riderNodeBefore: ProcessUsage? = nil, riderNodeAfter: ProcessUsage? = nil, riders: Riders? = nil,
+        machine: BenchMachine
     ) {
         encoding = settings.binary ? "binary" : "json"
         connections = settings.connections
@@ -145,6 +152,15 @@ struct IngestBenchmarkResult: Encodable, Sendable {
         let acceptedShare = counted > 0 ? Double(serverCounts?["accepted"] ?? 0) / Double(counted) : 1
         updatesPerSecond = (ackedUpdatesPerSecond * acceptedShare).rounded(toPlaces: 1)
         self.riders = riders
+        nodes = riderNodeAfter == nil ? 1 : 2
+        if let riderNodeBefore, let riderNodeAfter {
+            riderNodeCpuPercent = riderNodeAfter.cpuPercent(since: riderNodeBefore, wallSeconds: wall).rounded(
+                toPlaces: 1)
+            riderNodeRssBytes = riderNodeAfter.residentBytes
+        } else {
+            riderNodeCpuPercent = nil
+            riderNodeRssBytes = nil
+        }
         let headline = (riders?.latency.count ?? 0) > 0 ? riders!.latency : latency
         latencyMeasured = (riders?.latency.count ?? 0) > 0 ? "driverSendToRiderReceive" : "driverSendToAck"
         latencyMs = ["p50": headline.p50Ms, "p99": headline.p99Ms, "p999": headline.p999Ms, "max": headline.maxMs]
@@ -180,6 +196,10 @@ struct IngestBenchmarkResult: Encodable, Sendable {
     var table: String {
         var table = BenchTable(
             title: "hail bench ingest: \(connected) drivers, \(encoding) frames, \(pointsPerBatch) fixes per batch")
+        if updatesPerSecond != ackedUpdatesPerSecond {
+            table.add(
+                "accepted updates/s", "\(updatesPerSecond.fixed(0))  (the rest were acked but dropped by the server)")
+        }
         table.add("acked updates/s", "\(ackedUpdatesPerSecond.fixed(0))  (\(ackedBatchesPerSecond.fixed(0)) batches/s)")
         table.add("pacing", pacing)
         table.add(
@@ -221,6 +241,12 @@ struct IngestBenchmarkResult: Encodable, Sendable {
         }
         if let serverRssBytes, serverCpuPercent != nil {
             table.add("server RSS", "\((Double(serverRssBytes) / 1_048_576).fixed(1)) MiB")
+        }
+        if let riderNodeCpuPercent, let riderNodeRssBytes {
+            table.add(
+                "riders' node",
+                "\(riderNodeCpuPercent.fixed(0))% of one core, \((Double(riderNodeRssBytes) / 1_048_576).fixed(1)) MiB RSS "
+                    + "(a second `hail server` on the same PostgreSQL and Redis)")
         }
         if let processCPUPercent { table.add("process CPU", "\(processCPUPercent.fixed(0))% of one core") }
         if let rssMiB, let peakRssMiB {

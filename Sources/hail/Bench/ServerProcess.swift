@@ -31,8 +31,9 @@ final class ServerProcess: Sendable {
 
     /// Starts `hail server --port 0 ... extraArguments` from this very executable and waits for its
     /// "listening" line. The child inherits this process's open-file limit.
-    static func start(extraArguments: [String] = [], timeoutSeconds: Double = 60) async throws(BenchFailure)
-        -> ServerProcess
+    /// `secretFile`, when given, is another node's secret, so tokens minted for one are good on both.
+    static func start(extraArguments: [String] = [], secretFile given: String? = nil, timeoutSeconds: Double = 60)
+        async throws(BenchFailure) -> ServerProcess
     {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "hail-bench-server-\(UUID().uuidString)", isDirectory: true)
@@ -41,7 +42,7 @@ final class ServerProcess: Sendable {
         } catch {
             throw BenchFailure("cannot create a temporary directory: \(error)")
         }
-        let secretFile = directory.appendingPathComponent("hail.secret").path
+        let secretFile = given ?? directory.appendingPathComponent("hail.secret").path
         let log = directory.appendingPathComponent("server.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()

@@ -6,8 +6,12 @@ import HailProtocol
 /// the real API: the driver reports where it stands, a rider requests a trip from there, the driver takes
 /// the offer on a short-lived stream and accepts it, and the rider opens the trip's live stream.
 struct TripSetup: Sendable {
-    /// Where requests go.
+    /// Where the drivers' requests go.
     let target: BenchTarget
+    /// Where the riders' requests and streams go (another node in the scaled mode).
+    let riderTarget: BenchTarget
+    /// Distinguishes this run's riders from earlier runs' in a shared database.
+    let runTag: String
     /// Opens the streams.
     let client: WebSocketClient
     /// The benchmark's fix 0 time; the position reported here is a second before it.
@@ -58,11 +62,11 @@ struct TripSetup: Sendable {
             throw BenchFailure("the driver stream for the offer did not open: \(error)")
         }
         defer { stream.close(code: 1000, reason: "offer taken") }
-        let riderToken = target.token(role: .rider, subject: "bench-rider-\(index)")
+        let riderToken = riderTarget.token(role: .rider, subject: "bench-\(runTag)-rider-\(index)")
         let request =
             #"{"pickup":{"lat":\#(origin.lat),"lng":\#(origin.lng)},"#
             + #""dropoff":{"lat":\#(origin.lat + 0.01),"lng":\#(origin.lng)},"productID":"economy"}"#
-        let created = try await post("/v1/trips", token: riderToken, body: request, key: true)
+        let created = try await post("/v1/trips", token: riderToken, body: request, key: true, on: riderTarget)
         guard let object = try? JSONSerialization.jsonObject(with: Data(created)) as? [String: Any],
             let tripID = object["id"] as? String
         else { throw BenchFailure("POST /v1/trips answered without a trip id") }
@@ -92,7 +96,7 @@ struct TripSetup: Sendable {
         _ = try await post("/v1/trips/\(tripID)/accept", token: token, body: nil, key: true)
         do {
             let rider = try await client.connect(
-                to: target.endpoint.webSocketBase + "/v1/trips/\(tripID)/live",
+                to: riderTarget.endpoint.webSocketBase + "/v1/trips/\(tripID)/live",
                 headers: [("Authorization", "Bearer \(riderToken)")])
             return Pair(driverIndex: index, tripID: tripID, rider: rider)
         } catch {
@@ -101,7 +105,10 @@ struct TripSetup: Sendable {
     }
 
     /// POSTs `body` (JSON) with `token`, and a fresh Idempotency-Key when `key`; the body of a 2xx answer.
-    private func post(_ path: String, token: String, body: String?, key: Bool) async throws(BenchFailure) -> [UInt8] {
+    private func post(_ path: String, token: String, body: String?, key: Bool, on node: BenchTarget? = nil)
+        async throws(BenchFailure) -> [UInt8]
+    {
+        let target = node ?? target
         var headers = [("Authorization", "Bearer \(token)")]
         if body != nil { headers.append(("Content-Type", "application/json")) }
         if key { headers.append(("Idempotency-Key", UUID().uuidString)) }
