@@ -178,6 +178,13 @@ struct BenchCommandTests {
             ])
     }
 
+    @Test("ingest --nodes 2 without PostgreSQL and Redis is a usage mistake (exit 64), not a run")
+    func twoNodesNeedTheSharedBackends() async throws {
+        let (output, status) = try await Self.bench(["ingest", "--nodes", "2", "--json"])
+        #expect(status == 64)
+        #expect(output.isEmpty)
+    }
+
     @Test("an unknown benchmark exits 64 naming the ones there are")
     func unknownBenchmark() async throws {
         let (_, status) = try await Self.bench(["teleport"])
