@@ -11,7 +11,7 @@ let usage = """
       token        mint a bearer token for a rider, driver or operator
       ride         a terminal rider app: request a ride between two points and watch it
       drive        a terminal driver app: go online, accept offers, drive the trip
-      bench        measure HTTP requests/s and location updates/s on this machine
+      bench        measure this machine: ingest, connections, baseline (Redis), wire, route, client, http
       walkthrough  play one trip through Hail's core on a virtual clock and print the rider's screen
 
     Run `hail <command> --help` for a command's options.
