@@ -72,8 +72,10 @@ final class ServerProcess: Sendable {
             }
             continuation.finish()
         }.start()
+        ChildProcesses.stopOnInterrupt()
         do {
             try process.run()
+            ChildProcesses.started(process.processIdentifier)
         } catch {
             try? FileManager.default.removeItem(at: directory)
             throw BenchFailure("cannot start `hail server` as a child process: \(error)")
@@ -132,6 +134,7 @@ final class ServerProcess: Sendable {
             }
             if process.withLock({ $0.isRunning }) { kill(pid, SIGKILL) }
         }
+        ChildProcesses.stopped(pid)
         try? FileManager.default.removeItem(at: directory)
     }
 }
