@@ -40,13 +40,17 @@ enum ScriptRunner {
         }
     }
 
-    /// Every answer is below 500 (the memory stores never fail), every error is the documented JSON body
-    /// with the status its code stands for, and every JSON success is JSON.
+    /// Every answer is below 500 (the memory stores never fail), every API error is the documented JSON body
+    /// with the status its code stands for, and every JSON success is JSON. Pages a person opens (the share
+    /// page) refuse with an HTML page saying why instead.
     static func check(_ response: APIResponse, for request: APIRequest) {
         let line = "\(request.method) \(request.target)"
         FuzzInvariant.require(
             (200..<500).contains(response.status), "\(line) answered \(response.status)")
-        if response.status >= 400 {
+        let isPage = response.headers[HailHeader.contentType]?.hasPrefix("text/html") == true
+        if response.status >= 400, isPage {
+            FuzzInvariant.require(!response.body.isEmpty, "\(line): a \(response.status) page with nothing on it")
+        } else if response.status >= 400 {
             let body = try? HailJSON.decode(ErrorBody.self, from: response.body)
             FuzzInvariant.require(body != nil, "\(line): a \(response.status) without an error body")
             FuzzInvariant.require(
