@@ -25,6 +25,7 @@ final class SimDriver {
     private var arrivedAt: Date?
     private var lastConfirmed: Trip?
     private var nextKill: Date?
+    private var wasInDeadZone = false
     /// What earlier (killed) app instances sent.
     private var sentBefore = DriverLocationPipeline.Stats()
     /// When the driver went online first, and when it stopped.
@@ -81,6 +82,10 @@ final class SimDriver {
                 await killAndRelaunch()
                 continue
             }
+            // The phone's reachability callback: the network is back, so what waits for it goes now.
+            let dead = await conditions.deadZoneEnd(at: next.timeIntervalSince1970) != nil
+            if wasInDeadZone && !dead { model.networkMayBeBack() }
+            wasInDeadZone = dead
             noteConfirmed()
             await step()
         }
