@@ -1,6 +1,8 @@
 import Foundation
 import HailCore
 import HailDriver
+import HailProtocol
+import HailTesting
 import Testing
 
 /// A waiting driver standing still after its server restarted: the crash loop found such drivers
@@ -77,5 +79,54 @@ struct ReconnectKeepAliveTests {
         _ = pipeline.linkUp(.stream, now: back)
         #expect(pipeline.waitingDriverReconnected(now: back) == [])
         #expect(pipeline.stats.keepAlives == 0)
+    }
+}
+
+@Suite("DriverModel after its server restarted")
+@MainActor
+struct DriverReconnectTests {
+    @Test func aReconnectReportsTheStatusAgainAndWhereTheWaitingDriverStands() async throws {
+        let clock = ManualClock()
+        let api = FakeDriverAPI()
+        let channel = FakeChannel()
+        let source = ScriptedLocationSource()
+        let model = DriverModel(
+            api: api, channel: channel, location: source, store: MemoryOutboxStore(),
+            timeline: DriverTimeline(clock: clock, origin: Fixture.origin), random: SeededGenerator(seed: 1))
+        await model.start()
+        await model.goOnline()
+        try await eventually(model, "stream up") { $0.link == .stream }
+        let fix = LocationPoint(
+            lat: Fixture.pickup.lat, lng: Fixture.pickup.lng, accuracy: 5, heading: 0, speed: 0, t: Fixture.origin)
+        source.yield(fix)
+        for _ in 0..<10 where channel.sent.isEmpty {
+            clock.advance(by: .seconds(1))
+            try? await eventually(model, within: 1, "first fix sent") { _ in !channel.sent.isEmpty }
+        }
+        #expect(channel.sent.flatMap(\.points).map(\.coordinate) == [fix.coordinate])
+        #expect(await api.statuses == [DriverStatusRequest(online: true, degraded: false)])
+
+        // The server dies and comes back: the stream ends, and the model reconnects after its backoff.
+        await channel.disconnect()
+        try await eventually(model, "stream lost") { $0.link != .stream }
+        for _ in 0..<10 where model.link != .stream {
+            clock.advance(by: .seconds(1))
+            try? await eventually(model, within: 1, "reconnected") { $0.link == .stream }
+        }
+        #expect(channel.connects == 2)
+        for _ in 0..<10 where channel.sent.count < 2 {
+            clock.advance(by: .seconds(1))
+            try? await eventually(model, within: 1, "position sent again") { _ in channel.sent.count >= 2 }
+        }
+        // Standing still, no new fix came: the one from before goes again, stamped after the reconnect.
+        let again = try #require(channel.sent.last?.points.last)
+        #expect(again.coordinate == fix.coordinate)
+        #expect(again.t > fix.t)
+        #expect(model.pipeline.stats.keepAlives == 1)
+        #expect(
+            await api.statuses == [
+                DriverStatusRequest(online: true, degraded: false), DriverStatusRequest(online: true, degraded: false),
+            ])
+        await model.shutdown()
     }
 }
