@@ -39,7 +39,12 @@ final class CrashLoopServer: Sendable {
 
     /// A port the kernel just handed out and released: free now, and nothing else here picks ports by hand.
     static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #if canImport(Glibc)
+            let stream = Int32(SOCK_STREAM.rawValue)
+        #else
+            let stream = SOCK_STREAM
+        #endif
+        let descriptor = socket(AF_INET, stream, 0)
         guard descriptor >= 0 else { throw HarnessError(description: "socket() failed: \(errno)") }
         defer { close(descriptor) }
         var address = sockaddr_in()
