@@ -82,6 +82,23 @@ struct DispatchTests {
         #expect(await h.services.dispatcher.searchingTripIDs.isEmpty)
     }
 
+    /// A restart resumes the search where it was: under repeated restarts a trip must still give up at 60 s.
+    @Test func aResumedSearchGivesUp60SecondsAfterTheRequestNotAfterTheRestart() async throws {
+        let trips: any TripStore = MemoryTripStore()
+        let before = await ServerHarness(trips: trips)
+        await Self.request(before)
+        let after = await ServerHarness(trips: trips)
+        after.advance(seconds: 55)
+        try await after.services.resume()
+        #expect(await after.services.dispatcher.searchingTripIDs == ["trip-1"])
+        after.advance(seconds: 4.999)
+        await after.services.dispatcher.evaluate()
+        #expect(try await trips.record(id: "trip-1")?.trip.state == .searching)
+        after.advance(seconds: 0.001)
+        await after.services.dispatcher.evaluate()
+        #expect(try await trips.record(id: "trip-1")?.trip.state == .noDriversFound)
+    }
+
     @Test func aDriverWhoCancelsSendsTheTripBackToSearchingAndToSomeoneElse() async throws {
         let h = await ServerHarness()
         await Self.twoDrivers(h)

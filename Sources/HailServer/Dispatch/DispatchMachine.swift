@@ -73,9 +73,15 @@ public struct DispatchMachine: Sendable {
     public init(configuration: Configuration = Configuration()) { self.configuration = configuration }
 
     /// Starts (or restarts, after a driver gave the trip up) the search for `tripID`.
-    public mutating func startSearch(tripID: String, pickup: Coordinate, now: Date, excluding: Set<String> = []) {
+    ///
+    /// `since` is when the trip began searching, for a search resumed after a restart or adopted from a
+    /// stopped node: the 60 s give-up counts from then, not from the resumption (never later than `now`).
+    public mutating func startSearch(
+        tripID: String, pickup: Coordinate, now: Date, since: Date? = nil, excluding: Set<String> = []
+    ) {
         guard searches[tripID] == nil else { return }
-        searches[tripID] = Search(tripID: tripID, pickup: pickup, startedAt: now, offer: nil, passed: excluding)
+        let startedAt = min(now, since ?? now)
+        searches[tripID] = Search(tripID: tripID, pickup: pickup, startedAt: startedAt, offer: nil, passed: excluding)
     }
 
     /// Ends the search for `tripID` (accepted or cancelled); returns the outstanding offer to withdraw.

@@ -63,7 +63,8 @@ public actor Dispatcher {
     /// node runs).
     public func resume(_ records: [TripRecord]) async {
         for record in records where record.trip.state == .searching {
-            await startSearch(record, excluding: [])
+            // A restart must not grant a fresh 60 s: under repeated restarts the search would never give up.
+            await startSearch(record, excluding: [], since: try? await authority.lastChangeAt(tripID: record.trip.id))
         }
         await evaluate()
     }
@@ -98,17 +99,19 @@ public actor Dispatcher {
                 await searchEnded(tripID)
                 continue
             }
-            machine.startSearch(tripID: tripID, pickup: record.trip.pickup, now: now)
+            let since = try? await authority.lastChangeAt(tripID: tripID)
+            machine.startSearch(tripID: tripID, pickup: record.trip.pickup, now: now, since: since)
         }
     }
 
-    private func startSearch(_ record: TripRecord, excluding: Set<String>) async {
+    private func startSearch(_ record: TripRecord, excluding: Set<String>, since: Date? = nil) async {
         let now = time.now()
         // Without the leases (Redis down) the search runs anyway: searching twice beats never.
         let held =
             (try? await leases.hold(tripID: record.trip.id, owner: nodeID, until: now + searchLease, now: now)) ?? true
         guard held else { return }
-        machine.startSearch(tripID: record.trip.id, pickup: record.trip.pickup, now: now, excluding: excluding)
+        machine.startSearch(
+            tripID: record.trip.id, pickup: record.trip.pickup, now: now, since: since, excluding: excluding)
     }
 
     private func searchEnded(_ tripID: String) async {

@@ -55,6 +55,11 @@ public actor TripAuthority {
         try await storeCall { try await self.store.record(id: id) }
     }
 
+    /// When the trip's newest change was committed: for a searching trip, when its search began.
+    public func lastChangeAt(tripID: String) async throws(APIError) -> Date? {
+        try await storeCall { try await self.store.events(tripID: tripID).max { $0.version < $1.version }?.at }
+    }
+
     /// Decides and commits `intent` on `tripID` (nil for a new trip) for `actor`.
     ///
     /// With an idempotency context, a repeated key replays the first answer (even after a restart) and a
