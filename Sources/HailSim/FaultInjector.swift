@@ -95,9 +95,11 @@ struct FaultInjector: Sendable {
             let breaker = Task {
                 guard breaksAt.isFinite else { return }
                 do { try await conditions.sleep(until: breaksAt) } catch { return }
-                continuation.finish(throwing: NoAnswer(description: "the connection broke"))
+                // The real connection closes before the app hears of the break, so a quick reconnect is
+                // never the one closed.
                 reader.cancel()
                 await close()
+                continuation.finish(throwing: NoAnswer(description: "the connection broke"))
             }
             defer {
                 reader.cancel()

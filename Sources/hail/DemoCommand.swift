@@ -76,6 +76,9 @@ enum DemoCommand {
         options.log = nil
         // One graph for both: the server's ETAs, snapping and fares, and the simulated cars' routes.
         options.configuration.roads = .loaded(RoadNetwork(graph: graph))
+        // The simulated apps all come from loopback: per-address limits would throttle the whole city.
+        options.configuration.rateLimits.requestsPerAddress = nil
+        options.configuration.rateLimits.connectionsPerAddress = nil
         let server: BackendServer
         do {
             server = try await BackendServer.start(options)

@@ -26,6 +26,10 @@ struct SimRun {
         options.secret = SecureRandom.bytes(32)
         options.log = nil
         options.configuration.roads = .loaded(RoadNetwork(graph: graph))
+        // Every simulated app shares one loopback address: limits per address would throttle the whole
+        // city as if it were one abusive client. Limits per token (per app) stay.
+        options.configuration.rateLimits.requestsPerAddress = nil
+        options.configuration.rateLimits.connectionsPerAddress = nil
         let server: BackendServer
         do {
             server = try await BackendServer.start(options)

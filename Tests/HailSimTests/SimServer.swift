@@ -20,6 +20,9 @@ struct SimServer {
         options.secret = SecureRandom.bytes(32)
         options.log = nil
         options.configuration.roads = roads
+        // Every simulated app comes from loopback: only the per-token (per-app) limits apply.
+        options.configuration.rateLimits.requestsPerAddress = nil
+        options.configuration.rateLimits.connectionsPerAddress = nil
         let server = try await BackendServer.start(options)
         return SimServer(
             server: server, databasePath: path,
