@@ -17,8 +17,12 @@ demo:
 
 ## Lints, builds everything with warnings as errors, starts PostgreSQL and Redis on loopback for the
 ## scaled-backend tests (scripts/services.sh installs them when missing), and runs every test.
+## At most TEST_WIDTH tests run at once: the integration tests start real servers, databases, browsers and
+## child processes, and with all 500 started together on 2 cores their failure deadlines (never waits) expire.
+TEST_WIDTH ?= 4
 test: lint build fuzz-short
-	eval "$$(bash scripts/services.sh)" && swift test --skip-build
+	eval "$$(bash scripts/services.sh)" && \
+		SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) swift test --skip-build
 
 ## Stops the PostgreSQL and Redis that `make test` started.
 services-stop:

@@ -7,7 +7,7 @@ import Testing
 /// Fails the test instead of hanging when an awaited event never comes: whichever of the body and
 /// the deadline finishes first wins, and a body stuck in a non-cancellable wait is left behind.
 func within<T: Sendable>(
-    _ seconds: Double = 20, _ body: @escaping @Sendable () async throws -> T
+    _ seconds: Double = 60, _ body: @escaping @Sendable () async throws -> T
 ) async throws -> T {
     let once = Mutex<CheckedContinuation<T, any Error>?>(nil)
     let finish: @Sendable (Result<T, any Error>) -> Void = { result in

@@ -95,7 +95,7 @@ struct RiderModelTests {
         await api.holdActive(true)
         h.model.screenVisibilityChanged(true)
         // The resync read version 2; its answer is still on the way when the rider cancels.
-        let held = try await api.heldActive.next(within: 5, "held resync")
+        let held = try await api.heldActive.next(within: 30, "held resync")
         await h.model.cancel()
         #expect(h.model.trip?.version == 3)
         #expect(h.model.screen.phase == .cancelled)

@@ -23,7 +23,7 @@ actor Mailbox<Value: Sendable> {
 
     var pending: Int { values.count }
 
-    func next(within seconds: Double = 5, _ what: String = "value") async throws -> Value {
+    func next(within seconds: Double = 30, _ what: String = "value") async throws -> Value {
         if !values.isEmpty { return values.removeFirst() }
         nextID += 1
         let id = nextID

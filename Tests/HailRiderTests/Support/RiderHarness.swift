@@ -34,7 +34,7 @@ struct RiderHarness {
     }
 
     /// Returns once `condition` holds, checked after every step of the model; throws after `seconds`.
-    func until(_ what: String, within seconds: Double = 5, _ condition: () -> Bool) async throws {
+    func until(_ what: String, within seconds: Double = 30, _ condition: () -> Bool) async throws {
         if condition() { return }
         let (steps, continuation) = AsyncStream.makeStream(of: Void.self)
         model.progressWatchers.append(continuation)

@@ -33,10 +33,9 @@ final class HostileSocket: @unchecked Sendable {
                 Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard result == 0 else {
-            close(fd)
-            throw Failure(description: "connect failed: errno \(errno)")
-        }
+        // No close here: `fd` is set, so a throw runs deinit, which closes it; closing twice could close a
+        // descriptor another thread has just been given.
+        guard result == 0 else { throw Failure(description: "connect failed: errno \(errno)") }
     }
 
     deinit { close(fd) }

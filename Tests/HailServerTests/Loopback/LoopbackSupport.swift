@@ -74,7 +74,7 @@ final class TestSocket: Sendable {
     }
 
     /// The next frame's JSON text, or a thrown error after `seconds`.
-    func nextText(within seconds: Double = 10) async throws -> String {
+    func nextText(within seconds: Double = 30) async throws -> String {
         guard let text = await inbox.next(within: seconds) else {
             throw LoopbackError(
                 description: "no frame within \(seconds) s (closed: \(String(describing: connection.closeInfo)))")
@@ -83,7 +83,7 @@ final class TestSocket: Sendable {
     }
 
     /// The next frame of `type`, skipping others (positions, say), decoded as `Frame`.
-    func next<Frame: Decodable>(_ type: String, as frame: Frame.Type, within seconds: Double = 10) async throws -> Frame
+    func next<Frame: Decodable>(_ type: String, as frame: Frame.Type, within seconds: Double = 30) async throws -> Frame
     {
         while true {
             let text = try await nextText(within: seconds)
