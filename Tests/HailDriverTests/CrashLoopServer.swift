@@ -8,18 +8,20 @@ import Synchronization
     import Glibc
 #endif
 
-/// `hail server` as a child process on one fixed port and one SQLite file, killed with SIGKILL and
-/// started again as often as the crash loop likes; the clients' base URL stays valid across restarts.
+/// `hail server` as a child process on one fixed port, killed with SIGKILL and started again as often as
+/// the crash loop likes; the clients' base URL stays valid across restarts. Embedded, it keeps one SQLite
+/// file; scaled, it is one node on the deployment's PostgreSQL schema and Redis prefix.
 final class CrashLoopServer: Sendable {
     let port: Int
-    let database: String
+    /// What it stores where: `--db FILE`, or `--postgres URL --redis URL` with schema and prefix.
+    let storageArguments: [String]
     let secretPath: String
     private let running = Mutex<Process?>(nil)
     private let counts = Mutex<(kills: Int, starts: Int)>((0, 0))
 
-    init(folder: URL) throws {
-        database = folder.appendingPathComponent("hail.db").path
-        secretPath = folder.appendingPathComponent("hail.secret").path
+    init(storageArguments: [String], secretPath: String) throws {
+        self.storageArguments = storageArguments
+        self.secretPath = secretPath
         port = try Self.freePort()
     }
 
@@ -76,9 +78,8 @@ final class CrashLoopServer: Sendable {
     private func launchOnce() async throws -> Bool {
         let process = Process()
         process.executableURL = Self.executable
-        process.arguments = [
-            "server", "--port", "\(port)", "--db", database, "--secret-file", secretPath, "--quiet",
-        ]
+        process.arguments =
+            ["server", "--port", "\(port)", "--secret-file", secretPath, "--quiet"] + storageArguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -111,8 +112,8 @@ final class CrashLoopServer: Sendable {
         return false
     }
 
-    /// SIGKILL: no chance to flush or close anything.
-    func kill() {
+    /// SIGKILL: no chance to flush or close anything. `counted` is false for the kill that ends the run.
+    func kill(counted: Bool = true) {
         guard
             let process = running.withLock({ current -> Process? in
                 defer { current = nil }
@@ -121,23 +122,27 @@ final class CrashLoopServer: Sendable {
         else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
-        counts.withLock { $0.kills += 1 }
+        if counted { counts.withLock { $0.kills += 1 } }
     }
 }
 
-/// Kills and restarts the server at seeded random intervals on the phone's own ticking clock until
-/// stopped; it leaves the server running when its restarts succeed.
+/// Kills a node and restarts it at seeded random intervals on the phone's own ticking clock until stopped:
+/// the one server in embedded mode, each node in turn in scaled mode, so one node at a time is down. It
+/// leaves every node running when its restarts succeed.
 final class CrashLoopKiller: Sendable {
     private let task: Task<[String], Never>
 
-    init(server: CrashLoopServer, interval: ClosedRange<Double>, seed: UInt64) {
+    init(deployment: CrashLoopDeployment, interval: ClosedRange<Double>, seed: UInt64) {
         let timeline = DriverTimeline.system()
         task = Task.detached {
             var random = SeededGenerator(seed: seed)
             var problems: [String] = []
+            var round = 0
             while true {
                 let next = timeline.now().addingTimeInterval(Double.random(in: interval, using: &random))
                 do { try await timeline.sleepUntil(next) } catch { break }
+                let server = deployment.nodes[round % deployment.nodes.count]
+                round += 1
                 server.kill()
                 // Its own task, so stopping the loop never interrupts a restart half way.
                 let restart = Task { () -> String? in

@@ -10,11 +10,14 @@ import HailStorage
 import Testing
 
 /// The crash loop of issue #9: real rider and driver cores on the live transports, `hail server` SIGKILLed
-/// and restarted on the same port and SQLite file every 2 to 3 s, and at the end the server's durable
-/// log checked against what every client saw, applied and queued.
+/// and restarted on the same port every 2 to 3 s, and at the end the durable log checked against what every
+/// client saw, applied and queued. Embedded: one server on one SQLite file. Scaled: two (or
+/// `HAIL_CRASH_LOOP_NODES`) `hail server --postgres --redis` nodes on one fresh schema and Redis prefix,
+/// behind a load balancer that sends each new connection to a live node, killed one at a time.
 ///
-/// The short form runs with the test suite. The long form:
-/// `HAIL_CRASH_LOOP_SECONDS=300 HAIL_CRASH_LOOP_CLIENTS=8 swift test --filter CrashLoop`.
+/// The short forms run with the test suite. The long form:
+/// `HAIL_CRASH_LOOP_SECONDS=300 HAIL_CRASH_LOOP_CLIENTS=8 swift test --filter CrashLoop` (after
+/// `eval "$(bash scripts/services.sh)"` for the scaled one).
 @Suite("Crash loop: the server SIGKILLed again and again under riders and drivers", .serialized)
 @MainActor
 struct CrashLoopTests {
@@ -23,8 +26,27 @@ struct CrashLoopTests {
     /// Drivers, and as many riders.
     static let clients =
         ProcessInfo.processInfo.environment["HAIL_CRASH_LOOP_CLIENTS"].flatMap(Int.init) ?? (seconds > 60 ? 8 : 3)
+    /// Nodes of the scaled deployment.
+    static let nodes = ProcessInfo.processInfo.environment["HAIL_CRASH_LOOP_NODES"].flatMap(Int.init) ?? 2
 
-    @Test func nothingAcknowledgedIsLostOrAppliedTwice() async throws {
+    @Test("embedded: one server on SQLite, killed every 2 to 3 s")
+    func nothingAcknowledgedIsLostOrAppliedTwice() async throws {
+        try await Self.run(.embedded)
+    }
+
+    @Test(
+        "scaled: nodes on PostgreSQL and Redis behind a balancer, one killed every 2 to 3 s",
+        .enabled(
+            if: CrashLoopServices.fromEnvironment != nil,
+            """
+            needs PostgreSQL and Redis: run `eval "$(bash scripts/services.sh)"` (sets HAIL_POSTGRES_URL and \
+            HAIL_REDIS_URL), or `make test`
+            """))
+    func nothingAcknowledgedIsLostOrAppliedTwiceWhenNodesDieOneAtATime() async throws {
+        try await Self.run(.scaled)
+    }
+
+    static func run(_ mode: CrashLoopMode) async throws {
         try #require(
             FileManager.default.isExecutableFile(atPath: CrashLoopServer.executable.path),
             "build the hail executable first (swift build --build-tests builds it beside the tests)")
@@ -32,16 +54,26 @@ struct CrashLoopTests {
             "hail-crash-loop-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let server = try CrashLoopServer(folder: folder)
+        let deployment: CrashLoopDeployment
+        switch mode {
+        case .embedded: deployment = try CrashLoopDeployment.embedded(folder: folder)
+        case .scaled:
+            let services = try #require(CrashLoopServices.fromEnvironment)
+            deployment = try CrashLoopDeployment.scaled(folder: folder, services: services, nodeCount: Self.nodes)
+        }
+        // No server outlives a test that stops early, and no schema is left behind.
+        defer {
+            deployment.shutdown()
+            deployment.removeStorage()
+        }
         let tokens = TokenAuthority(
-            authenticator: HMACAuthenticator(secret: try ServerSecret.loadOrCreate(at: server.secretPath).secret))
+            authenticator: HMACAuthenticator(
+                secret: try ServerSecret.loadOrCreate(at: deployment.secretPath).secret))
         let now = Int64(Date().timeIntervalSince1970)
         func token(_ role: Role, _ subject: String) -> String {
             tokens.mint(AccessToken(role: role, sub: subject, exp: now + 36_000, iat: now))
         }
-        try await server.start()
-        // No server outlives a test that stops early; at the end it is already killed and this does nothing.
-        defer { server.kill() }
+        try await deployment.startStoppedNodes()
         let connector = try SocketConnector()
 
         // Drivers wait 100 m south of the riders' pickups, which sit side by side 25 m apart.
@@ -52,19 +84,19 @@ struct CrashLoopTests {
             let offset = Double(index) * 0.0003
             drivers.append(
                 try await CrashLoopDriver(
-                    index: index, server: server.baseURL, token: token(.driver, "driver-\(index)"),
+                    index: index, server: deployment.baseURL, token: token(.driver, "driver-\(index)"),
                     connector: connector, outboxPath: folder.appendingPathComponent("driver-\(index).db").path,
                     start: Coordinate(lat: center.lat - 0.0009, lng: center.lng + offset)))
             riders.append(
                 try await CrashLoopRider(
-                    index: index, server: server.baseURL, token: token(.rider, "rider-\(index)"),
+                    index: index, server: deployment.baseURL, token: token(.rider, "rider-\(index)"),
                     connector: connector, cursorPath: folder.appendingPathComponent("rider-\(index).db").path,
                     pickup: Coordinate(lat: center.lat, lng: center.lng + offset)))
         }
         for driver in drivers { await driver.start() }
 
         let until = Date().addingTimeInterval(Self.seconds)
-        let killer = CrashLoopKiller(server: server, interval: 2...3, seed: 9)
+        let killer = CrashLoopKiller(deployment: deployment, interval: 2...3, seed: 9)
         let everyone = riders
         let ridden = await withDeadline(Self.seconds + 120) { () -> Bool? in
             await withTaskGroup(of: Void.self) { group in
@@ -73,7 +105,7 @@ struct CrashLoopTests {
             return true
         }
         let failedRestarts = await killer.stop()
-        if !server.isRunning { try await server.start() }
+        try await deployment.startStoppedNodes()
         #expect(failedRestarts == [])
         #expect(
             ridden == true,
@@ -105,14 +137,14 @@ struct CrashLoopTests {
         for driver in drivers { await driver.stop() }
         for rider in riders { await rider.stop() }
         await connector.shutdown()
-        server.kill()
+        deployment.shutdown()
 
-        let log = try await ServerLog.read(database: server.database)
-        let report = CrashLoopReport(log: log, riders: riders, drivers: drivers, kills: server.kills)
-        print(report.summary)
+        let log = try await deployment.readLog()
+        let report = CrashLoopReport(log: log, riders: riders, drivers: drivers, kills: deployment.kills)
+        print("\(mode.rawValue) \(report.summary)\(deployment.spread)")
 
         // The server really died, again and again, and the riders still got somewhere.
-        #expect(server.kills >= Int(Self.seconds / 3) - 1)
+        #expect(deployment.kills >= Int(Self.seconds / 3) - 1)
         #expect(log.trips.values.contains { $0.state == .completed })
 
         // Every trip is over, and every trip the server holds is one a rider knows about.
