@@ -40,11 +40,12 @@ final class CrashLoopDriver {
             random: SeededGenerator(seed: UInt64(index) + 1))
     }
 
-    /// Restores, goes online and starts the autopilot.
-    func start() async {
+    /// Restores, goes online and starts the autopilot (unless a test taps by hand).
+    func start(autopilot: Bool = true) async {
         model.onChange = { [weak self] model in self?.note(model) }
         await model.start()
         await model.goOnline()
+        guard autopilot else { return }
         pilot = Task { [weak self] in
             let timeline = DriverTimeline.system()
             while !Task.isCancelled {

@@ -1,0 +1,90 @@
+import Foundation
+import HailClient
+import HailCore
+import HailDriver
+import HailProtocol
+import HailServer
+import Testing
+
+/// The bug the scaled crash loop found, step by step: a rider cancels while their driver's node is dead, and
+/// the driver, reconnected, is never told. Two `hail server --postgres --redis` nodes: the driver's app
+/// talks to node A only, the rider to node B only, so the order of events is fixed.
+@Suite("Crash loop finding: a cancellation sent while the driver's node is down", .serialized)
+@MainActor
+struct CrashLoopMissedCancelTests {
+    @Test(
+        .enabled(
+            if: CrashLoopServices.fromEnvironment != nil,
+            """
+            needs PostgreSQL and Redis: run `eval "$(bash scripts/services.sh)"` (sets HAIL_POSTGRES_URL and \
+            HAIL_REDIS_URL), or `make test`
+            """))
+    func theDriverLearnsOfACancellationMadeWhileTheirNodeWasDown() async throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: CrashLoopServer.executable.path),
+            "build the hail executable first (swift build --build-tests builds it beside the tests)")
+        let services = try #require(CrashLoopServices.fromEnvironment)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hail-missed-cancel-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let deployment = try CrashLoopDeployment.scaled(folder: folder, services: services, nodeCount: 2)
+        defer {
+            deployment.shutdown()
+            deployment.removeStorage()
+        }
+        let (nodeA, nodeB) = (deployment.nodes[0], deployment.nodes[1])
+        let tokens = TokenAuthority(
+            authenticator: HMACAuthenticator(
+                secret: try ServerSecret.loadOrCreate(at: deployment.secretPath).secret))
+        let now = Int64(Date().timeIntervalSince1970)
+        try await deployment.startStoppedNodes()
+        let connector = try SocketConnector()
+        let pickup = Coordinate(lat: 43.7300, lng: 7.4200)
+        let driver = try await CrashLoopDriver(
+            index: 1, server: nodeA.baseURL,
+            token: tokens.mint(AccessToken(role: .driver, sub: "driver-1", exp: now + 3600, iat: now)),
+            connector: connector, outboxPath: folder.appendingPathComponent("driver-1.db").path,
+            start: Coordinate(lat: pickup.lat - 0.0009, lng: pickup.lng))
+        let rider = RiderHTTPAPI(
+            transport: HTTPTransport(
+                baseURL: nodeB.baseURL,
+                token: tokens.mint(AccessToken(role: .rider, sub: "rider-1", exp: now + 3600, iat: now)), timeout: 5))
+
+        // The driver, online on node A, accepts the trip the rider requested on node B.
+        await driver.start(autopilot: false)
+        let requested = try await rider.requestTrip(
+            TripRequest(
+                pickup: pickup, dropoff: Coordinate(lat: pickup.lat + 0.0018, lng: pickup.lng), productID: .economy),
+            idempotencyKey: UUID())
+        try await eventually(driver.model, "an offer") { $0.offer?.trip.id == requested.id }
+        await driver.model.accept()
+        try await eventually(driver.model, "assigned") {
+            $0.trip?.state == .driverAssigned && $0.outbox.entries.isEmpty
+        }
+
+        // Node A dies; the rider cancels on node B; node A comes back and the driver reconnects to it.
+        nodeA.kill()
+        let cancelled = try await rider.cancel(tripID: requested.id, idempotencyKey: UUID())
+        #expect(cancelled.state == .cancelled)
+        #expect(cancelled.version == 3)
+        try await nodeA.start()
+        try await eventually(driver.model, within: 60, "reconnected") { $0.link == .stream }
+
+        // The driver should now show the trip as cancelled. It keeps showing "Driving to pickup": the driver
+        // stream sends only an active trip on connect, and nothing else tells the app how the trip ended.
+        await withKnownIssue(
+            """
+            a driver is never told of a cancellation made while their socket was down: they drive on to the \
+            pickup, take no offers, and the trip vanishes only when their next tap is refused
+            """
+        ) {
+            try await eventually(driver.model, within: 10, "the cancellation") {
+                $0.trip?.id == requested.id && $0.trip?.state == .cancelled
+            }
+        }
+
+        await driver.stop()
+        await connector.shutdown()
+    }
+}
