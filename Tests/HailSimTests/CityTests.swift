@@ -81,13 +81,7 @@ struct CityTests {
         #expect(completed, "\(report.summary)")
         #expect(report.network == network)
         #expect(report.trips.completedWithFare >= 3)
-        // The server's road path between two consecutive snapped fixes can begin on the wrong carriageway
-        // (a car leaving the pickup, a hairpin) and make a U-turn the glide then follows: the drawn car
-        // backs up a few tens of metres. RoadNetwork.path's guard (2x + 100 m) lets it through; until it is
-        // tightened this is intermittent.
-        withKnownIssue("road path U-turns between consecutive snaps", isIntermittent: true) {
-            #expect(report.backwardMoves == 0)
-        }
+        #expect(report.backwardMoves == 0)
         #expect(report.tripEventsLost == 0)
         #expect(report.tripEventsDuplicated == 0)
         #expect(report.freshnessSeconds.samples > 0)

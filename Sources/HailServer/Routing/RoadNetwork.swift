@@ -39,20 +39,110 @@ public struct RoadNetwork: Sendable {
         router.snapper.snap(coordinate, heading: heading, radius: radius)
     }
 
-    /// Whether `current` lies a little behind `previous` on the same edge (up to `tolerance` metres):
-    /// GPS noise, not a car reversing, so the rider's car is held where it was rather than moved back.
+    /// Whether `current` lies a little behind `previous` on the road (up to `tolerance` metres, driving
+    /// forward from `current` reaches `previous`): GPS noise, not a car reversing, so the rider's car is
+    /// held where it was rather than moved back. The two may be on different edges: on real maps an edge
+    /// ends every few metres (each OSM node), so a fix just behind one that had crossed a node is common.
     public func isJitterBack(from previous: RoadSnap, to current: RoadSnap, tolerance: Double = 16) -> Bool {
-        guard previous.edge == current.edge, current.fraction < previous.fraction else { return false }
-        return (previous.fraction - current.fraction) * graph.edges[current.edge].length <= tolerance
+        if previous.edge == current.edge {
+            guard current.fraction < previous.fraction else { return false }
+            return (previous.fraction - current.fraction) * graph.edges[current.edge].length <= tolerance
+        }
+        return distanceAhead(from: current, to: previous, limit: tolerance) != nil
     }
 
-    /// The road path between two snapped positions, start to end, or nil when no route joins them or the
-    /// route is so much longer than the straight line (more than twice it plus 100 m) that one of the
-    /// snaps is likely wrong; the rider's car then glides straight rather than around a block.
+    /// The road path between two snapped positions, start to end, for the rider's car to glide along; nil
+    /// (the car then glides straight) when no route joins them or the route is not one a car between two
+    /// consecutive fixes drives:
+    /// - it turns back on itself (a U-turn at a node, or anywhere doubling back more than
+    ///   `Self.doublingBackMeters` along the line from start to end): the gliding car would move backwards.
+    ///   Such a route means a snap is on the wrong carriageway or a little behind the previous one, and a
+    ///   car that did turn round is shown well enough by the straight glide between the two;
+    /// - it is longer than `Self.pathStretch` times the straight line plus `Self.pathSlackMeters`: around a
+    ///   block rather than along the street. A road between two fixes is at most about 1.41 times the
+    ///   straight line round a right-angle corner, 1.57 round a hairpin; the slack absorbs the snaps' offsets.
     public func path(from start: RoadSnap, to end: RoadSnap) -> [Coordinate]? {
         guard let route = router.route(from: [start], to: [end]), route.coordinates.count >= 2 else { return nil }
-        guard route.distance <= 2 * start.coordinate.distance(to: end.coordinate) + 100 else { return nil }
+        let straight = start.coordinate.distance(to: end.coordinate)
+        guard route.distance <= Self.pathStretch * straight + Self.pathSlackMeters else { return nil }
+        guard !makesUTurn(route.edges), !doublesBack(route.coordinates, heading: start.bearing) else { return nil }
         return route.coordinates
+    }
+
+    /// How much longer than the straight line a road path between two fixes may be (see `path`).
+    public static let pathStretch = 1.6
+    /// Metres a road path between two fixes may add to `pathStretch` times the straight line.
+    public static let pathSlackMeters = 15.0
+    /// Metres a road path may run back along the line from its start to its end (see `path`).
+    public static let doublingBackMeters = 3.0
+
+    /// True when one edge of `edges` is followed by the same street driven the other way.
+    private func makesUTurn(_ edges: [Int]) -> Bool {
+        zip(edges, edges.dropFirst()).contains { first, second in
+            let a = graph.edges[first]
+            let b = graph.edges[second]
+            return a.source == b.target && a.target == b.source
+        }
+    }
+
+    /// True when `path` runs backwards along its own direction by more than `doublingBackMeters`: each
+    /// point projected on the line from the first point to the last (or on `heading` when the two are a
+    /// few metres apart) must not fall that far behind the farthest projection so far.
+    private func doublesBack(_ path: [Coordinate], heading: Double) -> Bool {
+        guard let first = path.first, let last = path.last else { return false }
+        let metresPerDegree = Coordinate.earthRadiusMeters * .pi / 180
+        let east = metresPerDegree * cos(first.lat * .pi / 180)
+        func flat(_ point: Coordinate) -> (x: Double, y: Double) {
+            ((point.lng - first.lng) * east, (point.lat - first.lat) * metresPerDegree)
+        }
+        var direction = flat(last)
+        var length = (direction.x * direction.x + direction.y * direction.y).squareRoot()
+        if length < 5 {
+            direction = (sin(heading * .pi / 180), cos(heading * .pi / 180))
+            length = 1
+        }
+        var farthest = 0.0
+        for point in path.dropFirst() {
+            let p = flat(point)
+            let along = (p.x * direction.x + p.y * direction.y) / length
+            if along < farthest - Self.doublingBackMeters { return true }
+            farthest = max(farthest, along)
+        }
+        return false
+    }
+
+    /// The road distance driving forward from `start` to `end` when it is at most `limit` metres, else
+    /// nil. A small search (a few edges at most) that never takes a U-turn.
+    func distanceAhead(from start: RoadSnap, to end: RoadSnap, limit: Double) -> Double? {
+        let first = graph.edges[start.edge]
+        if start.edge == end.edge, end.fraction >= start.fraction {
+            let ahead = (end.fraction - start.fraction) * first.length
+            return ahead <= limit ? ahead : nil
+        }
+        // Edges reached, by the distance to their source; a handful, so a linear scan picks the nearest.
+        var frontier: [(edge: Int, distance: Double)] = []
+        var reached: [Int: Double] = [:]
+        func reach(after arriving: Int, at distance: Double) {
+            let edge = graph.edges[arriving]
+            for next in graph.outgoingEdges(of: edge.target) where graph.allowsTurn(from: arriving, to: next) {
+                let candidate = graph.edges[next]
+                guard candidate.target != edge.source || candidate.source != edge.target else { continue }
+                guard distance <= limit, distance < reached[next] ?? .infinity else { continue }
+                reached[next] = distance
+                frontier.append((next, distance))
+            }
+        }
+        reach(after: start.edge, at: (1 - start.fraction) * first.length)
+        while let index = frontier.indices.min(by: { frontier[$0].distance < frontier[$1].distance }) {
+            let (edge, distance) = frontier.remove(at: index)
+            guard distance <= reached[edge] ?? .infinity else { continue }
+            if edge == end.edge {
+                let total = distance + end.fraction * graph.edges[edge].length
+                if total <= limit { return total }
+            }
+            reach(after: edge, at: distance + graph.edges[edge].length)
+        }
+        return nil
     }
 
     /// The driven distance of a trace matched to the roads, or nil when the match is unusable: nothing
