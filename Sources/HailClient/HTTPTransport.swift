@@ -3,6 +3,7 @@ import HailProtocol
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
+    import HailNet
 #endif
 
 /// REST over URLSession: the server's base URL, the bearer token, `X-Hail-Client`, wire JSON.
@@ -51,7 +52,11 @@ public struct HTTPTransport: Sendable {
         let response: URLResponse
         let sentAt = Date()
         do {
-            (data, response) = try await session.data(for: request)
+            #if canImport(FoundationNetworking)
+                (data, response) = try await session.dataRunningToCompletion(for: request)
+            #else
+                (data, response) = try await session.data(for: request)
+            #endif
         } catch {
             throw .transport("\(method) \(path): \(error.localizedDescription)")
         }

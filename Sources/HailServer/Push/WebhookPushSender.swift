@@ -63,7 +63,11 @@ public struct WebhookPushSender: PushSender {
         request.setValue(HailMediaType.json, forHTTPHeaderField: "Content-Type")
         request.setValue(
             Self.signature(body: Array(body), secret: secret, time: now()), forHTTPHeaderField: Self.signatureHeader)
-        let (_, response) = try await session.data(for: request)
+        #if canImport(FoundationNetworking)
+            let (_, response) = try await session.dataRunningToCompletion(for: request)
+        #else
+            let (_, response) = try await session.data(for: request)
+        #endif
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard (200..<300).contains(status) else { throw WebhookError(status: status) }
     }
