@@ -55,6 +55,9 @@ public final class DriverModel {
     @ObservationIgnored private var draining = false
     @ObservationIgnored private var outboxRunning = false
     @ObservationIgnored private var statusOwed = false
+    /// Bumped whenever `link` changes: a send that fails after the link changed under it (a request that
+    /// waited out its timeout while the stream came back) says nothing about the link now.
+    @ObservationIgnored private var linkGeneration = 0
     @ObservationIgnored private var requestedPolicy: LocationPolicy?
     @ObservationIgnored private var policyTask: Task<Void, Never>?
     @ObservationIgnored private var bufferSavedAt: Date?
@@ -211,7 +214,7 @@ public final class DriverModel {
         channelTask = nil
         await channel.disconnect()
         pipeline.linkDown()
-        link = .down
+        setLink(.down)
         await persist()
         changed()
         await sendStatus()
@@ -369,14 +372,21 @@ public final class DriverModel {
                 sendQueue.removeFirst()
                 // A batch re-buffered by a link loss since it was queued goes out again under a new seq.
                 guard pipeline.batcher.inFlight.contains(where: { $0.seq == batch.seq }) else { continue }
+                let generation = linkGeneration
                 await persist()
+                // The link changed while saving: the batch was re-buffered and goes out again on the new one.
+                guard generation == linkGeneration else { continue }
                 switch via {
                 case .stream:
                     do {
                         try await channel.send(batch)
                         watchForAck(batch.seq)
                     } catch {
+                        guard generation == linkGeneration else { continue }
                         streamLost()
+                        // The socket may still look open to the reader (a send can fail first): closed, it
+                        // ends the frames, so the reconnect loop takes over instead of waiting on it.
+                        await channel.disconnect()
                     }
                 case .http:
                     do {
@@ -389,8 +399,11 @@ public final class DriverModel {
                         pipeline.ack(batch.seq)
                         lastProblem = "location batch \(batch.seq) refused: \(failure.message)"
                     } catch {
+                        // A request that timed out after the stream came back must not take the stream
+                        // down: nothing would bring it up again until the socket broke by itself.
+                        guard generation == linkGeneration else { continue }
                         pipeline.linkDown()
-                        link = .down
+                        setLink(.down)
                         changed()
                     }
                 }
@@ -444,7 +457,7 @@ public final class DriverModel {
 
     private func linkUp(_ transport: LocationBatcher.Transport) {
         if link != .down { pipeline.linkDown() }
-        link = transport == .stream ? .stream : .http
+        setLink(transport == .stream ? .stream : .http)
         perform(pipeline.linkUp(transport, now: timeline.now()))
         connectivityBack()
         changed()
@@ -454,9 +467,14 @@ public final class DriverModel {
     private func streamLost() {
         guard link != .http else { return }
         pipeline.linkDown()
-        link = .down
+        setLink(.down)
         guard isOnline else { return }
         linkUp(.http)
+    }
+
+    private func setLink(_ new: DriverLink) {
+        link = new
+        linkGeneration += 1
     }
 
     private func connectivityBack() {

@@ -141,6 +141,10 @@ public final class City {
         }
         let hours = max(onlineSeconds / 3600, 1e-9)
         let etaChanges = screens.etaChangesPerTrip
+        var inProgress: [String: Int] = [:]
+        for rider in riders {
+            if let state = rider.model.trip?.state, state.isActive { inProgress[state.rawValue, default: 0] += 1 }
+        }
         return SimulationReport(
             network: configuration.network.name, map: map,
             durationSeconds: now.timeIntervalSince(startedAt ?? now), drivers: configuration.drivers,
@@ -161,11 +165,45 @@ public final class City {
                 requested: report.requested, completed: report.completed, cancelled: report.cancelled,
                 noDriversFound: report.noDriversFound, requestFailures: report.requestFailures,
                 completedWithFare: report.fares.count, meanFareMinor: report.meanFareMinor,
-                currency: report.fares.first?.currency, meanPickupETASeconds: report.meanPickupETASeconds),
+                currency: report.fares.first?.currency, meanPickupETASeconds: report.meanPickupETASeconds,
+                faresMinor: report.fares.map(\.amountMinor).sorted(), inProgress: inProgress),
+            faresAgainstTruth: Self.faresAgainstTruth(drivers.flatMap(\.completedTrips)),
+            driverLinks: driverLinks(now: now), driversOnline: drivers.filter { $0.model.isOnline }.count,
             perDriverHour: SimulationReport.PerDriverHour(
                 sends: Double(sent.sends) / hours, bytes: Double(sent.bytes) / hours,
                 points: Double(sent.points) / hours),
             appKills: report.appKills + drivers.map(\.kills).reduce(0, +))
+    }
+
+    private func driverLinks(now: Date) -> SimulationReport.DriverLinks {
+        let down = drivers.map { $0.links.longestDown(at: now) }
+        let withoutStream = drivers.map { $0.links.longestWithoutStream(at: now) }
+        return SimulationReport.DriverLinks(
+            longestDownSeconds: down.max() ?? 0, driversDownOver60s: down.filter { $0 > 60 }.count,
+            longestWithoutStreamSeconds: withoutStream.max() ?? 0,
+            driversWithoutStreamOver60s: withoutStream.filter { $0 > 60 }.count)
+    }
+
+    /// The fares charged against the standard tariff applied to what each car truly drove.
+    static func faresAgainstTruth(_ trips: [SimDriver.FareCheck]) -> SimulationReport.FaresAgainstTruth {
+        let pricing = PricingTable.standard
+        var truths: [Int] = []
+        var differences: [Int] = []
+        var atMinimum = 0
+        for trip in trips {
+            let truth =
+                pricing.fare(for: .economy, distanceMeters: trip.drivenMeters, durationSeconds: trip.onTripSeconds)?
+                .amountMinor ?? 0
+            truths.append(truth)
+            differences.append(abs(trip.fare.amountMinor - truth))
+            if trip.fare.amountMinor == pricing.tariffs[.economy]?.minimumMinor { atMinimum += 1 }
+        }
+        func mean(_ values: [Double]) -> Double? { values.isEmpty ? nil : values.reduce(0, +) / Double(values.count) }
+        func mean(_ values: [Int]) -> Int? { values.isEmpty ? nil : values.reduce(0, +) / values.count }
+        return SimulationReport.FaresAgainstTruth(
+            trips: trips.count, atMinimumFare: atMinimum, meanDrivenMeters: mean(trips.map(\.drivenMeters)),
+            meanOnTripSeconds: mean(trips.map(\.onTripSeconds)), meanChargedMinor: mean(trips.map(\.fare.amountMinor)),
+            meanTruthMinor: mean(truths), largestDifferenceMinor: differences.max())
     }
 
     private func finish() {

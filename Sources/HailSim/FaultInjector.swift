@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Puts one client's `NetworkConditions` between its runtime and its real transport: requests are
 /// delayed, lost or answered into the void; streams are delayed in order, stalled, broken, and now and
@@ -74,7 +75,13 @@ struct FaultInjector: Sendable {
             let opened = conditions.now
             var breaksAt = Double.infinity
             if let drop = await conditions.timeToDrop() { breaksAt = opened + drop }
-            if let dead = await conditions.nextDeadZone(after: opened) { breaksAt = min(breaksAt, dead) }
+            // A dead zone that began during the handshake breaks the stream at once: `open` only looked at
+            // its start, and a stream living through a dead zone would keep the app believing it is up.
+            if await conditions.deadZoneEnd(at: opened) != nil {
+                breaksAt = opened
+            } else if let dead = await conditions.nextDeadZone(after: opened) {
+                breaksAt = min(breaksAt, dead)
+            }
             let (timed, timedContinuation) = AsyncStream<Item<Element>>.makeStream()
             // Stamps each frame with its delivery time as it arrives; delivery keeps the order (TCP).
             let reader = Task {
@@ -92,14 +99,26 @@ struct FaultInjector: Sendable {
                 }
                 timedContinuation.finish()
             }
-            let breaker = Task {
-                guard breaksAt.isFinite else { return }
-                do { try await conditions.sleep(until: breaksAt) } catch { return }
-                // The real connection closes before the app hears of the break, so a quick reconnect is
-                // never the one closed.
+            // The real connection closes before the app hears of the break, so a quick reconnect is never
+            // the one closed. Called by the breaker on time, or by the delivery below when it reaches a
+            // frame due after the break first (the breaker is cancelled on the way out, and a break that
+            // nobody finishes would leave the app waiting on a stream that never ends).
+            let broken = Mutex(false)
+            let breakStream: @Sendable () async -> Void = {
+                // Once: a second close would hit the socket of a reconnect made in between.
+                let first = broken.withLock { state -> Bool in
+                    defer { state = true }
+                    return !state
+                }
+                guard first else { return }
                 reader.cancel()
                 await close()
                 continuation.finish(throwing: NoAnswer(description: "the connection broke"))
+            }
+            let breaker = Task {
+                guard breaksAt.isFinite else { return }
+                do { try await conditions.sleep(until: breaksAt) } catch { return }
+                await breakStream()
             }
             defer {
                 reader.cancel()
@@ -110,7 +129,10 @@ struct FaultInjector: Sendable {
                 switch item {
                 case .element(let element, let at):
                     do { try await conditions.sleep(until: at) } catch { return }
-                    guard at < breaksAt else { return }
+                    guard at < breaksAt else {
+                        await breakStream()
+                        return
+                    }
                     if held == nil, reorderable(element), await conditions.reorders() {
                         held = element
                         continue
@@ -123,7 +145,10 @@ struct FaultInjector: Sendable {
                     }
                 case .end(let error, let at):
                     do { try await conditions.sleep(until: at) } catch { return }
-                    guard at < breaksAt else { return }
+                    guard at < breaksAt else {
+                        await breakStream()
+                        return
+                    }
                     if let swapped = held { continuation.yield(swapped) }
                     continuation.finish(throwing: error)
                     return

@@ -33,6 +33,19 @@ final class SimDriver {
     private(set) var stoppedAt: Date?
     /// Times this driver's app was killed.
     private(set) var kills = 0
+    /// How long the app went without a link while online.
+    private(set) var links = LinkWatch()
+    /// The trips this driver completed, with what the car truly drove on them.
+    private(set) var completedTrips: [FareCheck] = []
+    /// The trip on board: its id, the odometer and the time when the server confirmed the start.
+    private var onBoard: (tripID: String, odometer: Double, at: Date)?
+
+    /// One completed trip: the fare the server charged and what the car truly drove from start to end.
+    struct FareCheck: Sendable, Hashable {
+        var fare: Money
+        var drivenMeters: Double
+        var onTripSeconds: Double
+    }
 
     init(id: String, world: CityWorld, random: SimRandom, confirm: @escaping @MainActor (Trip, Date) -> Void) {
         var random = random
@@ -86,7 +99,8 @@ final class SimDriver {
             let dead = await conditions.deadZoneEnd(at: next.timeIntervalSince1970) != nil
             if wasInDeadZone && !dead { model.networkMayBeBack() }
             wasInDeadZone = dead
-            noteConfirmed()
+            links.observe(online: model.isOnline, link: model.link, at: next)
+            await noteConfirmed()
             await step()
         }
         stoppedAt = world.timeline.now()
@@ -95,10 +109,25 @@ final class SimDriver {
     }
 
     /// Tells the city about each trip change the server confirmed to this driver.
-    private func noteConfirmed() {
+    private func noteConfirmed() async {
         guard let trip = model.trip, trip != lastConfirmed else { return }
+        let now = world.timeline.now()
         if trip.id != lastConfirmed?.id || trip.version > (lastConfirmed?.version ?? 0) {
-            confirm(trip, world.timeline.now())
+            confirm(trip, now)
+            switch trip.state {
+            case .onTrip where onBoard?.tripID != trip.id:
+                onBoard = (trip.id, await car.odometer, now)
+            case .completed:
+                if let onBoard, onBoard.tripID == trip.id, let fare = trip.fare {
+                    completedTrips.append(
+                        FareCheck(
+                            fare: fare, drivenMeters: await car.odometer - onBoard.odometer,
+                            onTripSeconds: now.timeIntervalSince(onBoard.at)))
+                }
+                onBoard = nil
+            default:
+                break
+            }
         }
         lastConfirmed = trip
     }

@@ -31,6 +31,8 @@ actor SimulatedCar: LocationSource {
     private let outlierProbability: Double
     /// True while the car is in a tunnel (no fix).
     private(set) var inTunnel = false
+    /// Metres the car has truly driven since it was made: what a fare should charge for, between two readings.
+    private(set) var odometer = 0.0
 
     init(
         start: Coordinate, timeline: DriverTimeline, speedFactor: Double, noiseMeters: Double, random: SimRandom,
@@ -81,6 +83,7 @@ actor SimulatedCar: LocationSource {
             let elapsed = now.timeIntervalSince(routeStartedAt) * speedFactor
             if let here = route.position(atSeconds: elapsed) {
                 speed = here.coordinate.distance(to: position)
+                odometer += speed
                 position = here.coordinate
                 heading = here.bearing
             }

@@ -37,6 +37,41 @@ public struct SimulationReport: Sendable, Hashable, Codable {
         public var currency: String?
         /// The mean pickup ETA first shown with a driver assigned, in seconds.
         public var meanPickupETASeconds: Double?
+        /// Every fare a rider saw, in minor units, smallest first.
+        public var faresMinor: [Int]
+        /// Riders' trips still under way at the end, by the state on their screen.
+        public var inProgress: [String: Int]
+    }
+
+    /// The fares the server charged against what the cars truly drove between the start and the end of
+    /// each trip, priced with the standard tariff: a fare built from a lost or broken trace shows here.
+    public struct FaresAgainstTruth: Sendable, Hashable, Codable {
+        /// Completed trips whose driver saw the start and the fare.
+        public var trips: Int
+        /// Of those, trips charged the tariff's minimum fare.
+        public var atMinimumFare: Int
+        /// The mean distance the car truly drove on a trip, metres.
+        public var meanDrivenMeters: Double?
+        /// The mean time from the start confirmed to the end confirmed, seconds.
+        public var meanOnTripSeconds: Double?
+        /// The mean fare charged, minor units.
+        public var meanChargedMinor: Int?
+        /// The mean fare the standard tariff gives for the true distance and time, minor units.
+        public var meanTruthMinor: Int?
+        /// The largest difference between a charged fare and its truth, minor units.
+        public var largestDifferenceMinor: Int?
+    }
+
+    /// How long online drivers' apps went without a link to the server (sampled once a second).
+    public struct DriverLinks: Sendable, Hashable, Codable {
+        /// The longest stretch one app had no link at all (positions only buffered), seconds.
+        public var longestDownSeconds: Double
+        /// Drivers whose app had no link for more than 60 s at a stretch: the server forgets them.
+        public var driversDownOver60s: Int
+        /// The longest stretch one app went without the stream (offers come only on it), seconds.
+        public var longestWithoutStreamSeconds: Double
+        /// Drivers whose app went without the stream for more than 60 s at a stretch.
+        public var driversWithoutStreamOver60s: Int
     }
 
     /// What a driver's phone sent in one hour online, on average.
@@ -91,6 +126,12 @@ public struct SimulationReport: Sendable, Hashable, Codable {
     public var tripEventsDuplicated: Int
     /// The trips.
     public var trips: Trips
+    /// The fares against what the cars truly drove.
+    public var faresAgainstTruth: FaresAgainstTruth
+    /// The drivers' links.
+    public var driverLinks: DriverLinks
+    /// Drivers online at the end.
+    public var driversOnline: Int
     /// Per driver-hour online.
     public var perDriverHour: PerDriverHour
     /// Apps killed and relaunched (riders and drivers).
@@ -109,11 +150,44 @@ public struct SimulationReport: Sendable, Hashable, Codable {
             backward moves \(backwardMoves), jumps over 50 m \(jumpsOver50m), trip events lost \(tripEventsLost), \
             doubled \(tripEventsDuplicated), ETA changes per trip \(String(format: "%.2f", etaChangesPerTrip))
             trips requested \(trips.requested), completed \(trips.completed) (\(trips.completedWithFare) with a fare, \
-            mean \(fare ?? "-")), cancelled \(trips.cancelled), no driver \(trips.noDriversFound)
+            mean \(fare ?? "-")), cancelled \(trips.cancelled), no driver \(trips.noDriversFound); \
+            under way: \(Self.describe(trips.inProgress))
+            fares \(Self.describe(fares: trips.faresMinor)); against truth: \(faresAgainstTruth.trips) trips, \
+            \(faresAgainstTruth.atMinimumFare) at the minimum, driven \(Self.metres(faresAgainstTruth.meanDrivenMeters)) \
+            in \(seconds(faresAgainstTruth.meanOnTripSeconds)) on average, largest difference \
+            \(faresAgainstTruth.largestDifferenceMinor.map(Self.money) ?? "-")
+            drivers online \(driversOnline); longest without a link \(seconds(driverLinks.longestDownSeconds)) \
+            (\(driverLinks.driversDownOver60s) over 60 s), without the stream \
+            \(seconds(driverLinks.longestWithoutStreamSeconds)) (\(driverLinks.driversWithoutStreamOver60s) over 60 s)
             per driver-hour: \(Int(perDriverHour.sends.rounded())) sends, \
             \(Int(perDriverHour.bytes.rounded())) bytes; app kills \(appKills)
             """
     }
+
+    /// Trips by state in the order a trip goes through them, e.g. "searching 3, onTrip 5"; "none".
+    static func describe(_ states: [String: Int]) -> String {
+        let order = TripState.allCases.map(\.rawValue)
+        func rank(_ state: String) -> (Int, String) { (order.firstIndex(of: state) ?? order.count, state) }
+        let parts = states.filter { $0.value > 0 }.sorted { rank($0.key) < rank($1.key) }
+        return parts.isEmpty ? "none" : parts.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+    }
+
+    /// Fares as "7.00 x3, 8.45", smallest first; "-" for none.
+    static func describe(fares: [Int]) -> String {
+        guard !fares.isEmpty else { return "-" }
+        var counts: [(fare: Int, count: Int)] = []
+        for fare in fares.sorted() {
+            if counts.last?.fare == fare { counts[counts.count - 1].count += 1 } else { counts.append((fare, 1)) }
+        }
+        return counts.map { $0.count > 1 ? "\(money($0.fare)) x\($0.count)" : money($0.fare) }.joined(separator: ", ")
+    }
+
+    /// Minor units as "7.00" (negative as "-0.35").
+    static func money(_ minor: Int) -> String {
+        "\(minor < 0 ? "-" : "")\(abs(minor) / 100).\(String(format: "%02d", abs(minor) % 100))"
+    }
+
+    static func metres(_ value: Double?) -> String { value.map { "\(Int($0.rounded())) m" } ?? "-" }
 
     /// The report as pretty JSON with sorted keys.
     public func json() throws -> Data {

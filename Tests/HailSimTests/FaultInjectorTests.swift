@@ -93,6 +93,69 @@ struct FaultInjectorTests {
         #expect(try await Self.drive(clock, step: .seconds(1), steps: 2, after).get() == "answered")
     }
 
+    /// Chaos runs found driver apps holding a stream that lived through a dead zone: `open` looks at the
+    /// network only when the handshake starts, and the stream only broke at dead zones after it opened.
+    @Test func aDeadZoneThatBeginsDuringTheHandshakeBreaksTheNewStreamAtOnce() async throws {
+        var profile = NetworkProfile(name: "tunnel ahead")
+        profile.latency = 0.5
+        let (clock, faults) = Self.faults(profile, deadZones: [0.5...10])
+        // The handshake starts before the dead zone and takes the 1 s round trip.
+        let opening = Task { try await faults.open { "socket" } }
+        #expect(try await Self.drive(clock, step: .seconds(1), steps: 1, opening).get() == "socket")
+        let closes = Mutex(0)
+        let (inner, feed) = AsyncThrowingStream<Int, any Error>.makeStream()
+        defer { feed.finish() }
+        let stream = faults.stream(inner, reorderable: { _ in false }, close: { closes.withLock { $0 += 1 } })
+        let outcome = Mutex<String?>(nil)
+        let reader = Task {
+            do {
+                for try await _ in stream {}
+                outcome.withLock { $0 = "ended" }
+            } catch {
+                outcome.withLock { $0 = "\(error)" }
+            }
+        }
+        try await Self.within(10, "the stream to break") { await reader.value }
+        #expect(outcome.withLock { $0 } == "the connection broke")
+        #expect(closes.withLock { $0 } == 1)
+        #expect(clock.now.offset == .seconds(1))
+    }
+
+    /// Runs `work` with a real-time failure deadline: throws when it has not finished within `seconds`
+    /// (the work is left behind then; the test has failed).
+    static func within(_ seconds: Double, _ what: String, _ work: @escaping @Sendable () async -> Void)
+        async throws
+    {
+        let state = Mutex<(finished: Bool?, continuation: CheckedContinuation<Void, Never>?)>((nil, nil))
+        let settle: @Sendable (Bool) -> Void = { finished in
+            let waiting = state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard state.finished == nil else { return nil }
+                state.finished = finished
+                defer { state.continuation = nil }
+                return state.continuation
+            }
+            waiting?.resume()
+        }
+        Task {
+            await work()
+            settle(true)
+        }
+        // A failure deadline, not a wait for something: it only matters when `work` never ends.
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { settle(false) }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let settled = state.withLock { state -> Bool in
+                if state.finished != nil { return true }
+                state.continuation = continuation
+                return false
+            }
+            if settled { continuation.resume() }
+        }
+        guard state.withLock({ $0.finished }) == true else {
+            struct Late: Error, CustomStringConvertible { let description: String }
+            throw Late(description: "\(what): not within \(seconds) s")
+        }
+    }
+
     @Test func aStalledSocketHoldsFramesAndThenDeliversThemAllInOrder() async throws {
         var profile = NetworkProfile(name: "stalls")
         profile.latency = 0.5
