@@ -12,14 +12,19 @@ struct CrashLoopReport {
     let drivers: [CrashLoopDriver]
     let kills: Int
 
-    /// Versions some client saw or applied that the durable log does not hold in that state.
-    var lost: [String] {
+    /// Every trip version some client was sent or applied, by client.
+    private var seen: [(client: String, sighting: TripSighting)] {
         var seen: [(client: String, sighting: TripSighting)] = []
         for rider in riders {
             seen += rider.sightings.all.map { (rider.id, $0) }
             seen += rider.applied.map { (rider.id, $0) }
         }
         for driver in drivers { seen += driver.applied.map { (driver.id, $0) } }
+        return seen
+    }
+
+    /// Versions some client saw or applied that the durable log does not hold in that state.
+    var lost: [String] {
         var missing: Set<String> = []
         for (client, sighting) in seen {
             let logged = log.events[sighting.tripID]?.first { $0.version == sighting.version }
@@ -160,8 +165,10 @@ struct CrashLoopReport {
         let jumps = riders.map(\.model.jumps).reduce(0, +)
         let positions = riders.map(\.positions.count).reduce(0, +)
         let staleOffers = drivers.flatMap(\.rejected.values).filter { $0.contains("no live offer") }.count
-        return "crash loop: \(kills) kills; trips: \(states); \(events) events; driver actions \(queued) "
-            + "(\(refused) refused, \(staleOffers) of them accepts of an offer the restart forgot); rider positions "
+        let checked = Set(seen.map { "\($0.client) \($0.sighting)" }).count
+        return "crash loop: \(kills) kills; trips: \(states); \(events) events; \(checked) trip versions clients "
+            + "saw or applied, each checked against the log; driver actions \(queued) (\(refused) refused, "
+            + "\(staleOffers) of them accepts of an offer no longer live: lapsed, or forgotten by a restart); rider positions "
             + "applied \(positions), dropped \(dropped); stale trip updates \(stale), jumps \(jumps); "
             + "cancellations drivers missed \(cancellationsDriversMissed.count)"
     }
