@@ -162,7 +162,7 @@ private let fix = LocationPoint(
 
     @Test func everyCodeIsListedOnceAndAppCodesAreInTheAppRange() {
         #expect(Set(WebSocketCloseCode.all).count == WebSocketCloseCode.all.count)
-        #expect(WebSocketCloseCode.all.count == 10)
+        #expect(WebSocketCloseCode.all.count == 13)
         for code in WebSocketCloseCode.all where code.rawValue >= 4000 { #expect(code.rawValue < 5000) }
     }
 

@@ -13,8 +13,14 @@ public struct WebSocketCloseCode: RawRepresentable, Sendable, Hashable, CustomSt
     public static let normal = WebSocketCloseCode(rawValue: 1000)
     /// 1001: the server is shutting down or the app is going to the background.
     public static let goingAway = WebSocketCloseCode(rawValue: 1001)
+    /// 1007: a text frame that is not UTF-8 (sent by the socket layer).
+    public static let invalidPayload = WebSocketCloseCode(rawValue: 1007)
+    /// 1009: a message over the size limit, all fragments together (sent by the socket layer).
+    public static let messageTooBig = WebSocketCloseCode(rawValue: 1009)
     /// 1011: the server hit an unexpected error.
     public static let internalError = WebSocketCloseCode(rawValue: 1011)
+    /// 1013: the server cannot serve the stream right now (its storage is unavailable); reconnect later.
+    public static let tryAgainLater = WebSocketCloseCode(rawValue: 1013)
     /// 4001: no token, or a bad or expired one.
     public static let unauthorized = WebSocketCloseCode(rawValue: 4001)
     /// 4003: the token is good but this trip is not theirs, or the role is wrong.
@@ -32,8 +38,8 @@ public struct WebSocketCloseCode: RawRepresentable, Sendable, Hashable, CustomSt
 
     /// Every code this version sends.
     public static let all: [WebSocketCloseCode] = [
-        .normal, .goingAway, .internalError, .unauthorized, .forbidden, .tripNotFound, .invalidFrame,
-        .slowConsumer, .superseded, .rateLimited,
+        .normal, .goingAway, .invalidPayload, .messageTooBig, .internalError, .tryAgainLater, .unauthorized,
+        .forbidden, .tripNotFound, .invalidFrame, .slowConsumer, .superseded, .rateLimited,
     ]
 
     /// The reason text sent beside the code (short: a close frame allows 123 bytes).
@@ -41,7 +47,10 @@ public struct WebSocketCloseCode: RawRepresentable, Sendable, Hashable, CustomSt
         switch rawValue {
         case 1000: return "normal closure"
         case 1001: return "going away"
+        case 1007: return "invalid UTF-8"
+        case 1009: return "message too big"
         case 1011: return "internal error"
+        case 1013: return "try again later"
         case 4001: return "unauthorized"
         case 4003: return "forbidden"
         case 4004: return "trip not found"

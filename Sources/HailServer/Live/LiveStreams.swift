@@ -26,7 +26,7 @@ public struct LiveStreams: Sendable {
 
     /// Decides an upgrade before accepting it: the route, the token (header or `access_token`), and
     /// whether this principal may watch this trip. HailNet completes the upgrade before an async answer
-    /// can come back, so a refusal is a close frame with the code for the error (4001, 4003, 4004, 4008).
+    /// can come back, so a refusal is a close frame with the code for the error (4001, 4003, 4004, 4008, 1013).
     public func plan(method: String, target: String, headers: [String: String]) async throws(APIError) -> Plan {
         let request = APIRequest(method: method, target: target, headers: headers)
         let match = try Routes.match(method: HTTPMethod(rawValue: method), target: target).resolve()
@@ -129,8 +129,7 @@ public struct LiveStreams: Sendable {
                         }
                         await send(DriverServerFrame.ack(LocationAck(seq: result.ackSeq)), .essential, on: connection)
                     } catch {
-                        await connection.close(
-                            code: WebSocketCloseCode.invalidFrame.rawValue, reason: Self.reason(error.message))
+                        await connection.close(code: error.closeCode.rawValue, reason: Self.reason(error.message))
                         return
                     }
                 }

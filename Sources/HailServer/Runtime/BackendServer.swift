@@ -135,7 +135,7 @@ public final class BackendServer: Sendable {
                         Self.logLine(
                             APIRequest(method: "GET", target: request.path), route: "webSocket",
                             status: error.httpStatus, elapsed: .zero, now: time.now()))
-                    return .reject(code: Self.closeCode(for: error).rawValue, reason: LiveStreams.reason(error.message))
+                    return .reject(code: error.closeCode.rawValue, reason: LiveStreams.reason(error.message))
                 }
             })
         _ = try net.start()
@@ -170,17 +170,6 @@ public final class BackendServer: Sendable {
     public func shutdown() async {
         dispatchTask.cancel()
         await net.shutdown()
-    }
-
-    /// The WebSocket close code for an upgrade refused with `error`.
-    static func closeCode(for error: APIError) -> WebSocketCloseCode {
-        switch error.httpStatus {
-        case 401: return .unauthorized
-        case 403: return .forbidden
-        case 404: return .tripNotFound
-        case 429: return .rateLimited
-        default: return .invalidFrame
-        }
     }
 
     /// The request target again from HailNet's decoded path and query.
