@@ -6,8 +6,9 @@ import HailServer
 import HailTesting
 import Synchronization
 
-/// The real server on loopback for attacks: HailNet, a SQLite file, HMAC tokens, and the services' manual
-/// clock (so token expiry and rate-limit refills are exact); limits are set per test, loopback included.
+/// The real server on loopback for attacks: HailNet, a SQLite file (or PostgreSQL and Redis for the scaled
+/// backend), HMAC tokens, and the services' manual clock (so token expiry and rate-limit refills are
+/// exact); limits are set per test, loopback included.
 struct HostileServer {
     let clock: ManualClock
     let services: ServerServices
@@ -15,28 +16,47 @@ struct HostileServer {
     let tokens: TokenAuthority
     let databasePath: String
     let client: WebSocketClient
+    let closeBackends: @Sendable () async -> Void
 
-    /// Starts a server whose configuration is the default with no rate limits, changed by `configure`.
-    static func start(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> HostileServer {
+    /// Starts a server on `backend` whose configuration is the default with no rate limits, changed by
+    /// `configure`.
+    static func start(
+        backend: Backend = .embedded, _ configure: (inout ServerConfiguration) -> Void = { _ in }
+    ) async throws -> HostileServer {
         var configuration = ServerConfiguration()
         configuration.rateLimits = .off
         configuration.rateLimits.limitLoopback = true
         configure(&configuration)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("hail-hostile-\(UUID().uuidString).db")
             .path
-        let stores = try await SQLiteTripStores.open(path: path)
         let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: SecureRandom.bytes(32)))
         let clock = ManualClock()
+        let time = ServerTime(clock: clock, origin: ServerHarness.epoch)
         let counter = Mutex(0)
-        let services = await ServerServices.make(
-            configuration: configuration, tokens: tokens, time: ServerTime(clock: clock, origin: ServerHarness.epoch),
-            trips: stores.trips, history: stores.history, random: SeededGenerator(seed: 9),
-            newTripID: {
-                counter.withLock {
-                    $0 += 1
-                    return "trip-\($0)"
-                }
-            })
+        let newTripID: @Sendable () -> String = {
+            counter.withLock {
+                $0 += 1
+                return "trip-\($0)"
+            }
+        }
+        let services: ServerServices
+        let closeBackends: @Sendable () async -> Void
+        switch backend {
+        case .embedded:
+            let stores = try await SQLiteTripStores.open(path: path)
+            services = await ServerServices.make(
+                configuration: configuration, tokens: tokens, time: time, trips: stores.trips, history: stores.history,
+                random: SeededGenerator(seed: 9), newTripID: newTripID)
+            closeBackends = {}
+        case .scaled:
+            let scaled = try await ScaledTestBackends.open()
+            let stores = scaled.backends
+            services = await ServerServices.make(
+                configuration: configuration, tokens: tokens, time: time, trips: stores.trips, history: stores.history,
+                bus: stores.bus, geo: stores.geo, offers: stores.offers, ingestState: stores.ingestState,
+                searchLeases: stores.searchLeases, random: SeededGenerator(seed: 9), newTripID: newTripID)
+            closeBackends = { await scaled.close() }
+        }
         var options = BackendServer.Options()
         options.port = 0
         options.log = nil
@@ -44,12 +64,12 @@ struct HostileServer {
         let server = try await BackendServer.start(services: services, options: options)
         return HostileServer(
             clock: clock, services: services, server: server, tokens: tokens, databasePath: path,
-            client: try WebSocketClient())
+            client: try WebSocketClient(), closeBackends: closeBackends)
     }
 
     private init(
         clock: ManualClock, services: ServerServices, server: BackendServer, tokens: TokenAuthority,
-        databasePath: String, client: WebSocketClient
+        databasePath: String, client: WebSocketClient, closeBackends: @escaping @Sendable () async -> Void
     ) {
         self.services = services
         self.server = server
@@ -57,11 +77,13 @@ struct HostileServer {
         self.databasePath = databasePath
         self.client = client
         self.clock = clock
+        self.closeBackends = closeBackends
     }
 
     func stop() async {
         await client.shutdown()
         await server.shutdown()
+        await closeBackends()
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: databasePath + suffix) }
     }
 

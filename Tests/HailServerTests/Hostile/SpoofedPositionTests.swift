@@ -12,8 +12,8 @@ struct SpoofedPositionTests {
     static let monaco = Coordinate(lat: 43.7400, lng: 7.4280)
     static let paris = Coordinate(lat: 48.8566, lng: 2.3522)
 
-    @Test func aTeleportIsAcknowledgedAndDropped() async throws {
-        let server = try await HostileServer.start()
+    @Test(arguments: Backend.allCases) func aTeleportIsAcknowledgedAndDropped(backend: Backend) async throws {
+        let server = try await HostileServer.start(backend: backend)
         try await server.onlineDriver("jumper", at: Self.monaco)
         let ack = await server.sendLocation("jumper", seq: 2, at: Self.paris, t: server.now.addingTimeInterval(10))
         #expect(ack.status == 200)
@@ -30,8 +30,10 @@ struct SpoofedPositionTests {
         await server.stop()
     }
 
-    @Test func aFixFromTheFutureIsDroppedAndDoesNotFreezeTheCar() async throws {
-        let server = try await HostileServer.start()
+    @Test(arguments: Backend.allCases) func aFixFromTheFutureIsDroppedAndDoesNotFreezeTheCar(backend: Backend)
+        async throws
+    {
+        let server = try await HostileServer.start(backend: backend)
         try await server.onlineDriver("prophet", at: Self.monaco)
         let ahead = Coordinate(lat: Self.monaco.lat + 0.0001, lng: Self.monaco.lng)
         let ack = await server.sendLocation("prophet", seq: 2, at: ahead, t: server.now.addingTimeInterval(3600))
@@ -45,8 +47,8 @@ struct SpoofedPositionTests {
         await server.stop()
     }
 
-    @Test func aDriverCannotReportForAnotherDriver() async throws {
-        let server = try await HostileServer.start()
+    @Test(arguments: Backend.allCases) func aDriverCannotReportForAnotherDriver(backend: Backend) async throws {
+        let server = try await HostileServer.start(backend: backend)
         try await server.onlineDriver("honest", at: Self.monaco)
         try await server.onlineDriver("mallory", at: Coordinate(lat: 43.7300, lng: 7.4200))
         let trip = try await server.assignedTrip(rider: "watcher", driver: "honest")

@@ -20,8 +20,10 @@ struct TokenAbuseTests {
         return (trip, try HailJSON.decode(ShareLinkResponse.self, from: link.body).token)
     }
 
-    @Test func aShareTokenIsRefusedOnEveryRouteButItsTripAndPage() async throws {
-        let server = try await HostileServer.start()
+    @Test(arguments: Backend.allCases) func aShareTokenIsRefusedOnEveryRouteButItsTripAndPage(backend: Backend)
+        async throws
+    {
+        let server = try await HostileServer.start(backend: backend)
         let (trip, share) = try await Self.sharedTrip(on: server)
         let before = try await server.services.trips.record(id: trip.id)
         var checked: [String] = []
@@ -63,8 +65,8 @@ struct TokenAbuseTests {
         await server.stop()
     }
 
-    @Test func anExpiredTokenIs401OverHTTPAnd4001OnAStream() async throws {
-        let server = try await HostileServer.start()
+    @Test(arguments: Backend.allCases) func anExpiredTokenIs401OverHTTPAnd4001OnAStream(backend: Backend) async throws {
+        let server = try await HostileServer.start(backend: backend)
         let created = await server.call(
             "POST", "/v1/trips", token: server.token(.rider, "late"), json: ServerHarness.requestBody(),
             key: UUID().uuidString)
@@ -86,8 +88,10 @@ struct TokenAbuseTests {
         await server.stop()
     }
 
-    @Test func aShareLinkReplayedAfterItsTripEndedOrExpiredIsRefused() async throws {
-        let server = try await HostileServer.start()
+    @Test(arguments: Backend.allCases) func aShareLinkReplayedAfterItsTripEndedOrExpiredIsRefused(backend: Backend)
+        async throws
+    {
+        let server = try await HostileServer.start(backend: backend)
         let (trip, share) = try await Self.sharedTrip(on: server)
         #expect(await server.call("GET", "/v1/trips/\(trip.id)", token: share).status == 200)
         let cancelled = await server.call(
@@ -107,8 +111,8 @@ struct TokenAbuseTests {
         await server.stop()
     }
 
-    @Test func forgedAndTamperedTokensAre401() async throws {
-        let server = try await HostileServer.start()
+    @Test(arguments: Backend.allCases) func forgedAndTamperedTokensAre401(backend: Backend) async throws {
+        let server = try await HostileServer.start(backend: backend)
         let now = Int64(server.now.timeIntervalSince1970)
         let foreignAuthority = TokenAuthority(authenticator: HMACAuthenticator(secret: SecureRandom.bytes(32)))
         let forged = foreignAuthority.mint(AccessToken(role: .operator, sub: "mallory", exp: now + 3600, iat: now))
