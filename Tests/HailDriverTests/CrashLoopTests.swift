@@ -46,6 +46,7 @@ struct CrashLoopTests {
         try await Self.run(.scaled)
     }
 
+    /// One crash loop in `mode`, from start to verdicts.
     static func run(_ mode: CrashLoopMode) async throws {
         try #require(
             FileManager.default.isExecutableFile(atPath: CrashLoopServer.executable.path),
@@ -146,6 +147,11 @@ struct CrashLoopTests {
         // The server really died, again and again, and the riders still got somewhere.
         #expect(deployment.kills >= Int(Self.seconds / 3) - 1)
         #expect(log.trips.values.contains { $0.state == .completed })
+        // Scaled, every node served apps: the loop is about apps moving between nodes.
+        if let balancer = deployment.balancer {
+            let forwarded = balancer.counts.forwarded
+            #expect(deployment.nodes.filter { (forwarded[$0.port] ?? 0) == 0 }.map(\.port) == [])
+        }
 
         // Every trip is over, and every trip the server holds is one a rider knows about.
         #expect(log.trips.values.filter(\.state.isActive).map(\.id) == [])
