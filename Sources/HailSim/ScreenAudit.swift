@@ -69,6 +69,9 @@ struct ScreenAudit: Sendable {
     static let onPathMeters = 8.0
     static let offTruthMeters = 30.0
     static let jumpMeters = 50.0
+    /// How far a stopped car's last fix may lie from where it stands: the 5 m distance filter (the car's
+    /// last few metres before stopping send no fix) plus about two sigma of GPS noise.
+    static let parkedMeters = 12.0
 
     private(set) var measurements = Measurements()
     private var tripID: String?
@@ -108,8 +111,8 @@ struct ScreenAudit: Sendable {
             // The fix was taken before the server received it, and not long before.
             let received = shown.receivedAt.timeIntervalSince1970
             let window = (received - 60)...min(now, received)
-            if let truthTime = trace.lastTrue(shown.coordinate, fixWindow: window, now: now, limit: Self.offTruthMeters)
-            {
+            if let placed = trace.lastTrue(shown.coordinate, fixWindow: window, now: now, limit: Self.offTruthMeters) {
+                let truthTime = Self.parked(shown.coordinate, since: placed, now: now, trace: trace) ?? placed
                 if trace.wasBlind(in: (now - 20)...now) {
                     measurements.freshnessNearTunnels.add(now - truthTime)
                 } else {
@@ -124,6 +127,23 @@ struct ScreenAudit: Sendable {
         if let lastMarker, lastMarker.distance(to: marker) > Self.jumpMeters { measurements.jumpsOver50m += 1 }
         lastMarker = marker
         judgeMarker(marker, now: now, trace: trace)
+    }
+
+    /// The time of the car's latest sample when it has stayed within `parkedMeters` of `pin` since `since`
+    /// and now stands still (its last two samples or more within a metre): the pin shows where the car
+    /// stands, as exactly as a stopped phone can say. Else nil.
+    ///
+    /// `TruthTrace.lastTrue` already follows a parked car, but only within a few metres, so a last fix that
+    /// GPS noise or the distance filter left a little short of where the car then stopped would age for
+    /// as long as it stands there (a driver waiting at the pickup), while one a little past it stays
+    /// fresh. Noise is not age: both count as true while the car stands.
+    static func parked(_ pin: Coordinate, since: Double, now: Double, trace: TruthTrace) -> Double? {
+        let samples = trace.samples(in: since...now).filter { $0.time >= since && $0.time <= now }
+        guard let last = samples.last, samples.count >= 2,
+            samples.allSatisfy({ pin.distance(to: $0.coordinate) <= Self.parkedMeters }),
+            samples[samples.count - 2].coordinate.distance(to: last.coordinate) < 1
+        else { return nil }
+        return max(since, last.time)
     }
 
     /// Places the marker on the car's true path. A frame within `onPathMeters` of the path is placed;

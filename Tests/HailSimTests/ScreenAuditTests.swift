@@ -48,6 +48,23 @@ struct ScreenAuditTests {
         #expect(audit.measurements.pinsOffTruth == 0)
     }
 
+    @Test func aStoppedCarsLastFixALittleShortOfWhereItStandsIsNotAge() {
+        let trace = Self.trace()
+        var audit = ScreenAudit()
+        // The last fix before the car stopped at 600 m: 8 m short (noise, or the 5 m distance filter).
+        // The car has stood there since 60 s; at 90 s the pin still shows where it stands.
+        audit.observe(Self.frame(at: 90, pin: (592, 61), marker: nil)) { _ in trace }
+        #expect(audit.measurements.freshness.count == 1)
+        #expect(audit.measurements.freshness.percentile(1) == 0)
+        // 30 m short is not noise: the car was there at 57 s, 33 s ago.
+        audit.observe(Self.frame(at: 90, pin: (570, 58), marker: nil)) { _ in trace }
+        #expect(audit.measurements.freshness.percentile(1) == 33)
+        // A moving car gets no such allowance: 8 m behind it, the pin is 0.8 s old.
+        audit.observe(Self.frame(at: 40, pin: (392, 40), marker: nil)) { _ in trace }
+        #expect(audit.measurements.freshness.count == 3)
+        #expect(audit.measurements.freshness.percentile(0.5) == 0.8)
+    }
+
     @Test func framesNearATunnelAreReportedApart() {
         // The car drives north at 10 m/s and is in a tunnel from 20 s to 30 s: no fix there.
         let trace = TruthTrace()
