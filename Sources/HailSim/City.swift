@@ -31,6 +31,10 @@ public final class City {
     /// Each trip change a driver saw confirmed, with when: the server's truth the riders are held to.
     private var confirmed: [String: [(version: Int, state: TripState, fare: Money?, at: Date)]] = [:]
     private var startedAt: Date?
+    /// When measuring began: the start, or the end of the warm-up.
+    private var measuredFrom: Date?
+    /// What each driver had sent when measuring began.
+    private var sentBeforeMeasuring: [String: DriverLocationPipeline.Stats] = [:]
 
     /// A city on `graph` whose clients talk to `server`; `clock` runs every wait and `origin` is the date
     /// its current instant stands for.
@@ -52,22 +56,25 @@ public final class City {
         let connector: SocketConnector
         do { connector = try SocketConnector() } catch { return }
         let world = CityWorld(
-            server: server, mint: mint, router: RoadRouter(graph: graph), spots: CityWorld.spots(of: graph),
+            server: server, mint: mint, router: RoadRouter(graph: graph),
+            spots: CityWorld.spots(of: graph, coreShare: configuration.coreShare),
             tunnels: SimulatedCar.tunnels(of: graph), clock: clock, timeline: timeline, connector: connector,
             configuration: configuration)
         guard !world.spots.isEmpty else { return }
         var random = SimRandom(seed: configuration.seed)
         startedAt = timeline.now()
+        if configuration.warmup <= 0 { measuredFrom = startedAt }
         let drivers = (0..<configuration.drivers).map {
             SimDriver(id: "sim-driver-\($0 + 1)", world: world, random: random.split()) { [weak self] trip, at in
-                self?.confirmed[trip.id, default: []].append((trip.version, trip.state, trip.fare, at))
+                guard let self, self.isMeasuring else { return }
+                self.confirmed[trip.id, default: []].append((trip.version, trip.state, trip.fare, at))
             }
         }
         traces = Dictionary(uniqueKeysWithValues: drivers.map { ($0.id, $0.car.truth) })
         let riders = (0..<configuration.riders).map {
             SimRider(
                 id: "sim-rider-\($0 + 1)", world: world, random: random.split(),
-                truth: { [weak self] in self?.traces[$0] }
+                truth: { [weak self] in self?.traces[$0] }, measuring: { [weak self] in self?.isMeasuring ?? false }
             ) { [weak self] outcome in
                 self?.record(outcome)
             }
@@ -77,8 +84,21 @@ public final class City {
         await withTaskGroup(of: Void.self) { group in
             for driver in drivers { group.addTask { await driver.run() } }
             for rider in riders { group.addTask { await rider.run() } }
+            if configuration.warmup > 0, let startedAt {
+                group.addTask { await self.startMeasuring(at: startedAt.addingTimeInterval(self.configuration.warmup)) }
+            }
         }
         await connector.shutdown()
+    }
+
+    /// True once the warm-up is over: what happens from then on is measured.
+    public var isMeasuring: Bool { measuredFrom != nil }
+
+    /// The warm-up ends at `mark`: the city is busy as a running one is, and from here on it is measured.
+    private func startMeasuring(at mark: Date) async {
+        do { try await timeline.sleepUntil(mark) } catch { return }
+        measuredFrom = timeline.now()
+        for driver in drivers { sentBeforeMeasuring[driver.id] = driver.sent }
     }
 
     /// Returns true once `condition` holds for the report, or false when the city stops first.
@@ -91,10 +111,14 @@ public final class City {
     }
 
     private func record(_ outcome: RiderOutcome) {
+        // A trip asked for during the warm-up still counts when it ends afterwards, as in any window of a
+        // running city.
+        guard isMeasuring else { return }
         switch outcome {
         case .requested: report.requested += 1
         case .requestFailed: report.requestFailures += 1
         case .pickupETA(let seconds): report.pickupETAs.append(seconds)
+        case .assigned(let seconds): report.secondsToAssign.append(seconds)
         case .completed(let fare):
             report.completed += 1
             if let fare { report.fares.append(fare) }
@@ -132,12 +156,16 @@ public final class City {
         }
         var sent = (sends: 0, bytes: 0, points: 0)
         var onlineSeconds = 0.0
+        let from = measuredFrom ?? now
         for driver in drivers {
             let stats = driver.sent
-            sent.sends += stats.batches
-            sent.bytes += stats.bytes
-            sent.points += stats.points
-            if let since = driver.onlineSince { onlineSeconds += (driver.stoppedAt ?? now).timeIntervalSince(since) }
+            let before = sentBeforeMeasuring[driver.id] ?? DriverLocationPipeline.Stats()
+            sent.sends += stats.batches - before.batches
+            sent.bytes += stats.bytes - before.bytes
+            sent.points += stats.points - before.points
+            if let since = driver.onlineSince {
+                onlineSeconds += max(0, (driver.stoppedAt ?? now).timeIntervalSince(max(since, from)))
+            }
         }
         let hours = max(onlineSeconds / 3600, 1e-9)
         let etaChanges = screens.etaChangesPerTrip
@@ -147,7 +175,8 @@ public final class City {
         }
         return SimulationReport(
             network: configuration.network.name, map: map,
-            durationSeconds: now.timeIntervalSince(startedAt ?? now), drivers: configuration.drivers,
+            durationSeconds: now.timeIntervalSince(measuredFrom ?? now), warmupSeconds: configuration.warmup,
+            drivers: configuration.drivers,
             riders: configuration.riders, freshnessSeconds: .init(screens.freshness),
             freshnessNearTunnelsSeconds: .init(screens.freshnessNearTunnels),
             freshnessByState: Dictionary(
@@ -166,7 +195,10 @@ public final class City {
                 noDriversFound: report.noDriversFound, requestFailures: report.requestFailures,
                 completedWithFare: report.fares.count, meanFareMinor: report.meanFareMinor,
                 currency: report.fares.first?.currency, meanPickupETASeconds: report.meanPickupETASeconds,
-                faresMinor: report.fares.map(\.amountMinor).sorted(), inProgress: inProgress),
+                medianPickupETASeconds: report.medianPickupETASeconds,
+                medianSecondsToAssign: report.medianSecondsToAssign,
+                faresMinor: report.fares.map(\.amountMinor).sorted(), inProgress: inProgress,
+                pickupsOverdue: riders.filter { $0.pickupOverdue(at: now) }.count),
             faresAgainstTruth: Self.faresAgainstTruth(drivers.flatMap(\.completedTrips)),
             driverLinks: driverLinks(now: now), driversOnline: drivers.filter { $0.model.isOnline }.count,
             perDriverHour: SimulationReport.PerDriverHour(
@@ -185,7 +217,7 @@ public final class City {
     }
 
     /// The fares charged against the standard tariff applied to what each car truly drove.
-    static func faresAgainstTruth(_ trips: [SimDriver.FareCheck]) -> SimulationReport.FaresAgainstTruth {
+    nonisolated static func faresAgainstTruth(_ trips: [SimDriver.FareCheck]) -> SimulationReport.FaresAgainstTruth {
         let pricing = PricingTable.standard
         var truths: [Int] = []
         var differences: [Int] = []

@@ -27,6 +27,15 @@ public struct CityConfiguration: Sendable, Hashable {
     /// takes many minutes, and a demo should show trips ending.
     public var maximumTripMeters = 2000.0
 
+    /// The share of the map's street corners, nearest its middle, where riders ask for rides and idle
+    /// drivers cruise: the town, not every lane an OSM extract reaches.
+    public var coreShare = 0.5
+
+    /// Seconds the city runs before anything is measured. A city starts empty: in its first minutes no
+    /// trip can have been long under way, so only the shortest ones end; after a warm-up the report
+    /// describes a city in its stride, with trips ending at every stage of their length.
+    public var warmup: TimeInterval = 0
+
     /// The network every simulated app is on (each with its own seeded faults).
     public var network = NetworkProfile.perfect
     /// The chance a fix is an outlier hundreds of metres off.

@@ -21,6 +21,8 @@ public struct CityReport: Sendable, Hashable, Codable {
     public var appKills = 0
     /// The pickup ETA each rider was first shown with a driver assigned, in seconds.
     public var pickupETAs: [Int] = []
+    /// Seconds from each request to the rider first seeing a driver assigned.
+    public var secondsToAssign: [Double] = []
 
     /// Nothing measured yet.
     public init() {}
@@ -28,6 +30,16 @@ public struct CityReport: Sendable, Hashable, Codable {
     /// The mean pickup ETA in seconds, nil before any.
     public var meanPickupETASeconds: Double? {
         pickupETAs.isEmpty ? nil : Double(pickupETAs.reduce(0, +)) / Double(pickupETAs.count)
+    }
+
+    /// The median pickup ETA in seconds, nil before any.
+    public var medianPickupETASeconds: Int? {
+        pickupETAs.isEmpty ? nil : pickupETAs.sorted()[pickupETAs.count / 2]
+    }
+
+    /// The median time from request to a driver assigned, seconds, nil before any.
+    public var medianSecondsToAssign: Double? {
+        secondsToAssign.isEmpty ? nil : secondsToAssign.sorted()[secondsToAssign.count / 2]
     }
 
     /// The mean fare of completed trips in minor units, nil before any (the demo sells in one currency).

@@ -5,6 +5,7 @@ enum RiderOutcome: Sendable {
     case requested
     case requestFailed
     case pickupETA(Int)
+    case assigned(afterSeconds: Double)
     case completed(Money?)
     case cancelled
     case noDriversFound

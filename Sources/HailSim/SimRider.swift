@@ -20,13 +20,17 @@ final class SimRider {
     private let cursors = InMemoryCursorStore()
     private let conditions: NetworkConditions
     private let truth: @MainActor (String) -> TruthTrace?
+    /// False during the city's warm-up: the screen is not judged yet.
+    private let measuring: @MainActor () -> Bool
     private let record: @MainActor (RiderOutcome) -> Void
     private var nextKill: Date?
+    /// When the current trip's driver was first shown, with the pickup ETA shown then.
+    private(set) var assigned: (at: Date, etaSeconds: Int?)?
     private var killed = false
 
     init(
         id: String, world: CityWorld, random: SimRandom, truth: @escaping @MainActor (String) -> TruthTrace?,
-        record: @escaping @MainActor (RiderOutcome) -> Void
+        measuring: @escaping @MainActor () -> Bool = { true }, record: @escaping @MainActor (RiderOutcome) -> Void
     ) {
         var random = random
         self.world = world
@@ -43,7 +47,15 @@ final class SimRider {
             random: random.split())
         self.random = random
         self.truth = truth
+        self.measuring = measuring
         self.record = record
+    }
+
+    /// True while the rider waits for a driver assigned longer than twice the pickup ETA shown then plus
+    /// 30 s: a car lost on the way or an ETA far from the truth.
+    func pickupOverdue(at now: Date) -> Bool {
+        guard model.trip?.state == .driverAssigned, let assigned else { return false }
+        return now.timeIntervalSince(assigned.at) > 2 * Double(assigned.etaSeconds ?? 0) + 30
     }
 
     /// Requests trips one after another until the task is cancelled.
@@ -70,12 +82,14 @@ final class SimRider {
             dropoff = world.randomSpot(using: &random)
         }
         let cancels = random.unit() < world.configuration.cancelProbability
+        let tapped = world.timeline.now()
         await model.requestRide(pickup: pickup, dropoff: dropoff, product: .economy)
         guard let tripID = model.trip?.id, model.trip?.state.isActive == true else {
             record(.requestFailed)
             return
         }
         record(.requested)
+        assigned = nil
         let sampler = Task { [weak self] in await self?.sample(tripID: tripID) }
         defer {
             sampler.cancel()
@@ -92,6 +106,8 @@ final class SimRider {
                 switch screen.phase {
                 case .driverAssigned where !sawDriver:
                     sawDriver = true
+                    record(.assigned(afterSeconds: world.timeline.now().timeIntervalSince(tapped)))
+                    assigned = (world.timeline.now(), model.trip?.etaSeconds)
                     if let eta = model.trip?.etaSeconds { record(.pickupETA(eta)) }
                     if cancels { await model.cancel() }
                 case .completed:
@@ -123,11 +139,13 @@ final class SimRider {
 
     private func settle(tripID: String) async {
         guard let trip = try? await link.trip(id: tripID) else { return }
-        audit.observe(
-            ScreenFrame(
-                time: world.timeline.now(), tripID: trip.id, state: trip.state, version: trip.version,
-                driverID: trip.driver?.id, fare: trip.fare, showsDelayedBanner: false)
-        ) { truth($0) }
+        if measuring() {
+            audit.observe(
+                ScreenFrame(
+                    time: world.timeline.now(), tripID: trip.id, state: trip.state, version: trip.version,
+                    driverID: trip.driver?.id, fare: trip.fare, showsDelayedBanner: false)
+            ) { truth($0) }
+        }
         switch trip.state {
         case .completed: record(.completed(trip.fare))
         case .cancelled: record(.cancelled)
@@ -153,7 +171,7 @@ final class SimRider {
     }
 
     private func observe(tripID: String) {
-        guard let trip = model.trip, trip.id == tripID else { return }
+        guard measuring(), let trip = model.trip, trip.id == tripID else { return }
         let now = world.timeline.now()
         let frame = ScreenFrame(
             time: now, tripID: trip.id, state: trip.state, version: trip.version, driverID: trip.driver?.id,

@@ -37,10 +37,16 @@ public struct SimulationReport: Sendable, Hashable, Codable {
         public var currency: String?
         /// The mean pickup ETA first shown with a driver assigned, in seconds.
         public var meanPickupETASeconds: Double?
+        /// The median pickup ETA first shown with a driver assigned, in seconds.
+        public var medianPickupETASeconds: Int?
+        /// The median time from a rider's tap to a driver assigned on their screen, seconds.
+        public var medianSecondsToAssign: Double?
         /// Every fare a rider saw, in minor units, smallest first.
         public var faresMinor: [Int]
         /// Riders' trips still under way at the end, by the state on their screen.
         public var inProgress: [String: Int]
+        /// Of those, riders waiting for their driver more than twice the pickup ETA first shown plus 30 s.
+        public var pickupsOverdue: Int
     }
 
     /// The fares the server charged against what the cars truly drove between the start and the end of
@@ -88,8 +94,10 @@ public struct SimulationReport: Sendable, Hashable, Codable {
     public var network: String
     /// The map.
     public var map: String
-    /// Seconds the city ran.
+    /// Seconds the city was measured.
     public var durationSeconds: Double
+    /// Seconds it ran before that, unmeasured.
+    public var warmupSeconds: Double
     /// Simulated drivers and riders.
     public var drivers: Int
     /// Simulated riders.
@@ -142,7 +150,8 @@ public struct SimulationReport: Sendable, Hashable, Codable {
         func seconds(_ value: Double?) -> String { value.map { String(format: "%.1f s", $0) } ?? "-" }
         let fare = trips.meanFareMinor.map { "\($0 / 100).\(String(format: "%02d", $0 % 100)) \(trips.currency ?? "")" }
         return """
-            \(drivers) drivers, \(riders) riders on \(map), network \(network), \(Int(durationSeconds)) s
+            \(drivers) drivers, \(riders) riders on \(map), network \(network), \(Int(durationSeconds)) s\
+            \(warmupSeconds > 0 ? " after a warm-up of \(Int(warmupSeconds)) s" : "")
             freshness p50 \(seconds(freshnessSeconds.p50)), p99 \(seconds(freshnessSeconds.p99)) \
             (\(freshnessSeconds.samples) frames; near tunnels p99 \(seconds(freshnessNearTunnelsSeconds.p99)) \
             over \(freshnessNearTunnelsSeconds.samples)); drawn car lag p50 \(seconds(renderedLagSeconds.p50)), \
@@ -151,7 +160,9 @@ public struct SimulationReport: Sendable, Hashable, Codable {
             doubled \(tripEventsDuplicated), ETA changes per trip \(String(format: "%.2f", etaChangesPerTrip))
             trips requested \(trips.requested), completed \(trips.completed) (\(trips.completedWithFare) with a fare, \
             mean \(fare ?? "-")), cancelled \(trips.cancelled), no driver \(trips.noDriversFound); \
-            under way: \(Self.describe(trips.inProgress))
+            under way: \(Self.describe(trips.inProgress)); driver assigned after \(seconds(trips.medianSecondsToAssign)), \
+            pickup ETA \(trips.medianPickupETASeconds.map { "\($0) s" } ?? "-") (medians); \
+            pickups overdue \(trips.pickupsOverdue)
             fares \(Self.describe(fares: trips.faresMinor)); against truth: \(faresAgainstTruth.trips) trips, \
             \(faresAgainstTruth.atMinimumFare) at the minimum, driven \(Self.metres(faresAgainstTruth.meanDrivenMeters)) \
             in \(seconds(faresAgainstTruth.meanOnTripSeconds)) on average, largest difference \
@@ -162,6 +173,17 @@ public struct SimulationReport: Sendable, Hashable, Codable {
             per driver-hour: \(Int(perDriverHour.sends.rounded())) sends, \
             \(Int(perDriverHour.bytes.rounded())) bytes; app kills \(appKills)
             """
+    }
+
+    /// One progress line for a terminal: drivers online, trips by state, freshness.
+    public var progress: String {
+        let p99 = freshnessSeconds.p99.map { String(format: "%.1f s", $0) } ?? "-"
+        let eta = trips.medianPickupETASeconds.map { "\($0) s" } ?? "-"
+        return
+            "drivers online \(driversOnline); trips under way: \(Self.describe(trips.inProgress)); requested "
+            + "\(trips.requested), completed \(trips.completed), cancelled \(trips.cancelled), no driver "
+            + "\(trips.noDriversFound); median pickup ETA \(eta); fares \(Self.describe(fares: trips.faresMinor)); "
+            + "freshness p99 \(p99); backward moves \(backwardMoves)"
     }
 
     /// Trips by state in the order a trip goes through them, e.g. "searching 3, onTrip 5"; "none".

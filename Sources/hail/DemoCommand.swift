@@ -11,7 +11,7 @@ enum DemoCommand {
         usage: hail demo [--port 8080] [--drivers 30] [--riders 10] [--map FILE.osm.pbf] [--seed 1]
                  [--speed 1] [--network perfect|4g|3g|dead-zones|stalls|chaos]
                hail demo --headless --duration S [--report FILE] [--drivers N] [--riders N] [--map FILE]
-                 [--network PROFILE]
+                 [--network PROFILE] [--warmup S]
 
         Starts the Hail backend with its data in ./.hail (demo.db, demo.secret) and a simulated city on it:
         drivers roaming the roads and serving trips, riders requesting them every few seconds, all through
@@ -24,7 +24,12 @@ enum DemoCommand {
         --headless runs the same city without the browser against a fresh throwaway database for
         --duration seconds, then prints the measured report (freshness p50/p99 of the car on each rider's
         screen, backward moves, trip events lost or doubled, trips) and writes it as JSON to --report.
-        Headless, --riders defaults to a quarter of the drivers.
+        Headless, --riders defaults to a quarter of the drivers. --warmup S runs the city S seconds before
+        measuring: a city starts empty, so in its first two minutes only the shortest trips can end (at the
+        minimum fare); after a warm-up of a few minutes the report shows a city in its stride.
+
+        Progress lines show drivers online, trips under way by state, trips ended, the fares seen and the
+        freshness p99.
         """
 
     static let monaco = "../shared/data/osm/monaco.osm.pbf"
@@ -34,6 +39,7 @@ enum DemoCommand {
             arguments,
             options: [
                 "--port", "--drivers", "--riders", "--map", "--seed", "--speed", "--network", "--duration", "--report",
+                "--warmup",
             ], flags: ["--headless"])
         let port = try args.integer("--port", default: 8080, in: 0...65535)
         let headless = args.has("--headless")
@@ -54,13 +60,14 @@ enum DemoCommand {
         if headless {
             guard args["--duration"] != nil else { throw UsageError("--headless needs --duration S (seconds)") }
             let duration = try args.integer("--duration", default: 120, in: 1...86_400)
+            city.warmup = TimeInterval(try args.integer("--warmup", default: 0, in: 0...86_400))
             _ = try await SimRun(
                 city: city, graph: graph, mapName: mapName, duration: TimeInterval(duration),
                 reportPath: args["--report"]
             ).run()
             return
         }
-        for option in ["--duration", "--report"] where args[option] != nil {
+        for option in ["--duration", "--report", "--warmup"] where args[option] != nil {
             throw UsageError("\(option) is for --headless runs")
         }
 
@@ -107,16 +114,14 @@ enum DemoCommand {
         let progress = Task {
             while !Task.isCancelled {
                 do { try await Task.sleep(for: .seconds(10)) } catch { return }
-                say(simulation.report.summary)
-                let p99 = simulation.measuredReport(map: mapName).freshnessSeconds.p99
-                say("freshness p99 \(p99.map { String(format: "%.1f s", $0) } ?? "-")")
+                say(simulation.measuredReport(map: mapName).progress)
             }
         }
         await Signals.runUntilInterrupted(server)
         progress.cancel()
         // The server is gone: the simulated apps' goodbyes would only wait out their timeouts.
         cityTask.cancel()
-        say(simulation.report.summary)
+        say(simulation.measuredReport(map: mapName).summary)
     }
 
     /// The road graph to drive on: `--map`, else Monaco when the shared data is there, else the generated city.

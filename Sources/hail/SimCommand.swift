@@ -42,12 +42,13 @@ enum SimCommand {
     static var usage: String {
         let names = scenarios.map { "  \($0.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \($0.summary)" }
         return """
-            usage: hail sim --scenario NAME [--report report.json] [--duration S] [--seed 1] [--speed 1]
+            usage: hail sim --scenario NAME [--report report.json] [--duration S] [--warmup S] [--seed 1] [--speed 1]
 
             Runs a simulated city headless against a fresh server on loopback (a throwaway database) and
             prints the measured report: the age of the position on each rider's screen against where the
             car truly was (p50, p99), backward moves, jumps over 50 m, trip events lost or doubled, ETA
-            changes, sends and bytes per driver-hour, and the trips. --report writes it as JSON.
+            changes, sends and bytes per driver-hour, and the trips. --report writes it as JSON. --warmup S runs
+            the city S seconds before measuring it.
 
             scenarios:
             \(names.joined(separator: "\n"))
@@ -56,7 +57,7 @@ enum SimCommand {
 
     static func run(_ arguments: [String]) async throws(UsageError) {
         let args = try Arguments(
-            arguments, options: ["--scenario", "--report", "--duration", "--seed", "--speed"], flags: [])
+            arguments, options: ["--scenario", "--report", "--duration", "--seed", "--speed", "--warmup"], flags: [])
         guard let name = args["--scenario"] else { throw UsageError("--scenario is required") }
         guard let scenario = scenarios.first(where: { $0.name == name }) else {
             throw UsageError(
@@ -69,6 +70,7 @@ enum SimCommand {
         city.seed = UInt64(try args.integer("--seed", default: 1, in: 0...Int.max))
         city.speedFactor = Double(try args.integer("--speed", default: 1, in: 1...2))
         let duration = try args.integer("--duration", default: Int(scenario.duration), in: 1...86_400)
+        city.warmup = TimeInterval(try args.integer("--warmup", default: 0, in: 0...86_400))
         let (graph, mapName) =
             scenario.generatedMap ? (GeneratedCity(seed: 1).graph, "the generated city") : try DemoCommand.loadMap(nil)
         _ = try await SimRun(

@@ -44,13 +44,15 @@ struct SimRun {
         guard let url = URL(string: "http://127.0.0.1:\(server.port)") else { throw UsageError("bad server address") }
         let simulation = City(
             configuration: city, server: url, tokens: minter, graph: graph, clock: ContinuousClock(), origin: Date())
+        let warmup = city.warmup > 0 ? " after a \(Int(city.warmup)) s warm-up" : ""
         say(
             "Simulating \(city.drivers) drivers and \(city.riders) riders on \(mapName) over \(city.network.name) "
-                + "for \(Int(duration)) s (server on port \(server.port)).")
+                + "for \(Int(duration)) s\(warmup) (server on port \(server.port)).")
         let cityTask = Task { await simulation.run() }
         let started = ContinuousClock.now
-        while ContinuousClock.now - started < .seconds(duration) {
-            let left = .seconds(duration) - (ContinuousClock.now - started)
+        let total = max(0, city.warmup) + duration
+        while ContinuousClock.now - started < .seconds(total) {
+            let left = .seconds(total) - (ContinuousClock.now - started)
             do { try await Task.sleep(for: min(.seconds(10), left)) } catch { break }
             say(progressLine(simulation.measuredReport(map: mapName), elapsed: ContinuousClock.now - started))
         }
@@ -72,10 +74,8 @@ struct SimRun {
     }
 
     private func progressLine(_ report: SimulationReport, elapsed: Duration) -> String {
-        let p99 = report.freshnessSeconds.p99.map { String(format: "%.1f s", $0) } ?? "-"
-        return
-            "\(elapsed.components.seconds) s: trips requested \(report.trips.requested), completed "
-            + "\(report.trips.completed), cancelled \(report.trips.cancelled); freshness p99 \(p99); "
-            + "backward moves \(report.backwardMoves)"
+        let seconds = elapsed.components.seconds
+        guard seconds >= Int64(city.warmup) else { return "\(seconds) s: warming up; \(report.progress)" }
+        return "\(seconds) s: \(report.progress)"
     }
 }
