@@ -4,8 +4,11 @@ import HailCore
 /// Judges a rider's screen, frame by frame, against where the driver's car truly was.
 ///
 /// - freshness: how long ago the car truly stood where the pin's newest position puts it (the design's
-///   "position age", the freshness budget as a metric); frames whose car was in a tunnel in the last 20 s
-///   are kept apart, since no phone has a fix there;
+///   "position age", the freshness budget as a metric), measured once the car's truth is known past the
+///   fix's arrival; a stopped car within GPS noise of its pin counts as shown where it stands; frames
+///   whose car was in a tunnel in the last 20 s are kept apart, since no phone has a fix there. This is
+///   stricter than the age the rider's app can know (from the server's receipt): it includes how long
+///   the fix waited on the phone and on the way up;
 /// - rendered lag: the same for the glide's marker, which runs about one update interval behind on purpose;
 /// - a backward move: the marker drawn on the car's path where the car was only before what an earlier
 ///   frame already showed (more than `backwardToleranceMeters` from anywhere it has been since);
@@ -81,6 +84,17 @@ struct ScreenAudit: Sendable {
     private var lastEta: Int?
     private var trackedSince: Date?
     private var etaChanges = 0
+    /// Pins shown, waiting for their car's truth to be known past their fix's arrival (`judgePins`).
+    private var pendingPins: [PendingPin] = []
+
+    /// A pin to measure: the frame's time, when its fix reached the server, where it is, and whose car.
+    private struct PendingPin: Sendable {
+        var time: Double
+        var received: Double
+        var coordinate: Coordinate
+        var state: TripState
+        var trace: TruthTrace
+    }
 
     /// Takes one frame; `truth` finds the trace of a driver's car.
     mutating func observe(_ frame: ScreenFrame, truth: (String) -> TruthTrace?) {
@@ -108,25 +122,47 @@ struct ScreenAudit: Sendable {
         if frame.showsDelayedBanner { measurements.delayedBannerFrames += 1 }
         let now = frame.time.timeIntervalSince1970
         if let shown = frame.shown {
-            // The fix was taken before the server received it, and not long before.
-            let received = shown.receivedAt.timeIntervalSince1970
-            let window = (received - 60)...min(now, received)
-            if let placed = trace.lastTrue(shown.coordinate, fixWindow: window, now: now, limit: Self.offTruthMeters) {
-                let truthTime = Self.parked(shown.coordinate, since: placed, now: now, trace: trace) ?? placed
-                if trace.wasBlind(in: (now - 20)...now) {
-                    measurements.freshnessNearTunnels.add(now - truthTime)
-                } else {
-                    measurements.freshness.add(now - truthTime)
-                    measurements.freshnessByState[frame.state, default: .init()].add(now - truthTime)
-                }
-            } else {
-                measurements.pinsOffTruth += 1
-            }
+            pendingPins.append(
+                PendingPin(
+                    time: now, received: shown.receivedAt.timeIntervalSince1970, coordinate: shown.coordinate,
+                    state: frame.state, trace: trace))
         }
+        judgePins()
         guard let marker = frame.marker else { return }
         if let lastMarker, lastMarker.distance(to: marker) > Self.jumpMeters { measurements.jumpsOver50m += 1 }
         lastMarker = marker
         judgeMarker(marker, now: now, trace: trace)
+    }
+
+    /// Measures the age of each waiting pin whose car's truth is known past the moment its fix arrived
+    /// (all of them when `all`), oldest first.
+    ///
+    /// The car's truth is sampled once a second, so in the second after a fix arrives the trace ends
+    /// before it: a pin a few metres ahead of the last sample (GPS noise, a car driving on) has no place on
+    /// the trace yet but an earlier pass, if the car came this way before, and would be measured tens of
+    /// seconds old. Waiting for the next sample (a second at most) measures what the frame showed.
+    private mutating func judgePins(all: Bool = false) {
+        while let pin = pendingPins.first {
+            let arrived = min(pin.time, pin.received)
+            guard all || (pin.trace.samples(in: arrived...arrived).last?.time ?? arrived) > arrived else { return }
+            pendingPins.removeFirst()
+            // The fix was taken before the server received it, and not long before.
+            let window = (pin.received - 60)...arrived
+            let now = pin.time
+            guard
+                let placed = pin.trace.lastTrue(pin.coordinate, fixWindow: window, now: now, limit: Self.offTruthMeters)
+            else {
+                measurements.pinsOffTruth += 1
+                continue
+            }
+            let truthTime = Self.parked(pin.coordinate, since: placed, now: now, trace: pin.trace) ?? placed
+            if pin.trace.wasBlind(in: (now - 20)...now) {
+                measurements.freshnessNearTunnels.add(now - truthTime)
+            } else {
+                measurements.freshness.add(now - truthTime)
+                measurements.freshnessByState[pin.state, default: .init()].add(now - truthTime)
+            }
+        }
     }
 
     /// The time of the car's latest sample when it has stayed within `parkedMeters` of `pin` since `since`
@@ -174,6 +210,7 @@ struct ScreenAudit: Sendable {
     }
 
     private mutating func startTrip(_ id: String) {
+        judgePins(all: true)
         if tripID != nil { measurements.etaChangesPerTrip.append(etaChanges) }
         tripID = id
         statesSeen = []
@@ -186,6 +223,7 @@ struct ScreenAudit: Sendable {
 
     /// Closes the trip under way so its ETA changes count.
     mutating func finishTrip() {
+        judgePins(all: true)
         if tripID != nil { measurements.etaChangesPerTrip.append(etaChanges) }
         tripID = nil
     }

@@ -65,6 +65,33 @@ struct ScreenAuditTests {
         #expect(audit.measurements.freshness.percentile(0.5) == 0.8)
     }
 
+    @Test func aPinAheadOfTheLastTruthSampleIsMeasuredOnceTheNextOneIsKnown() {
+        // North at 10 m/s for 20 s, then back south the same way: the car passes 44 m at 4.4 s and 35.6 s.
+        let trace = TruthTrace()
+        func drive(_ second: Int) {
+            trace.record(Self.north(Double(second <= 20 ? second : 40 - second) * 10), at: Self.date(Double(second)))
+        }
+        for second in 0...35 { drive(second) }
+        var audit = ScreenAudit()
+        // The server got a fix at 35.2 s, 6 m ahead of the last sample (noise); the screen shows it at
+        // 35.3 s, before the car's next sample: only the pass at 4.4 s is on the trace yet.
+        audit.observe(Self.frame(at: 35.3, pin: (44, 35.2), marker: nil)) { _ in trace }
+        #expect(audit.measurements.freshness.count == 0)
+        drive(36)
+        audit.observe(Self.frame(at: 36.1, pin: (44, 35.2), marker: nil)) { _ in trace }
+        // Measured against the pass under way: 0.1 s and 0.9 s after the fix arrived, not 31 s.
+        #expect(audit.measurements.freshness.count == 2)
+        #expect(audit.measurements.freshness.percentile(0.5) == 0.1)
+        #expect(audit.measurements.freshness.percentile(1) == 0.9)
+        // A trip's last frames are measured when it ends, with the truth there is.
+        drive(37)
+        audit.observe(Self.frame(at: 37.1, pin: (28, 37.05), marker: nil)) { _ in trace }
+        #expect(audit.measurements.freshness.count == 2)
+        audit.finishTrip()
+        #expect(audit.measurements.freshness.count == 3)
+        #expect(audit.measurements.freshness.percentile(1) == 0.9)
+    }
+
     @Test func framesNearATunnelAreReportedApart() {
         // The car drives north at 10 m/s and is in a tunnel from 20 s to 30 s: no fix there.
         let trace = TruthTrace()
