@@ -31,6 +31,12 @@ public struct DriverHTTPAPI: Sendable {
         try await transport.json("GET", Routes.driverTrip.template, as: Trip.self)
     }
 
+    /// `GET /v1/trips/{id}`: a trip assigned to this driver, in any state (403 once it is someone else's).
+    public func trip(id: String) async throws(ClientError) -> Trip {
+        let (_, data) = try await transport.send("GET", Routes.trip(id: id))
+        return try decode(Trip.self, data, "trip")
+    }
+
     /// `POST /v1/trips/{id}/accept` under `key`.
     public func accept(tripID: String, key: UUID) async throws(ClientError) -> Trip {
         let (_, data) = try await transport.send("POST", Routes.accept(tripID: tripID), idempotencyKey: key)

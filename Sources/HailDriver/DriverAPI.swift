@@ -13,6 +13,8 @@ public protocol DriverAPI: Sendable {
     func sendLocations(_ batch: LocationBatch) async throws -> LocationAck
     /// `GET /v1/drivers/me/trip`: the active trip, or nil.
     func activeTrip() async throws -> Trip?
+    /// `GET /v1/trips/{id}`: a trip assigned to this driver, in any state, including one that has ended.
+    func trip(id: String) async throws -> Trip
     /// `POST /v1/trips/{id}/accept` under `key`.
     func accept(tripID: String, key: UUID) async throws -> Trip
     /// `POST /v1/trips/{id}/decline`.
@@ -21,6 +23,24 @@ public protocol DriverAPI: Sendable {
     func report(_ event: TripEventKind, tripID: String, key: UUID) async throws -> Trip
     /// `POST /v1/trips/{id}/cancel` under `key`.
     func cancel(tripID: String, key: UUID) async throws -> Trip
+}
+
+extension DriverAPI {
+    /// For conformers written before trips could be read by id: refused, so the model drops a trip the server
+    /// no longer reports as active instead of showing how it ended.
+    public func trip(id: String) async throws -> Trip { throw TripReadUnsupported(tripID: id) }
+}
+
+/// The refusal of `DriverAPI.trip(id:)` by a conformer that does not implement it.
+public struct TripReadUnsupported: DriverCallFailure {
+    /// The trip that could not be read.
+    public let tripID: String
+    /// Always true: asking again cannot help.
+    public var isRejection: Bool { true }
+    /// Always false: no request was made.
+    public var isTransport: Bool { false }
+    /// What happened, for logs.
+    public var message: String { "this DriverAPI cannot read trip \(tripID) by id" }
 }
 
 /// How a failed call failed, for errors from a transport the runtime cannot see (HailClient's `ClientError`).

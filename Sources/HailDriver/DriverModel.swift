@@ -445,6 +445,10 @@ public final class DriverModel {
                 if reconnected, activity == .waitingForTrip {
                     perform(pipeline.waitingDriverReconnected(now: timeline.now()))
                 }
+                // The stream replays only an active trip, and a change is published once, to whoever is
+                // connected: a trip that ended while this socket was down is learned from the server. Beside
+                // the frames, not before them: acks must not wait on a slow request.
+                Task { await self.refreshTrip() }
                 for await frame in frames { handle(frame) }
             } catch {}
             if Task.isCancelled { return }
@@ -488,25 +492,38 @@ public final class DriverModel {
         case .hello:
             break
         case .offer(let offer):
-            guard !(trip?.state.isActive ?? false), outbox.entries.allSatisfy({ $0.intent.kind != .accept }) else {
-                return
+            if trip?.state.isActive ?? false {
+                // The server offers trips only to drivers it believes free: the trip shown may have ended
+                // without word reaching us. Ask, then show the offer if the trip is over.
+                Task {
+                    await self.refreshTrip()
+                    self.show(offer)
+                }
+            } else {
+                show(offer)
             }
-            self.offer = offer
-            offerTimer?.cancel()
-            let timeline = self.timeline
-            offerTimer = Task { [weak self] in
-                do { try await timeline.sleepUntil(offer.expiresAt) } catch { return }
-                guard let self, self.offer?.trip.id == offer.trip.id else { return }
-                self.offer = nil
-                self.changed()
-            }
-            changed()
         case .tripUpdated(let trip):
             apply(trip)
         case .ack(let ack):
             pipeline.ack(ack.seq)
             changed()
         }
+    }
+
+    private func show(_ offer: TripOffer) {
+        guard !(trip?.state.isActive ?? false), outbox.entries.allSatisfy({ $0.intent.kind != .accept }) else {
+            return
+        }
+        self.offer = offer
+        offerTimer?.cancel()
+        let timeline = self.timeline
+        offerTimer = Task { [weak self] in
+            do { try await timeline.sleepUntil(offer.expiresAt) } catch { return }
+            guard let self, self.offer?.trip.id == offer.trip.id else { return }
+            self.offer = nil
+            self.changed()
+        }
+        changed()
     }
 
     // MARK: Trip
@@ -521,16 +538,43 @@ public final class DriverModel {
         Task { await persist() }
     }
 
+    /// Asks the server for the driver's active trip. When it has none while the screen shows one, that trip
+    /// ended without word reaching us (a rider's cancel published while the socket was down): it is read by
+    /// id, so the screen says how it ended and the driver is free for offers.
     private func refreshTrip() async {
+        let active: Trip?
         do {
-            if let active = try await api.activeTrip() {
-                apply(active)
-            } else if let current = trip, current.state.isActive, outbox.entries.isEmpty {
-                // The server has no active trip for us: whatever we showed is over.
-                trip = nil
-            }
+            active = try await api.activeTrip()
         } catch {
             lastProblem = "cannot ask for the active trip: \(error)"
+            return
+        }
+        if let active {
+            apply(active)
+        } else if let shown = trip, shown.state.isActive {
+            await settle(tripID: shown.id)
+        }
+    }
+
+    /// Applies the last version of a trip the server no longer reports as active (never an older one).
+    private func settle(tripID: String) async {
+        do {
+            let last = try await api.trip(id: tripID)
+            // A trip accepted while the answer was on its way is not replaced by the one that ended.
+            guard trip?.id == tripID else { return }
+            apply(last)
+        } catch let failure as any DriverCallFailure where failure.isRejection {
+            // No longer ours to read (the driver's own cancel put it back to searching): nothing to show. Kept
+            // while actions wait: their answers say more.
+            guard let current = trip, current.id == tripID, current.state.isActive, outbox.entries.isEmpty else {
+                return
+            }
+            trip = nil
+            perform(pipeline.tripStateChanged(now: timeline.now()))
+            refreshPolicy()
+            await persist()
+        } catch {
+            lastProblem = "cannot read trip \(tripID): \(error)"
         }
     }
 

@@ -7,8 +7,9 @@ import HailServer
 import Testing
 
 /// The bug the scaled crash loop found, step by step: a rider cancels while their driver's node is dead, and
-/// the driver, reconnected, is never told. Two `hail server --postgres --redis` nodes: the driver's app
-/// talks to node A only, the rider to node B only, so the order of events is fixed.
+/// the driver, reconnected, must learn it though the stream replays only an active trip. Two
+/// `hail server --postgres --redis` nodes: the driver's app talks to node A only, the rider to node B only, so
+/// the order of events is fixed.
 @Suite("Crash loop finding: a cancellation sent while the driver's node is down", .serialized)
 @MainActor
 struct CrashLoopMissedCancelTests {
@@ -71,18 +72,21 @@ struct CrashLoopMissedCancelTests {
         try await nodeA.start()
         try await eventually(driver.model, within: 60, "reconnected") { $0.link == .stream }
 
-        // The driver should now show the trip as cancelled. It keeps showing "Driving to pickup": the driver
-        // stream sends only an active trip on connect, and nothing else tells the app how the trip ended.
-        await withKnownIssue(
-            """
-            a driver is never told of a cancellation made while their socket was down: they drive on to the \
-            pickup, take no offers, and the trip vanishes only when their next tap is refused
-            """
-        ) {
-            try await eventually(driver.model, within: 10, "the cancellation") {
-                $0.trip?.id == requested.id && $0.trip?.state == .cancelled
-            }
+        // The stream replays only an active trip, so the app reads the one it shows by id: cancelled.
+        try await eventually(driver.model, within: 10, "the cancellation") {
+            $0.trip?.id == requested.id && $0.trip?.state == .cancelled
         }
+        #expect(driver.model.trip?.version == 3)
+        #expect(driver.model.screen.title == "Trip cancelled")
+
+        // Free again: the rider's next request is offered to this driver.
+        let again = try await rider.requestTrip(
+            TripRequest(
+                pickup: pickup, dropoff: Coordinate(lat: pickup.lat + 0.0018, lng: pickup.lng), productID: .economy),
+            idempotencyKey: UUID())
+        try await eventually(driver.model, "the next offer") { $0.offer?.trip.id == again.id }
+        #expect(driver.model.screen.title == "New trip offer")
+        _ = try await rider.cancel(tripID: again.id, idempotencyKey: UUID())
 
         await driver.stop()
         await connector.shutdown()

@@ -178,17 +178,9 @@ struct CrashLoopTests {
 
         // Every trip ended as its rider and its driver were last told.
         #expect(report.finalStateMismatches == [])
-        // A driver whose socket was down (their node killed) when the rider cancelled is never told: see
-        // `CrashLoopReport.cancellationsDriversMissed` and `CrashLoopMissedCancelTests`.
-        withKnownIssue(
-            """
-            a driver is never told of a cancellation made while their socket was down: they drive on to the \
-            pickup, take no offers, and the trip vanishes only when their next tap is refused
-            """,
-            isIntermittent: true
-        ) {
-            #expect(report.cancellationsDriversMissed == [])
-        }
+        // A driver whose socket was down (their node killed) when the rider cancelled learns it on reconnect:
+        // see `CrashLoopMissedCancelTests`.
+        #expect(report.cancellationsDriversMissed == [])
         let completed = log.trips.values.filter { $0.state == .completed }.count
         let cancelled = log.trips.values.filter { $0.state == .cancelled }.map(\.id)
         let notFound = log.trips.values.filter { $0.state == .noDriversFound }.count

@@ -133,6 +133,7 @@ struct NoAPI: DriverAPI {
     func setStatus(_ status: DriverStatusRequest) async throws { throw NoNetwork() }
     func sendLocations(_ batch: LocationBatch) async throws -> LocationAck { throw NoNetwork() }
     func activeTrip() async throws -> Trip? { throw NoNetwork() }
+    func trip(id: String) async throws -> Trip { throw NoNetwork() }
     func accept(tripID: String, key: UUID) async throws -> Trip { throw NoNetwork() }
     func decline(tripID: String) async throws { throw NoNetwork() }
     func report(_ event: TripEventKind, tripID: String, key: UUID) async throws -> Trip { throw NoNetwork() }

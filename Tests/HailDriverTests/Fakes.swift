@@ -16,11 +16,30 @@ actor FakeDriverAPI: DriverAPI {
     private(set) var statuses: [DriverStatusRequest] = []
     private(set) var declines: [String] = []
     private(set) var accepts: [(tripID: String, key: UUID)] = []
+    private(set) var reads: [String] = []
     var active: Trip?
+    /// Every trip by id, as `GET /v1/trips/{id}` answers: the active one and those that ended.
+    var trips: [String: Trip] = [:]
     var refuseAcceptWith: String?
     var unreachable = false
 
-    init(active: Trip? = nil) { self.active = active }
+    init(active: Trip? = nil) {
+        self.active = active
+        if let active { trips[active.id] = active }
+    }
+
+    /// The trip changed on the server without a word to the driver: `GET /v1/drivers/me/trip` answers it while
+    /// it is active, 204 once it has ended.
+    func changedUnseen(_ trip: Trip) {
+        trips[trip.id] = trip
+        active = trip.state.isActive ? trip : nil
+    }
+
+    /// The trip is no longer this driver's: reading it is refused, as a 403 would be.
+    func reassign(_ tripID: String) {
+        trips[tripID] = nil
+        if active?.id == tripID { active = nil }
+    }
 
     func refuseAccept(_ message: String) { refuseAcceptWith = message }
 
@@ -34,6 +53,12 @@ actor FakeDriverAPI: DriverAPI {
     }
 
     func activeTrip() -> Trip? { active }
+
+    func trip(id: String) throws -> Trip {
+        reads.append(id)
+        guard let trip = trips[id] else { throw Refusal(message: "trip \(id) is not assigned to you") }
+        return trip
+    }
 
     func accept(tripID: String, key: UUID) throws -> Trip {
         accepts.append((tripID, key))

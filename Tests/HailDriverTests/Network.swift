@@ -52,6 +52,11 @@ struct SwitchedAPI: DriverAPI {
         return try await inner.activeTrip()
     }
 
+    func trip(id: String) async throws -> Trip {
+        try network.check()
+        return try await inner.trip(id: id)
+    }
+
     func accept(tripID: String, key: UUID) async throws -> Trip {
         try await action { try await inner.accept(tripID: tripID, key: key) }
     }

@@ -39,6 +39,7 @@ actor HangingLocationsAPI: DriverAPI {
 
     func setStatus(_ status: DriverStatusRequest) {}
     func activeTrip() -> Trip? { nil }
+    func trip(id: String) throws -> Trip { throw Refusal(message: "trip \(id) is not assigned to you") }
     func accept(tripID: String, key: UUID) -> Trip { Fixture.trip(tripID, .driverAssigned, version: 2) }
     func decline(tripID: String) {}
     func report(_ event: TripEventKind, tripID: String, key: UUID) -> Trip { Fixture.trip(tripID, .onTrip, version: 3) }

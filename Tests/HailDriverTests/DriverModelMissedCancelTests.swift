@@ -1,0 +1,89 @@
+import Foundation
+import HailCore
+import HailDriver
+import HailProtocol
+import HailTesting
+import Testing
+
+/// A trip change is published once, to whoever is connected, and the driver stream replays only an active
+/// trip: a rider's cancel made while the driver's socket was down reaches the driver only if the app asks.
+@Suite("DriverModel and a cancellation it was never sent")
+@MainActor
+struct DriverModelMissedCancelTests {
+    static let assigned = Fixture.trip("t6", .driverAssigned, version: 2)
+    static let cancelled = Fixture.trip("t6", .cancelled, version: 3)
+    static let nextOffer = TripOffer(trip: Fixture.trip("t7", .searching, version: 1), expiresAt: Fixture.origin + 60)
+
+    /// Reconnects the rig's stream after it dropped, advancing the clock through the backoff.
+    func reconnect(_ rig: DriverModelTests) async throws {
+        let connects = rig.channel.connects
+        for _ in 0..<40 where rig.channel.connects == connects {
+            rig.clock.advance(by: .seconds(1))
+            try? await eventually(rig.model, within: 0.3, "reconnected") { _ in rig.channel.connects > connects }
+        }
+        try await eventually(rig.model, "reconnected") { $0.link == .stream }
+    }
+
+    @Test func aReconnectShowsTheCancellationAndTheNextOffer() async throws {
+        let rig = DriverModelTests(active: Self.assigned)
+        try await rig.online()
+        #expect(rig.model.screen.title == "Driving to pickup")
+
+        // The socket drops; the rider cancels meanwhile, published to nobody; the stream comes back.
+        await rig.api.changedUnseen(Self.cancelled)
+        await rig.channel.disconnect()
+        try await eventually(rig.model, "stream lost") { $0.link == .http }
+        try await reconnect(rig)
+
+        try await eventually(rig.model, "the cancellation") { $0.trip?.state == .cancelled }
+        #expect(rig.model.trip == Self.cancelled)
+        #expect(rig.model.screen.title == "Trip cancelled")
+        #expect(rig.model.screen.tripState == .cancelled)
+        #expect(rig.model.activity == .waitingForTrip)
+        #expect(await rig.api.reads == ["t6"])
+        try await eventually(rig.model, "saved") { $0.lastSaved?.trip == Self.cancelled }
+
+        // An older version arriving late changes nothing; the next offer is shown.
+        rig.channel.push(.tripUpdated(Self.assigned))
+        rig.channel.push(.offer(Self.nextOffer))
+        try await eventually(rig.model, "the next offer") { $0.offer?.trip.id == "t7" }
+        #expect(rig.model.trip == Self.cancelled)
+        #expect(rig.model.screen.title == "New trip offer")
+        #expect(rig.model.screen.offerTripID == "t7")
+    }
+
+    @Test func anOfferWhileATripIsShownLearnsHowTheTripEndedAndShowsTheOffer() async throws {
+        let rig = DriverModelTests(active: Self.assigned)
+        try await rig.online()
+        // The server offers trips only to free drivers: this one's trip ended without a word reaching it.
+        await rig.api.changedUnseen(Self.cancelled)
+        rig.channel.push(.offer(Self.nextOffer))
+        try await eventually(rig.model, "the next offer") { $0.offer?.trip.id == "t7" }
+        #expect(rig.model.trip == Self.cancelled)
+        #expect(rig.model.screen.title == "New trip offer")
+    }
+
+    @Test func aRelaunchAfterTheCancellationShowsIt() async throws {
+        let saved = DriverSavedState(
+            outbox: Outbox(), batcher: LocationBatcher.Snapshot(nextSeq: 1, points: []), trip: Self.assigned,
+            online: true)
+        let rig = DriverModelTests(saved: saved)
+        await rig.api.changedUnseen(Self.cancelled)
+        try await rig.online()
+        try await eventually(rig.model, "the cancellation") { $0.trip?.state == .cancelled }
+        #expect(rig.model.trip == Self.cancelled)
+        #expect(rig.model.screen.title == "Trip cancelled")
+    }
+
+    @Test func aTripNoLongerTheDriversIsDropped() async throws {
+        let saved = DriverSavedState(
+            outbox: Outbox(), batcher: LocationBatcher.Snapshot(nextSeq: 1, points: []), trip: Self.assigned,
+            online: true)
+        let rig = DriverModelTests(saved: saved)
+        await rig.api.reassign("t6")
+        try await rig.online()
+        try await eventually(rig.model, "dropped") { $0.trip == nil }
+        #expect(rig.model.screen.title == "Waiting for trips")
+        #expect(rig.model.activity == .waitingForTrip)
+    }
+}
