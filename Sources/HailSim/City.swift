@@ -199,7 +199,8 @@ public final class City {
                 medianSecondsToAssign: report.medianSecondsToAssign,
                 faresMinor: report.fares.map(\.amountMinor).sorted(), inProgress: inProgress,
                 pickupsOverdue: riders.filter { $0.pickupOverdue(at: now) }.count),
-            faresAgainstTruth: Self.faresAgainstTruth(drivers.flatMap(\.completedTrips)),
+            faresAgainstTruth: Self.faresAgainstTruth(
+                drivers.flatMap(\.completedTrips).filter { $0.at >= (measuredFrom ?? now) }),
             driverLinks: driverLinks(now: now), driversOnline: drivers.filter { $0.model.isOnline }.count,
             perDriverHour: SimulationReport.PerDriverHour(
                 sends: Double(sent.sends) / hours, bytes: Double(sent.bytes) / hours,

@@ -19,6 +19,8 @@ public struct CityConfiguration: Sendable, Hashable {
     public var speedFactor = 1.0
     /// Standard deviation of the GPS noise added to each fix, in metres.
     public var gpsNoiseMeters = 4.0
+    /// Seconds a driver waiting for a trip stays parked before moving to another corner of the town.
+    public var idleParkSeconds: ClosedRange<TimeInterval> = 20...90
     /// Seconds a driver waits at the pickup before starting the trip.
     public var boardingSeconds: TimeInterval = 2
     /// Trips shorter than this (straight line, metres) are not requested.

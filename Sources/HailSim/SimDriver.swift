@@ -23,6 +23,8 @@ final class SimDriver {
     private var answered: Set<String> = []
     private var routedFor: String?
     private var arrivedAt: Date?
+    /// Until when the waiting car stays parked; nil while it drives.
+    private var parkedUntil: Date?
     private var lastConfirmed: Trip?
     private var nextKill: Date?
     private var wasInDeadZone = false
@@ -43,6 +45,8 @@ final class SimDriver {
     /// One completed trip: the fare the server charged and what the car truly drove from start to end.
     struct FareCheck: Sendable, Hashable {
         var fare: Money
+        /// When the driver saw the trip completed.
+        var at: Date
         var drivenMeters: Double
         var onTripSeconds: Double
     }
@@ -121,7 +125,7 @@ final class SimDriver {
                 if let onBoard, onBoard.tripID == trip.id, let fare = trip.fare {
                     completedTrips.append(
                         FareCheck(
-                            fare: fare, drivenMeters: await car.odometer - onBoard.odometer,
+                            fare: fare, at: now, drivenMeters: await car.odometer - onBoard.odometer,
                             onTripSeconds: now.timeIntervalSince(onBoard.at)))
                 }
                 onBoard = nil
@@ -161,9 +165,22 @@ final class SimDriver {
             return
         }
         guard let trip = model.trip, trip.state.isActive, trip.state != .searching else {
-            // Waiting for a trip: roam to a random corner of the map, then another.
+            // Waiting for a trip: park a while at a corner of the town, as drivers wait at a rank or a curb,
+            // then move to another. Cruising without a stop kept cars past the pickup they were offered (the
+            // server knows a waiting car's position from up to 15 s before), and on one-way streets the way
+            // back was a loop of minutes.
             if !model.isOnline { await model.goOnline() }
-            if await car.isStopped { await drive(to: world.randomSpot(using: &random)) }
+            guard await car.isStopped else { return }
+            let now = world.timeline.now()
+            if let parkedUntil, now < parkedUntil { return }
+            if parkedUntil == nil {
+                let park = world.configuration.idleParkSeconds
+                parkedUntil = now.addingTimeInterval(
+                    park.lowerBound + random.unit() * (park.upperBound - park.lowerBound))
+                return
+            }
+            parkedUntil = nil
+            await drive(to: world.randomSpot(using: &random))
             return
         }
         guard model.pendingAction == nil else { return }
@@ -195,14 +212,42 @@ final class SimDriver {
         }
     }
 
-    /// Routes the car along the roads to `target`; straight there when the graph has no route.
+    /// Routes the car along the roads to `target`, from the road it is on in the direction it is going;
+    /// straight there when the graph has no route.
     private func drive(to target: Coordinate) async {
         let here = await car.position
+        let heading = await car.travelHeading
         let route =
-            world.router.route(from: here, to: target)
+            Self.route(world.router, from: here, heading: heading, to: target)
+            ?? world.router.route(from: here, to: target)
             ?? Route(
                 distance: here.distance(to: target), duration: here.distance(to: target) / 10,
                 coordinates: [here, target], edges: [])
         await car.drive(route)
+    }
+
+    /// The route from a car at `here` driving along `heading`, starting on the road it is on. Snapping the
+    /// position alone (any road within 0.5 m of the nearest, either way) put cars that had just passed a
+    /// pickup on a one-way street, or crossed a road on a bridge, onto roads they were not on: a rider
+    /// shown a driver a few seconds away waited minutes while the car drove a loop from elsewhere. Nil when
+    /// no road near the car runs its way.
+    static func route(_ router: RoadRouter, from here: Coordinate, heading: Double?, to target: Coordinate) -> HailRoads
+        .Route?
+    {
+        guard let heading else { return nil }
+        let graph = router.graph
+        let near = router.snapper.candidates(near: here, radius: 30).filter { graph.isInMainComponent(edge: $0.edge) }
+        guard let nearest = near.first else { return nil }
+        // The road the car is on is among the nearest (the car drives on the graph's own geometry).
+        guard
+            let start = near.first(where: {
+                $0.distance <= nearest.distance + 2 && abs(Heading.shortestTurn(from: heading, to: $0.bearing)) <= 30
+            })
+        else { return nil }
+        let ends = router.snapper.candidates(near: target, radius: 200).filter {
+            graph.isInMainComponent(edge: $0.edge)
+        }
+        guard let last = ends.first else { return nil }
+        return router.route(from: [start], to: ends.filter { $0.distance <= last.distance + 0.5 })
     }
 }

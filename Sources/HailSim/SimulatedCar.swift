@@ -56,6 +56,9 @@ actor SimulatedCar: LocationSource {
     /// True when the car has no route left.
     var isStopped: Bool { route == nil }
 
+    /// The direction the car last drove in, degrees; nil before it has moved.
+    var travelHeading: Double? { heading < 0 ? nil : heading }
+
     nonisolated func fixes() -> AsyncStream<LocationPoint> {
         AsyncStream { continuation in
             let task = Task { await self.run(into: continuation) }

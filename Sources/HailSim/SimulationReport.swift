@@ -52,7 +52,7 @@ public struct SimulationReport: Sendable, Hashable, Codable {
     /// The fares the server charged against what the cars truly drove between the start and the end of
     /// each trip, priced with the standard tariff: a fare built from a lost or broken trace shows here.
     public struct FaresAgainstTruth: Sendable, Hashable, Codable {
-        /// Completed trips whose driver saw the start and the fare.
+        /// Trips completed in the measured window whose driver saw the start and the fare.
         public var trips: Int
         /// Of those, trips charged the tariff's minimum fare.
         public var atMinimumFare: Int

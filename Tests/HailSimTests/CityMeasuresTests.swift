@@ -53,10 +53,10 @@ struct CityMeasuresTests {
     @Test func faresAreHeldAgainstTheTariffOfWhatTheCarTrulyDrove() {
         let trips = [
             SimDriver.FareCheck(
-                fare: Money(amountMinor: 700, currency: "EUR"), drivenMeters: 900, onTripSeconds: 100),
+                fare: Money(amountMinor: 700, currency: "EUR"), at: Self.start, drivenMeters: 900, onTripSeconds: 100),
             // 3,000 m in 360 s: 250 + 360 + 180 = 790.
             SimDriver.FareCheck(
-                fare: Money(amountMinor: 820, currency: "EUR"), drivenMeters: 3_000, onTripSeconds: 360),
+                fare: Money(amountMinor: 820, currency: "EUR"), at: Self.start, drivenMeters: 3_000, onTripSeconds: 360),
         ]
         let check = City.faresAgainstTruth(trips)
         #expect(check.trips == 2)
