@@ -562,7 +562,13 @@ public final class DriverModel {
             let last = try await api.trip(id: tripID)
             // A trip accepted while the answer was on its way is not replaced by the one that ended.
             guard trip?.id == tripID else { return }
+            let wasActive = trip?.state.isActive ?? false
             apply(last)
+            // Free again, and maybe on a server that restarted and forgot where this car stands: the reconnect
+            // did not send the waiting driver's last fix, since the trip was still shown then.
+            if wasActive, activity == .waitingForTrip {
+                perform(pipeline.waitingDriverReconnected(now: timeline.now()))
+            }
         } catch let failure as any DriverCallFailure where failure.isRejection {
             // No longer ours to read (the driver's own cancel put it back to searching): nothing to show. Kept
             // while actions wait: their answers say more.

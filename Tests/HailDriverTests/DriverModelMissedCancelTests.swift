@@ -52,6 +52,39 @@ struct DriverModelMissedCancelTests {
         #expect(rig.model.screen.offerTripID == "t7")
     }
 
+    @Test func aDriverStandingStillSendsItsLastFixOnceFreeAgain() async throws {
+        let rig = DriverModelTests(active: Self.assigned)
+        try await rig.online()
+        let fix = LocationPoint(
+            lat: Fixture.pickup.lat, lng: Fixture.pickup.lng, accuracy: 8, heading: 90, speed: 0, t: Fixture.origin)
+        rig.source.yield(fix)
+        try await eventually(rig.model, "fix sent") {
+            $0.pipeline.stats.batches == 1 && $0.pipeline.batcher.inFlight.isEmpty
+        }
+
+        // The server may have restarted and forgotten where the car stands: once the driver learns the trip
+        // is over, the last fix goes again as a waiting driver's keep-alive, since no new one comes standing.
+        await rig.api.changedUnseen(Self.cancelled)
+        await rig.channel.disconnect()
+        try await eventually(rig.model, "stream lost") { $0.link == .http }
+        try await reconnect(rig)
+        try await eventually(rig.model, "the cancellation") { $0.trip?.state == .cancelled }
+        try await eventually(rig.model, "keep-alive made") { $0.pipeline.stats.keepAlives == 1 }
+        // Stamped when it is made: the clock has moved in whole seconds from the model's origin.
+        let madeAt = Fixture.origin + TimeInterval(rig.clock.now.offset.components.seconds)
+        // Waiting holds a fix up to 10 s before it goes.
+        rig.clock.advance(by: .seconds(10))
+        try await eventually(rig.model, "keep-alive sent") {
+            $0.pipeline.stats.batches == 2 && $0.pipeline.batcher.inFlight.isEmpty
+        }
+        #expect(rig.channel.sent.count == 2)
+        let resent = try #require(rig.channel.sent.last?.points.first)
+        #expect(resent.lat == fix.lat && resent.lng == fix.lng)
+        #expect(resent.speed == 0)
+        #expect(resent.t == madeAt)
+        #expect(madeAt > fix.t)
+    }
+
     @Test func anOfferWhileATripIsShownLearnsHowTheTripEndedAndShowsTheOffer() async throws {
         let rig = DriverModelTests(active: Self.assigned)
         try await rig.online()
