@@ -30,6 +30,10 @@ struct FaultyDriverLink: DriverAPI, DriverChannel {
         try await call { try await link.activeTrip() }
     }
 
+    func trip(id: String) async throws -> Trip {
+        try await call { try await link.trip(id: id) }
+    }
+
     func accept(tripID: String, key: UUID) async throws -> Trip {
         try await call { try await link.accept(tripID: tripID, key: key) }
     }

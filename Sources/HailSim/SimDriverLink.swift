@@ -34,6 +34,10 @@ struct SimDriverLink: DriverAPI, DriverChannel {
         try await mapped { () async throws(ClientError) in try await api.activeTrip() }
     }
 
+    func trip(id: String) async throws -> Trip {
+        try await mapped { () async throws(ClientError) in try await api.trip(id: id) }
+    }
+
     func accept(tripID: String, key: UUID) async throws -> Trip {
         try await mapped { () async throws(ClientError) in try await api.accept(tripID: tripID, key: key) }
     }
