@@ -191,9 +191,13 @@ struct DriverModelTunnelKillTests {
             try await eventually(first.model, "judged") { $0.pipeline.filter.counts.accepted == judged + 1 }
             first.clock.advance(by: .seconds(1))
         }
-        // Saved at 0 s, 5 s and 10 s of the tunnel: a kill now keeps the first eleven fixes.
-        try await eventually(first.model, "saved") { $0.lastSaved?.batcher.points.count == 11 }
+        // The buffer is saved at least every 5 s of the tunnel, so a kill loses at most the last 5 fixes. (With the
+        // API unreachable the link flickers to HTTP and back and each attempt saves too, so which save is the
+        // last one depends on how the machine schedules the tasks.)
+        try await eventually(first.model, "saved") { ($0.lastSaved?.batcher.points.count ?? 0) >= fixes.count - 5 }
         await first.model.shutdown()
+        // The kill keeps exactly what was saved.
+        let kept = try #require(first.model.lastSaved?.batcher.points.count)
 
         let second = DriverModelTests(store: store)
         // Relaunched a minute later: the newest saved fix is history too, not the car's position.
@@ -204,7 +208,7 @@ struct DriverModelTunnelKillTests {
         }
         let sent = try #require(second.channel.sent.first)
         #expect(sent.backlog)
-        #expect(sent.points == Array(fixes.prefix(11)))
+        #expect(sent.points == Array(fixes.prefix(kept)))
     }
 }
 
