@@ -119,9 +119,9 @@ struct CrashLoopReport {
     }
 
     /// Trips cancelled (by their rider) whose driver last applied them in an active state: the driver
-    /// was never sent the cancellation and dropped the trip without learning how it ended. A known bug:
-    /// the driver stream sends only the active trip on connect, and `DriverModel.refreshTrip` sets the
-    /// trip to nil when the server has no active one, without reading the ended trip.
+    /// was never sent the cancellation and dropped the trip without learning how it ended. Must be empty:
+    /// on reconnect the driver stream sends only the active trip, so the driver app reads a shown trip the
+    /// server no longer has active by id (see `CrashLoopMissedCancelTests`).
     var cancellationsDriversMissed: [String] {
         var problems: [String] = []
         for (tripID, trip) in log.trips {
