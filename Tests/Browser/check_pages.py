@@ -52,6 +52,7 @@ def main():
         result["shareTrip"] = driver.find_element(By.ID, "state").get_attribute("data-trip")
         result["shareLoadedTrip"] = driver.execute_script("return trip.id")
         result["shareState"] = driver.find_element(By.ID, "state").text
+        result["shareRoads"] = driver.execute_script("return roads.length / 4")
         shots.append(os.path.join(args.artefacts, "share.png"))
         driver.save_screenshot(shots[-1])
 

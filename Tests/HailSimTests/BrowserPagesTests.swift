@@ -60,6 +60,8 @@ struct BrowserPagesTests {
         #expect((json["carsMoved"] as? Int ?? 0) >= 1, "a car moved between the two screenshots")
         #expect(json["shareTrip"] as? String == trip.id)
         #expect(json["shareLoadedTrip"] as? String == trip.id)
+        // The whole small city lies within the share page's 600 m around the trip: it draws every street.
+        #expect(json["shareRoads"] as? Int == RoadMap(graph: map.graph).segments.count / 4)
         #expect(json["expired"] as? String == "This link has expired.")
         #expect((json["screenshots"] as? [String])?.count == 4)
         for shot in json["screenshots"] as? [String] ?? [] {

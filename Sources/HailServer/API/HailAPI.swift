@@ -256,9 +256,15 @@ public struct HailAPI: Sendable {
     private func sharePage(_ principal: Principal) async throws(APIError) -> APIResponse {
         guard let tripID = principal.tripID else { throw APIError(code: .forbidden, message: "not a share token") }
         let record = try await readableTrip(tripID, by: principal)
+        // The streets around the trip, drawn under it: the page needs no tile server and no other route.
+        let trip = record.trip
+        let roads = RoadMap(
+            graph: services.routing.network?.graph,
+            around: [trip.pickup, trip.dropoff] + [trip.driverLocation?.coordinate].compactMap { $0 },
+            margin: SharePage.roadMargin)
         return APIResponse(
             status: 200, headers: [HailHeader.contentType: "text/html; charset=utf-8"],
-            body: Data(SharePage.html(tripID: record.trip.id, state: record.trip.state).utf8))
+            body: Data(SharePage.html(tripID: trip.id, state: trip.state, roads: roads.segments).utf8))
     }
 
     private func locations(_ request: APIRequest, driverID: String) async throws(APIError) -> APIResponse {

@@ -1,4 +1,5 @@
 import Foundation
+import HailCore
 import HailRoads
 
 /// The body of `GET /v1/fleet/roads`: the server's road network as straight segments for the fleet map
@@ -31,5 +32,31 @@ public struct RoadMap: Codable, Sendable, Hashable {
             }
         }
         segments = flat
+    }
+
+    /// The drawable roads of `graph` with an end inside the box around `points` widened by `margin` metres:
+    /// the neighbourhood a share page draws, a small part of a city's map.
+    public init(graph: RoadGraph?, around points: [Coordinate], margin: Double) {
+        guard let first = points.first else {
+            segments = []
+            return
+        }
+        let metresPerDegree = 111_320.0
+        let latMargin = margin / metresPerDegree
+        let lngMargin = margin / (metresPerDegree * max(0.01, cos(first.lat * .pi / 180)))
+        let minLat = points.map(\.lat).min()! - latMargin
+        let maxLat = points.map(\.lat).max()! + latMargin
+        let minLng = points.map(\.lng).min()! - lngMargin
+        let maxLng = points.map(\.lng).max()! + lngMargin
+        func inside(_ lat: Double, _ lng: Double) -> Bool {
+            lat >= minLat && lat <= maxLat && lng >= minLng && lng <= maxLng
+        }
+        let all = RoadMap(graph: graph).segments
+        var kept: [Double] = []
+        for start in stride(from: 0, to: all.count - 3, by: 4)
+        where inside(all[start], all[start + 1]) || inside(all[start + 2], all[start + 3]) {
+            kept += all[start..<start + 4]
+        }
+        segments = kept
     }
 }
