@@ -84,14 +84,26 @@ struct LocationSourceTests {
         await follower.apply(LocationPolicy(activity: .onTrip, thermal: .nominal, lowPower: true))
         await follower.drive(through: [stop])
         let received = Locked<[LocationPoint]>([])
+        // The reader calls off the deadline once it holds four fixes: cancelling it before it has read
+        // what the follower already yielded would drop those fixes on a busy machine.
+        let deadline = Deadline(seconds: 30)
+        // Subscribed before the clock moves, so the first fix cannot come before anyone listens.
+        let fixes = follower.fixes()
         let reader = Task {
-            for await point in follower.fixes() { received.value.withLock { $0.append(point) } }
+            for await point in fixes {
+                let count = received.value.withLock { points in
+                    points.append(point)
+                    return points.count
+                }
+                if count >= 4 { deadline.cancel() }
+            }
         }
         for _ in 0..<14 {
             await clock.sleepers(atLeast: 1)
             clock.advance(by: .seconds(1))
         }
         await clock.sleepers(atLeast: 1)
+        await deadline.wait()
         reader.cancel()
         let points = received.value.withLock { $0 }
         // 100 m at 15 m/s behind Low Power's 20 m filter: the first fix, then every 30 m, the last at the stop.
