@@ -7,9 +7,9 @@ screenshots), what the share page showed, and what an expired link showed. Scree
 import argparse
 import json
 import os
-import time
 
 from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -69,14 +69,19 @@ def main():
         before = {car[0]: car[1:] for car in driver.execute_script(CARS)}
         shots.append(os.path.join(args.artefacts, "fleet-1.png"))
         driver.save_screenshot(shots[-1])
-        # Cars publish every few seconds on a trip and every 10-15 s while waiting: wait for movement.
-        deadline = time.time() + 30
-        after = before
-        while time.time() < deadline:
-            time.sleep(1)
-            after = {car[0]: car[1:] for car in driver.execute_script(CARS)}
-            if any(key in before and before[key] != spot for key, spot in after.items()):
-                break
+        # Cars publish every few seconds on a trip and every 10-15 s while waiting: wait for movement
+        # (30 s is a deadline only; the caller fails on carsMoved == 0).
+        def spots(d):
+            return {car[0]: car[1:] for car in d.execute_script(CARS)}
+
+        def moved(d):
+            return any(key in before and before[key] != spot for key, spot in spots(d).items())
+
+        try:
+            WebDriverWait(driver, 30).until(moved)
+        except TimeoutException:
+            pass
+        after = spots(driver)
         shots.append(os.path.join(args.artefacts, "fleet-2.png"))
         driver.save_screenshot(shots[-1])
         result["cars"] = len(after)

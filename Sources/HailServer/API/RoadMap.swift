@@ -14,24 +14,7 @@ public struct RoadMap: Codable, Sendable, Hashable {
 
     /// The drawable roads of `graph` (nil: none loaded, no segments).
     public init(graph: RoadGraph?) {
-        guard let graph else {
-            segments = []
-            return
-        }
-        var seen = Set<Int64>()
-        var flat: [Double] = []
-        flat.reserveCapacity(graph.edgeCount * 2)
-        for edge in graph.edges {
-            let low = Int64(min(edge.source, edge.target))
-            let high = Int64(max(edge.source, edge.target))
-            guard seen.insert(low << 32 | high).inserted else { continue }
-            for node in [edge.source, edge.target] {
-                let coordinate = graph.coordinates[Int(node)]
-                flat.append((coordinate.lat * 100_000).rounded() / 100_000)
-                flat.append((coordinate.lng * 100_000).rounded() / 100_000)
-            }
-        }
-        segments = flat
+        segments = Self.segments(of: graph) { _, _ in true }
     }
 
     /// The drawable roads of `graph` with an end inside the box around `points` widened by `margin` metres:
@@ -48,15 +31,31 @@ public struct RoadMap: Codable, Sendable, Hashable {
         let maxLat = points.map(\.lat).max()! + latMargin
         let minLng = points.map(\.lng).min()! - lngMargin
         let maxLng = points.map(\.lng).max()! + lngMargin
-        func inside(_ lat: Double, _ lng: Double) -> Bool {
-            lat >= minLat && lat <= maxLat && lng >= minLng && lng <= maxLng
+        func inside(_ point: Coordinate) -> Bool {
+            point.lat >= minLat && point.lat <= maxLat && point.lng >= minLng && point.lng <= maxLng
         }
-        let all = RoadMap(graph: graph).segments
-        var kept: [Double] = []
-        for start in stride(from: 0, to: all.count - 3, by: 4)
-        where inside(all[start], all[start + 1]) || inside(all[start + 2], all[start + 3]) {
-            kept += all[start..<start + 4]
+        segments = Self.segments(of: graph) { start, end in inside(start) || inside(end) }
+    }
+
+    /// Each street of `graph` once (however many directions it is driven in) for which `keep` holds, flat
+    /// and rounded to five decimals; one pass over the edges, so a share page's few streets cost no more
+    /// than walking the graph.
+    private static func segments(of graph: RoadGraph?, where keep: (Coordinate, Coordinate) -> Bool) -> [Double] {
+        guard let graph else { return [] }
+        var seen = Set<Int64>()
+        var flat: [Double] = []
+        for edge in graph.edges {
+            let start = graph.coordinates[Int(edge.source)]
+            let end = graph.coordinates[Int(edge.target)]
+            guard keep(start, end) else { continue }
+            let low = Int64(min(edge.source, edge.target))
+            let high = Int64(max(edge.source, edge.target))
+            guard seen.insert(low << 32 | high).inserted else { continue }
+            for coordinate in [start, end] {
+                flat.append((coordinate.lat * 100_000).rounded() / 100_000)
+                flat.append((coordinate.lng * 100_000).rounded() / 100_000)
+            }
         }
-        segments = kept
+        return flat
     }
 }
