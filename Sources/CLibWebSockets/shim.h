@@ -29,6 +29,11 @@ static inline lws_filepos_t hail_lws_no_content_length(void) { return LWS_ILLEGA
 /// The listen-port value that makes a context with no listening vhost (a client context).
 static inline int hail_lws_no_listen(void) { return CONTEXT_PORT_NO_LISTEN; }
 
+/// The listen-port value for a server vhost that lws does not listen for: HailNet accepts on its own
+/// SO_REUSEPORT socket, one per loop, and hands each connection to lws (lws 4.1.6 sets SO_REUSEPORT on its
+/// own listener only for several service threads in one context, which this build does not have).
+static inline int hail_lws_no_listen_server(void) { return CONTEXT_PORT_NO_LISTEN_SERVER; }
+
 /// Set on a wsi timeout to make lws close it on its next service pass rather than in this call.
 static inline int hail_lws_to_kill_async(void) { return LWS_TO_KILL_ASYNC; }
 
@@ -66,7 +71,37 @@ typedef struct hail_loop {
     ev_timer tick;
     void (*tick_fn)(void *user);
     void *tick_user;
+    ev_io listener;
+    int listening;
+    void (*accept_fn)(void *user, int fd);
+    void *accept_user;
 } hail_loop_t;
+
+#include <sys/socket.h>
+#include <errno.h>
+
+static void hail_loop_accept_fire(struct ev_loop *loop, ev_io *watcher, int revents) {
+    (void)loop;
+    (void)revents;
+    hail_loop_t *l = (hail_loop_t *)watcher->data;
+    // A bounded batch per wake-up, so a connection storm cannot starve the sockets already open.
+    for (int i = 0; i < 128; i++) {
+        int fd = accept4(watcher->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) return;  // EAGAIN (drained), or EMFILE and friends: the next wake-up tries again
+        l->accept_fn(l->accept_user, fd);
+    }
+}
+
+/// Accepts connections on the listening socket `fd` from the loop thread, handing each to `fn(user, fd)`.
+/// Call before hail_loop_run, on the thread that will run it.
+static inline void hail_loop_listen(hail_loop_t *l, int fd, void (*fn)(void *, int), void *user) {
+    l->accept_fn = fn;
+    l->accept_user = user;
+    ev_io_init(&l->listener, hail_loop_accept_fire, fd, EV_READ);
+    l->listener.data = l;
+    l->listening = 1;
+    ev_io_start(l->loop, &l->listener);
+}
 
 static void hail_loop_tick_fire(struct ev_loop *loop, ev_timer *watcher, int revents) {
     (void)loop;
@@ -89,6 +124,7 @@ static void hail_loop_stop_fire(struct ev_loop *loop, ev_async *watcher, int rev
     (void)revents;
     hail_loop_t *l = (hail_loop_t *)watcher->data;
     if (l->tick_fn) ev_timer_stop(loop, &l->tick);
+    if (l->listening) ev_io_stop(loop, &l->listener);
     ev_async_stop(loop, watcher);
     ev_break(loop, EVBREAK_ALL);
 }

@@ -7,7 +7,8 @@ actor ClientEngine {
     nonisolated let configuration: WebSocketClientConfiguration
     private var context: OpaquePointer?
     private var sessions: [UInt64: WireSession] = [:]
-    private var nextID: UInt64 = 1
+    /// This loop's staging buffer for WebSocket frames.
+    private let writeScratch = WriteScratch()
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -29,9 +30,9 @@ actor ClientEngine {
                 continuation.resume(throwing: NetError.notRunning("the WebSocket client is shut down"))
                 return
             }
-            let session = WireSession(id: nextID)
-            nextID += 1
+            let session = WireSession(id: WireSession.nextID())
             sessions[session.id] = session
+            session.pendingHandler = target.handler
             session.connectContinuation = continuation
             session.clientHeaders = target.headers
             session.webSocketRequest = WebSocketRequest(
@@ -76,7 +77,7 @@ actor ClientEngine {
                 session, wsi: wsi, input: input, length: length, limit: configuration.maxInboundMessageBytes,
                 metrics: metrics)
         case LWS_CALLBACK_CLIENT_WRITEABLE:
-            return WebSocketIO.writable(session, wsi: wsi, isClient: true, metrics: metrics)
+            return WebSocketIO.writable(session, wsi: wsi, scratch: writeScratch, metrics: metrics)
         case LWS_CALLBACK_CLIENT_RECEIVE_PONG:
             WebSocketIO.heard(session)
             return 0
@@ -117,14 +118,15 @@ actor ClientEngine {
     private func establish(_ session: WireSession, _ wsi: OpaquePointer) {
         guard let continuation = session.connectContinuation, let request = session.webSocketRequest else { return }
         session.connectContinuation = nil
-        let executor = executor
         let connection = WebSocketConnection(
             id: session.id, request: request,
             limits: (configuration.essentialQueueLimit, configuration.disposableQueueLimit), metrics: metrics,
-            requestWrite: { [self] id in
-                executor.post { self.assumeIsolated { $0.requestWrite(id) } }
-            })
+            control: Self.control(for: self))
         session.connection = connection
+        if let makeHandler = session.pendingHandler {
+            session.pendingHandler = nil
+            session.inboundHandler = makeHandler(connection)
+        }
         session.lastHeard = .now
         metrics.openConnections.wrappingAdd(1, ordering: .relaxed)
         metrics.totalConnections.wrappingAdd(1, ordering: .relaxed)
@@ -148,9 +150,25 @@ actor ClientEngine {
         Keepalive(pingSeconds: configuration.pingIntervalSeconds, idleSeconds: configuration.idleTimeoutSeconds)
     }
 
-    private func requestWrite(_ id: UInt64) {
+    /// The connections' way to the loop: at once on the loop thread, posted from anywhere else.
+    static func control(for engine: ClientEngine) -> @Sendable (UInt64, ConnectionControl) -> Void {
+        let executor = engine.executor
+        return { id, request in
+            if executor.isOnLoopThread {
+                engine.assumeIsolated { $0.carryOut(request, for: id) }
+            } else {
+                executor.post { engine.assumeIsolated { $0.carryOut(request, for: id) } }
+            }
+        }
+    }
+
+    private func carryOut(_ request: ConnectionControl, for id: UInt64) {
         guard let session = sessions[id], let wsi = session.wsi else { return }
-        WebSocketIO.requestWrite(session, wsi: wsi)
+        switch request {
+        case .write: WebSocketIO.requestWrite(session, wsi: wsi)
+        case .reading(let enabled): WebSocketIO.setReading(session, wsi: wsi, enabled: enabled)
+        case .event(let event): WebSocketIO.event(session, event)
+        }
     }
 
     /// Starts a close handshake on every connection and returns them, for shutdown to await.
@@ -178,4 +196,6 @@ struct ClientTarget: Sendable {
     var pathAndQuery: String
     var headers: [(String, String)]
     var localAddress: String?
+    /// Makes the loop handler that reads the connection, if it is read on the loop.
+    var handler: (@Sendable (WebSocketConnection) -> any WebSocketInboundHandler)? = nil
 }

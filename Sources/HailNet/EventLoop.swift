@@ -1,5 +1,6 @@
 import CLibWebSockets
 import Foundation
+import Glibc
 import Synchronization
 
 /// What one lws context is created with.
@@ -10,8 +11,12 @@ struct EventLoopOptions {
     var host: String = "127.0.0.1"
     /// Seconds between calls of the engine's keepalive sweep.
     var tickSeconds: Double = 5
-    /// Bytes of WebSocket payload lws hands over per receive callback.
-    var rxBufferSize: Int = 65_536
+    /// Bytes of WebSocket payload lws hands over per receive callback: lws allocates this much for every
+    /// WebSocket, so it is small (an idle stream holds little); a larger message arrives in fragments,
+    /// which HailNet assembles in a buffer that exists only while that message does.
+    var rxBufferSize: Int = 4_096
+    /// The name of the loop thread.
+    var threadName = "hail-lws"
     /// Seconds an idle HTTP keep-alive connection stays open.
     var keepAliveSeconds: Int = 30
     /// Seconds lws allows each pending state (handshake, headers, body) before dropping the connection.
@@ -39,10 +44,27 @@ private final class CallbackBox {
     /// The engine's periodic sweep, run on the loop thread.
     let tick: () -> Void
 
+    /// The server vhost accepted connections are handed to (nil for a client context).
+    var vhost: OpaquePointer?
+
     init(executor: LoopExecutor, handle: @escaping LoopCallback, tick: @escaping () -> Void) {
         self.executor = executor
         self.handle = handle
         self.tick = tick
+    }
+}
+
+/// The C-callable accept: hands a connection accepted on HailNet's own listener to lws, as if lws's
+/// listener had accepted it.
+private func acceptTrampoline(user: UnsafeMutableRawPointer?, fd: Int32) {
+    guard let user else {
+        close(fd)
+        return
+    }
+    let box = Unmanaged<CallbackBox>.fromOpaque(user).takeUnretainedValue()
+    guard let vhost = box.vhost, lws_adopt_socket_vhost(vhost, fd) != nil else {
+        close(fd)
+        return
     }
 }
 
@@ -87,6 +109,9 @@ final class EventLoop: @unchecked Sendable {
     private let protocolName: UnsafeMutablePointer<CChar>
     private let hostName: UnsafeMutablePointer<CChar>?
     private let foreignLoops: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    /// HailNet's listening socket (SO_REUSEPORT, so every loop of a server has one on the same port); -1 for
+    /// a client context.
+    private let listener: Int32
     private let lifecycle = Mutex(Lifecycle())
 
     private struct Lifecycle {
@@ -102,6 +127,8 @@ final class EventLoop: @unchecked Sendable {
     }()
 
     private let tickSeconds: Double
+    /// The loop thread's name (`hail-lws`, `hail-lws-1`, ... for a server's loops).
+    let threadName: String
 
     /// Creates the context; `handle` gets every lws callback and `tick` runs every `options.tickSeconds`,
     /// both on the loop thread.
@@ -112,6 +139,7 @@ final class EventLoop: @unchecked Sendable {
         _ = Self.logLevelSet
         self.executor = executor
         tickSeconds = options.tickSeconds
+        threadName = options.threadName
         box = CallbackBox(executor: executor, handle: handle, tick: tick)
         guard let loop = hail_loop_new() else { throw NetError.contextCreation("libev could not create a loop") }
         self.loop = loop
@@ -139,8 +167,8 @@ final class EventLoop: @unchecked Sendable {
         info.timeout_secs_ah_idle = UInt32(max(1, options.timeoutSeconds))
         // No retry_and_idle_policy: lws's own keepalive pings take the writable callback the user
         // asked for, which strands queued messages; HailNet pings from its tick instead.
-        if let port = options.port {
-            info.port = Int32(port)
+        if options.port != nil {
+            info.port = hail_lws_no_listen_server()
             hostName = strdup(options.host)
             info.iface = UnsafePointer(hostName)
         } else {
@@ -149,8 +177,21 @@ final class EventLoop: @unchecked Sendable {
             hostName = nil
         }
 
+        var listener: Int32 = -1
+        var boundPort = 0
+        if let port = options.port {
+            do {
+                (listener, boundPort) = try Self.listen(host: options.host, port: port)
+            } catch {
+                Self.free(
+                    loop: loop, protocols: protocols, name: protocolName, host: hostName, foreign: foreignLoops)
+                throw error
+            }
+        }
+        self.listener = listener
         executor.beginCreation()
         guard let context = lws_create_context(&info) else {
+            if listener >= 0 { close(listener) }
             executor.loopStopping()
             executor.loopFinished()
             Self.free(
@@ -161,11 +202,44 @@ final class EventLoop: @unchecked Sendable {
                     ?? "libwebsockets refused to create a client context")
         }
         self.context = context
-        if options.port != nil, let vhost = lws_get_vhost_by_name(context, "default") {
-            port = Int(lws_get_vhost_listen_port(vhost))
-        } else {
-            port = 0
+        box.vhost = lws_get_vhost_by_name(context, "default")
+        port = boundPort
+    }
+
+    /// A non-blocking listening socket on `host:port` (0: a free port) with SO_REUSEPORT, and its port.
+    private static func listen(host: String, port: Int) throws -> (Int32, Int) {
+        let failure = NetError.contextCreation("could not listen on \(host):\(port) (in use or not an address here)")
+        let fd = socket(
+            AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw failure }
+        var on: Int32 = 1
+        let size = socklen_t(MemoryLayout<Int32>.size)
+        // TIME_WAIT leftovers of an earlier run must not block a restart; the port is shared by this server's
+        // loops, and the kernel spreads incoming connections over them.
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, size)
+        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, size)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+            close(fd)
+            throw failure
         }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0, Glibc.listen(fd, 4_096) == 0 else {
+            close(fd)
+            throw failure
+        }
+        var actual = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &actual) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return (fd, Int(UInt16(bigEndian: actual.sin_port)))
     }
 
     private static func free(
@@ -189,15 +263,19 @@ final class EventLoop: @unchecked Sendable {
         guard first else { return }
         executor.endCreation()
         let thread = Thread { [self] in serve() }
-        thread.name = "hail-lws"
+        thread.name = threadName
         thread.start()
     }
 
     private func serve() {
         executor.loopStarted(context: context)
         hail_loop_start_tick(loop, tickSeconds, tickTrampoline, Unmanaged.passUnretained(box).toOpaque())
+        if listener >= 0 {
+            hail_loop_listen(loop, listener, acceptTrampoline, Unmanaged.passUnretained(box).toOpaque())
+        }
         // Stays in here until `requestStop`; lws does all socket work from libev callbacks.
         hail_loop_run(loop)
+        if listener >= 0 { close(listener) }
         // No more wake-ups may reach the context once it starts to go away.
         executor.loopStopping()
         lws_context_destroy(context)
@@ -225,6 +303,7 @@ final class EventLoop: @unchecked Sendable {
             hail_loop_request_stop(loop)
         case 2:
             // Never started: tear down here, the loop thread does not exist.
+            if listener >= 0 { close(listener) }
             executor.loopStopping()
             lws_context_destroy(context)
             executor.loopFinished()

@@ -5,9 +5,13 @@ import Synchronization
 /// The serial executor of one lws context: its jobs run on that context's loop thread.
 ///
 /// Work from other threads is appended to a locked queue and the loop is woken with
-/// `lws_cancel_service`; lws then delivers `LWS_CALLBACK_EVENT_WAIT_CANCELLED` on the loop thread,
-/// where `drain()` runs one batch. Once the loop has stopped for good, whoever enqueues drains the
-/// queue itself (one drainer at a time), so a continuation that arrives late still resumes.
+/// `lws_cancel_service` once per batch, however many posts the batch holds; lws then delivers
+/// `LWS_CALLBACK_EVENT_WAIT_CANCELLED` on the loop thread, where `drain()` runs the whole batch. Once the
+/// loop has stopped for good, whoever enqueues drains the queue itself (one drainer at a time), so a
+/// continuation that arrives late still resumes.
+///
+/// Which thread may touch lws is kept in two atomics, so `isOnLoopThread`, asked on every lws callback
+/// and every send, is a thread-identity compare without a lock.
 final class LoopExecutor: SerialExecutor, Sendable {
     /// One unit of work: a Swift job (an actor hop) or a plain block posted from any thread.
     private enum Work: Sendable {
@@ -23,7 +27,7 @@ final class LoopExecutor: SerialExecutor, Sendable {
     }
 
     private enum Phase {
-        /// The context is being created on `owner` (a caller thread); nothing drains yet.
+        /// The context is being created on a caller thread; nothing drains yet.
         case starting
         /// The loop thread services the context and drains when woken.
         case running(context: ContextHandle)
@@ -34,36 +38,45 @@ final class LoopExecutor: SerialExecutor, Sendable {
     private struct State {
         var queue: [Work] = []
         var phase = Phase.starting
-        /// The thread allowed to touch lws state: the creating thread, then the loop thread.
-        var owner: pthread_t?
-        /// A thread currently draining after the stop; also counts as isolated while it drains.
-        var lateDrainer: pthread_t?
         /// A wake-up was requested and its drain has not yet emptied the queue.
         var wakePending = false
+        /// A thread is draining after the stop (claimed under the lock; mirrored in `lateDrainer`).
+        var lateDrainerClaimed = false
     }
 
     // The context pointer inside is only passed to lws_cancel_service, which is thread-safe,
     // and only while `phase` is `.running`, which the loop thread leaves under this same lock.
     private let state = Mutex(State())
+    /// The thread allowed to touch lws state (the creating thread, then the loop thread); 0 for none.
+    private let owner = Atomic<UInt>(0)
+    /// A thread draining after the stop, which also counts as isolated while it drains; 0 for none.
+    private let lateDrainer = Atomic<UInt>(0)
 
     init() {}
 
+    /// This thread's identity as a number (pthread_t is an integer on Linux and a pointer on Darwin).
+    static var currentThread: UInt {
+        #if canImport(Darwin)
+            UInt(bitPattern: pthread_self())
+        #else
+            UInt(pthread_self())
+        #endif
+    }
+
     /// Marks the calling thread as the one creating the context.
     func beginCreation() {
-        let me = pthread_self()
-        state.withLock { $0.owner = me }
+        owner.store(Self.currentThread, ordering: .releasing)
     }
 
     /// The creating thread is done with the context; until the loop thread starts nobody owns it.
     func endCreation() {
-        state.withLock { $0.owner = nil }
+        owner.store(0, ordering: .releasing)
     }
 
     /// Called on the loop thread once the context exists: from now on this thread owns lws.
     func loopStarted(context: OpaquePointer) {
-        let me = pthread_self()
+        owner.store(Self.currentThread, ordering: .releasing)
         state.withLock { state in
-            state.owner = me
             state.phase = .running(context: ContextHandle(pointer: context))
             // Anything queued while starting needs a first drain.
             if !state.queue.isEmpty {
@@ -81,7 +94,7 @@ final class LoopExecutor: SerialExecutor, Sendable {
 
     /// Called by the loop thread as its last act: runs whatever is left, then hands draining to enqueuers.
     func loopFinished() {
-        state.withLock { $0.owner = nil }
+        owner.store(0, ordering: .releasing)
         drainAfterStop()
     }
 
@@ -108,7 +121,7 @@ final class LoopExecutor: SerialExecutor, Sendable {
                 return false
             case .stopped:
                 // While the loop thread still destroys the context it is the owner and drains last.
-                return state.owner == nil && state.lateDrainer == nil
+                return owner.load(ordering: .acquiring) == 0 && !state.lateDrainerClaimed
             }
         }
         if drainNow { drainAfterStop() }
@@ -135,18 +148,21 @@ final class LoopExecutor: SerialExecutor, Sendable {
     }
 
     private func drainAfterStop() {
-        let me = pthread_self()
         let claimed = state.withLock { state -> Bool in
-            guard state.lateDrainer == nil else { return false }
-            state.lateDrainer = me
+            guard !state.lateDrainerClaimed else { return false }
+            state.lateDrainerClaimed = true
             return true
         }
         guard claimed else { return }
+        lateDrainer.store(Self.currentThread, ordering: .releasing)
         while true {
             let batch = state.withLock { state -> [Work] in
                 let batch = state.queue
                 state.queue = []
-                if batch.isEmpty { state.lateDrainer = nil }
+                if batch.isEmpty {
+                    state.lateDrainerClaimed = false
+                    lateDrainer.store(0, ordering: .releasing)
+                }
                 return batch
             }
             if batch.isEmpty { return }
@@ -166,12 +182,8 @@ final class LoopExecutor: SerialExecutor, Sendable {
 
     /// True on the thread that may touch this context's lws objects right now.
     var isOnLoopThread: Bool {
-        let me = pthread_self()
-        return state.withLock { state in
-            if let drainer = state.lateDrainer, pthread_equal(drainer, me) != 0 { return true }
-            if let owner = state.owner, pthread_equal(owner, me) != 0 { return true }
-            return false
-        }
+        let me = Self.currentThread
+        return owner.load(ordering: .acquiring) == me || lateDrainer.load(ordering: .acquiring) == me
     }
 
     func isIsolatingCurrentContext() -> Bool? {

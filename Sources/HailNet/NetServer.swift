@@ -1,22 +1,26 @@
 import CLibWebSockets
+import Glibc
 import Synchronization
 
-/// One HTTP/1.1 and WebSocket server on one port, over libwebsockets on a libev loop.
+/// One HTTP/1.1 and WebSocket server on one port, over libwebsockets on libev loops.
 ///
-/// Every HTTP request goes to the `http` handler; every WebSocket upgrade (any path) to `webSocket`.
-/// Both run on the cooperative pool. Use `start()` + `shutdown()`, or `run()` until cancelled.
+/// `configuration.loopCount` loops (one per core by default) each own an lws context listening on the same
+/// port (SO_REUSEPORT), so the kernel spreads connections over them and every connection lives on one loop
+/// thread for its whole life. Every HTTP request goes to the `http` handler and every WebSocket upgrade
+/// (any path) to `webSocket`, both on the cooperative pool; a `.handle` decision then reads its WebSocket
+/// on its loop. Use `start()` + `shutdown()`, or `run()` until cancelled.
 public final class NetServer: Sendable {
     /// The configuration the server was made with.
     public let configuration: NetServerConfiguration
-    /// Live counters for a metrics endpoint.
+    /// Live counters for a metrics endpoint (all loops together).
     public let metrics = NetMetrics()
     private let http: HTTPHandler
     private let webSocket: WebSocketHandler?
     fileprivate let state = Mutex(Running())
 
     fileprivate struct Running {
-        var loop: EventLoop?
-        var engine: ServerEngine?
+        var loops: [EventLoop] = []
+        var engines: [ServerEngine] = []
         var port = 0
         var stopped = false
     }
@@ -35,31 +39,78 @@ public final class NetServer: Sendable {
     @discardableResult
     public func start() throws -> Int {
         try state.withLock { state -> Int in
-            if state.loop != nil { return state.port }
+            if !state.loops.isEmpty { return state.port }
             if state.stopped { throw NetError.notRunning("this server was shut down; make a new one") }
-            let executor = LoopExecutor()
-            let engine = ServerEngine(
-                executor: executor, metrics: metrics, configuration: configuration, http: http, webSocket: webSocket)
-            var options = EventLoopOptions()
-            options.port = configuration.port
-            options.host = configuration.host
-            options.tickSeconds =
-                Keepalive(pingSeconds: configuration.pingIntervalSeconds, idleSeconds: configuration.idleTimeoutSeconds)
-                .tickSeconds
-            options.keepAliveSeconds = configuration.keepAliveSeconds
-            options.timeoutSeconds = configuration.requestTimeoutSeconds
-            let loop = try EventLoop(
-                options: options, executor: executor,
-                handle: { arguments in engine.assumeIsolated { $0.handle(arguments) } },
-                // The sweep runs inside lws's service (via the executor's wake-up), because lws only
-                // re-arms its timers and pollfds from there; from a bare libev timer a timeout or
-                // writable request set by the sweep could wait for unrelated traffic.
-                tick: { executor.post { engine.assumeIsolated { $0.tick() } } })
-            loop.start()
-            state.loop = loop
-            state.engine = engine
-            state.port = loop.port
-            return loop.port
+            let count = max(1, configuration.loopCount)
+            // SO_REUSEPORT would let this server share a port another server already listens on; a plain
+            // bind first keeps "port in use" an error.
+            if configuration.port != 0 { try Self.checkFree(host: configuration.host, port: configuration.port) }
+            var loops: [EventLoop] = []
+            var engines: [ServerEngine] = []
+            var port = configuration.port
+            do {
+                for index in 0..<count {
+                    let (loop, engine) = try makeLoop(index: index, port: port, shared: count > 1)
+                    if index == 0 { port = loop.port }
+                    loops.append(loop)
+                    engines.append(engine)
+                }
+            } catch {
+                for loop in loops { loop.requestStop() }
+                throw error
+            }
+            for loop in loops { loop.start() }
+            state.loops = loops
+            state.engines = engines
+            state.port = port
+            return port
+        }
+    }
+
+    private func makeLoop(index: Int, port: Int, shared: Bool) throws -> (EventLoop, ServerEngine) {
+        let executor = LoopExecutor()
+        let engine = ServerEngine(
+            executor: executor, metrics: metrics, configuration: configuration, http: http, webSocket: webSocket)
+        var options = EventLoopOptions()
+        options.port = port
+        options.host = configuration.host
+        options.threadName = shared ? "hail-lws-\(index)" : "hail-lws"
+        options.tickSeconds =
+            Keepalive(pingSeconds: configuration.pingIntervalSeconds, idleSeconds: configuration.idleTimeoutSeconds)
+            .tickSeconds
+        options.keepAliveSeconds = configuration.keepAliveSeconds
+        options.timeoutSeconds = configuration.requestTimeoutSeconds
+        let loop = try EventLoop(
+            options: options, executor: executor,
+            handle: { arguments in engine.assumeIsolated { $0.handle(arguments) } },
+            // The sweep runs inside lws's service (via the executor's wake-up), because lws only
+            // re-arms its timers and pollfds from there; from a bare libev timer a timeout or
+            // writable request set by the sweep could wait for unrelated traffic.
+            tick: { executor.post { engine.assumeIsolated { $0.tick() } } })
+        return (loop, engine)
+    }
+
+    /// Throws when `host:port` cannot be bound by a socket that does not share its port.
+    private static func checkFree(host: String, port: Int) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return }
+        defer { close(fd) }
+        var reuse: Int32 = 1
+        // TIME_WAIT leftovers of an earlier run must not count as "in use", as lws allows them too.
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+            throw NetError.contextCreation("could not listen on \(host):\(port) (in use or not an address here)")
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        if bound != 0 {
+            throw NetError.contextCreation("could not listen on \(host):\(port) (in use or not an address here)")
         }
     }
 
@@ -69,9 +120,10 @@ public final class NetServer: Sendable {
     /// Starts if needed and serves until `shutdown()` or until the calling task is cancelled.
     public func run() async throws {
         try start()
-        guard let loop = state.withLock({ $0.loop }) else { return }
+        let loops = state.withLock { $0.loops }
+        guard !loops.isEmpty else { return }
         await withTaskCancellationHandler {
-            await loop.waitUntilFinished()
+            for loop in loops { await loop.waitUntilFinished() }
         } onCancel: {
             Task { await self.shutdown() }
         }
@@ -80,15 +132,18 @@ public final class NetServer: Sendable {
     /// Closes every WebSocket with 1001, waits up to the grace period for their handshakes, then
     /// closes all remaining connections and the listener. `run()` returns afterwards.
     public func shutdown() async {
-        let (loop, engine) = state.withLock { state -> (EventLoop?, ServerEngine?) in
+        let (loops, engines) = state.withLock { state -> ([EventLoop], [ServerEngine]) in
             state.stopped = true
-            return (state.loop, state.engine)
+            return (state.loops, state.engines)
         }
-        guard let loop, let engine else { return }
-        if !loop.isFinished {
-            let open = await engine.closeAllWebSockets(code: 1001, reason: "server shutting down")
+        guard !loops.isEmpty else { return }
+        var open: [WebSocketConnection] = []
+        for (loop, engine) in zip(loops, engines) where !loop.isFinished {
+            open += await engine.closeAllWebSockets(code: 1001, reason: "server shutting down")
+        }
+        if !open.isEmpty {
             let grace = configuration.shutdownGraceSeconds
-            await withTaskGroup(of: Void.self) { group in
+            await withTaskGroup(of: Void.self) { [open] group in
                 group.addTask {
                     for connection in open { _ = await connection.closed() }
                 }
@@ -99,22 +154,23 @@ public final class NetServer: Sendable {
                 group.cancelAll()
             }
         }
-        loop.requestStop()
-        await loop.waitUntilFinished()
+        for loop in loops { loop.requestStop() }
+        for loop in loops { await loop.waitUntilFinished() }
     }
 
     /// Number of lws connections the server still tracks (for leak checks in tests).
     var trackedSessions: Int {
         get async {
-            guard let engine = state.withLock({ $0.engine }) else { return 0 }
-            return await engine.sessionCount
+            var total = 0
+            for engine in state.withLock({ $0.engines }) { total += await engine.sessionCount }
+            return total
         }
     }
 }
 
 extension NetServer {
-    /// True when called on this server's lws loop thread (tests check handlers never run there).
+    /// True when called on one of this server's lws loop threads (tests check handlers never run there).
     var isOnLoopThread: Bool {
-        state.withLock { $0.engine }?.executor.isOnLoopThread ?? false
+        state.withLock { $0.engines }.contains { $0.executor.isOnLoopThread }
     }
 }

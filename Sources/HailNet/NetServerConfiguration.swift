@@ -1,3 +1,5 @@
+import Foundation
+
 /// Everything a `NetServer` is started with.
 public struct NetServerConfiguration: Sendable {
     /// IPv4 address to listen on.
@@ -28,6 +30,9 @@ public struct NetServerConfiguration: Sendable {
     public var requestTimeoutSeconds: Int = 20
     /// Seconds an idle keep-alive HTTP connection is kept.
     public var keepAliveSeconds: Int = 30
+    /// Event loops (threads) serving connections, each with its own lws context on the shared port; the
+    /// kernel spreads new connections over them (SO_REUSEPORT). One per core by default.
+    public var loopCount: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)
     /// Seconds `shutdown()` waits for WebSocket close handshakes before dropping the rest.
     public var shutdownGraceSeconds: Double = 2
 

@@ -4,8 +4,9 @@ import Foundation
 /// The server's per-connection state, isolated to the lws loop thread through `LoopExecutor`.
 ///
 /// lws callbacks enter it synchronously with `assumeIsolated` (they already run on the loop thread);
-/// Swift tasks reach it with `await`, which hops onto the loop via the executor. User handlers are
-/// started with `Task.detached` so they run on the cooperative pool, never on the loop thread.
+/// Swift tasks reach it with `await`, which hops onto the loop via the executor. HTTP handlers and the
+/// upgrade decision run on the cooperative pool (`Task.detached`), once per request or connection; a
+/// WebSocket read on its loop (`.handle`) gets its messages right here, in the receive callback.
 actor ServerEngine {
     nonisolated let executor: LoopExecutor
     nonisolated let metrics: NetMetrics
@@ -13,7 +14,8 @@ actor ServerEngine {
     private let httpHandler: HTTPHandler
     private let webSocketHandler: WebSocketHandler?
     private var sessions: [UInt64: WireSession] = [:]
-    private var nextID: UInt64 = 1
+    /// This loop's staging buffer for WebSocket frames.
+    private let writeScratch = WriteScratch()
     /// Reused for every HTTP body chunk: LWS_PRE headroom plus one chunk.
     private let chunkSize = 65_536
     private var scratch = [UInt8](repeating: 0, count: SharedMessage.headroom + 65_536)
@@ -57,7 +59,7 @@ actor ServerEngine {
                 metrics: metrics)
         case LWS_CALLBACK_SERVER_WRITEABLE:
             guard let session = WireSession.of(wsi) else { return 0 }
-            return WebSocketIO.writable(session, wsi: wsi, isClient: false, metrics: metrics)
+            return WebSocketIO.writable(session, wsi: wsi, scratch: writeScratch, metrics: metrics)
         case LWS_CALLBACK_RECEIVE_PONG:
             if let session = WireSession.of(wsi) { WebSocketIO.heard(session) }
             return 0
@@ -81,8 +83,7 @@ actor ServerEngine {
 
     private func session(for wsi: OpaquePointer) -> WireSession {
         if let existing = WireSession.of(wsi) { return existing }
-        let session = WireSession(id: nextID)
-        nextID += 1
+        let session = WireSession(id: WireSession.nextID())
         sessions[session.id] = session
         session.attach(to: wsi)
         return session
@@ -259,29 +260,62 @@ actor ServerEngine {
         guard let handler = webSocketHandler, let session = WireSession.of(wsi),
             let request = session.webSocketRequest
         else { return -1 }
-        let executor = executor
         let connection = WebSocketConnection(
             id: session.id, request: request,
             limits: (configuration.essentialQueueLimit, configuration.disposableQueueLimit), metrics: metrics,
-            inboundLimit: configuration.inboundQueueLimit,
-            // The cycle connection -> closure -> engine -> session -> connection ends when lws destroys the wsi.
-            requestWrite: { [self] id in
-                executor.post { self.assumeIsolated { $0.requestWrite(id) } }
-            })
+            inboundLimit: configuration.inboundQueueLimit, control: Self.control(for: self))
         session.connection = connection
         session.lastHeard = .now
+        // Not read until the decision is in: a refused peer's messages reach nobody, and a handler installed
+        // later misses nothing.
+        WebSocketIO.setReading(session, wsi: wsi, enabled: false)
         metrics.openConnections.wrappingAdd(1, ordering: .relaxed)
         metrics.totalConnections.wrappingAdd(1, ordering: .relaxed)
-        Task.detached {
+        let id = session.id
+        Task.detached { [self] in
             switch await handler(request) {
             case .reject(let code, let reason):
                 connection.close(code: code, reason: reason)
+            case .handle(let makeHandler):
+                await install(makeHandler, on: id)
             case .accept(let body):
+                connection.resumeReading()
                 await body(connection)
                 connection.close(code: 1000, reason: "")
             }
         }
         return 0
+    }
+
+    /// Makes the loop handler of a `.handle` decision, on the loop, and starts reading for it.
+    private func install(_ makeHandler: (WebSocketConnection) -> any WebSocketInboundHandler, on id: UInt64) {
+        guard let session = sessions[id], let wsi = session.wsi, let connection = session.connection else { return }
+        session.inboundHandler = makeHandler(connection)
+        WebSocketIO.setReading(session, wsi: wsi, enabled: true)
+    }
+
+    /// The connections' way to the loop: carried out at once on the loop thread (a handler answering in
+    /// its receive callback), posted from anywhere else.
+    ///
+    /// The cycle connection -> closure -> engine -> session -> connection ends when lws destroys the wsi.
+    static func control(for engine: ServerEngine) -> @Sendable (UInt64, ConnectionControl) -> Void {
+        let executor = engine.executor
+        return { id, request in
+            if executor.isOnLoopThread {
+                engine.assumeIsolated { $0.carryOut(request, for: id) }
+            } else {
+                executor.post { engine.assumeIsolated { $0.carryOut(request, for: id) } }
+            }
+        }
+    }
+
+    private func carryOut(_ request: ConnectionControl, for id: UInt64) {
+        guard let session = sessions[id], let wsi = session.wsi else { return }
+        switch request {
+        case .write: WebSocketIO.requestWrite(session, wsi: wsi)
+        case .reading(let enabled): WebSocketIO.setReading(session, wsi: wsi, enabled: enabled)
+        case .event(let event): WebSocketIO.event(session, event)
+        }
     }
 
     /// The periodic sweep: WebSocket keepalive (see `WebSocketIO.sweep`), and HTTP requests whose body
@@ -299,11 +333,6 @@ actor ServerEngine {
 
     private var keepalive: Keepalive {
         Keepalive(pingSeconds: configuration.pingIntervalSeconds, idleSeconds: configuration.idleTimeoutSeconds)
-    }
-
-    private func requestWrite(_ id: UInt64) {
-        guard let session = sessions[id], let wsi = session.wsi else { return }
-        WebSocketIO.requestWrite(session, wsi: wsi)
     }
 
     /// Starts a close handshake on every WebSocket and returns them, for shutdown to await.

@@ -2,19 +2,17 @@ import CLibWebSockets
 
 /// One encoded WebSocket message, built once and sent to any number of connections without copying.
 ///
-/// The payload sits after `LWS_PRE` bytes of headroom, where lws writes the frame header in place.
+/// Each loop copies the payload into its own staging buffer (`WriteScratch`) to write it, so the bytes here
+/// are only ever read.
 public final class SharedMessage: @unchecked Sendable {
-    // @unchecked: the payload bytes never change after `init`. The headroom in front of them is
-    // scratch space that lws_write fills with the frame header; it is only written on a loop thread
-    // and every server connection writes the same bytes there (unmasked frames, no extensions), so
-    // two loops writing it concurrently write identical values. Client connections copy instead,
-    // because a client masks the payload in place.
+    // @unchecked: a raw allocation written once in `init` and only read afterwards, from any thread.
     private let storage: UnsafeMutableRawPointer
     /// Payload length in bytes (without the headroom).
     public let count: Int
     /// True for a binary frame, false for a text frame.
     public let isBinary: Bool
 
+    /// Bytes lws needs in front of a payload it writes.
     static let headroom = Int(hail_lws_pre())
 
     /// A text message with the UTF-8 bytes of `text`.
@@ -40,16 +38,16 @@ public final class SharedMessage: @unchecked Sendable {
     private init(count: Int, isBinary: Bool, fill: (UnsafeMutableRawPointer) -> Void) {
         self.count = count
         self.isBinary = isBinary
-        storage = .allocate(byteCount: Self.headroom + max(count, 1), alignment: 16)
-        fill(storage + Self.headroom)
+        storage = .allocate(byteCount: max(count, 1), alignment: 16)
+        fill(storage)
     }
 
     deinit {
         storage.deallocate()
     }
 
-    /// Start of the payload; `payload - LWS_PRE` is writable headroom.
-    var payload: UnsafeMutableRawPointer { storage + Self.headroom }
+    /// Start of the payload.
+    var payload: UnsafeRawPointer { UnsafeRawPointer(storage) }
 
     /// A copy of the payload bytes.
     public var bytes: [UInt8] {

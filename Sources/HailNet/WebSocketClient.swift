@@ -21,7 +21,7 @@ public final class WebSocketClient: Sendable {
         let engine = ClientEngine(executor: executor, metrics: metrics, configuration: configuration)
         var options = EventLoopOptions()
         options.port = nil
-        options.rxBufferSize = 65_536
+        options.rxBufferSize = 4_096
         options.tickSeconds = engine.keepalive.tickSeconds
         let loop = try EventLoop(
             options: options, executor: executor,
@@ -44,6 +44,18 @@ public final class WebSocketClient: Sendable {
         -> WebSocketConnection
     {
         let target = try Self.parse(url, headers: headers, localAddress: localAddress)
+        return try await engine.connect(target)
+    }
+
+    /// Connects like `connect(to:headers:localAddress:)`, but the connection is read on the client's loop:
+    /// `handler` runs there once the handshake completes and gets every message in the receive callback,
+    /// with no task per message (a load generator holding thousands of streams).
+    public func connect(
+        to url: String, headers: [(String, String)] = [], localAddress: String? = nil,
+        handler: @escaping @Sendable (WebSocketConnection) -> any WebSocketInboundHandler
+    ) async throws -> WebSocketConnection {
+        var target = try Self.parse(url, headers: headers, localAddress: localAddress)
+        target.handler = handler
         return try await engine.connect(target)
     }
 

@@ -2,8 +2,10 @@ import Synchronization
 
 /// One open WebSocket, server- or client-side; usable from any task.
 ///
-/// Inbound messages arrive on `messages`. Sends are queued under a lock and written by the lws loop
-/// thread when the socket can take them, so `send` never blocks and never touches lws directly.
+/// Inbound messages arrive on `messages`, or, for a connection read on its loop, at its
+/// `WebSocketInboundHandler`. Sends are queued under a lock and written by the lws loop thread when the
+/// socket can take them, so `send` never blocks; on the loop thread itself a send asks lws for the
+/// writable callback directly, from any other thread it is posted to the loop (one wake-up per batch).
 public final class WebSocketConnection: Sendable {
     /// Process-unique id of this connection (for logs and maps).
     public let id: UInt64
@@ -15,8 +17,8 @@ public final class WebSocketConnection: Sendable {
     private let inbound: AsyncStream<WebSocketMessage>.Continuation
     private let state: Mutex<State>
     private let metrics: NetMetrics
-    /// Asks the owning loop to call back when this connection's socket is writable.
-    private let requestWrite: @Sendable (UInt64) -> Void
+    /// Carries a request (write, reading on or off, an event for the handler) to the owning loop.
+    private let control: @Sendable (UInt64, ConnectionControl) -> Void
     /// Inbound messages that may wait for the consumer (nil: no limit).
     private let inboundLimit: Int?
 
@@ -46,12 +48,12 @@ public final class WebSocketConnection: Sendable {
 
     init(
         id: UInt64, request: WebSocketRequest, limits: (essential: Int, disposable: Int), metrics: NetMetrics,
-        inboundLimit: Int? = nil, requestWrite: @escaping @Sendable (UInt64) -> Void
+        inboundLimit: Int? = nil, control: @escaping @Sendable (UInt64, ConnectionControl) -> Void
     ) {
         self.id = id
         self.request = request
         self.metrics = metrics
-        self.requestWrite = requestWrite
+        self.control = control
         self.inboundLimit = inboundLimit.map { max(1, $0) }
         state = Mutex(State(queue: OutboundQueue(essentialLimit: limits.essential, disposableLimit: limits.disposable)))
         (messages, inbound) = AsyncStream.makeStream(
@@ -91,7 +93,7 @@ public final class WebSocketConnection: Sendable {
             }
             return (true, Self.schedule(&state))
         }
-        if wake { requestWrite(id) }
+        if wake { control(id, .write) }
         return accepted
     }
 
@@ -103,8 +105,18 @@ public final class WebSocketConnection: Sendable {
             state.writeScheduled = true
             return true
         }
-        if wake { requestWrite(id) }
+        if wake { control(id, .write) }
     }
+
+    /// Stops reading the socket until `resumeReading()` (lws rx flow control); callable from any thread.
+    public func pauseReading() { control(id, .reading(false)) }
+
+    /// Reads the socket again after `pauseReading()` or a handler's `.pauseReading`; any thread.
+    public func resumeReading() { control(id, .reading(true)) }
+
+    /// Hands `event` to this connection's inbound handler on its loop thread (`handler.event(_:on:)`),
+    /// so work finished elsewhere (a commit, a lookup) reaches loop-confined state without a lock.
+    public func post(event: any Sendable) { control(id, .event(event)) }
 
     /// Waits until the connection has closed and tells how.
     public func closed() async -> WebSocketCloseInfo {
@@ -127,6 +139,16 @@ public final class WebSocketConnection: Sendable {
     /// Messages queued and not yet written to the socket (essential, disposable).
     public var queuedCount: (essential: Int, disposable: Int) {
         state.withLock { ($0.queue.essentialCount, $0.queue.disposableCount) }
+    }
+
+    /// A connection whose loop requests are dropped (unit tests of its queues).
+    convenience init(
+        id: UInt64, request: WebSocketRequest, limits: (essential: Int, disposable: Int), metrics: NetMetrics,
+        inboundLimit: Int? = nil, requestWrite: @escaping @Sendable (UInt64) -> Void
+    ) {
+        self.init(
+            id: id, request: request, limits: limits, metrics: metrics, inboundLimit: inboundLimit,
+            control: { id, request in if case .write = request { requestWrite(id) } })
     }
 
     private static func schedule(_ state: inout State) -> Bool {
@@ -187,4 +209,14 @@ public final class WebSocketConnection: Sendable {
         inbound.finish()
         for waiter in waiters { waiter.resume(returning: info) }
     }
+}
+
+/// What a connection asks of the loop that owns its socket.
+enum ConnectionControl: Sendable {
+    /// Call back when the socket is writable (queued messages or a close).
+    case write
+    /// Turn reading the socket on or off.
+    case reading(Bool)
+    /// Give the inbound handler this event on the loop.
+    case event(any Sendable)
 }

@@ -2,38 +2,86 @@ import CLibWebSockets
 
 /// The WebSocket callback handling shared by the server and client engines. Loop thread only.
 enum WebSocketIO {
-    /// Appends one received chunk; delivers the message when its last fragment is complete.
+    /// Takes one received chunk: a whole message in one chunk is handed over straight from lws's buffer;
+    /// fragments are appended and the message is handed over when its last fragment is complete.
     static func receive(
         _ session: WireSession, wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int, limit: Int,
         metrics: NetMetrics
     ) -> Int32 {
         guard let connection = session.connection else { return 0 }
         session.lastHeard = .now
+        let final = lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0
         if !session.inMessage {
+            let binary = lws_frame_is_binary(wsi) != 0
+            if final {
+                if length > limit { return tooBig(session, wsi: wsi, limit: limit) }
+                let bytes = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
+                let message: WebSocketMessage =
+                    binary ? .binary(Array(bytes)) : .text(String(decoding: bytes, as: UTF8.self))
+                return deliver(message, count: length, session, wsi: wsi, connection: connection, metrics: metrics)
+            }
             session.inMessage = true
-            session.rxBinary = lws_frame_is_binary(wsi) != 0
+            session.rxBinary = binary
             session.rxBuffer = []
         }
-        if session.rxBuffer.count + length > limit {
-            return closeNow(
-                session, wsi: wsi, code: WebSocketCloseInfo.messageTooBigCode,
-                reason: "message larger than \(limit) bytes")
-        }
+        if session.rxBuffer.count + length > limit { return tooBig(session, wsi: wsi, limit: limit) }
         if let input, length > 0 {
             session.rxBuffer.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
         }
-        guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return 0 }
+        guard final else { return 0 }
         let bytes = session.rxBuffer
+        // Released, not kept: an idle connection holds no receive buffer beyond lws's own.
         session.rxBuffer = []
         session.inMessage = false
-        metrics.bytesReceived.wrappingAdd(bytes.count, ordering: .relaxed)
+        let message: WebSocketMessage =
+            session.rxBinary ? .binary(bytes) : .text(String(decoding: bytes, as: UTF8.self))
+        return deliver(message, count: bytes.count, session, wsi: wsi, connection: connection, metrics: metrics)
+    }
+
+    private static func tooBig(_ session: WireSession, wsi: OpaquePointer, limit: Int) -> Int32 {
+        closeNow(
+            session, wsi: wsi, code: WebSocketCloseInfo.messageTooBigCode, reason: "message larger than \(limit) bytes")
+    }
+
+    /// Gives a complete message to the loop handler (and carries out its answer) or to `messages`.
+    private static func deliver(
+        _ message: WebSocketMessage, count: Int, _ session: WireSession, wsi: OpaquePointer,
+        connection: WebSocketConnection, metrics: NetMetrics
+    ) -> Int32 {
+        metrics.bytesReceived.wrappingAdd(count, ordering: .relaxed)
         metrics.messagesReceived.wrappingAdd(1, ordering: .relaxed)
-        connection.deliver(session.rxBinary ? .binary(bytes) : .text(String(decoding: bytes, as: UTF8.self)))
+        guard let handler = session.inboundHandler else {
+            connection.deliver(message)
+            return 0
+        }
+        switch handler.received(message, on: connection) {
+        case .proceed:
+            break
+        case .pauseReading:
+            setReading(session, wsi: wsi, enabled: false)
+        case .close(let code, let reason):
+            connection.close(code: code, reason: reason)
+        }
         return 0
     }
 
+    /// Switches reading the socket on or off (lws rx flow control), once per change.
+    static func setReading(_ session: WireSession, wsi: OpaquePointer, enabled: Bool) {
+        guard session.readingPaused == enabled else { return }
+        session.readingPaused = !enabled
+        lws_rx_flow_control(wsi, enabled ? 1 : 0)
+    }
+
+    /// Hands a posted event to the loop handler.
+    static func event(_ session: WireSession, _ event: any Sendable) {
+        guard let connection = session.connection, let handler = session.inboundHandler else { return }
+        handler.event(event, on: connection)
+    }
+
     /// Writes at most one queued message (lws allows one ws write per writable callback) or closes.
-    static func writable(_ session: WireSession, wsi: OpaquePointer, isClient: Bool, metrics: NetMetrics) -> Int32 {
+    static func writable(_ session: WireSession, wsi: OpaquePointer, scratch: WriteScratch, metrics: NetMetrics)
+        -> Int32
+    {
         guard let connection = session.connection else { return 0 }
         if session.pingDue {
             session.pingDue = false
@@ -55,17 +103,11 @@ enum WebSocketIO {
             return closeNow(session, wsi: wsi, code: code, reason: reason)
         case .message(let message, let more):
             let mode = message.isBinary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT
-            let written: Int32
-            if isClient {
-                // A client masks the payload in place, so the shared buffer must not be handed over.
-                let headroom = SharedMessage.headroom
-                let copy = UnsafeMutableRawPointer.allocate(byteCount: headroom + max(message.count, 1), alignment: 16)
-                defer { copy.deallocate() }
-                (copy + headroom).copyMemory(from: message.payload, byteCount: message.count)
-                written = lws_write(wsi, (copy + headroom).assumingMemoryBound(to: UInt8.self), message.count, mode)
-            } else {
-                written = lws_write(wsi, message.payload.assumingMemoryBound(to: UInt8.self), message.count, mode)
-            }
+            // Written from this loop's own scratch, never from the shared buffer: lws puts the frame header
+            // in the headroom (and a client masks the payload in place), and a message fanned out to
+            // sockets on several loops would have its buffer written by two threads at once.
+            let start = scratch.stage(message)
+            let written = lws_write(wsi, start, message.count, mode)
             if written < 0 { return -1 }
             metrics.bytesSent.wrappingAdd(message.count, ordering: .relaxed)
             metrics.messagesSent.wrappingAdd(1, ordering: .relaxed)
@@ -135,6 +177,10 @@ enum WebSocketIO {
             ?? WebSocketCloseInfo(code: WebSocketCloseInfo.abnormalCode, reason: "connection lost", byPeer: false)
         metrics.openConnections.wrappingSubtract(1, ordering: .relaxed)
         connection.finish(info)
+        // Dropped here: the handler usually holds the connection, and the session must not keep either.
+        let handler = session.inboundHandler
+        session.inboundHandler = nil
+        handler?.closed(info, on: connection)
     }
 
     /// Sets the close frame's code and reason and tells lws (by the -1 return) to send it and close.
@@ -148,5 +194,31 @@ enum WebSocketIO {
             lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), buffer.baseAddress, buffer.count)
         }
         return -1
+    }
+}
+
+/// One loop's buffer for outgoing WebSocket frames: headroom for lws's frame header, then the payload.
+/// Grows to the largest message written and is reused for every write of that loop.
+final class WriteScratch {
+    private var storage: UnsafeMutableRawPointer
+    private var capacity: Int
+
+    init(capacity: Int = 4_096) {
+        self.capacity = capacity
+        storage = .allocate(byteCount: SharedMessage.headroom + capacity, alignment: 16)
+    }
+
+    deinit { storage.deallocate() }
+
+    /// Copies `message`'s payload after the headroom and returns where the payload starts.
+    func stage(_ message: SharedMessage) -> UnsafeMutablePointer<UInt8> {
+        if message.count > capacity {
+            storage.deallocate()
+            capacity = message.count
+            storage = .allocate(byteCount: SharedMessage.headroom + capacity, alignment: 16)
+        }
+        let start = storage + SharedMessage.headroom
+        start.copyMemory(from: message.payload, byteCount: message.count)
+        return start.assumingMemoryBound(to: UInt8.self)
     }
 }

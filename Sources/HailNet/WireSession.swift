@@ -1,5 +1,6 @@
 import CLibWebSockets
 import Foundation
+import Synchronization
 
 /// Loop-side state of one lws connection (wsi). Not Sendable: only the owning engine actor, which runs
 /// on the loop thread, ever touches it; other tasks refer to it by `id`.
@@ -22,6 +23,10 @@ final class WireSession {
     // WebSocket.
     var webSocketRequest: WebSocketRequest?
     var connection: WebSocketConnection?
+    /// Reads this connection on the loop (a `.handle` decision); nil for `messages` consumers.
+    var inboundHandler: (any WebSocketInboundHandler)?
+    /// Reading the socket is switched off (decision pending, or back-pressure from the handler).
+    var readingPaused = false
     var rxBuffer: [UInt8] = []
     var rxBinary = false
     var inMessage = false
@@ -36,12 +41,21 @@ final class WireSession {
     // Client connect.
     var connectContinuation: CheckedContinuation<WebSocketConnection, any Error>?
     var clientHeaders: [(String, String)] = []
+    /// The loop handler to make once the client handshake completes.
+    var pendingHandler: (@Sendable (WebSocketConnection) -> any WebSocketInboundHandler)?
     /// C strings handed to lws_client_connect_via_info, kept until the session ends.
     var cStrings: [UnsafeMutablePointer<CChar>] = []
 
     init(id: UInt64) {
         self.id = id
     }
+
+    /// The next process-unique connection id: sessions of every loop (server and client) share it.
+    static func nextID() -> UInt64 {
+        ids.wrappingAdd(1, ordering: .relaxed).newValue
+    }
+
+    private static let ids = Atomic<UInt64>(0)
 
     deinit {
         for string in cStrings { free(string) }

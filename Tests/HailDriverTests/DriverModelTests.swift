@@ -90,7 +90,12 @@ struct DriverModelTests {
         #expect(statuses.contains(DriverStatusRequest(online: true, degraded: true)))
         #expect(statuses.last == DriverStatusRequest(online: true, degraded: false))
         let waiting = LocationPolicy(activity: .waitingForTrip, thermal: .nominal, lowPower: false)
-        try await eventually(model, "source policy") { $0.sourcePolicy == waiting }
+        // The model's source policy was already `waiting` before the changes; wait for the last change to
+        // have reached the source (the applies are chained tasks that may still be running).
+        let source = source
+        try await eventually(model, "source policy") {
+            $0.sourcePolicy == waiting && source.policies.count > 1 && source.policies.last == waiting
+        }
         #expect(source.policies.last == waiting)
     }
 

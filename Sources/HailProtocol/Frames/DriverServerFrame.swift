@@ -60,3 +60,11 @@ public enum DriverServerFrame: Codable, Sendable, Hashable {
         }
     }
 }
+
+extension DriverServerFrame {
+    /// The `ack` frame for `seq` exactly as `HailJSON` writes it (sorted keys), built without an encoder:
+    /// the server writes one per location batch, tens of thousands a second.
+    public static func encodedAck(seq: Int64) -> String {
+        #"{"seq":"# + String(seq) + #","type":"ack"}"#
+    }
+}

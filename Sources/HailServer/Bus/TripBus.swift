@@ -1,5 +1,6 @@
 import Foundation
 import HailNet
+import Synchronization
 
 /// Where a message is published: one trip's stream (riders, share viewers) or one driver's stream.
 public enum BusTopic: Sendable, Hashable, CustomStringConvertible {
@@ -74,6 +75,10 @@ final class EncodedFrame: Sendable {
     }
 }
 
+/// Where a subscriber takes its messages: called on the publisher's thread, so it must only queue (a
+/// socket's send queue), never block or wait.
+public typealias BusSink = @Sendable (BusMessage) -> Void
+
 /// Publish/subscribe between whoever changes a trip or moves a driver and the sockets watching them.
 /// Embedded: `InProcessTripBus`; scaled: Redis pub/sub, so a driver on node A reaches a rider on node B.
 public protocol TripBus: Sendable {
@@ -81,11 +86,35 @@ public protocol TripBus: Sendable {
     func publish(_ message: BusMessage, to topic: BusTopic) async
     /// Subscribes to `topic`; the stream ends when the subscription is cancelled or the bus shuts down.
     func subscribe(to topic: BusTopic) async -> BusSubscription
+    /// Subscribes `sink` to `topic`: every message is handed to it as it is published, with no task or
+    /// stream in between where the bus can (the in-process bus calls it on the publishing thread).
+    /// `onEnd` runs once if the bus ends the subscription itself (a lost Redis link), never after `cancel`.
+    func subscribe(to topic: BusTopic, sink: @escaping BusSink, onEnd: @escaping @Sendable () -> Void) async
+        -> BusSubscription
+}
+
+extension TripBus {
+    /// The stream subscription pumped into `sink` by one task: for buses whose subscriptions are streams.
+    public func subscribe(to topic: BusTopic, sink: @escaping BusSink, onEnd: @escaping @Sendable () -> Void) async
+        -> BusSubscription
+    {
+        let subscription = await subscribe(to: topic)
+        let cancelled = Atomic<Bool>(false)
+        let pump = Task {
+            for await message in subscription.messages { sink(message) }
+            if !cancelled.load(ordering: .acquiring) { onEnd() }
+        }
+        return BusSubscription(messages: AsyncStream { $0.finish() }) {
+            cancelled.store(true, ordering: .releasing)
+            pump.cancel()
+            await subscription.cancel()
+        }
+    }
 }
 
 /// A live subscription: its messages, and how to end it.
 public struct BusSubscription: Sendable {
-    /// The messages, in publish order.
+    /// The messages, in publish order (empty and finished for a sink subscription).
     public let messages: AsyncStream<BusMessage>
     private let onCancel: @Sendable () async -> Void
 
@@ -99,38 +128,76 @@ public struct BusSubscription: Sendable {
     public func cancel() async { await onCancel() }
 }
 
-/// The embedded bus: subscribers in this process, delivery in publish order.
-public actor InProcessTripBus: TripBus {
-    private var subscribers: [BusTopic: [UInt64: AsyncStream<BusMessage>.Continuation]] = [:]
-    private var nextID: UInt64 = 0
+/// The embedded bus: subscribers in this process, each message handed to every subscriber of its topic on
+/// the publishing thread, in publish order for each publisher.
+///
+/// Topics are spread over `ShardedMap`'s locks, so publishers of different trips (drivers on different
+/// loops) do not queue behind each other; sinks are called outside the lock.
+public final class InProcessTripBus: TripBus {
+    private struct Subscriber: Sendable {
+        let id: UInt64
+        let sink: BusSink
+        let finish: (@Sendable () -> Void)?
+    }
+
+    private let topics = ShardedMap<BusTopic, [Subscriber]>()
+    private let nextID = Atomic<UInt64>(0)
 
     /// Creates an empty bus.
     public init() {}
 
     /// How many subscriptions `topic` has.
-    public func subscriberCount(_ topic: BusTopic) -> Int { subscribers[topic]?.count ?? 0 }
+    public func subscriberCount(_ topic: BusTopic) async -> Int { topics[topic]?.count ?? 0 }
 
     /// Delivers `message` to every subscriber of `topic`.
-    public func publish(_ message: BusMessage, to topic: BusTopic) {
-        guard let listeners = subscribers[topic] else { return }
-        for continuation in listeners.values { continuation.yield(message) }
+    public func publish(_ message: BusMessage, to topic: BusTopic) async {
+        publishNow(message, to: topic)
+    }
+
+    /// Delivers `message` to every subscriber of `topic` before returning, on the calling thread.
+    public func publishNow(_ message: BusMessage, to topic: BusTopic) {
+        guard let listeners = topics[topic] else { return }
+        for listener in listeners { listener.sink(message) }
     }
 
     /// Subscribes to `topic`.
-    public func subscribe(to topic: BusTopic) -> BusSubscription {
-        nextID += 1
-        let id = nextID
+    public func subscribe(to topic: BusTopic) async -> BusSubscription {
         // Unbounded here: the consumer moves each message straight into the socket's bounded queues,
         // which is where the drop-oldest-position rule lives.
         let (stream, continuation) = AsyncStream<BusMessage>.makeStream()
-        subscribers[topic, default: [:]][id] = continuation
-        continuation.onTermination = { _ in Task { await self.remove(topic, id) } }
-        return BusSubscription(messages: stream) { await self.remove(topic, id) }
+        let id = add(topic, sink: { continuation.yield($0) }, finish: { continuation.finish() })
+        continuation.onTermination = { [weak self] _ in self?.remove(topic, id) }
+        return BusSubscription(messages: stream) { [weak self] in self?.remove(topic, id) }
+    }
+
+    /// Subscribes `sink` to `topic`; the in-process bus never ends a subscription itself.
+    public func subscribe(to topic: BusTopic, sink: @escaping BusSink, onEnd: @escaping @Sendable () -> Void) async
+        -> BusSubscription
+    {
+        subscribeNow(to: topic, sink: sink)
+    }
+
+    /// Subscribes `sink` to `topic` before returning; cancel the result (or call `unsubscribe`) to end it.
+    public func subscribeNow(to topic: BusTopic, sink: @escaping BusSink) -> BusSubscription {
+        let id = add(topic, sink: sink, finish: nil)
+        return BusSubscription(messages: AsyncStream { $0.finish() }) { [weak self] in self?.remove(topic, id) }
+    }
+
+    private func add(_ topic: BusTopic, sink: @escaping BusSink, finish: (@Sendable () -> Void)?) -> UInt64 {
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
+        topics.withValue(topic) { listeners in
+            listeners = (listeners ?? []) + [Subscriber(id: id, sink: sink, finish: finish)]
+        }
+        return id
     }
 
     private func remove(_ topic: BusTopic, _ id: UInt64) {
-        guard let continuation = subscribers[topic]?.removeValue(forKey: id) else { return }
-        if subscribers[topic]?.isEmpty == true { subscribers[topic] = nil }
-        continuation.finish()
+        let removed = topics.withValue(topic) { listeners -> Subscriber? in
+            guard let index = listeners?.firstIndex(where: { $0.id == id }) else { return nil }
+            let subscriber = listeners?.remove(at: index)
+            if listeners?.isEmpty == true { listeners = nil }
+            return subscriber
+        }
+        removed?.finish?()
     }
 }

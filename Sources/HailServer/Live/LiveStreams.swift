@@ -1,5 +1,6 @@
 import Foundation
 import HailCore
+import HailNet
 import HailProtocol
 
 /// The two WebSocket streams of API v1: a trip's live stream for its rider (and share viewers), and a
@@ -140,6 +141,37 @@ public struct LiveStreams: Sendable {
         }
     }
 
+    /// The driver stream read on its loop (`WebSocketDecision.handle`): every batch ingested in the receive
+    /// callback; `bucket` is the socket's message rate (nil: not limited), `refused` counts a refusal, and
+    /// `ended` runs once when the stream is over.
+    public func driverHandler(
+        driverID: String, client: ClientInfo?, on connection: WebSocketConnection, bucket: TokenBucket?,
+        refused: @escaping @Sendable (RateLimitRefusal) -> Void, ended: @escaping @Sendable () -> Void
+    ) -> any WebSocketInboundHandler {
+        DriverStreamHandler(
+            driverID: driverID, client: client, services: services, api: api, drivers: drivers, bucket: bucket,
+            connection: connection, refused: refused, ended: ended)
+    }
+
+    /// The trip stream read on its loop: the bus writes each message straight to the socket.
+    public func tripHandler(
+        tripID: String, principal: Principal, after: Int64?, client: ClientInfo?, on connection: WebSocketConnection,
+        bucket: TokenBucket?, refused: @escaping @Sendable (RateLimitRefusal) -> Void,
+        ended: @escaping @Sendable () -> Void
+    ) -> any WebSocketInboundHandler {
+        TripStreamHandler(
+            tripID: tripID, principal: principal, after: after, client: client, services: services, bucket: bucket,
+            connection: connection, refused: refused, ended: ended)
+    }
+
+    /// A HailNet message as the streams see it.
+    static func inbound(_ message: WebSocketMessage) -> LiveInbound {
+        switch message {
+        case .text(let text): .text(text)
+        case .binary(let bytes): .binary(Data(bytes))
+        }
+    }
+
     static func batch(from inbound: LiveInbound) throws(APIError) -> LocationBatch {
         switch inbound {
         case .binary(let data):
@@ -171,22 +203,39 @@ public struct LiveStreams: Sendable {
 
 /// The one live stream each driver may have on this node: a new connection supersedes the old one.
 actor DriverConnections {
-    private var current: [String: any LiveConnection] = [:]
+    private struct Registered {
+        let identity: ObjectIdentifier
+        let close: @Sendable (UInt16, String) async -> Void
+    }
+
+    private var current: [String: Registered] = [:]
     private var seen: Set<String> = []
 
     /// Registers `connection` for `driverID`, closing any older one; returns true for a reconnect.
     func register(_ driverID: String, connection: any LiveConnection) async -> Bool {
-        let previous = current.updateValue(connection, forKey: driverID)
+        await register(
+            driverID,
+            Registered(identity: ObjectIdentifier(connection)) { await connection.close(code: $0, reason: $1) })
+    }
+
+    /// Registers a stream read on its loop, closing any older one; returns true for a reconnect.
+    func register(_ driverID: String, connection: WebSocketConnection) async -> Bool {
+        await register(
+            driverID, Registered(identity: ObjectIdentifier(connection)) { connection.close(code: $0, reason: $1) })
+    }
+
+    private func register(_ driverID: String, _ registered: Registered) async -> Bool {
+        let previous = current.updateValue(registered, forKey: driverID)
         if let previous {
             await previous.close(
-                code: WebSocketCloseCode.superseded.rawValue, reason: "a newer connection replaced this one")
+                WebSocketCloseCode.superseded.rawValue, "a newer connection replaced this one")
         }
         return !seen.insert(driverID).inserted
     }
 
     /// Forgets `connection` if it is still the driver's current one.
-    func unregister(_ driverID: String, connection: any LiveConnection) {
-        guard let registered = current[driverID], registered === connection else { return }
+    func unregister(_ driverID: String, connection: AnyObject) {
+        guard let registered = current[driverID], registered.identity == ObjectIdentifier(connection) else { return }
         current[driverID] = nil
     }
 }

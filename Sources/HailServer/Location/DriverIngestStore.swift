@@ -51,98 +51,106 @@ public protocol DriverIngestStore: Sendable {
     func loadedTrip(_ record: TripRecord?, driverID: String) async throws
 }
 
-/// The embedded ingest state: a dictionary behind a lock.
+/// The embedded ingest state: a dictionary sharded over locks (`ShardedMap`), so batches of drivers on
+/// different loops never wait for each other.
 public final class MemoryDriverIngestStore: DriverIngestStore {
-    private struct Entry {
+    private struct Entry: Sendable {
         var state = DriverIngestState()
         /// The newest version recorded per trip, so a late, older change never overwrites a newer one.
-        var tripVersion: (id: String, version: Int)?
+        var tripID: String?
+        var tripVersion: Int?
     }
 
-    private let entries = Mutex<[String: Entry]>([:])
+    private let entries = ShardedMap<String, Entry>()
 
     /// Creates an empty store.
     public init() {}
 
     /// The driver's state.
-    public func state(driverID: String) -> DriverIngestState? { entries.withLock { $0[driverID]?.state } }
+    public func state(driverID: String) -> DriverIngestState? { entries[driverID]?.state }
 
     /// Several drivers' states.
     public func states(driverIDs: [String]) -> [String: DriverIngestState] {
-        entries.withLock { entries in
-            var found: [String: DriverIngestState] = [:]
-            for id in driverIDs { if let state = entries[id]?.state { found[id] = state } }
-            return found
-        }
+        var found: [String: DriverIngestState] = [:]
+        for id in driverIDs { if let state = entries[id]?.state { found[id] = state } }
+        return found
     }
 
     /// Advances the seq when `seq` is newer; returns the state before.
     public func advance(driverID: String, to seq: Int64) -> DriverIngestState? {
-        entries.withLock { entries in
-            var entry = entries[driverID] ?? Entry()
+        entries.withValue(driverID) { stored in
+            var entry = stored ?? Entry()
             if let last = entry.state.lastSeq, seq <= last { return nil }
             let before = entry.state
             entry.state.lastSeq = seq
-            entries[driverID] = entry
+            stored = entry
             return before
         }
     }
 
     /// Puts the seq back unless a later batch was taken.
     public func rewind(driverID: String, from seq: Int64, to previous: Int64?) {
-        entries.withLock { entries in
-            if entries[driverID]?.state.lastSeq == seq { entries[driverID]?.state.lastSeq = previous }
+        entries.withValue(driverID) { stored in
+            if stored?.state.lastSeq == seq { stored?.state.lastSeq = previous }
         }
     }
 
     /// Stores the filter and position.
     public func saveFix(driverID: String, filter: LocationFilter, position: DriverLocation?) {
-        entries.withLock { entries in
-            entries[driverID, default: Entry()].state.filter = filter
-            if let position { entries[driverID, default: Entry()].state.position = position }
+        entries.withValue(driverID) { stored in
+            var entry = stored ?? Entry()
+            entry.state.filter = filter
+            if let position { entry.state.position = position }
+            stored = entry
         }
     }
 
     /// Stores online status.
     public func setStatus(driverID: String, online: Bool, degraded: Bool) {
-        entries.withLock { entries in
-            entries[driverID, default: Entry()].state.online = online
-            entries[driverID, default: Entry()].state.degraded = degraded
+        entries.withValue(driverID) { stored in
+            var entry = stored ?? Entry()
+            entry.state.online = online
+            entry.state.degraded = degraded
+            stored = entry
         }
     }
 
     /// Records the trip unless a newer version of it is stored.
     public func recordTrip(_ record: TripRecord) {
         guard let driverID = record.driverID else { return }
-        entries.withLock { entries in
-            var entry = entries[driverID] ?? Entry()
-            if let stored = entry.tripVersion, stored.id == record.trip.id, stored.version >= record.trip.version {
+        entries.withValue(driverID) { stored in
+            var entry = stored ?? Entry()
+            if entry.tripID == record.trip.id, let version = entry.tripVersion, version >= record.trip.version {
                 return
             }
-            entry.tripVersion = (record.trip.id, record.trip.version)
+            entry.tripID = record.trip.id
+            entry.tripVersion = record.trip.version
             entry.state.trip = record.trip.state.isActive ? record : nil
             entry.state.tripKnown = true
-            entries[driverID] = entry
+            stored = entry
         }
     }
 
     /// Clears the trip when it is the one stored.
     public func releaseTrip(_ tripID: String, driverID: String) {
-        entries.withLock { entries in
-            guard entries[driverID]?.state.trip?.trip.id == tripID else { return }
-            entries[driverID]?.state.trip = nil
+        entries.withValue(driverID) { stored in
+            guard stored?.state.trip?.trip.id == tripID else { return }
+            stored?.state.trip = nil
         }
     }
 
     /// Stores a looked-up trip unless one is known.
     public func loadedTrip(_ record: TripRecord?, driverID: String) {
-        entries.withLock { entries in
-            var entry = entries[driverID] ?? Entry()
+        entries.withValue(driverID) { stored in
+            var entry = stored ?? Entry()
             guard !entry.state.tripKnown else { return }
             entry.state.trip = record
             entry.state.tripKnown = true
-            if let record { entry.tripVersion = (record.trip.id, record.trip.version) }
-            entries[driverID] = entry
+            if let record {
+                entry.tripID = record.trip.id
+                entry.tripVersion = record.trip.version
+            }
+            stored = entry
         }
     }
 }

@@ -14,7 +14,7 @@ extension Fleet {
         }
         let idle = try await availableDrivers(near: center, excluding: Set(serving.keys), limit: limit)
         var cars: [FleetSnapshot.Car] = []
-        let everyone = Set(serving.keys).union(idle.map(\.driverID)).union(knownDriverIDs())
+        let everyone = Set(serving.keys).union(idle.map(\.driverID)).union(await knownDriverIDs())
         for driverID in everyone.sorted() {
             guard cars.count < limit, let location = await position(driverID: driverID) else { continue }
             let status = await status(driverID: driverID)

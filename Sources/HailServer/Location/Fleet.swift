@@ -2,10 +2,16 @@ import Foundation
 import HailCore
 import HailProtocol
 import HailRoads
+import Synchronization
 
 /// This node's view of the drivers: who is online, where they are, which trip each serves, and the
 /// location ingest that turns their batches into published positions and trip history.
-public actor Fleet {
+///
+/// Not an actor: every batch of every driver would queue behind one. Per-driver state is in lock shards
+/// (`ShardedMap`), so the loops ingest their drivers side by side. `ingestNow` runs a batch to the end on
+/// the calling thread (a network loop) when the stores are this process's own; `ingest` is the same work
+/// through the async stores of the scaled mode.
+public final class Fleet: Sendable {
     /// Tunables.
     public struct Configuration: Sendable, Hashable {
         /// A driver silent this long leaves the geo index and gets no offers (brief: 60 s).
@@ -40,7 +46,7 @@ public actor Fleet {
 
     /// What only this node needs about a driver; what every node must agree on (seq, filter, status,
     /// position, trip) is in the `DriverIngestStore`.
-    private struct DriverState {
+    private struct DriverState: Sendable {
         var position: DriverLocation?
         /// Where `position` lies on the roads, the start of the next published road path.
         var snap: RoadSnap?
@@ -59,9 +65,17 @@ public actor Fleet {
     private let ingestState: any DriverIngestStore
     /// The embedded store, called without leaving the actor on the per-batch path (it is only a lock).
     private let localIngestState: MemoryDriverIngestStore?
-    private var drivers: [String: DriverState] = [:]
-    private var nearbyCache: [String: (at: Date, coordinates: [Coordinate])] = [:]
-    private var random: AnyRandomNumberGenerator
+    /// This node's per-driver state, sharded by driver.
+    private let drivers = ShardedMap<String, DriverState>()
+    /// The embedded geo index and bus, used directly on the loop; nil in the scaled mode.
+    private let localGeo: MemoryGeoIndex?
+    private let localBus: InProcessTripBus?
+    private let nearby: Mutex<NearbyState>
+
+    private struct NearbyState: Sendable {
+        var cache: [String: (at: Date, coordinates: [Coordinate])] = [:]
+        var random: AnyRandomNumberGenerator
+    }
 
     /// Creates the fleet view.
     public init(
@@ -86,7 +100,9 @@ public actor Fleet {
         self.time = time
         self.metrics = metrics
         self.routing = routing
-        self.random = AnyRandomNumberGenerator(base: random)
+        localGeo = geo as? MemoryGeoIndex
+        localBus = bus as? InProcessTripBus
+        nearby = Mutex(NearbyState(random: AnyRandomNumberGenerator(base: random)))
     }
 
     /// Marks a driver online or offline (offline also leaves the geo index).
@@ -119,11 +135,11 @@ public actor Fleet {
 
     /// Every driver whose positions this node has ingested, sorted; the operator's map lists them all,
     /// however far from the map's centre (on one node, that is every driver).
-    public func knownDriverIDs() -> [String] { drivers.keys.sorted() }
+    public func knownDriverIDs() async -> [String] { drivers.keys.sorted() }
 
     /// The app that last sent the driver's positions; ETAs from them use its cohort's route provider, so a
     /// trip's snapshots agree with its driverMoved frames.
-    public func client(driverID: String) -> ClientInfo? { drivers[driverID]?.client }
+    public func client(driverID: String) async -> ClientInfo? { drivers[driverID]?.client }
 
     /// Ingests one batch: seq check, server-side filter, geo index, live publish, trip history.
     ///
@@ -146,14 +162,28 @@ public actor Fleet {
             } else {
                 try await ingestState.advance(driverID: driverID, to: batch.seq)
             }
-        guard let before = advanced else {
-            metrics.locationPoints(batch.points.count, result: "duplicate", client: client)
-            return IngestResult(
-                ackSeq: batch.seq, applied: false, accepted: 0, dropped: ["duplicate": batch.points.count],
-                published: nil)
-        }
+        guard let before = advanced else { return duplicate(batch, client: client) }
         do {
-            return try await apply(batch, of: driverID, client: client, now: now, after: before)
+            var shared = before
+            if !shared.tripKnown {
+                let record = try await trips.activeRecord(driverID: driverID)
+                try await ingestState.loadedTrip(record, driverID: driverID)
+                shared.trip = try await ingestState.state(driverID: driverID)?.trip ?? record
+                shared.tripKnown = true
+            }
+            let plan = plan(batch, of: driverID, client: client, now: now, shared: shared)
+            if let (coordinate, seenAt) = plan.geoUpdate {
+                try await geo.update(driverID: driverID, coordinate: coordinate, seenAt: seenAt)
+            }
+            if let (message, topic) = plan.publish { await bus.publish(message, to: topic) }
+            if let localIngestState {
+                localIngestState.saveFix(driverID: driverID, filter: plan.filter, position: plan.position)
+            } else {
+                try await ingestState.saveFix(driverID: driverID, filter: plan.filter, position: plan.position)
+            }
+            if let (tripID, points) = plan.history { try await history.append(tripID: tripID, points: points) }
+            drivers.withValue(driverID) { $0 = plan.local }
+            return plan.result
         } catch {
             // The batch failed half-way (storage unavailable): its seq goes back so the app's retry applies
             // it instead of being taken for a duplicate, and no history point is lost.
@@ -162,17 +192,73 @@ public actor Fleet {
         }
     }
 
-    private func apply(
-        _ batch: LocationBatch, of driverID: String, client: ClientInfo?, now: Date, after before: DriverIngestState
-    ) async throws -> IngestResult {
+    /// What `ingestNow` did with a batch.
+    public enum LoopIngest: Sendable {
+        /// Done: acknowledge it now.
+        case done(IngestResult)
+        /// Applied; its history points are being committed, and `whenCommitted` will say when the batch may
+        /// be acknowledged (or that it failed and was taken back).
+        case committing(IngestResult)
+    }
+
+    /// Ingests one batch to the end on the calling thread, or returns nil without touching anything when it
+    /// cannot: the stores are not this process's own (scaled mode), or the trip the driver serves is not
+    /// known yet (the first batch after a restart reads it from storage). The network loop calls this for
+    /// every batch it reads; the geo index, the bus and the ingest state are lock-sharded memory, and the
+    /// history goes to the group commit, whose `whenCommitted` is called once on the writer's thread.
+    public func ingestNow(
+        driverID: String, batch: LocationBatch, client: ClientInfo?,
+        whenCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void
+    ) -> LoopIngest? {
+        guard let localIngestState, let localGeo, let localBus,
+            localIngestState.state(driverID: driverID)?.tripKnown == true
+        else { return nil }
+        let now = time.now()
+        guard let before = localIngestState.advance(driverID: driverID, to: batch.seq) else {
+            return .done(duplicate(batch, client: client))
+        }
+        let plan = plan(batch, of: driverID, client: client, now: now, shared: before)
+        if let (coordinate, seenAt) = plan.geoUpdate {
+            localGeo.update(driverID: driverID, coordinate: coordinate, seenAt: seenAt)
+        }
+        if let (message, topic) = plan.publish { localBus.publishNow(message, to: topic) }
+        localIngestState.saveFix(driverID: driverID, filter: plan.filter, position: plan.position)
+        drivers.withValue(driverID) { $0 = plan.local }
+        guard let (tripID, points) = plan.history else { return .done(plan.result) }
+        let seq = batch.seq
+        let previous = before.lastSeq
+        history.append(tripID: tripID, points: points) { result in
+            // Not committed: the seq goes back so the app's retry of this batch is applied, not a duplicate.
+            if case .failure = result { localIngestState.rewind(driverID: driverID, from: seq, to: previous) }
+            whenCommitted(result)
+        }
+        return .committing(plan.result)
+    }
+
+    private func duplicate(_ batch: LocationBatch, client: ClientInfo?) -> IngestResult {
+        metrics.locationPoints(batch.points.count, result: "duplicate", client: client)
+        return IngestResult(
+            ackSeq: batch.seq, applied: false, accepted: 0, dropped: ["duplicate": batch.points.count],
+            published: nil)
+    }
+
+    /// What one batch changes, decided from the driver's state before it (trip known) and `now`.
+    private struct IngestPlan {
+        var result: IngestResult
+        var filter: LocationFilter
+        var position: DriverLocation?
+        var local: DriverState
+        var geoUpdate: (Coordinate, Date)?
+        var publish: (BusMessage, BusTopic)?
+        var history: (String, [HistoryPoint])?
+    }
+
+    private func plan(
+        _ batch: LocationBatch, of driverID: String, client: ClientInfo?, now: Date, shared before: DriverIngestState
+    ) -> IngestPlan {
         var state = drivers[driverID] ?? DriverState()
         var shared = before
         shared.lastSeq = batch.seq
-        if !shared.tripKnown {
-            let record = try await trips.activeRecord(driverID: driverID)
-            try await ingestState.loadedTrip(record, driverID: driverID)
-            shared.trip = try await ingestState.state(driverID: driverID)?.trip ?? record
-        }
         if let client { state.client = client }
         // Backlog points predate live ones already taken, so they are judged among themselves.
         var backlogFilter = LocationFilter()
@@ -201,6 +287,8 @@ public actor Fleet {
 
         var published: DriverLocation?
         var newPosition: DriverLocation?
+        var geoUpdate: (Coordinate, Date)?
+        var publish: (BusMessage, BusTopic)?
         if !batch.backlog, let newest = kept.last {
             let heading = newest.heading < 0 ? nil : newest.heading
             let roads = routing.roads(for: state.client)
@@ -220,33 +308,30 @@ public actor Fleet {
             state.position = location
             newPosition = location
             state.snap = snap
-            if shared.online { try await geo.update(driverID: driverID, coordinate: location.coordinate, seenAt: now) }
+            if shared.online { geoUpdate = (location.coordinate, now) }
             if let record = shared.trip, record.trip.state.isActive, record.trip.state != .searching {
                 published = location
                 let target = record.trip.state == .onTrip ? record.trip.dropoff : record.trip.pickup
                 let eta = routing.estimator(for: state.client).seconds(from: location.coordinate, to: target)
                 let frame = RiderServerFrame.driverMoved(DriverMoved(location: location, etaSeconds: eta, path: path))
                 if let text = try? HailJSON.encodeString(frame) {
-                    await bus.publish(
-                        BusMessage(kind: .disposable, text: text, publishedAt: now), to: .trip(record.trip.id))
+                    publish = (BusMessage(kind: .disposable, text: text, publishedAt: now), .trip(record.trip.id))
                 }
                 metrics.positionPublished(age: now.timeIntervalSince(newest.t))
             }
         }
-        if let localIngestState {
-            localIngestState.saveFix(driverID: driverID, filter: shared.filter, position: newPosition)
-        } else {
-            try await ingestState.saveFix(driverID: driverID, filter: shared.filter, position: newPosition)
-        }
+        var history: (String, [HistoryPoint])?
         if let record = shared.trip, record.trip.state == .onTrip, !kept.isEmpty {
-            let points = kept.map {
-                HistoryPoint(coordinate: $0.coordinate, t: $0.t, receivedAt: now, backlog: batch.backlog)
-            }
-            try await history.append(tripID: record.trip.id, points: points)
+            history = (
+                record.trip.id,
+                kept.map { HistoryPoint(coordinate: $0.coordinate, t: $0.t, receivedAt: now, backlog: batch.backlog) }
+            )
         }
-        drivers[driverID] = state
-        return IngestResult(
-            ackSeq: batch.seq, applied: true, accepted: kept.count, dropped: dropped, published: published)
+        return IngestPlan(
+            result: IngestResult(
+                ackSeq: batch.seq, applied: true, accepted: kept.count, dropped: dropped, published: published),
+            filter: shared.filter, position: newPosition, local: state, geoUpdate: geoUpdate, publish: publish,
+            history: history)
     }
 
     /// Online drivers with no trip, near `pickup`, nearest first, with their distance.
@@ -275,20 +360,27 @@ public actor Fleet {
     public func nearbyCars(around center: Coordinate) async throws -> [Coordinate] {
         let now = time.now()
         let key = "\(Int((center.lat / 0.01).rounded(.down))):\(Int((center.lng / 0.01).rounded(.down)))"
-        if let cached = nearbyCache[key], now.timeIntervalSince(cached.at) < configuration.nearbyCacheSeconds {
+        let seconds = configuration.nearbyCacheSeconds
+        if let cached = nearby.withLock({ $0.cache[key] }), now.timeIntervalSince(cached.at) < seconds {
             return cached.coordinates
         }
         let hits = try await geo.nearest(to: center, radius: configuration.nearbyRadiusMeters, limit: 50)
-        let coordinates = hits.map { fuzz($0.coordinate) }
-        nearbyCache[key] = (now, coordinates)
-        if nearbyCache.count > 10_000 {
-            nearbyCache = nearbyCache.filter { now.timeIntervalSince($0.value.at) < configuration.nearbyCacheSeconds }
+        return nearby.withLock { state in
+            let coordinates = hits.map {
+                Self.fuzz($0.coordinate, meters: configuration.nearbyFuzzMeters, &state.random)
+            }
+            state.cache[key] = (now, coordinates)
+            if state.cache.count > 10_000 {
+                state.cache = state.cache.filter { now.timeIntervalSince($0.value.at) < seconds }
+            }
+            return coordinates
         }
-        return coordinates
     }
 
-    private func fuzz(_ coordinate: Coordinate) -> Coordinate {
-        let distance = Double.random(in: 0...configuration.nearbyFuzzMeters, using: &random)
+    private static func fuzz(_ coordinate: Coordinate, meters: Double, _ random: inout AnyRandomNumberGenerator)
+        -> Coordinate
+    {
+        let distance = Double.random(in: 0...meters, using: &random)
         let bearing = Double.random(in: 0..<(2 * .pi), using: &random)
         let dLat = distance * cos(bearing) / 111_195
         let dLng = distance * sin(bearing) / (111_195 * max(0.01, cos(coordinate.lat * .pi / 180)))

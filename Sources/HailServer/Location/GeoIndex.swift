@@ -31,37 +31,58 @@ public struct GeoHit: Sendable, Hashable {
     }
 }
 
-/// The embedded geo index: a `GridGeoIndex` behind a lock, shared by the connections of one process.
+/// The embedded geo index: `GridGeoIndex`es, each behind its own lock, with every driver in the shard its id
+/// picks. A position update (the hot path: every batch of every online driver, from every loop) locks one
+/// shard; a search (dispatch, nearby cars: rare) asks every shard and merges their nearest.
 public final class MemoryGeoIndex: GeoIndex {
-    private let grid: Mutex<GridGeoIndex>
+    private final class Shard: Sendable {
+        let grid: Mutex<GridGeoIndex>
+        init(cellDegrees: Double) { grid = Mutex(GridGeoIndex(cellDegrees: cellDegrees)) }
+    }
+
+    private let shards: [Shard]
+
+    /// Locks the drivers are spread over: enough that two loops rarely meet on one.
+    static let shardCount = 16
 
     /// Creates an empty index.
-    public init(cellDegrees: Double = 0.005) { grid = Mutex(GridGeoIndex(cellDegrees: cellDegrees)) }
+    public init(cellDegrees: Double = 0.005) {
+        shards = (0..<Self.shardCount).map { _ in Shard(cellDegrees: cellDegrees) }
+    }
+
+    private func shard(_ driverID: String) -> Shard {
+        shards[Int(UInt(bitPattern: driverID.hashValue) % UInt(shards.count))]
+    }
 
     /// How many drivers are indexed.
-    public var count: Int { grid.withLock { $0.count } }
+    public var count: Int { shards.reduce(0) { total, shard in total + shard.grid.withLock { $0.count } } }
 
     /// Puts or moves a driver.
     public func update(driverID: String, coordinate: Coordinate, seenAt: Date) {
-        grid.withLock { $0.update(driverID: driverID, coordinate: coordinate, seenAt: seenAt) }
+        shard(driverID).grid.withLock { $0.update(driverID: driverID, coordinate: coordinate, seenAt: seenAt) }
     }
 
     /// Removes a driver.
     public func remove(driverID: String) {
-        grid.withLock { _ = $0.remove(driverID: driverID) }
+        shard(driverID).grid.withLock { _ = $0.remove(driverID: driverID) }
     }
 
-    /// Drivers near `center`, nearest first.
+    /// Drivers near `center`, nearest first (ties by id, as one grid orders them).
     public func nearest(to center: Coordinate, radius: Double, limit: Int) -> [GeoHit] {
-        grid.withLock { grid in
-            grid.nearest(to: center, radius: radius, limit: limit).map {
-                GeoHit(driverID: $0.entry.driverID, coordinate: $0.entry.coordinate, distance: $0.distance)
+        var hits: [GeoHit] = []
+        for shard in shards {
+            hits += shard.grid.withLock { grid in
+                grid.nearest(to: center, radius: radius, limit: limit).map {
+                    GeoHit(driverID: $0.entry.driverID, coordinate: $0.entry.coordinate, distance: $0.distance)
+                }
             }
         }
+        hits.sort { ($0.distance, $0.driverID) < ($1.distance, $1.driverID) }
+        return Array(hits.prefix(max(0, limit)))
     }
 
     /// Removes drivers silent since before `cutoff`.
     public func evict(seenBefore cutoff: Date) -> [String] {
-        grid.withLock { $0.evict(seenBefore: cutoff) }
+        shards.flatMap { shard in shard.grid.withLock { $0.evict(seenBefore: cutoff) } }.sorted()
     }
 }

@@ -76,13 +76,23 @@ public struct GridGeoIndex: Sendable {
         let rowReach = Int((radius / metresPerRow).rounded(.up))
         let columnReach = min(Int((radius / metresPerColumn).rounded(.up)), Int(360 / cellDegrees))
         var found: [(entry: Entry, distance: Double)] = []
-        for row in (origin.row - rowReach)...(origin.row + rowReach) {
-            for column in (origin.column - columnReach)...(origin.column + columnReach) {
-                guard let ids = cells[Cell(row: row, column: column)] else { continue }
-                for id in ids {
-                    guard let entry = entries[id], include(entry) else { continue }
-                    let distance = center.distance(to: entry.coordinate)
-                    if distance <= radius { found.append((entry, distance)) }
+        func take(_ ids: Set<String>) {
+            for id in ids {
+                guard let entry = entries[id], include(entry) else { continue }
+                let distance = center.distance(to: entry.coordinate)
+                if distance <= radius { found.append((entry, distance)) }
+            }
+        }
+        let rows = (origin.row - rowReach)...(origin.row + rowReach)
+        let columns = (origin.column - columnReach)...(origin.column + columnReach)
+        if cells.count < rows.count * columns.count {
+            // Fewer occupied cells than the square has: visit those (a 20 km search of a city's few hundred
+            // cells, or of an empty index, instead of thousands of empty lookups).
+            for (cell, ids) in cells where rows.contains(cell.row) && columns.contains(cell.column) { take(ids) }
+        } else {
+            for row in rows {
+                for column in columns {
+                    if let ids = cells[Cell(row: row, column: column)] { take(ids) }
                 }
             }
         }

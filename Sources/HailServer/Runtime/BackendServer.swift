@@ -60,7 +60,6 @@ public final class BackendServer: Sendable {
         netConfiguration.requestTimeoutSeconds = services.configuration.requestTimeoutSeconds
         netConfiguration.customHeaderNames += ["x-hail-client"]
         let log = options.log
-        let inboundLimit = netConfiguration.inboundQueueLimit
         let time = services.time
         let metrics = services.metrics
         // Asked first for every request and upgrade, before any parsing, storage or token work of the API.
@@ -120,15 +119,24 @@ public final class BackendServer: Sendable {
                     }
                     let bucket = gate.messageBucket(
                         peer: request.remoteAddress, forwardedFor: forwardedFor, now: time.now())
-                    return .accept { connection in
-                        defer { gate.connectionEnded(peer: request.remoteAddress, forwardedFor: forwardedFor) }
-                        let live = NetLiveConnection(
-                            connection, metrics: metrics, time: time, inboundLimit: inboundLimit)
-                        guard let bucket else { return await streams.run(plan, on: live) }
-                        let limited = RateLimitedLiveConnection(
-                            live, bucket: bucket, now: { time.now() }, refused: { gate.count($0) })
-                        await streams.run(plan, on: limited)
-                        await limited.closeIfRefused()
+                    let ended: @Sendable () -> Void = {
+                        gate.connectionEnded(peer: request.remoteAddress, forwardedFor: forwardedFor)
+                    }
+                    // Both streams are read on their loop: a batch is ingested and acknowledged in the receive
+                    // callback, and the bus writes a trip's messages straight to its watchers' sockets.
+                    switch plan {
+                    case .driver(let driverID, let client):
+                        return .handle { connection in
+                            streams.driverHandler(
+                                driverID: driverID, client: client, on: connection, bucket: bucket,
+                                refused: { gate.count($0) }, ended: ended)
+                        }
+                    case .trip(let tripID, let principal, let after, let client):
+                        return .handle { connection in
+                            streams.tripHandler(
+                                tripID: tripID, principal: principal, after: after, client: client, on: connection,
+                                bucket: bucket, refused: { gate.count($0) }, ended: ended)
+                        }
                     }
                 } catch {
                     log?(

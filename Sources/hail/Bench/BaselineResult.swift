@@ -18,6 +18,10 @@ struct BaselineResult: Encodable, Sendable {
         let connections: Int
         /// Fixes per batch.
         let pointsPerBatch: Int
+        /// Binary or JSON frames.
+        var encoding = "json"
+        /// The server's CPU microseconds per acknowledged batch (nil when read from a file without it).
+        var serverCpuMicrosPerBatch: Double?
     }
 
     /// Always "baseline".
@@ -46,6 +50,12 @@ struct BaselineResult: Encodable, Sendable {
     let hailBatchesToPublish: Double
     /// Hail's p99 over Redis GEOADD p99.
     let hailP99ToGeoaddP99: Double
+    /// The Hail server's CPU microseconds per acknowledged batch in the saturating ingest.
+    let hailServerCpuMicrosPerBatch: Double?
+    /// redis-server's CPU microseconds per GEOADD, measured in the same run.
+    let redisCpuMicrosPerGeoadd: Double?
+    /// The cost of one Hail batch in units of one GEOADD, CPU for CPU (issue 13's target: at most 2.0).
+    let cpuPerBatchToGeoadd: Double?
     /// The machine.
     let machine: BenchMachine
 
@@ -68,6 +78,13 @@ struct BaselineResult: Encodable, Sendable {
         hailUpdatesToGeoadd = ratio(hail.updatesPerSecond, geoadd.requestsPerSecond)
         hailBatchesToPublish = ratio(hail.batchesPerSecond, publish.requestsPerSecond)
         hailP99ToGeoaddP99 = ratio(hail.p99Ms, geoadd.p99Ms)
+        hailServerCpuMicrosPerBatch = hail.serverCpuMicrosPerBatch
+        redisCpuMicrosPerGeoadd = geoadd.serverCpuMicrosPerRequest
+        if let batch = hail.serverCpuMicrosPerBatch, let geoadd = geoadd.serverCpuMicrosPerRequest {
+            cpuPerBatchToGeoadd = ratio(batch, geoadd)
+        } else {
+            cpuPerBatchToGeoadd = nil
+        }
         self.machine = machine
     }
 
@@ -91,6 +108,12 @@ struct BaselineResult: Encodable, Sendable {
         table.add("fixes : GEOADD", "\(hailUpdatesToGeoadd.fixed(3))x (position for position)")
         table.add("batches : PUBLISH", "\(hailBatchesToPublish.fixed(3))x")
         table.add("p99 : GEOADD p99", "\(hailP99ToGeoaddP99.fixed(2))x")
+        if let hailServerCpuMicrosPerBatch, let redisCpuMicrosPerGeoadd, let cpuPerBatchToGeoadd {
+            table.add(
+                "CPU batch : GEOADD",
+                "\(cpuPerBatchToGeoadd.fixed(2))x (hail server \(hailServerCpuMicrosPerBatch.fixed(1)) us per "
+                    + "\(hail.encoding) batch, redis-server \(redisCpuMicrosPerGeoadd.fixed(1)) us per GEOADD)")
+        }
         table.add("version", redisBenchmarkVersion)
         table.add("machine", machine.summary)
         return table.text

@@ -30,6 +30,8 @@ extension BenchCommand {
                 ingest.connections = redis.clients
                 ingest.seconds = seconds
                 ingest.pacing = .saturate(window: redis.pipeline)
+                // Binary frames: the compact codec phones send; JSON decoding would be most of the batch's cost.
+                ingest.binary = true
                 let server = try await ServerProcess.start()
                 do {
                     let target = try BenchTarget.remote(
@@ -38,10 +40,11 @@ extension BenchCommand {
                     await server.stop()
                     hail = BaselineResult.Hail(
                         source: "a \(seconds) s run of `hail bench ingest --saturate --window \(redis.pipeline) "
-                            + "--connections \(redis.clients)` just now, server in a child process",
+                            + "--connections \(redis.clients) --binary` just now, server in a child process",
                         updatesPerSecond: result.ackedUpdatesPerSecond, batchesPerSecond: result.ackedBatchesPerSecond,
                         p50Ms: result.latency.p50Ms, p99Ms: result.latency.p99Ms, connections: result.connected,
-                        pointsPerBatch: result.pointsPerBatch)
+                        pointsPerBatch: result.pointsPerBatch, encoding: result.encoding,
+                        serverCpuMicrosPerBatch: result.serverCpuMicrosPerBatch)
                 } catch {
                     await server.stop()
                     throw error
@@ -76,6 +79,8 @@ extension BenchCommand {
         return BaselineResult.Hail(
             source: path, updatesPerSecond: updates, batchesPerSecond: batches,
             p50Ms: latency["p50Ms"] as? Double ?? 0, p99Ms: latency["p99Ms"] as? Double ?? 0,
-            connections: object["connected"] as? Int ?? 0, pointsPerBatch: object["pointsPerBatch"] as? Int ?? 0)
+            connections: object["connected"] as? Int ?? 0, pointsPerBatch: object["pointsPerBatch"] as? Int ?? 0,
+            encoding: object["encoding"] as? String ?? "json",
+            serverCpuMicrosPerBatch: object["serverCpuMicrosPerBatch"] as? Double)
     }
 }

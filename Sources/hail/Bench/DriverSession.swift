@@ -1,8 +1,13 @@
 import Foundation
 import HailNet
+import Synchronization
 
-/// One simulated driver on `/v1/drivers/me/live`: sends location batches on its pacing and books
-/// each ack against the batch it covers.
+/// One simulated driver on `/v1/drivers/me/live`: sends location batches and books each ack against the
+/// batch it covers.
+///
+/// Acks are read on the client's loop (`AckReader`, no task per driver or per message); an open-loop driver
+/// is sent for by the one `IngestPacer` of the run, a saturating one refills its window from the ack
+/// callback, so the load generator costs a few microseconds per batch and is not what limits a run.
 struct DriverSession: Sendable {
     /// The open driver stream.
     let connection: WebSocketConnection
@@ -17,64 +22,14 @@ struct DriverSession: Sendable {
     /// Send times by seq, kept when a rider watches this driver's trip.
     var log: SendLog? = nil
 
-    /// Sends from `start` (plus `offset`, to spread drivers over the interval) until `end`, then waits
-    /// up to `grace` for outstanding acks and closes the connection.
-    func run(start: ContinuousClock.Instant, offset: Duration, end: ContinuousClock.Instant, grace: Duration) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await readAcks(until: end) }
-            group.addTask { await pace(start: start + offset, end: end, grace: grace) }
-            // Either the sender is done (acks in or grace over) or the connection closed under us.
-            await group.next()
-            group.cancelAll()
-        }
-        connection.close(code: 1000, reason: "bench done")
-    }
-
     /// Books the next batch as sent at `now` and queues it on the socket.
-    private func send(at now: ContinuousClock.Instant) {
+    func send(at now: ContinuousClock.Instant) {
         let seq = ledger.reserveSend(points: frames.pointsPerBatch, at: now)
         log?.record(seq: seq, at: now)
         if binary {
             connection.send(binary: frames.binary(seq: seq))
         } else {
             connection.send(text: frames.json(seq: seq))
-        }
-    }
-
-    /// The sender: waits for `start`, sends on the pacing until `end`, then waits for the last acks.
-    private func pace(start: ContinuousClock.Instant, end: ContinuousClock.Instant, grace: Duration) async {
-        let clock = ContinuousClock()
-        try? await Task.sleep(until: start, clock: clock)
-        switch pacing {
-        case .interval(let milliseconds):
-            var next = start
-            while next < end, !Task.isCancelled {
-                try? await Task.sleep(until: next, clock: clock)
-                send(at: clock.now)
-                next += .milliseconds(milliseconds)
-            }
-        case .saturate(let window):
-            // The reader sends the rest, one per ack.
-            for _ in 0..<window { send(at: clock.now) }
-            try? await Task.sleep(until: end, clock: clock)
-        }
-        let giveUp = end + grace
-        while ledger.inFlight > 0, clock.now < giveUp, !Task.isCancelled, connection.closeInfo == nil {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-    }
-
-    /// The reader: books every ack; when saturating, answers each ack with the next batch.
-    private func readAcks(until end: ContinuousClock.Instant) async {
-        let clock = ContinuousClock()
-        for await message in connection.messages {
-            guard case .text(let text) = message, let seq = Self.ackSeq(text) else { continue }
-            let now = clock.now
-            ledger.acknowledge(seq: seq, at: now)
-            if case .saturate(let window) = pacing, now < end {
-                // One ack may cover several batches; refill the window whole.
-                while ledger.inFlight < window { send(at: now) }
-            }
         }
     }
 
@@ -85,5 +40,86 @@ struct DriverSession: Sendable {
         let suffix = #","type":"ack"}"#
         guard text.hasPrefix(prefix), text.hasSuffix(suffix) else { return nil }
         return Int64(text.dropFirst(prefix.count).dropLast(suffix.count))
+    }
+}
+
+/// Where a connection's ack reader finds its driver once the run is set up (connections open before the
+/// window and the books exist).
+final class DriverSessionSlot: Sendable {
+    private let session = Mutex<DriverSession?>(nil)
+    /// Until this instant a saturating driver answers each ack with its next batch.
+    private let sendUntil = Mutex<ContinuousClock.Instant?>(nil)
+
+    /// An empty slot.
+    init() {}
+
+    /// Fills the slot.
+    func fill(_ session: DriverSession, sendUntil end: ContinuousClock.Instant) {
+        self.session.withLock { $0 = session }
+        sendUntil.withLock { $0 = end }
+    }
+
+    /// The driver, and whether a saturating one should send again at `now`.
+    func current(at now: ContinuousClock.Instant) -> (DriverSession, refill: Bool)? {
+        guard let session = session.withLock({ $0 }) else { return nil }
+        let open = sendUntil.withLock { $0.map { now < $0 } ?? false }
+        return (session, open)
+    }
+}
+
+/// Reads one driver stream on the client's loop: books every ack, and when saturating refills the window.
+final class AckReader: WebSocketInboundHandler {
+    private let slot: DriverSessionSlot
+    private let clock = ContinuousClock()
+
+    /// A reader for the driver the slot will hold.
+    init(slot: DriverSessionSlot) { self.slot = slot }
+
+    func received(_ message: WebSocketMessage, on connection: WebSocketConnection) -> WebSocketReadAction {
+        guard case .text(let text) = message, let seq = DriverSession.ackSeq(text) else { return .proceed }
+        let now = clock.now
+        guard let (session, refill) = slot.current(at: now) else { return .proceed }
+        session.ledger.acknowledge(seq: seq, at: now)
+        if case .saturate(let window) = session.pacing, refill {
+            // One ack may cover several batches; refill the window whole.
+            while session.ledger.inFlight < window { session.send(at: now) }
+        }
+        return .proceed
+    }
+
+    func closed(_ info: WebSocketCloseInfo, on connection: WebSocketConnection) {}
+}
+
+/// Sends every open-loop driver's batches on time from one task: driver `i` of `n` sends at
+/// `start + k * interval + i * interval / n`, so first sends are spread evenly over one interval, as real
+/// phones are not in step.
+struct IngestPacer: Sendable {
+    /// The drivers, in index order.
+    let sessions: [DriverSession]
+    /// One batch per driver every `interval`.
+    let interval: Duration
+
+    /// Sends from `start` until `end`.
+    func run(start: ContinuousClock.Instant, end: ContinuousClock.Instant) async {
+        let clock = ContinuousClock()
+        let count = sessions.count
+        guard count > 0 else { return }
+        var round = 0
+        var index = 0
+        func due() -> ContinuousClock.Instant { start + interval * round + interval * index / count }
+        while !Task.isCancelled {
+            let now = clock.now
+            while due() <= now {
+                if due() >= end { return }
+                sessions[index].send(at: now)
+                index += 1
+                if index == count {
+                    index = 0
+                    round += 1
+                }
+            }
+            // A millisecond at most between passes: a batch leaves within about 1 ms of its time.
+            try? await Task.sleep(until: min(due(), now + .milliseconds(1)), clock: clock)
+        }
     }
 }

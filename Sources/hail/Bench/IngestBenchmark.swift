@@ -78,19 +78,13 @@ struct IngestBenchmark: Sendable {
         let start = clock.now + .milliseconds(200)
         let end = start + .seconds(seconds)
         var sessions: [DriverSession] = []
-        var offsets: [Duration] = []
         for (index, slot) in connected.enumerated() {
             guard let connection = slot.connection else { continue }
-            sessions.append(
-                DriverSession(
-                    connection: connection, frames: factories[index], binary: binary, pacing: pacing,
-                    ledger: AckLedger(windowEnd: end), log: logs[index]))
-            if case .interval(let milliseconds) = pacing {
-                // Spread first sends evenly over one interval, as real phones are not in step.
-                offsets.append(.milliseconds(milliseconds * index / connections))
-            } else {
-                offsets.append(.zero)
-            }
+            let session = DriverSession(
+                connection: connection, frames: factories[index], binary: binary, pacing: pacing,
+                ledger: AckLedger(windowEnd: end), log: logs[index])
+            slot.reader.fill(session, sendUntil: end)
+            sessions.append(session)
         }
         let books = RiderWatch.Books()
         let watches = setup.pairs.compactMap { pair in
@@ -111,11 +105,26 @@ struct IngestBenchmark: Sendable {
                     return nil
                 }
             }
-            for (session, offset) in zip(sessions, offsets) {
-                group.addTask {
-                    await session.run(start: start, offset: offset, end: end, grace: Self.grace)
-                    return nil
+            group.addTask { [sessions, pacing] in
+                try? await Task.sleep(until: start, clock: clock)
+                switch pacing {
+                case .interval(let milliseconds):
+                    await IngestPacer(sessions: sessions, interval: .milliseconds(milliseconds)).run(
+                        start: start, end: end)
+                case .saturate(let window):
+                    // The ack readers send the rest, one per ack, until the window closes.
+                    for session in sessions { for _ in 0..<window { session.send(at: clock.now) } }
                 }
+                // The last acks: every driver's, or the grace is over.
+                try? await Task.sleep(until: end, clock: clock)
+                let giveUp = end + Self.grace
+                while clock.now < giveUp,
+                    sessions.contains(where: { $0.ledger.inFlight > 0 && $0.connection.closeInfo == nil })
+                {
+                    try? await Task.sleep(for: .milliseconds(20))
+                }
+                for session in sessions { session.connection.close(code: 1000, reason: "bench done") }
+                return nil
             }
             group.addTask {
                 try? await Task.sleep(until: start, clock: clock)
@@ -197,6 +206,8 @@ struct IngestBenchmark: Sendable {
         var connection: WebSocketConnection?
         /// Why the connection failed.
         var failure: String?
+        /// Where the stream's ack reader finds its driver.
+        var reader = DriverSessionSlot()
     }
 
     /// Opens every driver stream, `connectConcurrency` handshakes at a time.
@@ -212,10 +223,12 @@ struct IngestBenchmark: Sendable {
                 let token = tokens[index]
                 let source = sources.isEmpty ? nil : sources[index % sources.count]
                 group.addTask {
+                    let reader = DriverSessionSlot()
                     do {
                         let connection = try await client.connect(
-                            to: url, headers: [("Authorization", "Bearer \(token)")], localAddress: source)
-                        return (index, Slot(connection: connection))
+                            to: url, headers: [("Authorization", "Bearer \(token)")], localAddress: source,
+                            handler: { _ in AckReader(slot: reader) })
+                        return (index, Slot(connection: connection, reader: reader))
                     } catch {
                         return (index, Slot(failure: "\(error)"))
                     }

@@ -91,6 +91,11 @@ struct IngestBenchmarkResult: Encodable, Sendable {
     let serverCpuPercent: Double?
     /// The server's share of the CPU the whole run used (server / (server + load generator)).
     let serverCpuShare: Double?
+    /// The server's CPU microseconds per batch acknowledged in the window (from its /proc/PID/stat).
+    let serverCpuMicrosPerBatch: Double?
+    /// The load generator's own CPU microseconds per batch acknowledged in the window, beside the server's:
+    /// a figure near the server's would mean the generator, not the server, limits the run.
+    let clientCpuMicrosPerBatch: Double?
     /// The server child's resident memory at the end of the window, bytes.
     let serverRssBytes: Int?
     /// Nodes measured: 1, or 2 in the scaled mode (drivers on the first, riders on the second).
@@ -164,6 +169,13 @@ struct IngestBenchmarkResult: Encodable, Sendable {
         let headline = (riders?.latency.count ?? 0) > 0 ? riders!.latency : latency
         latencyMeasured = (riders?.latency.count ?? 0) > 0 ? "driverSendToRiderReceive" : "driverSendToAck"
         latencyMs = ["p50": headline.p50Ms, "p99": headline.p99Ms, "p999": headline.p999Ms, "max": headline.maxMs]
+        /// CPU microseconds per batch acknowledged in the window, between two readings.
+        func microsPerBatch(_ from: ProcessUsage?, _ to: ProcessUsage?) -> Double? {
+            guard let from, let to, tally.ackedBatchesInWindow > 0 else { return nil }
+            return ((to.cpuSeconds - from.cpuSeconds) * 1e6 / Double(tally.ackedBatchesInWindow)).rounded(toPlaces: 2)
+        }
+        serverCpuMicrosPerBatch = microsPerBatch(serverBefore, serverAfter)
+        clientCpuMicrosPerBatch = microsPerBatch(before, after)
         if let serverBefore, let serverAfter {
             let serverCPU = serverAfter.cpuPercent(since: serverBefore, wallSeconds: wall)
             serverCpuPercent = serverCPU.rounded(toPlaces: 1)
@@ -249,6 +261,12 @@ struct IngestBenchmarkResult: Encodable, Sendable {
                     + "(a second `hail server` on the same PostgreSQL and Redis)")
         }
         if let processCPUPercent { table.add("process CPU", "\(processCPUPercent.fixed(0))% of one core") }
+        if let serverCpuMicrosPerBatch {
+            table.add(
+                "CPU per batch",
+                "server \(serverCpuMicrosPerBatch.fixed(1)) us"
+                    + (clientCpuMicrosPerBatch.map { ", load generator \($0.fixed(1)) us" } ?? ""))
+        }
         if let rssMiB, let peakRssMiB {
             table.add("process RSS", "\(rssMiB.fixed(1)) MiB (peak \(peakRssMiB.fixed(1)))")
         }

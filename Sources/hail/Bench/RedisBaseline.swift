@@ -15,6 +15,8 @@ struct RedisBaseline: Sendable {
         let p99Ms: Double
         /// Slowest, ms.
         let maxMs: Double
+        /// redis-server's own CPU microseconds per request over the test (from its /proc/PID/stat).
+        var serverCpuMicrosPerRequest: Double?
     }
 
     /// Parallel connections (`-c`), like the ingest benchmark's drivers.
@@ -66,19 +68,26 @@ struct RedisBaseline: Sendable {
         ]
         let geoadd = try await measure(
             benchmark, common,
-            ["GEOADD", "drivers:bench", "7.4__rand_int__", "43.7__rand_int__", "driver-__rand_int__"])
-        let publish = try await measure(benchmark, common, ["PUBLISH", "trip:__rand_int__", publishPayload])
+            ["GEOADD", "drivers:bench", "7.4__rand_int__", "43.7__rand_int__", "driver-__rand_int__"], server: pid)
+        let publish = try await measure(
+            benchmark, common, ["PUBLISH", "trip:__rand_int__", publishPayload], server: pid)
         return (geoadd, publish, version)
     }
 
     /// Runs one test and reads its CSV line.
-    private func measure(_ benchmark: String, _ common: [String], _ command: [String]) async throws(BenchFailure)
-        -> Figure
+    private func measure(_ benchmark: String, _ common: [String], _ command: [String], server: Int32)
+        async throws(BenchFailure) -> Figure
     {
+        let before = ProcessUsage.of(pid: server)
         let (status, output) = await ExternalCommand.run(benchmark, common + command)
+        let after = ProcessUsage.of(pid: server)
         let shown = command.map { $0.count > 40 ? "<\($0.utf8.count)-byte payload>" : $0 }.joined(separator: " ")
-        guard status == 0, let figure = Self.parse(output, command: shown) else {
+        guard status == 0, var figure = Self.parse(output, command: shown) else {
             throw BenchFailure("redis-benchmark \(shown) failed (status \(status)): \(output.suffix(300))")
+        }
+        if let before, let after {
+            figure.serverCpuMicrosPerRequest =
+                ((after.cpuSeconds - before.cpuSeconds) * 1e6 / Double(requests)).rounded(toPlaces: 2)
         }
         return figure
     }

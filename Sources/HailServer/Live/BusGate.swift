@@ -1,0 +1,52 @@
+import Foundation
+import HailNet
+import HailProtocol
+import Synchronization
+
+/// A stream's bus sink: holds back what the bus delivers while the stream's first frames (hello, the trip's
+/// state) are still being read and sent, then sends each message to the socket on the publisher's thread.
+final class BusGate: Sendable {
+    private let connection: WebSocketConnection
+    private let metrics: ServerMetrics
+    private let time: ServerTime
+    /// Closes the stream after its last message (a trip that reached a final state).
+    private let closesOnEnd: Bool
+    private let held = Mutex<[BusMessage]?>([])
+
+    /// A closed gate in front of `connection`.
+    init(connection: WebSocketConnection, metrics: ServerMetrics, time: ServerTime, closesOnEnd: Bool = false) {
+        self.connection = connection
+        self.metrics = metrics
+        self.time = time
+        self.closesOnEnd = closesOnEnd
+    }
+
+    /// Sends `message`, or keeps it while the gate is closed.
+    func deliver(_ message: BusMessage) {
+        let sendNow = held.withLock { held -> Bool in
+            guard held != nil else { return true }
+            held?.append(message)
+            return false
+        }
+        if sendNow { send(message) }
+    }
+
+    /// The first frames are queued: sends what was held and lets the rest through.
+    func open() {
+        let waiting = held.withLock { held -> [BusMessage] in
+            defer { held = nil }
+            return held ?? []
+        }
+        for message in waiting { send(message) }
+    }
+
+    private func send(_ message: BusMessage) {
+        let priority: MessagePriority = message.kind == .essential ? .essential : .disposable
+        if connection.send(message.frame.shared, priority: priority), let publishedAt = message.publishedAt {
+            metrics.publishToSend(time.now().timeIntervalSince(publishedAt))
+        }
+        if closesOnEnd, message.endsStream {
+            connection.close(code: WebSocketCloseCode.normal.rawValue, reason: "trip ended")
+        }
+    }
+}

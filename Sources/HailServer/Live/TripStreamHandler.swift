@@ -1,0 +1,109 @@
+import Foundation
+import HailCore
+import HailNet
+import HailProtocol
+
+/// A trip's live stream (`/v1/trips/{id}/live`) for its rider or a share viewer, read on its loop.
+///
+/// No task lives with it: the bus hands each of the trip's messages to the socket on the publisher's
+/// thread (`BusGate`), a driver's position published on the same loop is queued in the same turn, and one
+/// on another loop costs one post. Only the setup (subscribe, hello, the trip's state, the last position)
+/// runs in a task, once. Riders send nothing; what they send anyway is read, counted against the
+/// socket's message rate and dropped.
+final class TripStreamHandler: WebSocketInboundHandler {
+    /// The setup is done: the subscription to end with the stream (nil when the stream closed at once).
+    struct SetUp: Sendable { let subscription: BusSubscription? }
+
+    private let role: Role
+    private let client: ClientInfo?
+    private let services: ServerServices
+    private var bucket: TokenBucket?
+    private let refused: @Sendable (RateLimitRefusal) -> Void
+    private let ended: @Sendable () -> Void
+    private var subscription: BusSubscription?
+    private var refusedOnce = false
+
+    /// Starts the setup in a task.
+    init(
+        tripID: String, principal: Principal, after: Int64?, client: ClientInfo?, services: ServerServices,
+        bucket: TokenBucket?, connection: WebSocketConnection,
+        refused: @escaping @Sendable (RateLimitRefusal) -> Void, ended: @escaping @Sendable () -> Void
+    ) {
+        role = principal.role
+        self.client = client
+        self.services = services
+        self.bucket = bucket
+        self.refused = refused
+        self.ended = ended
+        services.metrics.connection(role: principal.role, client: client, delta: 1)
+        if after != nil { services.metrics.reconnect(role: principal.role) }
+        Self.beginSetUp(tripID: tripID, after: after, services: services, on: connection)
+    }
+
+    private static func beginSetUp(
+        tripID: String, after: Int64?, services: ServerServices, on connection: WebSocketConnection
+    ) {
+        Task {
+            let subscription = await setUp(tripID: tripID, after: after, services: services, on: connection)
+            connection.post(event: SetUp(subscription: subscription))
+        }
+    }
+
+    /// Subscribes before reading the trip, so no change can fall between the two, then sends hello, the
+    /// trip and its last position; a trip that is over is closed with 1000 "trip ended".
+    private static func setUp(
+        tripID: String, after: Int64?, services: ServerServices, on connection: WebSocketConnection
+    ) async -> BusSubscription? {
+        let gate = BusGate(connection: connection, metrics: services.metrics, time: services.time, closesOnEnd: true)
+        let subscription = await services.bus.subscribe(
+            to: .trip(tripID), sink: { gate.deliver($0) },
+            // The bus lost its link (Redis): the client reconnects and resyncs rather than wait in silence.
+            onEnd: { connection.close(code: WebSocketCloseCode.normal.rawValue, reason: "") })
+        func send<Frame: Encodable>(_ frame: Frame, _ priority: MessagePriority) {
+            guard let text = try? HailJSON.encodeString(frame) else { return }
+            connection.send(text: text, priority: priority)
+        }
+        send(RiderServerFrame.hello(serverTime: services.time.now()), .essential)
+        guard let record = try? await services.trips.record(id: tripID) else {
+            await subscription.cancel()
+            connection.close(code: WebSocketCloseCode.tripNotFound.rawValue, reason: "trip not found")
+            return nil
+        }
+        let trip = await services.withLiveFields(record.trip)
+        send(RiderServerFrame.tripUpdated(trip), .essential)
+        if let position = trip.driverLocation, position.seq > (after ?? Int64.min) {
+            send(
+                RiderServerFrame.driverMoved(DriverMoved(location: position, etaSeconds: trip.etaSeconds)), .disposable)
+        }
+        guard trip.state.isActive else {
+            await subscription.cancel()
+            connection.close(code: WebSocketCloseCode.normal.rawValue, reason: "trip ended")
+            return nil
+        }
+        gate.open()
+        return subscription
+    }
+
+    func received(_ message: WebSocketMessage, on connection: WebSocketConnection) -> WebSocketReadAction {
+        guard var bucket, !refusedOnce else { return .proceed }
+        if case .reject(let seconds) = bucket.take(now: services.time.now()) {
+            refusedOnce = true
+            let over = RateLimitRefusal(limit: "messagesPerConnection", rate: bucket.rate, retryAfterSeconds: seconds)
+            refused(over)
+            return .close(code: WebSocketCloseCode.rateLimited.rawValue, reason: over.message)
+        }
+        self.bucket = bucket
+        return .proceed
+    }
+
+    func event(_ event: any Sendable, on connection: WebSocketConnection) {
+        guard let setUp = event as? SetUp else { return }
+        subscription = setUp.subscription
+    }
+
+    func closed(_ info: WebSocketCloseInfo, on connection: WebSocketConnection) {
+        services.metrics.connection(role: role, client: client, delta: -1)
+        if let subscription { Task { await subscription.cancel() } }
+        ended()
+    }
+}
