@@ -60,6 +60,7 @@ public struct SQLiteTripStores: Sendable {
     /// Opens (creating and migrating) the database at `path`.
     public static func open(path: String) async throws -> SQLiteTripStores {
         let database = try await SQLiteDatabase.open(.file(path), migrations: migrations)
+        // History group-commits on the trips' writer rather than a second connection: see HistoryGroupCommit.
         return SQLiteTripStores(
             trips: SQLiteTripStore(database: database), history: SQLiteLocationHistoryStore(database: database))
     }
@@ -190,25 +191,33 @@ public struct SQLiteTripStore: TripStore {
     }
 }
 
-/// Location history in SQLite.
+/// Location history in SQLite, written by group commit: concurrent appends share one transaction.
 public struct SQLiteLocationHistoryStore: LocationHistoryStore {
     let database: SQLiteDatabase
+    private let groupCommit: HistoryGroupCommit
 
-    /// Appends points in one transaction; a point whose device time the trip already has is a resend
-    /// (a batch that went unacknowledged before a reconnect comes back as backlog) and is ignored.
-    public func append(tripID: String, points: [HistoryPoint]) async throws {
-        guard !points.isEmpty else { return }
-        try await database.write { connection in
-            try connection.transaction {
-                for point in points {
-                    try connection.run(
-                        "INSERT OR IGNORE INTO location_history (trip_id, t, received_at, lat, lng, backlog) VALUES (?, ?, ?, ?, ?, ?)",
-                        tripID, point.t.timeIntervalSince1970, point.receivedAt.timeIntervalSince1970,
-                        point.coordinate.lat, point.coordinate.lng, point.backlog)
-                }
-            }
-        }
+    /// A history on `database`, which must already be migrated with `SQLiteTripStores.migrations`.
+    public init(database: SQLiteDatabase) {
+        self.database = database
+        self.groupCommit = HistoryGroupCommit(database: database)
     }
+
+    /// Enqueues the points for the next group commit and returns at once; `whenCommitted` runs once they are
+    /// durable, or with the error when none of them was written. A point whose device time the trip already
+    /// has is a resend (a batch that went unacknowledged before a reconnect comes back as backlog) and is ignored.
+    public func append(
+        tripID: String, points: [HistoryPoint], whenCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void
+    ) {
+        groupCommit.append(tripID: tripID, points: points, whenCommitted: whenCommitted)
+    }
+
+    /// Appends points through the same group commit and returns once they are durable; resends are ignored.
+    public func append(tripID: String, points: [HistoryPoint]) async throws {
+        try await groupCommit.append(tripID: tripID, points: points)
+    }
+
+    /// How many groups and appends the group commit has written, for tests and benchmarks.
+    public var statistics: HistoryGroupCommit.Statistics { groupCommit.statistics }
 
     /// The trip's points in device-time order.
     public func history(tripID: String) async throws -> [HistoryPoint] {

@@ -150,6 +150,31 @@ public struct HistoryPoint: Codable, Sendable, Hashable {
 public protocol LocationHistoryStore: Sendable {
     /// Appends points to a trip's history, ignoring points whose device time it already holds.
     func append(tripID: String, points: [HistoryPoint]) async throws
+    /// Starts appending points and returns at once, without blocking: callable from any thread, the network
+    /// loop's included. `whenCommitted` runs exactly once, after the points are durable or with the error (and
+    /// then none of them was written), on a thread of the store's choosing.
+    func append(
+        tripID: String, points: [HistoryPoint], whenCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void)
     /// The trip's points in device-time order.
     func history(tripID: String) async throws -> [HistoryPoint]
+}
+
+extension LocationHistoryStore {
+    /// Runs the async `append` in one task and reports its outcome, for stores with no batching of their own.
+    public func append(
+        tripID: String, points: [HistoryPoint], whenCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void
+    ) {
+        guard !points.isEmpty else {
+            whenCommitted(.success(()))
+            return
+        }
+        Task {
+            do {
+                try await append(tripID: tripID, points: points)
+                whenCommitted(.success(()))
+            } catch {
+                whenCommitted(.failure(error))
+            }
+        }
+    }
 }
