@@ -312,7 +312,7 @@ actor ServerEngine {
     private func carryOut(_ request: ConnectionControl, for id: UInt64) {
         guard let session = sessions[id], let wsi = session.wsi else { return }
         switch request {
-        case .write: WebSocketIO.requestWrite(session, wsi: wsi)
+        case .write: WebSocketIO.requestWrite(session, wsi: wsi, scratch: writeScratch, metrics: metrics)
         case .reading(let enabled): WebSocketIO.setReading(session, wsi: wsi, enabled: enabled)
         case .event(let event): WebSocketIO.event(session, event)
         }

@@ -102,23 +102,41 @@ enum WebSocketIO {
         case .close(let code, let reason):
             return closeNow(session, wsi: wsi, code: code, reason: reason)
         case .message(let message, let more):
-            let mode = message.isBinary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT
-            // Written from this loop's own scratch, never from the shared buffer: lws puts the frame header
-            // in the headroom (and a client masks the payload in place), and a message fanned out to
-            // sockets on several loops would have its buffer written by two threads at once.
-            let start = scratch.stage(message)
-            let written = lws_write(wsi, start, message.count, mode)
-            if written < 0 { return -1 }
-            metrics.bytesSent.wrappingAdd(message.count, ordering: .relaxed)
-            metrics.messagesSent.wrappingAdd(1, ordering: .relaxed)
+            if write(message, wsi: wsi, scratch: scratch, metrics: metrics) < 0 { return -1 }
             if more { lws_callback_on_writable(wsi) }
             return 0
         }
     }
 
+    /// One message to lws, staged in this loop's own scratch, never from the shared buffer: lws puts the frame
+    /// header in the headroom (and a client masks the payload in place), and a message fanned out to sockets
+    /// on several loops would have its buffer written by two threads at once.
+    private static func write(_ message: SharedMessage, wsi: OpaquePointer, scratch: WriteScratch, metrics: NetMetrics)
+        -> Int32
+    {
+        let mode = message.isBinary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT
+        let written = lws_write(wsi, scratch.stage(message), message.count, mode)
+        if written < 0 { return -1 }
+        metrics.bytesSent.wrappingAdd(message.count, ordering: .relaxed)
+        metrics.messagesSent.wrappingAdd(1, ordering: .relaxed)
+        return 0
+    }
+
     /// Asks lws for a writable callback; when a close is pending, also arms a kill timer, because a
     /// peer that stopped reading never makes the socket writable and the close frame could wait forever.
-    static func requestWrite(_ session: WireSession, wsi: OpaquePointer) {
+    ///
+    /// Before that, while nothing is closing, no ping is due and lws holds none of this socket's bytes back,
+    /// the queued messages are written at once: an ack answered in the receive callback, or a position
+    /// posted from another loop, leaves in this turn instead of waiting a poll cycle for the writable
+    /// callback (two epoll changes and a wake-up per message). A socket that stops taking bytes makes lws
+    /// buffer the rest; from then on messages wait in the queues, where the disposable ones may be dropped.
+    static func requestWrite(_ session: WireSession, wsi: OpaquePointer, scratch: WriteScratch, metrics: NetMetrics) {
+        if let connection = session.connection, !session.pingDue, !session.closeTimerArmed {
+            while lws_partial_buffered(wsi) == 0, case .message(let message, _) = connection.takeWrite() {
+                if write(message, wsi: wsi, scratch: scratch, metrics: metrics) < 0 { break }
+            }
+            if !connection.hasPendingWrites { return }
+        }
         lws_callback_on_writable(wsi)
         guard !session.closeTimerArmed, let close = session.connection?.pendingClose else { return }
         session.closeTimerArmed = true

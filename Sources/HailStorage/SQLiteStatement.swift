@@ -15,19 +15,26 @@ final class SQLiteStatement {
     private var cachedColumns: SQLiteColumns?
 
     init(handle: OpaquePointer, sql: String, persistent: Bool) throws {
-        var statement: OpaquePointer?
-        var tail: UnsafePointer<CChar>?
         let flags = persistent ? UInt32(SQLITE_PREPARE_PERSISTENT) : 0
-        let code = sqlite3_prepare_v3(handle, sql, -1, flags, &statement, &tail)
+        // The tail points into the C string, so it is read while that string is alive: a String passed straight
+        // to the call becomes a temporary buffer freed on return, and reading the tail after it read freed
+        // memory (a single statement was sometimes refused as two).
+        let (code, prepared, trailing) = sql.withCString { text -> (Int32, OpaquePointer?, Bool) in
+            var statement: OpaquePointer?
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v3(handle, text, -1, flags, &statement, &tail)
+            let trailing = code == SQLITE_OK && tail.map { Self.holdsStatement($0, handle: handle) } == true
+            return (code, statement, trailing)
+        }
         guard code == SQLITE_OK else {
-            sqlite3_finalize(statement)
+            sqlite3_finalize(prepared)
             throw SQLiteError(handle: handle, code: code, sql: sql)
         }
-        guard let statement else {
+        guard let statement = prepared else {
             throw SQLiteError(kind: .argumentMismatch, message: "the SQL holds no statement", sql: sql)
         }
         // A second statement would be silently ignored; say so instead, and point at `execute` for scripts.
-        if let tail, Self.holdsStatement(tail, handle: handle) {
+        if trailing {
             sqlite3_finalize(statement)
             throw SQLiteError(
                 kind: .argumentMismatch,

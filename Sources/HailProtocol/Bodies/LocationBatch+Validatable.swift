@@ -17,24 +17,29 @@ extension LocationBatch: Validatable {
 }
 
 extension LocationPoint {
-    /// Checks one fix; negative heading and speed are allowed because they mean "unknown".
-    public func validate(at prefix: String) throws(APIError) {
-        try FieldCheck.coordinate(coordinate, at: prefix)
+    /// Checks one fix; negative heading and speed are allowed because they mean "unknown". Field paths are only
+    /// built for an error: a valid fix costs a few comparisons.
+    public func validate(at prefix: @autoclosure () -> String) throws(APIError) {
+        try FieldCheck.coordinate(coordinate, at: prefix())
         try FieldCheck.number(
-            accuracy, in: 0...ProtocolLimits.maxAccuracyMeters, at: FieldPath.join(prefix, "accuracy"))
-        let headingField = FieldPath.join(prefix, "heading")
-        guard heading.isFinite else { throw APIError.invalidField(headingField, "heading must be a finite number") }
-        guard heading < 360 else {
-            throw APIError.invalidField(headingField, "heading must be below 360 (negative means unknown)")
+            accuracy, in: 0...ProtocolLimits.maxAccuracyMeters, at: FieldPath.join(prefix(), "accuracy"))
+        guard heading.isFinite else {
+            throw APIError.invalidField(FieldPath.join(prefix(), "heading"), "heading must be a finite number")
         }
-        let speedField = FieldPath.join(prefix, "speed")
-        guard speed.isFinite else { throw APIError.invalidField(speedField, "speed must be a finite number") }
+        guard heading < 360 else {
+            throw APIError.invalidField(
+                FieldPath.join(prefix(), "heading"), "heading must be below 360 (negative means unknown)")
+        }
+        guard speed.isFinite else {
+            throw APIError.invalidField(FieldPath.join(prefix(), "speed"), "speed must be a finite number")
+        }
         guard speed <= ProtocolLimits.maxSpeedMetersPerSecond else {
             throw APIError.invalidField(
-                speedField, "speed must be at most \(Int(ProtocolLimits.maxSpeedMetersPerSecond)) m/s")
+                FieldPath.join(prefix(), "speed"),
+                "speed must be at most \(Int(ProtocolLimits.maxSpeedMetersPerSecond)) m/s")
         }
         guard t.timeIntervalSince1970.isFinite else {
-            throw APIError.invalidField(FieldPath.join(prefix, "t"), "t must be a finite date")
+            throw APIError.invalidField(FieldPath.join(prefix(), "t"), "t must be a finite date")
         }
     }
 }

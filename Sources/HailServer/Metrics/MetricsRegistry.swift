@@ -1,40 +1,94 @@
 import Foundation
 import Synchronization
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Counters, gauges and histograms rendered in the Prometheus text format (version 0.0.4).
 ///
-/// Thread-safe behind one lock; an update is a dictionary write, cheap enough for every location update.
+/// Updated on the hot path (every location batch of every driver, from every network loop), so an update
+/// neither renders nor escapes anything (labels are kept raw and rendered at scrape time) and takes one of
+/// several locks, picked by the calling thread: the loops update side by side, and `render` and `value`
+/// add the stripes up.
 public final class MetricsRegistry: Sendable {
     /// A metric's labels, rendered in the given order.
     public typealias Labels = KeyValuePairs<String, String>
 
-    private struct Series: Hashable {
+    private struct Series: Hashable, Sendable {
         var name: String
-        var labels: [String]  // "key=value" pairs, already escaped, in order
+        /// Label names and values, raw, alternating, in order.
+        var labels: [String]
+
+        init(_ name: String, _ labels: Labels) {
+            self.name = name
+            var flat: [String] = []
+            flat.reserveCapacity(labels.count * 2)
+            for (key, value) in labels {
+                flat.append(key)
+                flat.append(value)
+            }
+            self.labels = flat
+        }
+
+        /// `key="value"` pairs, escaped, in order.
+        var rendered: [String] {
+            stride(from: 0, to: labels.count, by: 2).map {
+                "\(labels[$0])=\"\(MetricsRegistry.escape(labels[$0 + 1]))\""
+            }
+        }
     }
 
-    private struct Histogram {
+    private struct Histogram: Sendable {
         var buckets: [Double]
         var counts: [UInt64]
         var sum = 0.0
         var count: UInt64 = 0
+
+        mutating func absorb(_ other: Histogram) {
+            for index in counts.indices where index < other.counts.count { counts[index] += other.counts[index] }
+            sum += other.sum
+            count += other.count
+        }
     }
 
-    private struct State {
-        var help: [String: (type: String, text: String)] = [:]
-        var values: [Series: Double] = [:]
+    private struct Values: Sendable {
+        var counters: [Series: Double] = [:]
+        var gauges: [Series: Double] = [:]
         var histograms: [Series: Histogram] = [:]
+    }
+
+    private final class Stripe: Sendable {
+        let values = Mutex(Values())
+    }
+
+    private struct Declarations: Sendable {
+        var help: [String: (type: String, text: String)] = [:]
         var bucketsByName: [String: [Double]] = [:]
     }
 
-    private let state = Mutex(State())
+    private let declarations = Mutex(Declarations())
+    private let stripes: [Stripe] = (0..<16).map { _ in Stripe() }
+    /// Gauges that are set (not added to) live in one place, so the last `set` wins.
+    private let setGauges = Mutex<[Series: Double]>([:])
 
     /// Creates an empty registry.
     public init() {}
 
+    /// The calling thread's stripe.
+    private var stripe: Stripe {
+        #if canImport(Darwin)
+            let thread = UInt(bitPattern: pthread_self())
+        #else
+            let thread = UInt(pthread_self())
+        #endif
+        // Thread ids are addresses: drop the low bits every id shares.
+        return stripes[Int((thread >> 12) % UInt(stripes.count))]
+    }
+
     /// Declares a metric's type (`counter`, `gauge`, `histogram`) and help text; buckets for histograms.
     public func declare(_ name: String, type: String, help: String, buckets: [Double] = []) {
-        state.withLock {
+        declarations.withLock {
             $0.help[name] = (type, help)
             if !buckets.isEmpty { $0.bucketsByName[name] = buckets.sorted() }
         }
@@ -42,85 +96,117 @@ public final class MetricsRegistry: Sendable {
 
     /// Adds `amount` to a counter or gauge.
     public func add(_ name: String, _ amount: Double = 1, labels: Labels = [:]) {
-        let series = Series(name: name, labels: Self.render(labels))
-        state.withLock { $0.values[series, default: 0] += amount }
+        let series = Series(name, labels)
+        stripe.values.withLock { $0.counters[series, default: 0] += amount }
     }
 
     /// Sets a gauge.
     public func set(_ name: String, _ value: Double, labels: Labels = [:]) {
-        let series = Series(name: name, labels: Self.render(labels))
-        state.withLock { $0.values[series] = value }
+        let series = Series(name, labels)
+        setGauges.withLock { $0[series] = value }
+        // A series that was added to before is replaced by the value set.
+        for stripe in stripes { _ = stripe.values.withLock { $0.counters.removeValue(forKey: series) } }
     }
 
     /// The current value of a counter or gauge (0 when never touched).
     public func value(_ name: String, labels: Labels = [:]) -> Double {
-        let series = Series(name: name, labels: Self.render(labels))
-        return state.withLock { $0.values[series] ?? 0 }
+        let series = Series(name, labels)
+        let added = stripes.reduce(0.0) { total, stripe in total + stripe.values.withLock { $0.counters[series] ?? 0 } }
+        return added + (setGauges.withLock { $0[series] } ?? 0)
     }
 
     /// Records one observation in a histogram declared with buckets.
     public func observe(_ name: String, _ value: Double, labels: Labels = [:]) {
-        let series = Series(name: name, labels: Self.render(labels))
-        state.withLock { state in
-            let buckets = state.bucketsByName[name] ?? [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5]
-            var histogram =
-                state.histograms[series]
-                ?? Histogram(buckets: buckets, counts: Array(repeating: 0, count: buckets.count))
-            for (index, bound) in histogram.buckets.enumerated() where value <= bound { histogram.counts[index] += 1 }
-            histogram.sum += value
-            histogram.count += 1
-            state.histograms[series] = histogram
+        let series = Series(name, labels)
+        let stripe = stripe
+        let known = stripe.values.withLock { values -> Bool in
+            guard var histogram = values.histograms[series] else { return false }
+            Self.record(value, in: &histogram)
+            values.histograms[series] = histogram
+            return true
         }
+        if known { return }
+        let buckets = declarations.withLock { $0.bucketsByName[name] } ?? [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5]
+        stripe.values.withLock { values in
+            var histogram =
+                values.histograms[series]
+                ?? Histogram(buckets: buckets, counts: Array(repeating: 0, count: buckets.count))
+            Self.record(value, in: &histogram)
+            values.histograms[series] = histogram
+        }
+    }
+
+    private static func record(_ value: Double, in histogram: inout Histogram) {
+        for (index, bound) in histogram.buckets.enumerated() where value <= bound { histogram.counts[index] += 1 }
+        histogram.sum += value
+        histogram.count += 1
     }
 
     /// How many observations a histogram series has.
     public func observationCount(_ name: String, labels: Labels = [:]) -> UInt64 {
-        let series = Series(name: name, labels: Self.render(labels))
-        return state.withLock { $0.histograms[series]?.count ?? 0 }
+        let series = Series(name, labels)
+        return stripes.reduce(0) { total, stripe in
+            total + (stripe.values.withLock { $0.histograms[series]?.count } ?? 0)
+        }
+    }
+
+    /// Every stripe added up.
+    private func merged() -> (values: [Series: Double], histograms: [Series: Histogram]) {
+        var values = setGauges.withLock { $0 }
+        var histograms: [Series: Histogram] = [:]
+        for stripe in stripes {
+            stripe.values.withLock { stripe in
+                for (series, value) in stripe.counters { values[series, default: 0] += value }
+                for (series, histogram) in stripe.histograms {
+                    if var merged = histograms[series] {
+                        merged.absorb(histogram)
+                        histograms[series] = merged
+                    } else {
+                        histograms[series] = histogram
+                    }
+                }
+            }
+        }
+        return (values, histograms)
     }
 
     /// Every metric in the Prometheus text exposition format, sorted by name then labels.
     public func render() -> String {
-        state.withLock { state in
-            var names = Set(state.values.keys.map(\.name)).union(state.histograms.keys.map(\.name))
-            names.formUnion(state.help.keys)
-            var output = ""
-            for name in names.sorted() {
-                if let help = state.help[name] {
-                    output += "# HELP \(name) \(help.text)\n# TYPE \(name) \(help.type)\n"
-                }
-                let plain = state.values.filter { $0.key.name == name }.sorted {
-                    $0.key.labels.lexicographicallyPrecedes($1.key.labels)
-                }
-                for (series, value) in plain {
-                    output += "\(name)\(Self.braces(series.labels)) \(Self.format(value))\n"
-                }
-                let histograms = state.histograms.filter { $0.key.name == name }.sorted {
-                    $0.key.labels.lexicographicallyPrecedes($1.key.labels)
-                }
-                for (series, histogram) in histograms {
-                    for (index, bound) in histogram.buckets.enumerated() {
-                        let labels = series.labels + ["le=\"\(Self.format(bound))\""]
-                        output += "\(name)_bucket\(Self.braces(labels)) \(histogram.counts[index])\n"
-                    }
-                    output += "\(name)_bucket\(Self.braces(series.labels + ["le=\"+Inf\""])) \(histogram.count)\n"
-                    output += "\(name)_sum\(Self.braces(series.labels)) \(Self.format(histogram.sum))\n"
-                    output += "\(name)_count\(Self.braces(series.labels)) \(histogram.count)\n"
-                }
+        let (values, histogramValues) = merged()
+        let help = declarations.withLock { $0.help }
+        var names = Set(values.keys.map(\.name)).union(histogramValues.keys.map(\.name))
+        names.formUnion(help.keys)
+        var output = ""
+        for name in names.sorted() {
+            if let help = help[name] {
+                output += "# HELP \(name) \(help.text)\n# TYPE \(name) \(help.type)\n"
             }
-            return output
+            let plain = values.filter { $0.key.name == name }.map { ($0.key.rendered, $0.value) }.sorted {
+                $0.0.lexicographicallyPrecedes($1.0)
+            }
+            for (labels, value) in plain {
+                output += "\(name)\(Self.braces(labels)) \(Self.format(value))\n"
+            }
+            let histograms = histogramValues.filter { $0.key.name == name }.map { ($0.key.rendered, $0.value) }
+                .sorted { $0.0.lexicographicallyPrecedes($1.0) }
+            for (labels, histogram) in histograms {
+                for (index, bound) in histogram.buckets.enumerated() {
+                    output +=
+                        "\(name)_bucket\(Self.braces(labels + ["le=\"\(Self.format(bound))\""])) \(histogram.counts[index])\n"
+                }
+                output += "\(name)_bucket\(Self.braces(labels + ["le=\"+Inf\""])) \(histogram.count)\n"
+                output += "\(name)_sum\(Self.braces(labels)) \(Self.format(histogram.sum))\n"
+                output += "\(name)_count\(Self.braces(labels)) \(histogram.count)\n"
+            }
         }
-    }
-
-    private static func render(_ labels: Labels) -> [String] {
-        labels.map { "\($0.key)=\"\(escape($0.value))\"" }
+        return output
     }
 
     private static func braces(_ labels: [String]) -> String {
         labels.isEmpty ? "" : "{" + labels.joined(separator: ",") + "}"
     }
 
-    private static func escape(_ value: String) -> String {
+    fileprivate static func escape(_ value: String) -> String {
         value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
             .replacingOccurrences(of: "\n", with: "\\n")
     }
