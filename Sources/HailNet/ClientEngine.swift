@@ -48,6 +48,8 @@ actor ClientEngine {
             info.ietf_version_or_minus_one = -1
             info.local_protocol_name = session.keep("hail")
             info.opaque_user_data = Unmanaged.passUnretained(session).toOpaque()
+            // lws's validity timers off, as for the context (see EventLoop).
+            info.retry_and_idle_policy = UnsafePointer(EventLoop.noValidityChecks)
             if let local = target.localAddress { info.iface = session.keep(local) }
             if let connected = lws_client_connect_via_info(&info) {
                 session.wsi = connected

@@ -14,7 +14,7 @@ struct EventLoopOptions {
     /// Bytes of WebSocket payload lws hands over per receive callback: lws allocates this much for every
     /// WebSocket, so it is small (an idle stream holds little); a larger message arrives in fragments,
     /// which HailNet assembles in a buffer that exists only while that message does.
-    var rxBufferSize: Int = 4_096
+    var rxBufferSize: Int = 512
     /// The name of the loop thread.
     var threadName = "hail-lws"
     /// Seconds an idle HTTP keep-alive connection stays open.
@@ -121,6 +121,14 @@ final class EventLoop: @unchecked Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
+    /// lws's retry and idle policy with its validity timers off (no pings of its own, no hangup).
+    nonisolated(unsafe) static let noValidityChecks: UnsafeMutablePointer<lws_retry_bo_t> = {
+        // nonisolated(unsafe): written once here, before any context exists, and only read by lws afterwards.
+        let policy = UnsafeMutablePointer<lws_retry_bo_t>.allocate(capacity: 1)
+        policy.initialize(to: lws_retry_bo_t())
+        return policy
+    }()
+
     private static let logLevelSet: Bool = {
         lws_set_log_level(Int32(LLL_ERR), nil)
         return true
@@ -165,8 +173,11 @@ final class EventLoop: @unchecked Sendable {
         // The time a connection may hold a header table while its request head arrives (lws's default is
         // 10 s, whatever `timeout_secs` says): a head dribbled a byte at a time ends here.
         info.timeout_secs_ah_idle = UInt32(max(1, options.timeoutSeconds))
-        // No retry_and_idle_policy: lws's own keepalive pings take the writable callback the user
-        // asked for, which strands queued messages; HailNet pings from its tick instead.
+        // A policy that turns lws's own validity checks off: its keepalive pings take the writable callback the
+        // user asked for, which strands queued messages (HailNet pings from its tick instead), and without a
+        // policy lws falls back to a default one whose timer it re-arms on every message received, an
+        // insertion into one sorted list of every connection's timer: O(connections) per message.
+        info.retry_and_idle_policy = UnsafePointer(Self.noValidityChecks)
         if options.port != nil {
             info.port = hail_lws_no_listen_server()
             hostName = strdup(options.host)

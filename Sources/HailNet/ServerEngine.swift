@@ -1,5 +1,6 @@
 import CLibWebSockets
 import Foundation
+import Glibc
 
 /// The server's per-connection state, isolated to the lws loop thread through `LoopExecutor`.
 ///
@@ -42,7 +43,12 @@ actor ServerEngine {
         case LWS_CALLBACK_HTTP_BODY:
             return receiveBody(wsi, input, length)
         case LWS_CALLBACK_HTTP_BODY_COMPLETION:
-            guard let session = WireSession.of(wsi), !session.bodyRejected, session.request != nil else { return 0 }
+            guard let session = WireSession.of(wsi) else { return 0 }
+            session.bodyEnded = true
+            // A 413 already went out: the unread body has now been read to its end, so closing cannot reset the
+            // connection under the client before it has read the answer.
+            if session.closeWhenBodyEnds { return -1 }
+            guard !session.bodyRejected, session.request != nil else { return 0 }
             dispatch(session)
             return 0
         case LWS_CALLBACK_HTTP_WRITEABLE:
@@ -98,6 +104,8 @@ actor ServerEngine {
         session.transaction += 1
         session.response = nil
         session.bodyRejected = false
+        session.bodyEnded = false
+        session.closeWhenBodyEnds = false
         session.request = HTTPRequest(
             method: method, path: path, query: HeaderReader.query(wsi), headers: headers, body: [],
             remoteAddress: HeaderReader.remoteAddress(wsi), requestID: HeaderReader.requestID(from: headers))
@@ -128,6 +136,8 @@ actor ServerEngine {
 
     private func rejectBody(_ session: WireSession, _ wsi: OpaquePointer) {
         session.bodyRejected = true
+        // The rest of the body is read and dropped until it ends (see finishResponse), within the request timeout.
+        session.requestDeadline = .now + .seconds(configuration.requestTimeoutSeconds)
         var response = HTTPResponse.error(
             status: 413, code: "payload_too_large",
             message: "request body exceeds \(configuration.maxRequestBodyBytes) bytes")
@@ -237,7 +247,20 @@ actor ServerEngine {
         let closeAfter = session.response?.closeAfter ?? false
         session.response = nil
         session.request = nil
-        if closeAfter { return -1 }
+        if closeAfter {
+            // Closing with the body still arriving would make the kernel reset the connection, and the client,
+            // still writing, could lose the 413 it was sent: close once the body has been read to its end.
+            if session.bodyRejected, !session.bodyEnded {
+                // Half-close: the client reads the answer and then the end of the stream, while what it still
+                // sends is read and dropped; the connection goes at the body's end, or 2 s after it stops
+                // arriving, or at the request deadline (the sweep), whichever comes first.
+                session.closeWhenBodyEnds = true
+                shutdown(lws_get_socket_fd(wsi), Int32(SHUT_WR))
+                lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, 2)
+                return 0
+            }
+            return -1
+        }
         // Non-zero means the connection cannot be kept alive (e.g. the client asked to close).
         return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
     }

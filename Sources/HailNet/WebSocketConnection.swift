@@ -12,9 +12,29 @@ public final class WebSocketConnection: Sendable {
     /// What the connection was opened with (path, query, headers, peer address).
     public let request: WebSocketRequest
     /// Every complete inbound message, in order; finishes when the connection closes.
-    public let messages: AsyncStream<WebSocketMessage>
+    ///
+    /// Made on first use (or on the first message for it): a connection read on its loop by a handler never
+    /// holds a stream, which keeps an idle stream small.
+    public var messages: AsyncStream<WebSocketMessage> { inbound.withLock { $0.stream(limit: inboundLimit).stream } }
 
-    private let inbound: AsyncStream<WebSocketMessage>.Continuation
+    private let inbound = Mutex(Inbound())
+
+    /// The `messages` stream once made, and whether the connection has finished.
+    private struct Inbound {
+        var made: (stream: AsyncStream<WebSocketMessage>, continuation: AsyncStream<WebSocketMessage>.Continuation)?
+        var finished = false
+
+        mutating func stream(limit: Int?)
+            -> (stream: AsyncStream<WebSocketMessage>, continuation: AsyncStream<WebSocketMessage>.Continuation)
+        {
+            if let made { return made }
+            let made = AsyncStream.makeStream(
+                of: WebSocketMessage.self, bufferingPolicy: limit.map { .bufferingOldest($0) } ?? .unbounded)
+            if finished { made.continuation.finish() }
+            self.made = made
+            return made
+        }
+    }
     private let state: Mutex<State>
     private let metrics: NetMetrics
     /// Carries a request (write, reading on or off, an event for the handler) to the owning loop.
@@ -56,8 +76,6 @@ public final class WebSocketConnection: Sendable {
         self.control = control
         self.inboundLimit = inboundLimit.map { max(1, $0) }
         state = Mutex(State(queue: OutboundQueue(essentialLimit: limits.essential, disposableLimit: limits.disposable)))
-        (messages, inbound) = AsyncStream.makeStream(
-            of: WebSocketMessage.self, bufferingPolicy: self.inboundLimit.map { .bufferingOldest($0) } ?? .unbounded)
     }
 
     /// Queues a text message; returns false when the connection is already closing.
@@ -190,7 +208,8 @@ public final class WebSocketConnection: Sendable {
     /// Hands a complete inbound message to the consumer; with the inbound queue full, closes with 4029
     /// instead (the message is not delivered).
     func deliver(_ message: WebSocketMessage) {
-        if case .dropped = inbound.yield(message), let inboundLimit {
+        let continuation = inbound.withLock { $0.stream(limit: inboundLimit).continuation }
+        if case .dropped = continuation.yield(message), let inboundLimit {
             close(
                 code: WebSocketCloseInfo.tooManyMessagesCode,
                 reason: "more than \(inboundLimit) messages waiting to be read")
@@ -206,7 +225,11 @@ public final class WebSocketConnection: Sendable {
             defer { state.waiters = [] }
             return state.waiters
         }
-        inbound.finish()
+        let continuation = inbound.withLock { inbound -> AsyncStream<WebSocketMessage>.Continuation? in
+            inbound.finished = true
+            return inbound.made?.continuation
+        }
+        continuation?.finish()
         for waiter in waiters { waiter.resume(returning: info) }
     }
 }

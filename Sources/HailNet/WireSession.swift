@@ -15,6 +15,10 @@ final class WireSession {
     var request: HTTPRequest?
     var expectedBodyBytes = 0
     var bodyRejected = false
+    /// lws reported the end of the request body.
+    var bodyEnded = false
+    /// A 413 has gone out; close once the rest of the body has been read.
+    var closeWhenBodyEnds = false
     var response: PendingResponse?
     /// When the request being read must be complete; a body still arriving then is dropped (lws only
     /// times out each wait between chunks, so a body dribbled a byte at a time would never end).

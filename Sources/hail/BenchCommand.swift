@@ -46,6 +46,7 @@ enum BenchCommand {
           --points       ingest: fixes per batch, 1 to 1000                     default 3
           --binary       ingest: compact binary frames instead of JSON text
           --riders       ingest: share of drivers on a trip with a rider watching   default 0.1
+          --server-loops ingest: the `hail server` child's --loops                  default one per core
           --postgres URL, --redis URL   ingest: the server children run on the scaled backends
           --nodes 2      ingest: two server children on them, drivers on the first, riders on the second
           --json         print one JSON object instead of the table
@@ -76,7 +77,7 @@ enum BenchCommand {
             Array(arguments.dropFirst()),
             options: [
                 "--seconds", "--duration", "--connections", "--route", "--interval-ms", "--window", "--points",
-                "--server", "--secret-file", "--riders", "--postgres", "--redis", "--nodes",
+                "--server", "--secret-file", "--riders", "--postgres", "--redis", "--nodes", "--server-loops",
             ],
             flags: ["--json", "--binary", "--saturate", "--in-process"])
         if args["--seconds"] != nil, args["--duration"] != nil {
@@ -147,6 +148,12 @@ enum BenchCommand {
             if let url = args["--redis"] { scaled += ["--redis", url] }
             if !scaled.isEmpty || nodes > 1, args["--server"] != nil || args.has("--in-process") {
                 throw UsageError("--postgres, --redis and --nodes start their own `hail server` children")
+            }
+            if args["--server-loops"] != nil {
+                if args["--server"] != nil || args.has("--in-process") {
+                    throw UsageError("--server-loops sets the `hail server` child's --loops; it needs no --server")
+                }
+                scaled += ["--loops", String(try args.integer("--server-loops", default: 1, in: 1...64))]
             }
             if nodes == 2, args["--postgres"] == nil || args["--redis"] == nil {
                 throw UsageError("--nodes 2 needs --postgres URL and --redis URL: the two nodes share them")

@@ -14,7 +14,7 @@ enum ServerCommand {
                            [--messages-per-socket R[:B]] [--open-connections-per-address N]
                            [--limit-loopback] [--no-rate-limits]
                            [--trusted-proxies A,B]
-                           [--request-timeout SECONDS]
+                           [--request-timeout SECONDS] [--loops N]
 
         Runs the Hail backend until interrupted (Ctrl-C or SIGTERM). Every acknowledged change is in the
         SQLite file before the answer leaves; restart on the same --db and nothing acknowledged is lost.
@@ -52,6 +52,7 @@ enum ServerCommand {
           --no-rate-limits          none of these limits (e.g. for `hail bench` from another machine)
           --trusted-proxies         peers whose X-Forwarded-For names the client  default 127.0.0.1,::1
           --request-timeout         seconds to send a whole request; slower ones are dropped  default 20
+          --loops                   event loops (threads) serving connections  default one per core
         """
 
     static func run(_ arguments: [String]) async throws(UsageError) {
@@ -62,7 +63,7 @@ enum ServerCommand {
                 "--route-cohorts", "--postgres-schema", "--redis-prefix", "--requests-per-address",
                 "--requests-per-token", "--connections-per-address", "--connections-per-token", "--messages-per-socket",
                 "--open-connections-per-address",
-                "--trusted-proxies", "--request-timeout",
+                "--trusted-proxies", "--request-timeout", "--loops",
             ],
             flags: ["--quiet", "--limit-loopback", "--no-rate-limits"])
         var options = BackendServer.Options()
@@ -86,6 +87,7 @@ enum ServerCommand {
             options.configuration.publicBaseURL = parsed
         }
         if args.has("--quiet") { options.log = nil }
+        if args["--loops"] != nil { options.loops = try args.integer("--loops", default: 1, in: 1...64) }
         try configureLimits(&options.configuration, args)
         let roadsSummary = try configureRoutes(
             &options.configuration, roads: args["--roads"], cohorts: args["--route-cohorts"])

@@ -18,6 +18,8 @@ public final class BackendServer: Sendable {
         public var secret: [UInt8] = []
         /// API settings.
         public var configuration = ServerConfiguration()
+        /// Event loops serving connections; nil for one per core.
+        public var loops: Int?
         /// Where request log lines go (one JSON object per line); nil for none.
         public var log: (@Sendable (String) -> Void)? = { line in
             FileHandle.standardError.write(Data((line + "\n").utf8))
@@ -59,6 +61,7 @@ public final class BackendServer: Sendable {
         netConfiguration.maxInboundMessageBytes = services.configuration.maxMessageBytes
         netConfiguration.requestTimeoutSeconds = services.configuration.requestTimeoutSeconds
         netConfiguration.customHeaderNames += ["x-hail-client"]
+        if let loops = options.loops { netConfiguration.loopCount = loops }
         let log = options.log
         let time = services.time
         let metrics = services.metrics

@@ -60,6 +60,10 @@ struct ConnectionsBenchmarkResult: Encodable, Sendable {
     let reached200k: Bool
     /// The 2 GB target, on the projection: met?
     let projectionUnder2GB: Bool
+    /// The most server RSS one idle connection may cost (10,240 bytes: 200,000 in 2 GB).
+    let targetBytesPerConnection = ConnectionsBenchmark.targetBytesPerConnection
+    /// Whether `serverRssBytesPerConnection` is within it.
+    let perConnectionWithinTarget: Bool
     /// The machine.
     let machine: BenchMachine
 
@@ -95,6 +99,7 @@ struct ConnectionsBenchmarkResult: Encodable, Sendable {
         self.limitedBy = limitedBy
         reached200k = connected >= ConnectionsBenchmark.designConnections
         projectionUnder2GB = projectedServerRssBytesAt200k < ConnectionsBenchmark.targetServerRSSBytes
+        perConnectionWithinTarget = connected > 0 && perConnection <= ConnectionsBenchmark.targetBytesPerConnection
         self.machine = machine
     }
 
@@ -112,7 +117,10 @@ struct ConnectionsBenchmarkResult: Encodable, Sendable {
         table.add(
             "server RSS",
             "\(mib(serverRssBytes)) holding them, \(mib(serverIdleRssBytes)) idle, peak \(mib(serverPeakRssBytes))")
-        table.add("per connection", "\(serverRssBytesPerConnection) bytes of server RSS")
+        table.add(
+            "per connection",
+            "\(serverRssBytesPerConnection) bytes of server RSS ("
+                + (perConnectionWithinTarget ? "within" : "over") + " the \(targetBytesPerConnection)-byte target)")
         let verdict =
             projectionUnder2GB
             ? "under the 2 GB target"

@@ -24,6 +24,8 @@ struct IngestBenchmark: Sendable {
     static let connectConcurrency = 64
     /// How far in the past the drivers' fix timelines start: a week of fixes at one a second.
     static let timelineHeadroomMilliseconds: Int64 = 7 * 86_400 * 1000
+    /// WebSocket client loops (threads) the drivers' sockets are spread over: one per core.
+    static let clientLoops = max(1, ProcessInfo.processInfo.activeProcessorCount)
     /// How long after the window the drivers wait for outstanding acks.
     static let grace = Duration.seconds(3)
 
@@ -50,12 +52,15 @@ struct IngestBenchmark: Sendable {
         try await goOnline(tokens: tokens, endpoint: target.endpoint)
 
         let client: WebSocketClient
+        var clients: [WebSocketClient] = []
         do {
             // The server pings every stream; the client's own keepalive is off because, holding thousands
             // of streams on a loaded machine, it dropped healthy ones ("no traffic or pong for 60 s").
             var configuration = WebSocketClientConfiguration()
             configuration.pingIntervalSeconds = 0
-            client = try WebSocketClient(configuration: configuration)
+            // One client loop per core, like the server's: the drivers' sockets are spread over them.
+            clients = try (0..<Self.clientLoops).map { _ in try WebSocketClient(configuration: configuration) }
+            client = clients[0]
         } catch {
             throw BenchFailure("cannot start the WebSocket client: \(error)")
         }
@@ -67,9 +72,10 @@ struct IngestBenchmark: Sendable {
             drivers: watched.map { (index: $0, token: tokens[$0], factory: factories[$0]) })
         let logs = Dictionary(uniqueKeysWithValues: setup.pairs.map { ($0.driverIndex, SendLog()) })
         let sources = sourceAddresses(for: target.endpoint)
-        let connected = await connectAll(client: client, tokens: tokens, endpoint: target.endpoint, sources: sources)
+        let connected = await connectAll(
+            clients: clients, tokens: tokens, endpoint: target.endpoint, sources: sources)
         guard connected.contains(where: { $0.connection != nil }) else {
-            await client.shutdown()
+            for client in clients { await client.shutdown() }
             throw BenchFailure(
                 "no driver stream connected: \(connected.compactMap(\.failure).first ?? "unknown reason")")
         }
@@ -140,8 +146,12 @@ struct IngestBenchmark: Sendable {
         for session in sessions { tally.absorb(session.ledger.tally()) }
         for pair in setup.pairs { pair.rider.close(code: 1000, reason: "bench done") }
         // Before shutdown: tells whether a missing ack was never written by us or never came back.
-        let wire = client.metrics.snapshot()
-        await client.shutdown()
+        let snapshots = clients.map { $0.metrics.snapshot() }
+        let wire = (
+            messagesSent: snapshots.reduce(0) { $0 + $1.messagesSent },
+            messagesReceived: snapshots.reduce(0) { $0 + $1.messagesReceived }
+        )
+        for client in clients { await client.shutdown() }
         let countersAfter = await ServerCounters.scrape(target.endpoint)
         var serverCounts: [String: Int]?
         if let countersBefore, let countersAfter { serverCounts = countersAfter.since(countersBefore) }
@@ -211,7 +221,7 @@ struct IngestBenchmark: Sendable {
     }
 
     /// Opens every driver stream, `connectConcurrency` handshakes at a time.
-    private func connectAll(client: WebSocketClient, tokens: [String], endpoint: HTTPEndpoint, sources: [String])
+    private func connectAll(clients: [WebSocketClient], tokens: [String], endpoint: HTTPEndpoint, sources: [String])
         async -> [Slot]
     {
         let url = endpoint.webSocketBase + "/v1/drivers/me/live"
@@ -225,7 +235,7 @@ struct IngestBenchmark: Sendable {
                 group.addTask {
                     let reader = DriverSessionSlot()
                     do {
-                        let connection = try await client.connect(
+                        let connection = try await clients[index % clients.count].connect(
                             to: url, headers: [("Authorization", "Bearer \(token)")], localAddress: source,
                             handler: { _ in AckReader(slot: reader) })
                         return (index, Slot(connection: connection, reader: reader))
