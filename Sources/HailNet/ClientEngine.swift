@@ -32,10 +32,13 @@ actor ClientEngine {
             }
             let session = WireSession(id: WireSession.nextID())
             sessions[session.id] = session
+            session.webSocket = .client(
+                WebSocketClientStateMachine(maxMessageBytes: configuration.maxInboundMessageBytes, keepalive: keepalive)
+            )
             session.pendingHandler = target.handler
             session.connectContinuation = continuation
             session.clientHeaders = target.headers
-            session.webSocketRequest = WebSocketRequest(
+            session.clientRequest = WebSocketRequest(
                 path: target.path, query: target.query, headers: HTTPHeaders(target.headers),
                 remoteAddress: target.host, requestID: "")
             var info = lws_client_connect_info()
@@ -54,13 +57,14 @@ actor ClientEngine {
             if let connected = lws_client_connect_via_info(&info) {
                 session.wsi = connected
             } else {
-                // lws may already have reported CONNECTION_ERROR synchronously; if not, report here.
-                fail(session, "could not start connecting to \(target.host):\(target.port)")
+                // lws may already have reported CONNECTION_ERROR synchronously; the machine fails the connect once.
+                connectionFailed(session, "could not start connecting to \(target.host):\(target.port)")
             }
         }
     }
 
-    /// The entry for every lws callback of the client context.
+    /// The entry for every lws callback of the client context: each case turns the callback into an event of the
+    /// session's client machine and carries out the action it returns.
     func handle(_ arguments: CallbackArguments) -> Int32 {
         let (wsi, input, length) = (arguments.wsi, arguments.input, arguments.length)
         guard let session = WireSession.of(wsi) else { return 0 }
@@ -69,15 +73,13 @@ actor ClientEngine {
             return appendHeaders(session, wsi, input, length)
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
             let detail = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "unknown error"
-            fail(session, detail)
+            connectionFailed(session, detail)
             return 0
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
             establish(session, wsi)
             return 0
         case LWS_CALLBACK_CLIENT_RECEIVE:
-            return WebSocketIO.receive(
-                session, wsi: wsi, input: input, length: length, limit: configuration.maxInboundMessageBytes,
-                metrics: metrics)
+            return WebSocketIO.receive(session, wsi: wsi, input: input, length: length, metrics: metrics)
         case LWS_CALLBACK_CLIENT_WRITEABLE:
             return WebSocketIO.writable(session, wsi: wsi, scratch: writeScratch, metrics: metrics)
         case LWS_CALLBACK_CLIENT_RECEIVE_PONG:
@@ -90,8 +92,11 @@ actor ClientEngine {
             WebSocketIO.closed(session, metrics: metrics)
             return 0
         case LWS_CALLBACK_WSI_DESTROY:
-            fail(session, "connection closed during the handshake")
-            WebSocketIO.closed(session, metrics: metrics)
+            switch session.webSocket?.withClient({ $0.destroyed() }) ?? .ignore {
+            case .failConnect(let detail): failConnect(session, detail)
+            case .finish(let info): WebSocketIO.finish(session, info, metrics: metrics)
+            case .ignore: break
+            }
             session.detach()
             sessions[session.id] = nil
             return 0
@@ -100,6 +105,7 @@ actor ClientEngine {
         }
     }
 
+    /// LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER: adds the connect call's header fields to the handshake.
     private func appendHeaders(
         _ session: WireSession, _ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int
     ) -> Int32 {
@@ -117,35 +123,43 @@ actor ClientEngine {
         return 0
     }
 
+    /// LWS_CALLBACK_CLIENT_ESTABLISHED: makes the connection, its loop handler if any, and resumes the connect.
     private func establish(_ session: WireSession, _ wsi: OpaquePointer) {
-        guard let continuation = session.connectContinuation, let request = session.webSocketRequest else { return }
-        session.connectContinuation = nil
+        guard case .resumeConnect? = session.webSocket?.withClient({ $0.established(now: .now) }),
+            let request = session.clientRequest
+        else { return }
         let connection = WebSocketConnection(
             id: session.id, request: request,
             limits: (configuration.essentialQueueLimit, configuration.disposableQueueLimit), metrics: metrics,
             control: Self.control(for: self))
         session.connection = connection
-        if let makeHandler = session.pendingHandler {
-            session.pendingHandler = nil
+        if let makeHandler = session.pendingHandler.take() {
             session.inboundHandler = makeHandler(connection)
         }
-        session.lastHeard = .now
         metrics.openConnections.wrappingAdd(1, ordering: .relaxed)
         metrics.totalConnections.wrappingAdd(1, ordering: .relaxed)
-        continuation.resume(returning: connection)
+        session.connectContinuation.take()?.resume(returning: connection)
     }
 
-    private func fail(_ session: WireSession, _ detail: String) {
-        guard let continuation = session.connectContinuation else { return }
-        session.connectContinuation = nil
+    /// The connect failed before the handshake (lws's CONNECTION_ERROR, or no connection was started at all).
+    private func connectionFailed(_ session: WireSession, _ detail: String) {
+        guard case .failConnect(let detail)? = session.webSocket?.withClient({ $0.connectionFailed(detail) })
+        else { return }
+        failConnect(session, detail)
+    }
+
+    /// Fails the connect call, as the machine said, naming the target.
+    private func failConnect(_ session: WireSession, _ detail: String) {
+        // Without a wsi lws will never destroy, so no WSI_DESTROY would remove the session.
         if session.wsi == nil { sessions[session.id] = nil }
-        let target = session.webSocketRequest.map { "\($0.remoteAddress)\($0.path)" } ?? "server"
-        continuation.resume(throwing: NetError.connectFailed("WebSocket connect to \(target) failed: \(detail)"))
+        let target = session.clientRequest.map { "\($0.remoteAddress)\($0.path)" } ?? "server"
+        session.connectContinuation.take()?.resume(
+            throwing: NetError.connectFailed("WebSocket connect to \(target) failed: \(detail)"))
     }
 
     /// The periodic keepalive sweep (see `WebSocketIO.sweep`).
     func tick() {
-        WebSocketIO.sweep(sessions.values, keepalive: keepalive)
+        WebSocketIO.sweep(sessions.values)
     }
 
     nonisolated var keepalive: Keepalive {

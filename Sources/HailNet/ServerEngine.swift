@@ -17,9 +17,9 @@ actor ServerEngine {
     private var sessions: [UInt64: WireSession] = [:]
     /// This loop's staging buffer for WebSocket frames.
     private let writeScratch = WriteScratch()
-    /// Reused for every HTTP body chunk: LWS_PRE headroom plus one chunk.
-    private let chunkSize = 65_536
-    private var scratch = [UInt8](repeating: 0, count: SharedMessage.headroom + 65_536)
+    /// Reused for every HTTP body piece: LWS_PRE headroom plus the largest piece the HTTP machine hands out.
+    private var scratch = [UInt8](
+        repeating: 0, count: SharedMessage.headroom + HTTPRequestStateMachine.maximumChunkBytes)
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -34,23 +34,24 @@ actor ServerEngine {
         webSocketHandler = webSocket
     }
 
-    /// The entry for every lws callback of the server context.
+    /// The entry for every lws callback of the server context: each case turns the callback into an event of the
+    /// session's machine and carries out the action it returns.
     func handle(_ arguments: CallbackArguments) -> Int32 {
         let (wsi, input, length) = (arguments.wsi, arguments.input, arguments.length)
         switch arguments.reason {
         case LWS_CALLBACK_HTTP:
             return beginHTTP(wsi)
         case LWS_CALLBACK_HTTP_BODY:
-            return receiveBody(wsi, input, length)
+            guard let session = WireSession.of(wsi) else { return 0 }
+            let chunk = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
+            return afterRead(session.http?.receivedBodyChunk(chunk) ?? .ignore, session, wsi)
         case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+            // lws sends this also after a Content-Length: 0 POST, which the machine dispatched at its head and now
+            // ignores, so the handler runs once.
             guard let session = WireSession.of(wsi) else { return 0 }
             session.bodyEnded = true
-            // A 413 already went out: the unread body has now been read to its end, so closing cannot reset the
-            // connection under the client before it has read the answer.
             if session.closeWhenBodyEnds { return -1 }
-            guard !session.bodyRejected, session.request != nil else { return 0 }
-            dispatch(session)
-            return 0
+            return afterRead(session.http?.bodyCompleted() ?? .ignore, session, wsi)
         case LWS_CALLBACK_HTTP_WRITEABLE:
             guard let session = WireSession.of(wsi) else { return 0 }
             return writeResponse(session, wsi)
@@ -60,9 +61,7 @@ actor ServerEngine {
             return establish(wsi)
         case LWS_CALLBACK_RECEIVE:
             guard let session = WireSession.of(wsi) else { return 0 }
-            return WebSocketIO.receive(
-                session, wsi: wsi, input: input, length: length, limit: configuration.maxInboundMessageBytes,
-                metrics: metrics)
+            return WebSocketIO.receive(session, wsi: wsi, input: input, length: length, metrics: metrics)
         case LWS_CALLBACK_SERVER_WRITEABLE:
             guard let session = WireSession.of(wsi) else { return 0 }
             return WebSocketIO.writable(session, wsi: wsi, scratch: writeScratch, metrics: metrics)
@@ -87,6 +86,7 @@ actor ServerEngine {
         }
     }
 
+    /// The session attached to `wsi`, made and tracked at the connection's first request or upgrade.
     private func session(for wsi: OpaquePointer) -> WireSession {
         if let existing = WireSession.of(wsi) { return existing }
         let session = WireSession(id: WireSession.nextID())
@@ -97,65 +97,43 @@ actor ServerEngine {
 
     // MARK: HTTP
 
+    /// LWS_CALLBACK_HTTP: a request head starts the next transaction of the connection's HTTP machine.
     private func beginHTTP(_ wsi: OpaquePointer) -> Int32 {
         let session = session(for: wsi)
-        guard let (method, path) = HeaderReader.methodAndPath(wsi) else { return -1 }
-        let headers = HeaderReader.headers(wsi, customNames: configuration.customHeaderNames)
-        session.transaction += 1
-        session.response = nil
-        session.bodyRejected = false
         session.bodyEnded = false
         session.closeWhenBodyEnds = false
-        session.request = HTTPRequest(
+        guard let (method, path) = HeaderReader.methodAndPath(wsi) else { return -1 }
+        let headers = HeaderReader.headers(wsi, customNames: configuration.customHeaderNames)
+        let request = HTTPRequest(
             method: method, path: path, query: HeaderReader.query(wsi), headers: headers, body: [],
             remoteAddress: HeaderReader.remoteAddress(wsi), requestID: HeaderReader.requestID(from: headers))
-        let declared = Int(headers["content-length"] ?? "") ?? 0
-        if declared > configuration.maxRequestBodyBytes {
-            rejectBody(session, wsi)
-            return 0
+        if session.http == nil {
+            session.http = HTTPRequestStateMachine(
+                maxBodyBytes: configuration.maxRequestBodyBytes,
+                requestTimeout: .seconds(configuration.requestTimeoutSeconds))
         }
-        session.expectedBodyBytes = declared
-        session.requestDeadline = .now + .seconds(configuration.requestTimeoutSeconds)
-        let chunked = headers["transfer-encoding"]?.lowercased().contains("chunked") ?? false
-        if declared > 0 || chunked { return 0 }  // LWS_CALLBACK_HTTP_BODY_COMPLETION dispatches.
-        dispatch(session)
-        return 0
+        return afterRead(session.http!.receivedHead(request, now: .now), session, wsi)
     }
 
-    private func receiveBody(_ wsi: OpaquePointer, _ input: UnsafeMutableRawPointer?, _ length: Int) -> Int32 {
-        guard let session = WireSession.of(wsi), !session.bodyRejected, session.request != nil else { return 0 }
-        if session.request!.body.count + length > configuration.maxRequestBodyBytes {
-            rejectBody(session, wsi)
-            return 0
-        }
-        if let input, length > 0 {
-            session.request!.body.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
+    /// Carries out the HTTP machine's answer to a head, a body chunk or the body's completion.
+    private func afterRead(_ action: HTTPRequestStateMachine.ReadAction, _ session: WireSession, _ wsi: OpaquePointer)
+        -> Int32
+    {
+        switch action {
+        case .dispatch(let request, let transaction):
+            dispatch(request, transaction: transaction, for: session.id)
+        case .requestWritable:
+            lws_callback_on_writable(wsi)
+        case .readMore, .ignore:
+            break
         }
         return 0
     }
 
-    private func rejectBody(_ session: WireSession, _ wsi: OpaquePointer) {
-        session.bodyRejected = true
-        // The rest of the body is read and dropped until it ends (see finishResponse), within the request timeout.
-        session.requestDeadline = .now + .seconds(configuration.requestTimeoutSeconds)
-        var response = HTTPResponse.error(
-            status: 413, code: "payload_too_large",
-            message: "request body exceeds \(configuration.maxRequestBodyBytes) bytes")
-        if let id = session.request?.requestID { response.headers.set("X-Request-Id", id) }
-        session.response = PendingResponse(response: response, closeAfter: true)
-        lws_callback_on_writable(wsi)
-    }
-
-    private func dispatch(_ session: WireSession) {
-        guard let request = session.request else { return }
-        // lws still sends BODY_COMPLETION for a POST whose Content-Length is 0, after we dispatched it at
-        // the headers: forgetting the request here makes that second dispatch (and any late body) a no-op.
-        session.request = nil
-        session.requestDeadline = nil
+    /// Runs the handler (or serves a static file) on the cooperative pool and brings its response back to the loop.
+    private func dispatch(_ request: HTTPRequest, transaction: UInt64, for id: UInt64) {
         metrics.httpRequests.wrappingAdd(1, ordering: .relaxed)
         metrics.bytesReceived.wrappingAdd(request.body.count, ordering: .relaxed)
-        let id = session.id
-        let transaction = session.transaction
         let handler = httpHandler
         let staticRoot = configuration.staticFilesDirectory
         Task.detached { [self] in
@@ -168,66 +146,84 @@ actor ServerEngine {
                 response = await handler(request)
             }
             if response.headers["x-request-id"] == nil { response.headers.add("X-Request-Id", request.requestID) }
-            await deliver(response, to: id, transaction: transaction, headOnly: request.method == "HEAD")
+            await deliver(response, to: id, transaction: transaction)
         }
     }
 
-    private func deliver(_ response: HTTPResponse, to id: UInt64, transaction: UInt64, headOnly: Bool) {
-        guard let session = sessions[id], let wsi = session.wsi, session.transaction == transaction,
-            session.response == nil, !session.bodyRejected
+    /// A handler's response, back on the loop; the machine drops it if its connection moved on or already answered.
+    private func deliver(_ response: HTTPResponse, to id: UInt64, transaction: UInt64) {
+        guard let session = sessions[id], let wsi = session.wsi,
+            case .requestWritable? = session.http?.responseReady(response, transaction: transaction)
         else { return }
-        session.response = PendingResponse(response: response, headOnly: headOnly)
         lws_callback_on_writable(wsi)
     }
 
+    /// LWS_CALLBACK_HTTP_WRITEABLE: writes the head or the next body piece the machine hands out.
     private func writeResponse(_ session: WireSession, _ wsi: OpaquePointer) -> Int32 {
-        guard var pending = session.response else { return 0 }
-        if !pending.headersSent {
-            guard writeHeaders(pending, wsi) else { return -1 }
-            pending.headersSent = true
-            session.response = pending
-            if pending.response.body.isEmpty || pending.headOnly { return finishResponse(session, wsi) }
-            lws_callback_on_writable(wsi)
+        switch session.http?.writable() ?? .ignore {
+        case .writeHead(let head, let then):
+            guard writeHeaders(head, wsi) else { return -1 }
+            return afterWrite(then, session, wsi)
+        case .writeBody(let piece, let isFinal, let then):
+            let written = scratch.withUnsafeMutableBytes { scratch -> Int32 in
+                let start = scratch.baseAddress! + SharedMessage.headroom
+                piece.withUnsafeBytes { start.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                return lws_write(
+                    wsi, start.assumingMemoryBound(to: UInt8.self), piece.count,
+                    isFinal ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP)
+            }
+            if written < 0 { return -1 }
+            metrics.bytesSent.wrappingAdd(piece.count, ordering: .relaxed)
+            return afterWrite(then, session, wsi)
+        case .ignore:
             return 0
         }
-        let body = pending.response.body
-        let count = min(chunkSize, body.count - pending.offset)
-        let last = pending.offset + count == body.count
-        let offset = pending.offset
-        let written = scratch.withUnsafeMutableBytes { scratch -> Int32 in
-            let start = scratch.baseAddress! + SharedMessage.headroom
-            body.withUnsafeBytes { start.copyMemory(from: $0.baseAddress! + offset, byteCount: count) }
-            return lws_write(
-                wsi, start.assumingMemoryBound(to: UInt8.self), count, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP)
-        }
-        if written < 0 { return -1 }
-        metrics.bytesSent.wrappingAdd(count, ordering: .relaxed)
-        pending.offset += count
-        session.response = pending
-        if last { return finishResponse(session, wsi) }
-        // lws buffers what the socket did not take and calls back only once it has drained.
-        lws_callback_on_writable(wsi)
-        return 0
     }
 
-    private func writeHeaders(_ pending: PendingResponse, _ wsi: OpaquePointer) -> Bool {
-        let response = pending.response
+    /// Carries out what follows a successful write of the response.
+    private func afterWrite(_ step: HTTPRequestStateMachine.AfterWrite, _ session: WireSession, _ wsi: OpaquePointer)
+        -> Int32
+    {
+        switch step {
+        case .requestWritable:
+            // lws buffers what the socket did not take and calls back only once it has drained.
+            lws_callback_on_writable(wsi)
+            return 0
+        case .completeTransaction:
+            // Non-zero means the connection cannot be kept alive (e.g. the client asked to close).
+            return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
+        case .closeConnection:
+            // Closing with a rejected body still arriving would make the kernel reset the connection, and the
+            // client, still writing, could lose the 413 it was sent. Half-close instead: the client reads the
+            // answer and then the end of the stream, while what it still sends is read and dropped; the
+            // connection goes at the body's end, 2 s after it stops arriving, or at the request deadline.
+            if !session.bodyEnded {
+                session.closeWhenBodyEnds = true
+                shutdown(lws_get_socket_fd(wsi), Int32(SHUT_WR))
+                lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, 2)
+                return 0
+            }
+            return -1
+        }
+    }
+
+    /// Writes the status line and header fields; false when they do not fit or lws refuses them.
+    private func writeHeaders(_ head: HTTPRequestStateMachine.ResponseHead, _ wsi: OpaquePointer) -> Bool {
         var extra: [(String, String)] = []
-        for field in response.headers {
+        for field in head.headers {
             let name = field.name.lowercased()
             if name == "content-type" || name == "content-length" || name == "connection" { continue }
             extra.append((name + ":", field.value))
         }
-        if pending.closeAfter { extra.append(("connection:", "close")) }
+        if head.closeConnection { extra.append(("connection:", "close")) }
         let capacity = 1024 + extra.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 4 }
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: SharedMessage.headroom + capacity)
         defer { buffer.deallocate() }
         let start = buffer + SharedMessage.headroom
         let end = start + capacity - 1
         var cursor: UnsafeMutablePointer<UInt8>? = start
-        let contentType = response.headers["content-type"] ?? "application/octet-stream"
-        if lws_add_http_common_headers(
-            wsi, UInt32(response.status), contentType, UInt64(response.body.count), &cursor, end)
+        let contentType = head.headers["content-type"] ?? "application/octet-stream"
+        if lws_add_http_common_headers(wsi, UInt32(head.status), contentType, UInt64(head.contentLength), &cursor, end)
             != 0
         {
             return false
@@ -243,52 +239,40 @@ actor ServerEngine {
         return lws_finalize_write_http_header(wsi, start, &cursor, end) == 0
     }
 
-    private func finishResponse(_ session: WireSession, _ wsi: OpaquePointer) -> Int32 {
-        let closeAfter = session.response?.closeAfter ?? false
-        session.response = nil
-        session.request = nil
-        if closeAfter {
-            // Closing with the body still arriving would make the kernel reset the connection, and the client,
-            // still writing, could lose the 413 it was sent: close once the body has been read to its end.
-            if session.bodyRejected, !session.bodyEnded {
-                // Half-close: the client reads the answer and then the end of the stream, while what it still
-                // sends is read and dropped; the connection goes at the body's end, or 2 s after it stops
-                // arriving, or at the request deadline (the sweep), whichever comes first.
-                session.closeWhenBodyEnds = true
-                shutdown(lws_get_socket_fd(wsi), Int32(SHUT_WR))
-                lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, 2)
-                return 0
-            }
-            return -1
-        }
-        // Non-zero means the connection cannot be kept alive (e.g. the client asked to close).
-        return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
-    }
-
     // MARK: WebSocket
 
+    /// LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: an upgrade request; allowed, it makes the connection a WebSocket.
     private func filterUpgrade(_ wsi: OpaquePointer) -> Int32 {
-        guard webSocketHandler != nil else { return -1 }
-        let session = session(for: wsi)
         let path = HeaderReader.methodAndPath(wsi)?.path ?? "/"
         let headers = HeaderReader.headers(wsi, customNames: configuration.customHeaderNames)
-        session.webSocketRequest = WebSocketRequest(
+        let request = WebSocketRequest(
             path: path, query: HeaderReader.query(wsi), headers: headers,
             remoteAddress: HeaderReader.remoteAddress(wsi),
             requestID: HeaderReader.requestID(from: headers))
-        return 0
+        var machine = WebSocketServerStateMachine(
+            maxMessageBytes: configuration.maxInboundMessageBytes, keepalive: keepalive)
+        switch machine.upgradeRequested(request, handlerInstalled: webSocketHandler != nil) {
+        case .allowUpgrade:
+            let session = session(for: wsi)
+            session.webSocket = .server(machine)
+            // Earlier requests on this connection are answered; it speaks WebSocket from here on.
+            session.http = nil
+            return 0
+        case .refuseUpgrade:
+            return -1
+        }
     }
 
+    /// LWS_CALLBACK_ESTABLISHED: the handshake is done; makes the connection and runs the handler's decision.
     private func establish(_ wsi: OpaquePointer) -> Int32 {
         guard let handler = webSocketHandler, let session = WireSession.of(wsi),
-            let request = session.webSocketRequest
+            case .startHandler(let request)? = session.webSocket?.withServer({ $0.established(now: .now) })
         else { return -1 }
         let connection = WebSocketConnection(
             id: session.id, request: request,
             limits: (configuration.essentialQueueLimit, configuration.disposableQueueLimit), metrics: metrics,
             inboundLimit: configuration.inboundQueueLimit, control: Self.control(for: self))
         session.connection = connection
-        session.lastHeard = .now
         // Not read until the decision is in: a refused peer's messages reach nobody, and a handler installed
         // later misses nothing.
         WebSocketIO.setReading(session, wsi: wsi, enabled: false)
@@ -344,11 +328,10 @@ actor ServerEngine {
     /// The periodic sweep: WebSocket keepalive (see `WebSocketIO.sweep`), and HTTP requests whose body
     /// has not arrived in `requestTimeoutSeconds`, which are dropped without an answer.
     func tick() {
-        WebSocketIO.sweep(sessions.values, keepalive: keepalive)
+        WebSocketIO.sweep(sessions.values)
         let now = ContinuousClock.now
         for session in sessions.values {
-            guard let deadline = session.requestDeadline, now >= deadline, let wsi = session.wsi else { continue }
-            session.requestDeadline = nil
+            guard let wsi = session.wsi, case .dropSlowRequest? = session.http?.tick(now: now) else { continue }
             metrics.slowRequestDrops.wrappingAdd(1, ordering: .relaxed)
             lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, hail_lws_to_kill_async())
         }

@@ -46,24 +46,10 @@ public final class WebSocketConnection: Sendable {
         var queue: OutboundQueue
         /// A writable callback is requested or in progress; no further wake-up needed until it ends.
         var writeScheduled = false
-        var closeRequest: CloseRequest?
+        var closeRequest: WebSocketFrameStateMachine.CloseRequest?
         var closeInfo: WebSocketCloseInfo?
         var waiters: [CheckedContinuation<WebSocketCloseInfo, Never>] = []
         var drops = 0
-    }
-
-    private struct CloseRequest {
-        var code: UInt16
-        var reason: String
-        /// Close without flushing the essential queue (slow consumer).
-        var immediate: Bool
-    }
-
-    /// What the loop thread should do on the next writable callback.
-    enum WriteStep {
-        case message(SharedMessage, more: Bool)
-        case close(code: UInt16, reason: String)
-        case idle
     }
 
     init(
@@ -102,7 +88,7 @@ public final class WebSocketConnection: Sendable {
                 state.drops += 1
                 metrics.disposableDrops.wrappingAdd(1, ordering: .relaxed)
             case .overflow:
-                state.closeRequest = CloseRequest(
+                state.closeRequest = WebSocketFrameStateMachine.CloseRequest(
                     code: WebSocketCloseInfo.slowConsumerCode, reason: "slow consumer", immediate: true)
                 metrics.slowConsumerCloses.wrappingAdd(1, ordering: .relaxed)
                 // Always wake: the loop must arm the close timer even if a write is already pending.
@@ -119,7 +105,7 @@ public final class WebSocketConnection: Sendable {
     public func close(code: UInt16 = 1000, reason: String = "") {
         let wake = state.withLock { state -> Bool in
             guard state.closeRequest == nil, state.closeInfo == nil else { return false }
-            state.closeRequest = CloseRequest(code: code, reason: reason, immediate: false)
+            state.closeRequest = WebSocketFrameStateMachine.CloseRequest(code: code, reason: reason, immediate: false)
             state.writeScheduled = true
             return true
         }
@@ -177,23 +163,17 @@ public final class WebSocketConnection: Sendable {
 
     // MARK: loop-thread side
 
-    /// Takes the next thing to write; called on the loop thread from a writable callback.
-    func takeWrite() -> WriteStep {
+    /// Runs the loop's write step (`WebSocketFrameStateMachine.writable`) under the lock, on the queue and the
+    /// pending close; called on the loop thread from a writable callback.
+    func takeWrite(
+        _ step: (inout OutboundQueue, WebSocketFrameStateMachine.CloseRequest?) ->
+            WebSocketFrameStateMachine.WriteAction
+    ) -> WebSocketFrameStateMachine.WriteAction {
         state.withLock { state in
-            if let close = state.closeRequest {
-                if !close.immediate, let message = state.queue.nextEssential() {
-                    return .message(message, more: true)
-                }
-                state.queue.removeAll()
-                return .close(code: close.code, reason: close.reason)
-            }
-            guard let message = state.queue.next() else {
-                state.writeScheduled = false
-                return .idle
-            }
-            let more = !state.queue.isEmpty
-            if !more { state.writeScheduled = false }
-            return .message(message, more: more)
+            let action = step(&state.queue, state.closeRequest)
+            // A later send must wake the loop again once nothing is left for the callbacks already requested.
+            state.writeScheduled = !state.queue.isEmpty || state.closeRequest != nil
+            return action
         }
     }
 
@@ -201,9 +181,7 @@ public final class WebSocketConnection: Sendable {
     var hasPendingWrites: Bool { state.withLock { $0.writeScheduled } }
 
     /// The close this connection is waiting to perform, if any (loop thread arms a backstop timer).
-    var pendingClose: (code: UInt16, reason: String, immediate: Bool)? {
-        state.withLock { state in state.closeRequest.map { ($0.code, $0.reason, $0.immediate) } }
-    }
+    var pendingClose: WebSocketFrameStateMachine.CloseRequest? { state.withLock { $0.closeRequest } }
 
     /// Hands a complete inbound message to the consumer; with the inbound queue full, closes with 4029
     /// instead (the message is not delivered).

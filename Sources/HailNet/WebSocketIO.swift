@@ -1,59 +1,56 @@
 import CLibWebSockets
 
-/// The WebSocket callback handling shared by the server and client engines. Loop thread only.
+/// The WebSocket callback handling shared by the server and client engines: each function turns an lws callback
+/// (or a connection's request) into an event of the session's `WebSocketStateMachine` and carries out the action
+/// it returns with lws calls. Loop thread only.
 enum WebSocketIO {
-    /// Takes one received chunk: a whole message in one chunk is handed over straight from lws's buffer;
-    /// fragments are appended and the message is handed over when its last fragment is complete.
+    /// LWS_CALLBACK_(CLIENT_)RECEIVE: a whole message in one chunk is handed over straight from lws's buffer;
+    /// fragments are appended to the session's assembly buffer and handed over when the last one is in.
     static func receive(
-        _ session: WireSession, wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int, limit: Int,
-        metrics: NetMetrics
+        _ session: WireSession, wsi: OpaquePointer, input: UnsafeMutableRawPointer?, length: Int, metrics: NetMetrics
     ) -> Int32 {
-        guard let connection = session.connection else { return 0 }
-        session.lastHeard = .now
-        let final = lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0
-        if !session.inMessage {
-            let binary = lws_frame_is_binary(wsi) != 0
-            if final {
-                if length > limit { return tooBig(session, wsi: wsi, limit: limit) }
-                let bytes = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
-                let message: WebSocketMessage =
-                    binary ? .binary(Array(bytes)) : .text(String(decoding: bytes, as: UTF8.self))
-                return deliver(message, count: length, session, wsi: wsi, connection: connection, metrics: metrics)
-            }
-            session.inMessage = true
-            session.rxBinary = binary
-            session.rxBuffer = []
+        let chunk = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
+        let action =
+            session.webSocket?.received(
+                byteCount: chunk.count, kind: lws_frame_is_binary(wsi) != 0 ? .binary : .text,
+                isFinalFragment: lws_is_final_fragment(wsi) != 0,
+                remainingPayload: Int(lws_remaining_packet_payload(wsi)), now: .now) ?? .ignore
+        switch action {
+        case .append:
+            session.assemblyBuffer.append(contentsOf: chunk)
+            return 0
+        case .deliverWhole(let kind):
+            let message: WebSocketMessage =
+                kind == .binary ? .binary(Array(chunk)) : .text(String(decoding: chunk, as: UTF8.self))
+            return deliver(message, count: chunk.count, session, wsi: wsi, metrics: metrics)
+        case .deliverAssembled(let kind):
+            session.assemblyBuffer.append(contentsOf: chunk)
+            let bytes = session.assemblyBuffer
+            // Released, not kept: an idle connection holds no receive buffer beyond lws's own.
+            session.assemblyBuffer = []
+            let message: WebSocketMessage =
+                kind == .binary ? .binary(bytes) : .text(String(decoding: bytes, as: UTF8.self))
+            return deliver(message, count: bytes.count, session, wsi: wsi, metrics: metrics)
+        case .closeNow(let code, let reason):
+            session.assemblyBuffer = []
+            return closeNow(wsi: wsi, code: code, reason: reason)
+        case .ignore:
+            return 0
         }
-        if session.rxBuffer.count + length > limit { return tooBig(session, wsi: wsi, limit: limit) }
-        if let input, length > 0 {
-            session.rxBuffer.append(contentsOf: UnsafeRawBufferPointer(start: input, count: length))
-        }
-        guard final else { return 0 }
-        let bytes = session.rxBuffer
-        // Released, not kept: an idle connection holds no receive buffer beyond lws's own.
-        session.rxBuffer = []
-        session.inMessage = false
-        let message: WebSocketMessage =
-            session.rxBinary ? .binary(bytes) : .text(String(decoding: bytes, as: UTF8.self))
-        return deliver(message, count: bytes.count, session, wsi: wsi, connection: connection, metrics: metrics)
-    }
-
-    private static func tooBig(_ session: WireSession, wsi: OpaquePointer, limit: Int) -> Int32 {
-        closeNow(
-            session, wsi: wsi, code: WebSocketCloseInfo.messageTooBigCode, reason: "message larger than \(limit) bytes")
     }
 
     /// Gives a complete message to the loop handler (and carries out its answer) or to `messages`.
     private static func deliver(
-        _ message: WebSocketMessage, count: Int, _ session: WireSession, wsi: OpaquePointer,
-        connection: WebSocketConnection, metrics: NetMetrics
+        _ message: WebSocketMessage, count: Int, _ session: WireSession, wsi: OpaquePointer, metrics: NetMetrics
     ) -> Int32 {
+        guard let connection = session.connection else { return 0 }
         metrics.bytesReceived.wrappingAdd(count, ordering: .relaxed)
         metrics.messagesReceived.wrappingAdd(1, ordering: .relaxed)
         guard let handler = session.inboundHandler else {
             connection.deliver(message)
             return 0
         }
+        // Called with no machine access held: the handler's sends and closes re-enter the engine at once.
         switch handler.received(message, on: connection) {
         case .proceed:
             break
@@ -65,11 +62,14 @@ enum WebSocketIO {
         return 0
     }
 
-    /// Switches reading the socket on or off (lws rx flow control), once per change.
+    /// Switches reading the socket on or off (lws rx flow control); the machine makes it once per change.
     static func setReading(_ session: WireSession, wsi: OpaquePointer, enabled: Bool) {
-        guard session.readingPaused == enabled else { return }
-        session.readingPaused = !enabled
-        lws_rx_flow_control(wsi, enabled ? 1 : 0)
+        let action = (enabled ? session.webSocket?.resumeReading() : session.webSocket?.pauseReading()) ?? .ignore
+        switch action {
+        case .stopReceiving: lws_rx_flow_control(wsi, 0)
+        case .resumeReceiving: lws_rx_flow_control(wsi, 1)
+        case .ignore: break
+        }
     }
 
     /// Hands a posted event to the loop handler.
@@ -78,32 +78,29 @@ enum WebSocketIO {
         handler.event(event, on: connection)
     }
 
-    /// Writes at most one queued message (lws allows one ws write per writable callback) or closes.
+    /// LWS_CALLBACK_SERVER_WRITEABLE / CLIENT_WRITEABLE: writes what the machine picks (a due ping, one queued
+    /// message, or the close frame), staged in this loop's scratch buffer.
     static func writable(_ session: WireSession, wsi: OpaquePointer, scratch: WriteScratch, metrics: NetMetrics)
         -> Int32
     {
         guard let connection = session.connection else { return 0 }
-        if session.pingDue {
-            session.pingDue = false
-            // A non-empty payload: lws 4.1.6 peers do not answer zero-length pings.
-            var frame = [UInt8](repeating: 0, count: SharedMessage.headroom + 4)
-            frame.replaceSubrange(SharedMessage.headroom..., with: Array("hail".utf8))
-            let written = frame.withUnsafeMutableBufferPointer { buffer in
-                lws_write(wsi, buffer.baseAddress! + SharedMessage.headroom, 4, LWS_WRITE_PING)
-            }
-            if written < 0 { return -1 }
-            // One write per callback: queued messages go on the next one.
-            if connection.hasPendingWrites { lws_callback_on_writable(wsi) }
-            return 0
+        let action = connection.takeWrite { queue, pendingClose in
+            session.webSocket?.writable(queue: &queue, pendingClose: pendingClose) ?? .idle
         }
-        switch connection.takeWrite() {
-        case .idle:
+        switch action {
+        case .writePing(let payload, let thenRequestWritable):
+            let start = payload.withUnsafeBytes { scratch.stage($0) }
+            if lws_write(wsi, start, payload.count, LWS_WRITE_PING) < 0 { return -1 }
+            // One write per callback: queued messages go on the next one.
+            if thenRequestWritable { lws_callback_on_writable(wsi) }
             return 0
-        case .close(let code, let reason):
-            return closeNow(session, wsi: wsi, code: code, reason: reason)
-        case .message(let message, let more):
+        case .writeMessage(let message, let thenRequestWritable):
             if write(message, wsi: wsi, scratch: scratch, metrics: metrics) < 0 { return -1 }
-            if more { lws_callback_on_writable(wsi) }
+            if thenRequestWritable { lws_callback_on_writable(wsi) }
+            return 0
+        case .closeNow(let code, let reason):
+            return closeNow(wsi: wsi, code: code, reason: reason)
+        case .idle:
             return 0
         }
     }
@@ -115,84 +112,99 @@ enum WebSocketIO {
         -> Int32
     {
         let mode = message.isBinary ? LWS_WRITE_BINARY : LWS_WRITE_TEXT
-        let written = lws_write(wsi, scratch.stage(message), message.count, mode)
-        if written < 0 { return -1 }
+        if lws_write(wsi, scratch.stage(message), message.count, mode) < 0 { return -1 }
         metrics.bytesSent.wrappingAdd(message.count, ordering: .relaxed)
         metrics.messagesSent.wrappingAdd(1, ordering: .relaxed)
         return 0
     }
 
-    /// Asks lws for a writable callback; when a close is pending, also arms a kill timer, because a
-    /// peer that stopped reading never makes the socket writable and the close frame could wait forever.
+    /// A connection queued a write or asked to close (`ConnectionControl.write`): asks lws for a writable
+    /// callback, and at the first close also arms the kill timer the machine sets.
     ///
-    /// Before that, while nothing is closing, no ping is due and lws holds none of this socket's bytes back,
-    /// the queued messages are written at once: an ack answered in the receive callback, or a position
-    /// posted from another loop, leaves in this turn instead of waiting a poll cycle for the writable
-    /// callback (two epoll changes and a wake-up per message). A socket that stops taking bytes makes lws
-    /// buffer the rest; from then on messages wait in the queues, where the disposable ones may be dropped.
+    /// Before that, while nothing is closing and lws holds none of this socket's bytes back, what the machine
+    /// picks is written at once: an ack answered in the receive callback, or a position posted from another
+    /// loop, leaves in this turn instead of waiting a poll cycle for the writable callback (two epoll changes
+    /// and a wake-up per message). A socket that stops taking bytes makes lws buffer the rest; from then on
+    /// messages wait in the queues, where the disposable ones may be dropped.
     static func requestWrite(_ session: WireSession, wsi: OpaquePointer, scratch: WriteScratch, metrics: NetMetrics) {
-        if let connection = session.connection, !session.pingDue, !session.closeTimerArmed {
-            while lws_partial_buffered(wsi) == 0, case .message(let message, _) = connection.takeWrite() {
-                if write(message, wsi: wsi, scratch: scratch, metrics: metrics) < 0 { break }
+        if let connection = session.connection, connection.pendingClose == nil {
+            var closing = false
+            writing: while lws_partial_buffered(wsi) == 0 {
+                let action = connection.takeWrite { queue, pendingClose in
+                    session.webSocket?.writable(queue: &queue, pendingClose: pendingClose) ?? .idle
+                }
+                switch action {
+                case .writeMessage(let message, _):
+                    if write(message, wsi: wsi, scratch: scratch, metrics: metrics) < 0 { break writing }
+                case .writePing(let payload, _):
+                    let start = payload.withUnsafeBytes { scratch.stage($0) }
+                    if lws_write(wsi, start, payload.count, LWS_WRITE_PING) < 0 { break writing }
+                case .closeNow:
+                    // A close the machine took goes out from the writable callback, which it answers again.
+                    closing = true
+                    break writing
+                case .idle:
+                    break writing
+                }
             }
-            if !connection.hasPendingWrites { return }
+            if !closing, !connection.hasPendingWrites, connection.pendingClose == nil { return }
         }
-        lws_callback_on_writable(wsi)
-        guard !session.closeTimerArmed, let close = session.connection?.pendingClose else { return }
-        session.closeTimerArmed = true
-        // Reported if lws has to kill the connection before the close frame goes out.
-        session.localClose = WebSocketCloseInfo(code: close.code, reason: close.reason, byPeer: false)
-        lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, close.immediate ? 1 : 5)
+        let action: WebSocketFrameStateMachine.WriteRequestAction
+        if let close = session.connection?.pendingClose {
+            action = session.webSocket?.closeRequested(close) ?? .ignore
+        } else {
+            action = session.webSocket?.writeRequested() ?? .ignore
+        }
+        switch action {
+        case .requestWritable:
+            lws_callback_on_writable(wsi)
+        case .requestWritableAndArmKillTimer(let killAfter):
+            lws_callback_on_writable(wsi)
+            lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, Int32(killAfter.components.seconds))
+        case .ignore:
+            break
+        }
     }
 
-    /// The keepalive sweep, every tick on the loop thread: pings connections quiet for `pingInterval`,
-    /// drops those quiet for `idleTimeout`, and re-asks for writable callbacks on connections with
+    /// The keepalive sweep, every tick on the loop thread: the machine pings connections quiet for its ping
+    /// interval, drops those quiet for its idle timeout, and re-asks for writable callbacks on connections with
     /// queued data (lws can spend a requested writable callback on a control frame of its own).
-    static func sweep(_ sessions: some Sequence<WireSession>, keepalive: Keepalive) {
+    static func sweep(_ sessions: some Sequence<WireSession>) {
         let now = ContinuousClock.now
         for session in sessions {
-            guard let wsi = session.wsi, let connection = session.connection else { continue }
-            let quiet = now - session.lastHeard
-            if let idle = keepalive.idleTimeout, quiet >= idle {
-                if !session.closeTimerArmed {
-                    session.closeTimerArmed = true
-                    session.localClose = WebSocketCloseInfo(
-                        code: WebSocketCloseInfo.abnormalCode, reason: "no traffic or pong for \(idle)", byPeer: false)
-                    lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, hail_lws_to_kill_async())
-                }
-            } else if let ping = keepalive.pingInterval, quiet >= ping {
-                session.pingDue = true
+            guard let wsi = session.wsi, session.webSocket != nil else { continue }
+            let hasPendingWrites = session.connection?.hasPendingWrites ?? false
+            switch session.webSocket?.keepaliveTick(now: now, hasPendingWrites: hasPendingWrites) ?? .ignore {
+            case .requestWritable:
                 lws_callback_on_writable(wsi)
-            } else if connection.hasPendingWrites {
-                lws_callback_on_writable(wsi)
+            case .dropConnection:
+                lws_set_timeout(wsi, PENDING_TIMEOUT_CLOSE_SEND, hail_lws_to_kill_async())
+            case .ignore:
+                break
             }
         }
     }
 
-    /// Notes a pong (or any sign of life) from the peer.
+    /// LWS_CALLBACK_(CLIENT_)RECEIVE_PONG: the peer is alive.
     static func heard(_ session: WireSession) {
-        session.lastHeard = .now
+        session.webSocket?.heard(now: .now)
     }
 
-    /// Records a close frame from the peer: two bytes of code, then the reason.
+    /// LWS_CALLBACK_WS_PEER_INITIATED_CLOSE: records the peer's close frame (two bytes of code, then the reason).
     static func peerClosed(_ session: WireSession, input: UnsafeMutableRawPointer?, length: Int) {
-        guard let input, length >= 2 else {
-            session.peerClose = WebSocketCloseInfo(code: 1005, reason: "", byPeer: true)
-            return
-        }
-        let bytes = UnsafeRawBufferPointer(start: input, count: length)
-        let code = UInt16(bytes[0]) << 8 | UInt16(bytes[1])
-        let reason = String(decoding: bytes[2...], as: UTF8.self)
-        session.peerClose = WebSocketCloseInfo(code: code, reason: reason, byPeer: true)
+        session.webSocket?.peerClosed(payload: UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length))
     }
 
-    /// The connection is gone: tells the Swift side how it ended.
+    /// LWS_CALLBACK_(CLIENT_)CLOSED or WSI_DESTROY: the connection is gone; tells the Swift side how it ended, once.
     static func closed(_ session: WireSession, metrics: NetMetrics) {
+        guard case .finish(let info)? = session.webSocket?.closed() else { return }
+        finish(session, info, metrics: metrics)
+    }
+
+    /// Tells the connection and its handler how the connection ended (the machine's `.finish`).
+    static func finish(_ session: WireSession, _ info: WebSocketCloseInfo, metrics: NetMetrics) {
         guard let connection = session.connection else { return }
         session.connection = nil
-        let info =
-            session.peerClose ?? session.localClose
-            ?? WebSocketCloseInfo(code: WebSocketCloseInfo.abnormalCode, reason: "connection lost", byPeer: false)
         metrics.openConnections.wrappingSubtract(1, ordering: .relaxed)
         connection.finish(info)
         // Dropped here: the handler usually holds the connection, and the session must not keep either.
@@ -201,13 +213,10 @@ enum WebSocketIO {
         handler?.closed(info, on: connection)
     }
 
-    /// Sets the close frame's code and reason and tells lws (by the -1 return) to send it and close.
-    static func closeNow(_ session: WireSession, wsi: OpaquePointer, code: UInt16, reason: String) -> Int32 {
-        // A close frame's payload is at most 125 bytes: 2 for the code, 123 for the reason.
-        var reasonBytes = Array(reason.utf8.prefix(123))
-        while !reasonBytes.isEmpty, String(validating: reasonBytes, as: UTF8.self) == nil { reasonBytes.removeLast() }
-        let kept = String(decoding: reasonBytes, as: UTF8.self)
-        session.localClose = WebSocketCloseInfo(code: code, reason: kept, byPeer: false)
+    /// Sets the close frame's code and reason (already cut to fit by the machine) and returns -1, which makes
+    /// lws send it and close.
+    static func closeNow(wsi: OpaquePointer, code: UInt16, reason: String) -> Int32 {
+        var reasonBytes = Array(reason.utf8)
         reasonBytes.withUnsafeMutableBufferPointer { buffer in
             lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), buffer.baseAddress, buffer.count)
         }
@@ -230,13 +239,18 @@ final class WriteScratch {
 
     /// Copies `message`'s payload after the headroom and returns where the payload starts.
     func stage(_ message: SharedMessage) -> UnsafeMutablePointer<UInt8> {
-        if message.count > capacity {
+        stage(UnsafeRawBufferPointer(start: message.payload, count: message.count))
+    }
+
+    /// Copies `bytes` (a control frame's payload) after the headroom and returns where they start.
+    func stage(_ bytes: UnsafeRawBufferPointer) -> UnsafeMutablePointer<UInt8> {
+        if bytes.count > capacity {
             storage.deallocate()
-            capacity = message.count
+            capacity = bytes.count
             storage = .allocate(byteCount: SharedMessage.headroom + capacity, alignment: 16)
         }
         let start = storage + SharedMessage.headroom
-        start.copyMemory(from: message.payload, byteCount: message.count)
+        if let base = bytes.baseAddress { start.copyMemory(from: base, byteCount: bytes.count) }
         return start.assumingMemoryBound(to: UInt8.self)
     }
 }

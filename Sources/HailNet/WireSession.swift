@@ -2,54 +2,44 @@ import CLibWebSockets
 import Foundation
 import Synchronization
 
-/// Loop-side state of one lws connection (wsi). Not Sendable: only the owning engine actor, which runs
-/// on the loop thread, ever touches it; other tasks refer to it by `id`.
+/// Loop-side state of one lws connection (wsi): its protocol state machines and the runtime objects and buffers
+/// their actions act on. Not Sendable: only the owning engine actor, which runs on the loop thread, ever touches
+/// it; other tasks refer to it by `id`.
 final class WireSession {
+    /// Process-unique; the key of the engine's table and the id of the session's `WebSocketConnection`.
     let id: UInt64
     /// The lws connection; nil once lws has destroyed it.
     var wsi: OpaquePointer?
 
-    // HTTP: one transaction at a time per connection (HTTP/1.1 without pipelining).
-    /// Counts requests on this connection so a late handler result for an old one is ignored.
-    var transaction: UInt64 = 0
-    var request: HTTPRequest?
-    var expectedBodyBytes = 0
-    var bodyRejected = false
-    /// lws reported the end of the request body.
+    /// The HTTP request/response cycle: made at the connection's first request head, dropped at an upgrade.
+    var http: HTTPRequestStateMachine?
+    /// lws reported the end of the current request's body (a runtime fact the 413's close waits for).
     var bodyEnded = false
-    /// A 413 has gone out; close once the rest of the body has been read.
+    /// A 413 has gone out with its body still arriving: close once the rest has been read (half-closed).
     var closeWhenBodyEnds = false
-    var response: PendingResponse?
-    /// When the request being read must be complete; a body still arriving then is dropped (lws only
-    /// times out each wait between chunks, so a body dribbled a byte at a time would never end).
-    var requestDeadline: ContinuousClock.Instant?
+    /// The WebSocket's machine: from the upgrade filter (server) or the connect call (client) to the end.
+    var webSocket: WebSocketStateMachine?
 
-    // WebSocket.
-    var webSocketRequest: WebSocketRequest?
+    /// The open WebSocket, from the handshake until lws reports it closed.
     var connection: WebSocketConnection?
     /// Reads this connection on the loop (a `.handle` decision); nil for `messages` consumers.
     var inboundHandler: (any WebSocketInboundHandler)?
-    /// Reading the socket is switched off (decision pending, or back-pressure from the handler).
-    var readingPaused = false
-    var rxBuffer: [UInt8] = []
-    var rxBinary = false
-    var inMessage = false
-    var localClose: WebSocketCloseInfo?
-    var peerClose: WebSocketCloseInfo?
-    var closeTimerArmed = false
-    /// When the peer last sent anything (message or pong); drives keepalive.
-    var lastHeard = ContinuousClock.now
-    /// A ping should go out on the next writable callback.
-    var pingDue = false
+    /// The chunks of the message being received, while the machine says `.append`; empty between messages.
+    var assemblyBuffer: [UInt8] = []
 
-    // Client connect.
+    // Client connect: what `ClientEngine.connect` was given, kept for the handshake.
+    /// The connect call, resumed or failed once, when the machine says so.
     var connectContinuation: CheckedContinuation<WebSocketConnection, any Error>?
+    /// The handshake's target, for the connection and for the failure message.
+    var clientRequest: WebSocketRequest?
+    /// Extra header fields for the handshake.
     var clientHeaders: [(String, String)] = []
     /// The loop handler to make once the client handshake completes.
     var pendingHandler: (@Sendable (WebSocketConnection) -> any WebSocketInboundHandler)?
     /// C strings handed to lws_client_connect_via_info, kept until the session ends.
     var cStrings: [UnsafeMutablePointer<CChar>] = []
 
+    /// A session with no machine yet: the first callback decides what the connection speaks.
     init(id: UInt64) {
         self.id = id
     }
@@ -89,14 +79,4 @@ final class WireSession {
         if let wsi { lws_set_opaque_user_data(wsi, nil) }
         wsi = nil
     }
-}
-
-/// An HTTP response being written in stages.
-struct PendingResponse {
-    var response: HTTPResponse
-    var offset = 0
-    var headersSent = false
-    /// Close the connection after the last byte (413: the unread body makes keep-alive impossible).
-    var closeAfter = false
-    var headOnly = false
 }

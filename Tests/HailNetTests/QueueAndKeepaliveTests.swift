@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import HailNet
@@ -30,6 +31,42 @@ func silentPeer(port: Int, path: String = "/silent") async throws -> RawSocket {
         while let next = queue.next() { order.append(String(decoding: next.bytes, as: UTF8.self)) }
         // Essential first, then the three newest positions in order.
         #expect(order == ["e0", "e1", "p2", "p3", "p4"])
+    }
+
+    @Test func writeStepsKeepAWriteScheduledWhileAMessageOrTheCloseIsLeft() {
+        let wakes = Atomic<Int>(0)
+        let connection = WebSocketConnection(
+            id: 1,
+            request: WebSocketRequest(path: "/", query: [], headers: HTTPHeaders(), remoteAddress: "", requestID: ""),
+            limits: (essential: 4, disposable: 4), metrics: NetMetrics(),
+            requestWrite: { _ in wakes.wrappingAdd(1, ordering: .relaxed) })
+        var machine = WebSocketFrameStateMachine(
+            maxMessageBytes: 10, keepalive: Keepalive(pingSeconds: 0, idleSeconds: 0), now: .now)
+        let (first, second, third) = (SharedMessage(text: "a"), SharedMessage(text: "b"), SharedMessage(text: "c"))
+        #expect(connection.send(first) && connection.send(second))
+        // One wake-up for the batch.
+        #expect(wakes.load(ordering: .relaxed) == 1)
+        #expect(
+            connection.takeWrite { machine.writable(queue: &$0, pendingClose: $1) }
+                == .writeMessage(first, thenRequestWritable: true))
+        #expect(connection.hasPendingWrites)
+        #expect(
+            connection.takeWrite { machine.writable(queue: &$0, pendingClose: $1) }
+                == .writeMessage(second, thenRequestWritable: false))
+        #expect(!connection.hasPendingWrites)
+        #expect(connection.send(third))
+        #expect(wakes.load(ordering: .relaxed) == 2)
+        connection.close(code: 1000, reason: "bye")
+        #expect(wakes.load(ordering: .relaxed) == 3)
+        #expect(
+            connection.takeWrite { machine.writable(queue: &$0, pendingClose: $1) }
+                == .writeMessage(third, thenRequestWritable: true))
+        #expect(
+            connection.takeWrite { machine.writable(queue: &$0, pendingClose: $1) }
+                == .closeNow(code: 1000, reason: "bye"))
+        // The close stays pending until the connection is finished; nothing more is accepted.
+        #expect(connection.hasPendingWrites)
+        #expect(!connection.send(SharedMessage(text: "late")))
     }
 
     @Test func slowConsumerDropsDisposablesThenClosesWith4009() async throws {

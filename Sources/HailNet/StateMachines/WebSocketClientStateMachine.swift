@@ -1,7 +1,7 @@
 /// One client WebSocket from the connect call to the end; pure: the runtime performs every action it returns.
 ///
 /// The connect is resumed or failed exactly once. After the handshake the frame events (`WebSocketFrameHost`)
-/// run the shared `WebSocketFrameStateMachine` in the client role, whose writes copy before lws masks them.
+/// run the shared `WebSocketFrameStateMachine`, as on the server.
 struct WebSocketClientStateMachine: Sendable, WebSocketFrameHost {
     /// The failure detail when lws destroys the connection before the handshake completed.
     static let closedDuringHandshake = "connection closed during the handshake"
@@ -56,7 +56,7 @@ struct WebSocketClientStateMachine: Sendable, WebSocketFrameHost {
     mutating func established(now: ContinuousClock.Instant) -> EstablishAction {
         guard case .connecting = state else { return .ignore }
         state = .established(
-            WebSocketFrameStateMachine(role: .client, maxMessageBytes: maxMessageBytes, keepalive: keepalive, now: now))
+            WebSocketFrameStateMachine(maxMessageBytes: maxMessageBytes, keepalive: keepalive, now: now))
         return .resumeConnect
     }
 

@@ -6,14 +6,6 @@
 /// stays with `WebSocketConnection`, under its lock, because any task may send; the write step borrows it
 /// (`inout OutboundQueue`) for the one pop it makes.
 struct WebSocketFrameStateMachine: Sendable {
-    /// Which end of the connection this machine runs.
-    enum Role: Sendable {
-        /// Accepted by our server; writes frames unmasked, so shared payloads are written in place.
-        case server
-        /// Opened by our client; lws masks the payload in place, so a shared payload must be copied first.
-        case client
-    }
-
     /// Whether a message is text or binary (decided by its first fragment).
     enum MessageKind: Sendable, Equatable {
         /// A text message (UTF-8).
@@ -37,8 +29,6 @@ struct WebSocketFrameStateMachine: Sendable {
     /// A close frame carries at most 125 payload bytes: 2 for the code, the rest for the reason.
     static let maximumCloseReasonBytes = 123
 
-    /// Which end this is.
-    let role: Role
     /// Larger inbound messages close the connection with 1009.
     let maxMessageBytes: Int
     /// When to ping a quiet peer and when to give up on it.
@@ -50,8 +40,7 @@ struct WebSocketFrameStateMachine: Sendable {
     private var readingPaused = false
 
     /// The machine of a connection that has just been established at `now`.
-    init(role: Role, maxMessageBytes: Int, keepalive: Keepalive, now: ContinuousClock.Instant) {
-        self.role = role
+    init(maxMessageBytes: Int, keepalive: Keepalive, now: ContinuousClock.Instant) {
         self.maxMessageBytes = maxMessageBytes
         self.keepalive = keepalive
         state = .open(Open(lastHeard: now))
@@ -61,7 +50,9 @@ struct WebSocketFrameStateMachine: Sendable {
         /// Reading and writing; a close may be under way (see `Open.localClose`) while queued frames still go out.
         case open(Open)
         /// The close frame has been handed to lws (the callback returned -1); waiting for CLOSED. lws reads and
-        /// writes nothing for us any more, so only the peer's close frame and the end are still recorded.
+        /// writes nothing for us any more, so only the peer's close frame and the end are still recorded; but it
+        /// still calls back writable while it waits for the peer's answer, and every such callback returns -1
+        /// again, which ends the wait (a peer that stopped reading, or one we stopped reading, never answers).
         case closing(Closing)
         /// The app has been told how the connection ended.
         case closed
@@ -114,9 +105,11 @@ struct WebSocketFrameStateMachine: Sendable {
         /// Write a ping with this payload (`LWS_WRITE_PING`); then, if `thenRequestWritable`, ask for another
         /// writable callback for the queued writes.
         case writePing([UInt8], thenRequestWritable: Bool)
-        /// Write this message (text or binary by `message.isBinary`); copy it into a private buffer first when
-        /// `copyBeforeWriting`; then, if `thenRequestWritable`, ask for another writable callback.
-        case writeMessage(SharedMessage, copyBeforeWriting: Bool, thenRequestWritable: Bool)
+        /// Write this message (text or binary by `message.isBinary`); then, if `thenRequestWritable`, ask for
+        /// another writable callback. The runtime stages every frame in its loop's scratch buffer first, because lws
+        /// writes the header in front of the payload (and a client masks it in place), so server and client write
+        /// alike.
+        case writeMessage(SharedMessage, thenRequestWritable: Bool)
         /// Set this close code and reason (`lws_close_reason`) and return -1, which makes lws send it and close.
         case closeNow(code: UInt16, reason: String)
         /// Nothing to write.
@@ -127,12 +120,9 @@ struct WebSocketFrameStateMachine: Sendable {
             switch (lhs, rhs) {
             case (.writePing(let left, let leftMore), .writePing(let right, let rightMore)):
                 return left == right && leftMore == rightMore
-            case (
-                .writeMessage(let left, let leftCopy, let leftMore),
-                .writeMessage(let right, let rightCopy, let rightMore)
-            ):
+            case (.writeMessage(let left, let leftMore), .writeMessage(let right, let rightMore)):
                 // A shared message is the same message only if it is the same buffer.
-                return left === right && leftCopy == rightCopy && leftMore == rightMore
+                return left === right && leftMore == rightMore
             case (.closeNow(let leftCode, let leftReason), .closeNow(let rightCode, let rightReason)):
                 return leftCode == rightCode && leftReason == rightReason
             case (.idle, .idle):
@@ -150,7 +140,7 @@ struct WebSocketFrameStateMachine: Sendable {
         /// Ask for a writable callback and arm the kill timer (`lws_set_timeout` with PENDING_TIMEOUT_CLOSE_SEND):
         /// a peer that stopped reading never makes the socket writable, so the close frame could wait forever.
         case requestWritableAndArmKillTimer(killAfter: Duration)
-        /// The connection is past writing: nothing to do.
+        /// The connection has ended: nothing to do.
         case ignore
     }
 
@@ -217,36 +207,44 @@ struct WebSocketFrameStateMachine: Sendable {
     /// a pending close flushes the essential messages (unless immediate), drops the rest and closes.
     ///
     /// Call it under the connection's lock: it pops from `queue`. Afterwards "a write is scheduled" is exactly
-    /// `!queue.isEmpty || pendingClose != nil`.
+    /// `!queue.isEmpty || pendingClose != nil`. Once the close frame went out, every callback closes again.
     mutating func writable(queue: inout OutboundQueue, pendingClose: CloseRequest?) -> WriteAction {
-        guard case .open(var open) = state else { return .idle }
-        let copyBeforeWriting = role == .client
-        if open.pingDue {
-            open.pingDue = false
-            state = .open(open)
-            return .writePing(Self.pingPayload, thenRequestWritable: !queue.isEmpty || pendingClose != nil)
-        }
-        if let close = pendingClose {
-            if !close.immediate, let message = queue.nextEssential() {
-                return .writeMessage(message, copyBeforeWriting: copyBeforeWriting, thenRequestWritable: true)
+        switch state {
+        case .open(var open):
+            if open.pingDue {
+                open.pingDue = false
+                state = .open(open)
+                return .writePing(Self.pingPayload, thenRequestWritable: !queue.isEmpty || pendingClose != nil)
             }
-            queue.removeAll()
-            return .closeNow(code: close.code, reason: sendClose(open, code: close.code, reason: close.reason))
+            if let close = pendingClose {
+                if !close.immediate, let message = queue.nextEssential() {
+                    return .writeMessage(message, thenRequestWritable: true)
+                }
+                queue.removeAll()
+                return .closeNow(code: close.code, reason: sendClose(open, code: close.code, reason: close.reason))
+            }
+            guard let message = queue.next() else { return .idle }
+            return .writeMessage(message, thenRequestWritable: !queue.isEmpty)
+        case .closing(let closing):
+            return .closeNow(code: closing.localClose.code, reason: closing.localClose.reason)
+        case .closed:
+            return .idle
         }
-        guard let message = queue.next() else { return .idle }
-        return .writeMessage(message, copyBeforeWriting: copyBeforeWriting, thenRequestWritable: !queue.isEmpty)
     }
 
-    /// The app queued a message while no write was scheduled.
+    /// The app queued a message while no write was scheduled; while closing, the callback ends the connection.
     mutating func writeRequested() -> WriteRequestAction {
-        guard case .open = state else { return .ignore }
+        if case .closed = state { return .ignore }
         return .requestWritable
     }
 
     /// The app asked to close (or the connection closed itself as a slow consumer): the first close of either
     /// kind arms the kill timer, 1 s for an immediate close, 5 s to leave time for the flush.
+    ///
+    /// After the close frame went out the request is not recorded, but the callback is still asked for: it ends the
+    /// connection.
     mutating func closeRequested(_ close: CloseRequest) -> WriteRequestAction {
-        guard case .open(var open) = state else { return .ignore }
+        guard case .open(var open) = state else { return writeRequested() }
         guard open.localClose == nil else { return .requestWritable }
         open.localClose = WebSocketCloseInfo(code: close.code, reason: close.reason, byPeer: false)
         state = .open(open)
@@ -255,8 +253,14 @@ struct WebSocketFrameStateMachine: Sendable {
 
     /// The keepalive sweep: a peer quiet for `idleTimeout` is dropped (once), one quiet for `pingInterval` is
     /// pinged, and a connection with writes scheduled is asked for a writable callback again.
+    ///
+    /// A closing connection is neither pinged nor dropped; with writes (its close) still scheduled it is asked for
+    /// the callback that ends it.
     mutating func keepaliveTick(now: ContinuousClock.Instant, hasPendingWrites: Bool) -> KeepaliveAction {
-        guard case .open(var open) = state else { return .ignore }
+        guard case .open(var open) = state else {
+            if case .closing = state, hasPendingWrites { return .requestWritable }
+            return .ignore
+        }
         let quiet = now - open.lastHeard
         if let idle = keepalive.idleTimeout, quiet >= idle {
             guard open.localClose == nil else { return .ignore }

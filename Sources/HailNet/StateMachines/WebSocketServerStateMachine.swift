@@ -77,7 +77,7 @@ struct WebSocketServerStateMachine: Sendable, WebSocketFrameHost {
     mutating func established(now: ContinuousClock.Instant) -> EstablishAction {
         guard case .upgrading(let request) = state else { return .closeConnection }
         state = .established(
-            WebSocketFrameStateMachine(role: .server, maxMessageBytes: maxMessageBytes, keepalive: keepalive, now: now))
+            WebSocketFrameStateMachine(maxMessageBytes: maxMessageBytes, keepalive: keepalive, now: now))
         return .startHandler(request)
     }
 

@@ -52,7 +52,7 @@ import Testing
         #expect(machine.closed() == .ignore)
     }
 
-    @Test func establishedClientCopiesBeforeWriting() {
+    @Test func establishedClientWritesItsQueuedMessages() {
         var machine = machine()
         #expect(machine.established(now: start) == .resumeConnect)
         let message = SharedMessage(text: "position")
@@ -61,7 +61,7 @@ import Testing
         #expect(machine.writeRequested() == .requestWritable)
         #expect(
             machine.writable(queue: &queue, pendingClose: nil)
-                == .writeMessage(message, copyBeforeWriting: true, thenRequestWritable: false))
+                == .writeMessage(message, thenRequestWritable: false))
     }
 
     @Test func establishedClientPingsAndAssemblesLikeTheServer() {

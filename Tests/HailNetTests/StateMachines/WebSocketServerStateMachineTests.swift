@@ -74,7 +74,7 @@ import Testing
         #expect(machine.closed() == .finish(WebSocketCloseInfo(code: 1006, reason: "connection lost", byPeer: false)))
     }
 
-    @Test func establishedConnectionRunsTheFrameMachineInTheServerRole() {
+    @Test func establishedConnectionRunsTheFrameMachine() {
         var machine = established()
         #expect(
             machine.received(byteCount: 4, kind: .text, isFinalFragment: true, remainingPayload: 0, now: start)
@@ -85,7 +85,7 @@ import Testing
         #expect(machine.writeRequested() == .requestWritable)
         #expect(
             machine.writable(queue: &queue, pendingClose: nil)
-                == .writeMessage(message, copyBeforeWriting: false, thenRequestWritable: false))
+                == .writeMessage(message, thenRequestWritable: false))
         #expect(machine.pauseReading() == .stopReceiving)
         #expect(machine.pauseReading() == .ignore)
         #expect(machine.resumeReading() == .resumeReceiving)
