@@ -1,7 +1,7 @@
 import CLibWebSockets
 
 /// The client's per-connection state, isolated to its lws loop thread (see `ServerEngine`).
-actor ClientEngine {
+actor ClientEngine: LoopEngine {
     nonisolated let executor: LoopExecutor
     nonisolated let metrics: NetMetrics
     nonisolated let configuration: WebSocketClientConfiguration
@@ -131,7 +131,7 @@ actor ClientEngine {
         let connection = WebSocketConnection(
             id: session.id, request: request,
             limits: (configuration.essentialQueueLimit, configuration.disposableQueueLimit), metrics: metrics,
-            control: Self.control(for: self))
+            control: ClientEngine.control(for: self))
         session.connection = connection
         if let makeHandler = session.pendingHandler.take() {
             session.inboundHandler = makeHandler(connection)
@@ -166,25 +166,10 @@ actor ClientEngine {
         Keepalive(pingSeconds: configuration.pingIntervalSeconds, idleSeconds: configuration.idleTimeoutSeconds)
     }
 
-    /// The connections' way to the loop: at once on the loop thread, posted from anywhere else.
-    static func control(for engine: ClientEngine) -> @Sendable (UInt64, ConnectionControl) -> Void {
-        let executor = engine.executor
-        return { id, request in
-            if executor.isOnLoopThread {
-                engine.assumeIsolated { $0.carryOut(request, for: id) }
-            } else {
-                executor.post { engine.assumeIsolated { $0.carryOut(request, for: id) } }
-            }
-        }
-    }
-
-    private func carryOut(_ request: ConnectionControl, for id: UInt64) {
+    /// Carries out a connection's request on the loop (see `LoopEngine`).
+    func carryOut(_ request: ConnectionControl, for id: UInt64) {
         guard let session = sessions[id], let wsi = session.wsi else { return }
-        switch request {
-        case .write: WebSocketIO.requestWrite(session, wsi: wsi, scratch: writeScratch, metrics: metrics)
-        case .reading(let enabled): WebSocketIO.setReading(session, wsi: wsi, enabled: enabled)
-        case .event(let event): WebSocketIO.event(session, event)
-        }
+        WebSocketIO.carryOut(request, session, wsi: wsi, scratch: writeScratch, metrics: metrics)
     }
 
     /// Starts a close handshake on every connection and returns them, for shutdown to await.

@@ -8,7 +8,7 @@ import Glibc
 /// Swift tasks reach it with `await`, which hops onto the loop via the executor. HTTP handlers and the
 /// upgrade decision run on the cooperative pool (`Task.detached`), once per request or connection; a
 /// WebSocket read on its loop (`.handle`) gets its messages right here, in the receive callback.
-actor ServerEngine {
+actor ServerEngine: LoopEngine {
     nonisolated let executor: LoopExecutor
     nonisolated let metrics: NetMetrics
     private let configuration: NetServerConfiguration
@@ -271,7 +271,7 @@ actor ServerEngine {
         let connection = WebSocketConnection(
             id: session.id, request: request,
             limits: (configuration.essentialQueueLimit, configuration.disposableQueueLimit), metrics: metrics,
-            inboundLimit: configuration.inboundQueueLimit, control: Self.control(for: self))
+            inboundLimit: configuration.inboundQueueLimit, control: ServerEngine.control(for: self))
         session.connection = connection
         // Not read until the decision is in: a refused peer's messages reach nobody, and a handler installed
         // later misses nothing.
@@ -301,28 +301,10 @@ actor ServerEngine {
         WebSocketIO.setReading(session, wsi: wsi, enabled: true)
     }
 
-    /// The connections' way to the loop: carried out at once on the loop thread (a handler answering in
-    /// its receive callback), posted from anywhere else.
-    ///
-    /// The cycle connection -> closure -> engine -> session -> connection ends when lws destroys the wsi.
-    static func control(for engine: ServerEngine) -> @Sendable (UInt64, ConnectionControl) -> Void {
-        let executor = engine.executor
-        return { id, request in
-            if executor.isOnLoopThread {
-                engine.assumeIsolated { $0.carryOut(request, for: id) }
-            } else {
-                executor.post { engine.assumeIsolated { $0.carryOut(request, for: id) } }
-            }
-        }
-    }
-
-    private func carryOut(_ request: ConnectionControl, for id: UInt64) {
+    /// Carries out a connection's request on the loop (see `LoopEngine`).
+    func carryOut(_ request: ConnectionControl, for id: UInt64) {
         guard let session = sessions[id], let wsi = session.wsi else { return }
-        switch request {
-        case .write: WebSocketIO.requestWrite(session, wsi: wsi, scratch: writeScratch, metrics: metrics)
-        case .reading(let enabled): WebSocketIO.setReading(session, wsi: wsi, enabled: enabled)
-        case .event(let event): WebSocketIO.event(session, event)
-        }
+        WebSocketIO.carryOut(request, session, wsi: wsi, scratch: writeScratch, metrics: metrics)
     }
 
     /// The periodic sweep: WebSocket keepalive (see `WebSocketIO.sweep`), and HTTP requests whose body

@@ -72,6 +72,18 @@ enum WebSocketIO {
         }
     }
 
+    /// What a connection asked of its loop (`ConnectionControl`), done on the loop.
+    static func carryOut(
+        _ request: ConnectionControl, _ session: WireSession, wsi: OpaquePointer, scratch: WriteScratch,
+        metrics: NetMetrics
+    ) {
+        switch request {
+        case .write: requestWrite(session, wsi: wsi, scratch: scratch, metrics: metrics)
+        case .reading(let enabled): setReading(session, wsi: wsi, enabled: enabled)
+        case .event(let event): self.event(session, event)
+        }
+    }
+
     /// Hands a posted event to the loop handler.
     static func event(_ session: WireSession, _ event: any Sendable) {
         guard let connection = session.connection, let handler = session.inboundHandler else { return }
