@@ -219,31 +219,10 @@ final class EventLoop: @unchecked Sendable {
 
     /// A non-blocking listening socket on `host:port` (0: a free port) with SO_REUSEPORT, and its port.
     private static func listen(host: String, port: Int) throws -> (Int32, Int) {
-        let failure = NetError.contextCreation("could not listen on \(host):\(port) (in use or not an address here)")
-        let fd = socket(
-            AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw failure }
-        var on: Int32 = 1
-        let size = socklen_t(MemoryLayout<Int32>.size)
-        // TIME_WAIT leftovers of an earlier run must not block a restart; the port is shared by this server's
-        // loops, and the kernel spreads incoming connections over them.
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, size)
-        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, size)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
-        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+        let fd = try bound(host: host, port: port, sharingPort: true)
+        guard Glibc.listen(fd, 4_096) == 0 else {
             close(fd)
-            throw failure
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, Glibc.listen(fd, 4_096) == 0 else {
-            close(fd)
-            throw failure
+            throw NetError.contextCreation("could not listen on \(host):\(port) (in use or not an address here)")
         }
         var actual = sockaddr_in()
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -251,6 +230,38 @@ final class EventLoop: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
         return (fd, Int(UInt16(bigEndian: actual.sin_port)))
+    }
+
+    /// A non-blocking TCP socket bound to `host:port`, SO_REUSEADDR always (TIME_WAIT leftovers of an earlier run
+    /// must not block a restart) and SO_REUSEPORT when `sharingPort` (a server's loops share the port, and the
+    /// kernel spreads incoming connections over them). Without it the bind is also the check that no other
+    /// server listens there, which SO_REUSEPORT alone would let this one share.
+    static func bound(host: String, port: Int, sharingPort: Bool) throws -> Int32 {
+        let failure = NetError.contextCreation("could not listen on \(host):\(port) (in use or not an address here)")
+        let fd = socket(
+            AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw failure }
+        var on: Int32 = 1
+        let size = socklen_t(MemoryLayout<Int32>.size)
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, size)
+        if sharingPort { setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, size) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+            close(fd)
+            throw failure
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard result == 0 else {
+            close(fd)
+            throw failure
+        }
+        return fd
     }
 
     private static func free(

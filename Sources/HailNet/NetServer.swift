@@ -92,26 +92,7 @@ public final class NetServer: Sendable {
 
     /// Throws when `host:port` cannot be bound by a socket that does not share its port.
     private static func checkFree(host: String, port: Int) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return }
-        defer { close(fd) }
-        var reuse: Int32 = 1
-        // TIME_WAIT leftovers of an earlier run must not count as "in use", as lws allows them too.
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
-            throw NetError.contextCreation("could not listen on \(host):\(port) (in use or not an address here)")
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        if bound != 0 {
-            throw NetError.contextCreation("could not listen on \(host):\(port) (in use or not an address here)")
-        }
+        close(try EventLoop.bound(host: host, port: port, sharingPort: false))
     }
 
     /// The port being listened on (0 before `start()`).

@@ -88,6 +88,28 @@ public final class MemoryDriverIngestStore: DriverIngestStore {
         }
     }
 
+    /// What `advanceIfTripKnown` did.
+    enum Advance {
+        /// The trip the driver serves is not known yet: nothing was taken.
+        case tripUnknown
+        /// Not newer than the stored seq: nothing was taken.
+        case duplicate
+        /// Taken; the state as it was before.
+        case advanced(DriverIngestState)
+    }
+
+    /// `advance`, but only for a driver whose trip is known, in one lock: the network loop's ingest.
+    func advanceIfTripKnown(driverID: String, to seq: Int64) -> Advance {
+        entries.withValue(driverID) { stored in
+            guard var entry = stored, entry.state.tripKnown else { return .tripUnknown }
+            if let last = entry.state.lastSeq, seq <= last { return .duplicate }
+            let before = entry.state
+            entry.state.lastSeq = seq
+            stored = entry
+            return .advanced(before)
+        }
+    }
+
     /// Puts the seq back unless a later batch was taken.
     public func rewind(driverID: String, from seq: Int64, to previous: Int64?) {
         entries.withValue(driverID) { stored in

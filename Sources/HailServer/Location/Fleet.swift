@@ -210,13 +210,14 @@ public final class Fleet: Sendable {
         driverID: String, batch: LocationBatch, client: ClientInfo?,
         whenCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void
     ) -> LoopIngest? {
-        guard let localIngestState, let localGeo, let localBus,
-            localIngestState.state(driverID: driverID)?.tripKnown == true
-        else { return nil }
-        let now = time.now()
-        guard let before = localIngestState.advance(driverID: driverID, to: batch.seq) else {
-            return .done(duplicate(batch, client: client))
+        guard let localIngestState, let localGeo, let localBus else { return nil }
+        let before: DriverIngestState
+        switch localIngestState.advanceIfTripKnown(driverID: driverID, to: batch.seq) {
+        case .tripUnknown: return nil
+        case .duplicate: return .done(duplicate(batch, client: client))
+        case .advanced(let state): before = state
         }
+        let now = time.now()
         let plan = plan(batch, of: driverID, client: client, now: now, shared: before)
         if let (coordinate, seenAt) = plan.geoUpdate {
             localGeo.update(driverID: driverID, coordinate: coordinate, seenAt: seenAt)
