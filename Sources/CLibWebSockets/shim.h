@@ -147,6 +147,49 @@ static inline hail_loop_t *hail_loop_new(void) {
 /// The `struct ev_loop *` to put in lws_context_creation_info.foreign_loops.
 static inline void *hail_loop_ev(hail_loop_t *l) { return l->loop; }
 
+/// Makes a busy loop gather readiness for up to `seconds` before it polls again (libev's io collect interval):
+/// a loop that has just handled events sleeps the rest of the interval, so one poll returns a batch of ready
+/// sockets instead of one wake-up per message; an idle loop still wakes at once for the first event.
+/// Call before hail_loop_run, on the thread that will run it.
+static inline void hail_loop_set_io_collect(hail_loop_t *l, double seconds) {
+    ev_set_io_collect_interval(l->loop, seconds);
+}
+
+/// A repeating timer on one hail loop, made and stopped on the loop thread only.
+typedef struct hail_timer {
+    ev_timer timer;
+    struct ev_loop *loop;
+    void (*fn)(void *user);
+    void *user;
+} hail_timer_t;
+
+static void hail_timer_fire(struct ev_loop *loop, ev_timer *watcher, int revents) {
+    (void)loop;
+    (void)revents;
+    hail_timer_t *t = (hail_timer_t *)watcher->data;
+    t->fn(t->user);
+}
+
+/// Calls `fn(user)` on the loop thread every `seconds`, the first time after `seconds`; NULL when out of
+/// memory. Loop thread only.
+static inline hail_timer_t *hail_loop_timer_start(hail_loop_t *l, double seconds, void (*fn)(void *), void *user) {
+    hail_timer_t *t = (hail_timer_t *)calloc(1, sizeof(hail_timer_t));
+    if (!t) return NULL;
+    t->loop = l->loop;
+    t->fn = fn;
+    t->user = user;
+    ev_timer_init(&t->timer, hail_timer_fire, seconds, seconds);
+    t->timer.data = t;
+    ev_timer_start(l->loop, &t->timer);
+    return t;
+}
+
+/// Stops and frees a timer made by hail_loop_timer_start. Loop thread only (or after the loop has ended).
+static inline void hail_loop_timer_stop(hail_timer_t *t) {
+    ev_timer_stop(t->loop, &t->timer);
+    free(t);
+}
+
 /// Runs the loop on the calling thread until hail_loop_request_stop.
 static inline void hail_loop_run(hail_loop_t *l) { ev_run(l->loop, 0); }
 

@@ -6,7 +6,7 @@ actor ClientEngine: LoopEngine {
     nonisolated let metrics: NetMetrics
     nonisolated let configuration: WebSocketClientConfiguration
     private var context: OpaquePointer?
-    private var sessions: [UInt64: WireSession] = [:]
+    private var sessions = SessionTable()
     /// This loop's staging buffer for WebSocket frames.
     private let writeScratch = WriteScratch()
 
@@ -31,7 +31,7 @@ actor ClientEngine: LoopEngine {
                 return
             }
             let session = WireSession(id: WireSession.nextID())
-            sessions[session.id] = session
+            sessions.insert(session)
             session.webSocket = .client(
                 WebSocketClientStateMachine(maxMessageBytes: configuration.maxInboundMessageBytes, keepalive: keepalive)
             )
@@ -98,7 +98,7 @@ actor ClientEngine: LoopEngine {
             case .ignore: break
             }
             session.detach()
-            sessions[session.id] = nil
+            sessions.remove(id: session.id)
             return 0
         default:
             return 0
@@ -151,15 +151,15 @@ actor ClientEngine: LoopEngine {
     /// Fails the connect call, as the machine said, naming the target.
     private func failConnect(_ session: WireSession, _ detail: String) {
         // Without a wsi lws will never destroy, so no WSI_DESTROY would remove the session.
-        if session.wsi == nil { sessions[session.id] = nil }
+        if session.wsi == nil { sessions.remove(id: session.id) }
         let target = session.clientRequest.map { "\($0.remoteAddress)\($0.path)" } ?? "server"
         session.connectContinuation.take()?.resume(
             throwing: NetError.connectFailed("WebSocket connect to \(target) failed: \(detail)"))
     }
 
-    /// The periodic keepalive sweep (see `WebSocketIO.sweep`).
+    /// The periodic keepalive sweep of one slice of the sessions (see `WebSocketIO.sweep`).
     func tick() {
-        WebSocketIO.sweep(sessions.values)
+        WebSocketIO.sweep(sessions.nextSlice(of: Keepalive.sweepSlices), now: .now)
     }
 
     nonisolated var keepalive: Keepalive {
@@ -175,7 +175,7 @@ actor ClientEngine: LoopEngine {
     /// Starts a close handshake on every connection and returns them, for shutdown to await.
     func closeAll(code: UInt16, reason: String) -> [WebSocketConnection] {
         context = nil
-        let open = sessions.values.compactMap(\.connection)
+        let open = sessions.all.compactMap(\.connection)
         for connection in open { connection.close(code: code, reason: reason) }
         return open
     }

@@ -21,6 +21,15 @@ struct EventLoopOptions {
     var keepAliveSeconds: Int = 30
     /// Seconds lws allows each pending state (handshake, headers, body) before dropping the connection.
     var timeoutSeconds: Int = 20
+    /// Seconds a busy loop gathers readiness before it polls again (0: poll at once); see
+    /// `NetServerConfiguration.ioCoalescing`.
+    var ioCollectSeconds: Double = 0
+
+    /// `duration` in seconds.
+    static func seconds(_ duration: Duration) -> Double {
+        let parts = duration.components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
 }
 
 /// The C-callable shape of every lws protocol callback, with the context's Swift handler behind it.
@@ -46,6 +55,9 @@ private final class CallbackBox {
 
     /// The server vhost accepted connections are handed to (nil for a client context).
     var vhost: OpaquePointer?
+
+    /// The repeating tasks armed on this loop, by the id `EventLoop.scheduleRepeated` gave them; loop thread only.
+    var repeating: [UInt64: RepeatingTask] = [:]
 
     init(executor: LoopExecutor, handle: @escaping LoopCallback, tick: @escaping () -> Void) {
         self.executor = executor
@@ -80,6 +92,34 @@ private func trampoline(
         return 0
     }
     return box.handle(CallbackArguments(wsi: wsi, reason: reason, input: input, length: length))
+}
+
+/// A body run on the loop thread every interval until it returns false or the loop stops.
+final class RepeatingTask {
+    let id: UInt64
+    let body: @Sendable () -> Bool
+    /// The libev timer, while armed.
+    var timer: UnsafeMutablePointer<hail_timer_t>?
+    /// A fire has been posted to the executor and has not run yet (a slow body never piles up fires).
+    var firePending = false
+    /// The loop the task runs on; unowned because the loop outlives every task it holds.
+    unowned let loop: EventLoop
+
+    init(id: UInt64, loop: EventLoop, body: @escaping @Sendable () -> Bool) {
+        self.id = id
+        self.loop = loop
+        self.body = body
+    }
+}
+
+/// The C-callable fire of a repeating task's timer: runs its body through the executor, inside lws's service,
+/// where lws re-arms its own timers (a body that sends may make lws schedule a close timeout).
+private func repeatingTrampoline(user: UnsafeMutableRawPointer?) {
+    guard let user else { return }
+    let task = Unmanaged<RepeatingTask>.fromOpaque(user).takeUnretainedValue()
+    guard !task.firePending else { return }
+    task.firePending = true
+    task.loop.fire(taskID: task.id)
 }
 
 /// The C-callable tick: finds the box through its user pointer.
@@ -135,6 +175,9 @@ final class EventLoop: @unchecked Sendable {
     }()
 
     private let tickSeconds: Double
+    private let ioCollectSeconds: Double
+    /// Ids for `scheduleRepeated`.
+    private let nextTaskID = Atomic<UInt64>(1)
     /// The loop thread's name (`hail-lws`, `hail-lws-1`, ... for a server's loops).
     let threadName: String
 
@@ -147,6 +190,7 @@ final class EventLoop: @unchecked Sendable {
         _ = Self.logLevelSet
         self.executor = executor
         tickSeconds = options.tickSeconds
+        ioCollectSeconds = max(0, options.ioCollectSeconds)
         threadName = options.threadName
         box = CallbackBox(executor: executor, handle: handle, tick: tick)
         guard let loop = hail_loop_new() else { throw NetError.contextCreation("libev could not create a loop") }
@@ -291,12 +335,15 @@ final class EventLoop: @unchecked Sendable {
 
     private func serve() {
         executor.loopStarted(context: context)
+        if ioCollectSeconds > 0 { hail_loop_set_io_collect(loop, ioCollectSeconds) }
         hail_loop_start_tick(loop, tickSeconds, tickTrampoline, Unmanaged.passUnretained(box).toOpaque())
         if listener >= 0 {
             hail_loop_listen(loop, listener, acceptTrampoline, Unmanaged.passUnretained(box).toOpaque())
         }
         // Stays in here until `requestStop`; lws does all socket work from libev callbacks.
         hail_loop_run(loop)
+        for task in box.repeating.values { disarm(task) }
+        box.repeating = [:]
         if listener >= 0 { close(listener) }
         // No more wake-ups may reach the context once it starts to go away.
         executor.loopStopping()
@@ -311,6 +358,44 @@ final class EventLoop: @unchecked Sendable {
             return state.waiters
         }
         for waiter in waiters { waiter.resume() }
+    }
+
+    /// Runs `body` on the loop thread every `interval` (the first time after one interval) until it returns false
+    /// or the loop stops; callable from any thread. A body that falls behind is not run twice in a row to catch
+    /// up: it should work out for itself what is due (swift-nio's `scheduleRepeatedTask` with a fixed delay).
+    func scheduleRepeated(every interval: Duration, _ body: @escaping @Sendable () -> Bool) {
+        let id = nextTaskID.wrappingAdd(1, ordering: .relaxed).oldValue
+        let seconds = max(0.000_1, EventLoopOptions.seconds(interval))
+        executor.post { [self] in arm(id: id, seconds: seconds, body: body) }
+    }
+
+    /// Arms a repeating task's timer; loop thread only (a post, so the loop is running or draining its last jobs).
+    private func arm(id: UInt64, seconds: Double, body: @escaping @Sendable () -> Bool) {
+        guard executor.isOnLoopThread, !isFinished, lifecycle.withLock({ !$0.stopRequested }) else { return }
+        let task = RepeatingTask(id: id, loop: self, body: body)
+        guard
+            let timer = hail_loop_timer_start(
+                loop, seconds, repeatingTrampoline, Unmanaged.passUnretained(task).toOpaque())
+        else { return }
+        task.timer = timer
+        box.repeating[id] = task
+    }
+
+    /// Runs a repeating task's body on the loop, inside lws's service; a body that says stop is disarmed.
+    fileprivate func fire(taskID: UInt64) {
+        executor.post { [self] in
+            guard let task = box.repeating[taskID] else { return }
+            task.firePending = false
+            if !task.body() {
+                disarm(task)
+                box.repeating[taskID] = nil
+            }
+        }
+    }
+
+    private func disarm(_ task: RepeatingTask) {
+        if let timer = task.timer { hail_loop_timer_stop(timer) }
+        task.timer = nil
     }
 
     /// Makes the loop thread leave its loop, destroy the context (closing every connection) and end.

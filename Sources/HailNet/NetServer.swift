@@ -79,6 +79,7 @@ public final class NetServer: Sendable {
             Keepalive(pingSeconds: configuration.pingIntervalSeconds, idleSeconds: configuration.idleTimeoutSeconds)
             .tickSeconds
         options.keepAliveSeconds = configuration.keepAliveSeconds
+        options.ioCollectSeconds = EventLoopOptions.seconds(configuration.ioCoalescing)
         options.timeoutSeconds = configuration.requestTimeoutSeconds
         let loop = try EventLoop(
             options: options, executor: executor,

@@ -33,6 +33,12 @@ public struct NetServerConfiguration: Sendable {
     /// Event loops (threads) serving connections, each with its own lws context on the shared port; the
     /// kernel spreads new connections over them (SO_REUSEPORT). One per core by default.
     public var loopCount: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// How long a busy loop gathers ready sockets before it polls again (libev's io collect interval). A loop that
+    /// has just handled events sleeps the rest of this time, so one poll returns a batch of sockets rather than one
+    /// wake-up per message; an idle loop still wakes at once for the first event. It bounds the latency it adds
+    /// under load and cuts the context switches that, at 17,500 drivers a second on 2 cores, set the p99
+    /// (`docs/BENCHMARKS.md`, "The event loop"). Zero polls at once.
+    public var ioCoalescing: Duration = .microseconds(500)
     /// Seconds `shutdown()` waits for WebSocket close handshakes before dropping the rest.
     public var shutdownGraceSeconds: Double = 2
 

@@ -14,7 +14,7 @@ actor ServerEngine: LoopEngine {
     private let configuration: NetServerConfiguration
     private let httpHandler: HTTPHandler
     private let webSocketHandler: WebSocketHandler?
-    private var sessions: [UInt64: WireSession] = [:]
+    private var sessions = SessionTable()
     /// This loop's staging buffer for WebSocket frames.
     private let writeScratch = WriteScratch()
     /// Reused for every HTTP body piece: LWS_PRE headroom plus the largest piece the HTTP machine hands out.
@@ -78,7 +78,7 @@ actor ServerEngine: LoopEngine {
             if let session = WireSession.of(wsi) {
                 WebSocketIO.closed(session, metrics: metrics)
                 session.detach()
-                sessions[session.id] = nil
+                sessions.remove(id: session.id)
             }
             return 0
         default:
@@ -90,7 +90,7 @@ actor ServerEngine: LoopEngine {
     private func session(for wsi: OpaquePointer) -> WireSession {
         if let existing = WireSession.of(wsi) { return existing }
         let session = WireSession(id: WireSession.nextID())
-        sessions[session.id] = session
+        sessions.insert(session)
         session.attach(to: wsi)
         return session
     }
@@ -307,12 +307,13 @@ actor ServerEngine: LoopEngine {
         WebSocketIO.carryOut(request, session, wsi: wsi, scratch: writeScratch, metrics: metrics)
     }
 
-    /// The periodic sweep: WebSocket keepalive (see `WebSocketIO.sweep`), and HTTP requests whose body
+    /// The periodic sweep of one slice of the sessions: WebSocket keepalive (see `WebSocketIO.sweep`), and HTTP requests whose body
     /// has not arrived in `requestTimeoutSeconds`, which are dropped without an answer.
     func tick() {
-        WebSocketIO.sweep(sessions.values)
         let now = ContinuousClock.now
-        for session in sessions.values {
+        let slice = sessions.nextSlice(of: Keepalive.sweepSlices)
+        WebSocketIO.sweep(slice, now: now)
+        for session in slice {
             guard let wsi = session.wsi, case .dropSlowRequest? = session.http?.tick(now: now) else { continue }
             metrics.slowRequestDrops.wrappingAdd(1, ordering: .relaxed)
             lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, hail_lws_to_kill_async())
@@ -325,7 +326,7 @@ actor ServerEngine: LoopEngine {
 
     /// Starts a close handshake on every WebSocket and returns them, for shutdown to await.
     func closeAllWebSockets(code: UInt16, reason: String) -> [WebSocketConnection] {
-        let open = sessions.values.compactMap(\.connection)
+        let open = sessions.all.compactMap(\.connection)
         for connection in open { connection.close(code: code, reason: reason) }
         return open
     }

@@ -23,6 +23,7 @@ public final class WebSocketClient: Sendable {
         options.port = nil
         options.rxBufferSize = 4_096
         options.tickSeconds = engine.keepalive.tickSeconds
+        options.ioCollectSeconds = EventLoopOptions.seconds(configuration.ioCoalescing)
         let loop = try EventLoop(
             options: options, executor: executor,
             handle: { arguments in engine.assumeIsolated { $0.handle(arguments) } },
@@ -57,6 +58,13 @@ public final class WebSocketClient: Sendable {
         var target = try Self.parse(url, headers: headers, localAddress: localAddress)
         target.handler = handler
         return try await engine.connect(target)
+    }
+
+    /// Runs `body` on the client's loop thread every `interval` (first after one interval) until it returns false
+    /// or the client shuts down. Sends made in `body` are written in the same turn, with no task wake-up and no
+    /// post per send: a load generator paces thousands of streams this way.
+    public func scheduleRepeated(every interval: Duration, _ body: @escaping @Sendable () -> Bool) {
+        loop.scheduleRepeated(every: interval, body)
     }
 
     /// Closes every connection with 1001, waits up to the grace period, then stops the loop thread.

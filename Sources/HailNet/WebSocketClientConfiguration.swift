@@ -10,6 +10,10 @@ public struct WebSocketClientConfiguration: Sendable {
     public var essentialQueueLimit: Int = 1024
     /// Disposable messages a connection may have queued before the oldest is dropped.
     public var disposableQueueLimit: Int = 64
+    /// How long the busy client loop gathers ready sockets before it polls again (see
+    /// `NetServerConfiguration.ioCoalescing`); zero, the default, polls at once, which suits an app's one stream.
+    /// A load generator holding thousands of streams sets it.
+    public var ioCoalescing: Duration = .zero
     /// Seconds `shutdown()` waits for close handshakes before dropping the rest.
     public var shutdownGraceSeconds: Double = 2
 

@@ -178,11 +178,10 @@ enum WebSocketIO {
         }
     }
 
-    /// The keepalive sweep, every tick on the loop thread: the machine pings connections quiet for its ping
-    /// interval, drops those quiet for its idle timeout, and re-asks for writable callbacks on connections with
-    /// queued data (lws can spend a requested writable callback on a control frame of its own).
-    static func sweep(_ sessions: some Sequence<WireSession>) {
-        let now = ContinuousClock.now
+    /// The keepalive sweep of a slice of the sessions, every tick on the loop thread: the machine pings connections
+    /// quiet for its ping interval, drops those quiet for its idle timeout, and re-asks for writable callbacks on
+    /// connections with queued data (lws can spend a requested writable callback on a control frame of its own).
+    static func sweep(_ sessions: some Sequence<WireSession>, now: ContinuousClock.Instant) {
         for session in sessions {
             guard let wsi = session.wsi, session.webSocket != nil else { continue }
             let hasPendingWrites = session.connection?.hasPendingWrites ?? false

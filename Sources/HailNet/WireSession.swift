@@ -10,6 +10,8 @@ final class WireSession {
     let id: UInt64
     /// The lws connection; nil once lws has destroyed it.
     var wsi: OpaquePointer?
+    /// Where the engine's `SessionTable` keeps this session in its sweep order (-1 when not tracked).
+    var tableSlot = -1
 
     /// The HTTP request/response cycle: made at the connection's first request head, dropped at an upgrade.
     var http: HTTPRequestStateMachine?

@@ -15,6 +15,7 @@ enum ServerCommand {
                            [--limit-loopback] [--no-rate-limits]
                            [--trusted-proxies A,B]
                            [--request-timeout SECONDS] [--loops N]
+                           [--io-coalescing-us N]
 
         Runs the Hail backend until interrupted (Ctrl-C or SIGTERM). Every acknowledged change is in the
         SQLite file before the answer leaves; restart on the same --db and nothing acknowledged is lost.
@@ -53,6 +54,8 @@ enum ServerCommand {
           --trusted-proxies         peers whose X-Forwarded-For names the client  default 127.0.0.1,::1
           --request-timeout         seconds to send a whole request; slower ones are dropped  default 20
           --loops                   event loops (threads) serving connections  default one per core
+          --io-coalescing-us        microseconds a busy loop gathers ready sockets before it polls
+                                    again (0: at once; more batches more per wake-up)  default 500
         """
 
     static func run(_ arguments: [String]) async throws(UsageError) {
@@ -63,7 +66,7 @@ enum ServerCommand {
                 "--route-cohorts", "--postgres-schema", "--redis-prefix", "--requests-per-address",
                 "--requests-per-token", "--connections-per-address", "--connections-per-token", "--messages-per-socket",
                 "--open-connections-per-address",
-                "--trusted-proxies", "--request-timeout", "--loops",
+                "--trusted-proxies", "--request-timeout", "--loops", "--io-coalescing-us",
             ],
             flags: ["--quiet", "--limit-loopback", "--no-rate-limits"])
         var options = BackendServer.Options()
@@ -88,6 +91,9 @@ enum ServerCommand {
         }
         if args.has("--quiet") { options.log = nil }
         if args["--loops"] != nil { options.loops = try args.integer("--loops", default: 1, in: 1...64) }
+        if args["--io-coalescing-us"] != nil {
+            options.ioCoalescing = .microseconds(try args.integer("--io-coalescing-us", default: 500, in: 0...100_000))
+        }
         try configureLimits(&options.configuration, args)
         let roadsSummary = try configureRoutes(
             &options.configuration, roads: args["--roads"], cohorts: args["--route-cohorts"])

@@ -35,6 +35,41 @@ actor LoopBound {
         #expect(await bound.increment().count == 501)
     }
 
+    @Test func aRepeatingTaskRunsOnTheLoopUntilItSaysStop() async throws {
+        let client = try WebSocketClient()
+        let first = Mutex<(calls: Int, offLoop: Int)>((0, 0))
+        let executor = client.executor
+        try await within {
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                client.scheduleRepeated(every: .milliseconds(1)) {
+                    let calls = first.withLock { state in
+                        state.calls += 1
+                        if !executor.isOnLoopThread { state.offLoop += 1 }
+                        return state.calls
+                    }
+                    if calls == 5 { done.resume() }
+                    return calls < 5
+                }
+            }
+            // Twenty more ticks of a second task on the same loop: the first, had it stayed armed, would have
+            // run again meanwhile.
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                let second = Mutex(0)
+                client.scheduleRepeated(every: .milliseconds(1)) {
+                    let calls = second.withLock { count in
+                        count += 1
+                        return count
+                    }
+                    if calls == 20 { done.resume() }
+                    return calls < 20
+                }
+            }
+        }
+        #expect(first.withLock { $0.calls } == 5)
+        #expect(first.withLock { $0.offLoop } == 0)
+        await client.shutdown()
+    }
+
     @Test func handlersRunOnTheCooperativePoolNotTheLoop() async throws {
         let serverBox = Mutex<NetServer?>(nil)
         let sawLoop = Mutex<[Bool]>([])

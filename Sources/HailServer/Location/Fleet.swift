@@ -314,8 +314,8 @@ public final class Fleet: Sendable {
                 published = location
                 let target = record.trip.state == .onTrip ? record.trip.dropoff : record.trip.pickup
                 let eta = routing.estimator(for: state.client).seconds(from: location.coordinate, to: target)
-                let frame = RiderServerFrame.driverMoved(DriverMoved(location: location, etaSeconds: eta, path: path))
-                if let text = try? HailJSON.encodeString(frame) {
+                let moved = DriverMoved(location: location, etaSeconds: eta, path: path)
+                if let text = try? moved.riderFrameText() {
                     publish = (BusMessage(kind: .disposable, text: text, publishedAt: now), .trip(record.trip.id))
                 }
                 metrics.positionPublished(age: now.timeIntervalSince(newest.t))

@@ -20,6 +20,8 @@ public final class BackendServer: Sendable {
         public var configuration = ServerConfiguration()
         /// Event loops serving connections; nil for one per core.
         public var loops: Int?
+        /// How long a busy loop gathers ready sockets before polling again; nil for HailNet's default (0.5 ms).
+        public var ioCoalescing: Duration?
         /// Where request log lines go (one JSON object per line); nil for none.
         public var log: (@Sendable (String) -> Void)? = { line in
             FileHandle.standardError.write(Data((line + "\n").utf8))
@@ -62,6 +64,7 @@ public final class BackendServer: Sendable {
         netConfiguration.requestTimeoutSeconds = services.configuration.requestTimeoutSeconds
         netConfiguration.customHeaderNames += ["x-hail-client"]
         if let loops = options.loops { netConfiguration.loopCount = loops }
+        if let coalescing = options.ioCoalescing { netConfiguration.ioCoalescing = coalescing }
         let log = options.log
         let time = services.time
         let metrics = services.metrics

@@ -6,7 +6,7 @@ import Synchronization
 /// batch it covers.
 ///
 /// Acks are read on the client's loop (`AckReader`, no task per driver or per message); an open-loop driver
-/// is sent for by the one `IngestPacer` of the run, a saturating one refills its window from the ack
+/// is sent for by its client loop's `IngestPacer`, a saturating one refills its window from the ack
 /// callback, so the load generator costs a few microseconds per batch and is not what limits a run.
 struct DriverSession: Sendable {
     /// The open driver stream.
@@ -90,36 +90,46 @@ final class AckReader: WebSocketInboundHandler {
     func closed(_ info: WebSocketCloseInfo, on connection: WebSocketConnection) {}
 }
 
-/// Sends every open-loop driver's batches on time from one task: driver `i` of `n` sends at
-/// `start + k * interval + i * interval / n`, so first sends are spread evenly over one interval, as real
-/// phones are not in step.
-struct IngestPacer: Sendable {
-    /// The drivers, in index order.
-    let sessions: [DriverSession]
-    /// One batch per driver every `interval`.
-    let interval: Duration
+/// Sends one client loop's open-loop drivers on time, from that loop's repeating task: driver `i` of `n` sends
+/// at `start + k * interval + i * interval / n`, so first sends are spread evenly over one interval, as real
+/// phones are not in step. On the loop, each send is written in the same turn.
+final class IngestPacer: Sendable {
+    /// This loop's drivers in index order, each with its offset into the interval.
+    private let drivers: [(session: DriverSession, offset: Duration)]
+    private let interval: Duration
+    private let start: ContinuousClock.Instant
+    private let end: ContinuousClock.Instant
+    /// The next driver to send and the round it is in (only the loop thread takes it; the lock is uncontended).
+    private let cursor = Mutex((round: 0, position: 0))
 
-    /// Sends from `start` until `end`.
-    func run(start: ContinuousClock.Instant, end: ContinuousClock.Instant) async {
-        let clock = ContinuousClock()
-        let count = sessions.count
-        guard count > 0 else { return }
-        var round = 0
-        var index = 0
-        func due() -> ContinuousClock.Instant { start + interval * round + interval * index / count }
-        while !Task.isCancelled {
-            let now = clock.now
-            while due() <= now {
-                if due() >= end { return }
-                sessions[index].send(at: now)
-                index += 1
-                if index == count {
-                    index = 0
-                    round += 1
+    /// A pacer for `sessions` (with their indexes among all `total` drivers of the run).
+    init(
+        sessions: [(index: Int, session: DriverSession)], total: Int, interval: Duration,
+        start: ContinuousClock.Instant, end: ContinuousClock.Instant
+    ) {
+        drivers = sessions.map { ($0.session, interval * $0.index / max(1, total)) }
+        self.interval = interval
+        self.start = start
+        self.end = end
+    }
+
+    /// Sends every batch due by `now`; false once the window has closed (the loop then stops calling).
+    func sendDue(at now: ContinuousClock.Instant) -> Bool {
+        guard !drivers.isEmpty else { return false }
+        return cursor.withLock { cursor in
+            var roundStart = start + interval * cursor.round
+            while true {
+                let due = roundStart + drivers[cursor.position].offset
+                if due >= end { return false }
+                if due > now { return true }
+                drivers[cursor.position].session.send(at: now)
+                cursor.position += 1
+                if cursor.position == drivers.count {
+                    cursor.position = 0
+                    cursor.round += 1
+                    roundStart = start + interval * cursor.round
                 }
             }
-            // A millisecond at most between passes: a batch leaves within about 1 ms of its time.
-            try? await Task.sleep(until: min(due(), now + .milliseconds(1)), clock: clock)
         }
     }
 }

@@ -26,6 +26,10 @@ struct IngestBenchmark: Sendable {
     static let timelineHeadroomMilliseconds: Int64 = 7 * 86_400 * 1000
     /// WebSocket client loops (threads) the drivers' sockets are spread over: one per core.
     static let clientLoops = max(1, ProcessInfo.processInfo.activeProcessorCount)
+    /// How long a busy client loop gathers ready sockets before polling again (the server's default too).
+    static let ioCoalescing = Duration.microseconds(500)
+    /// How often each client loop's pacer sends what is due: a batch leaves within about this long of its time.
+    static let pacerTick = Duration.milliseconds(1)
     /// How long after the window the drivers wait for outstanding acks.
     static let grace = Duration.seconds(3)
 
@@ -58,6 +62,8 @@ struct IngestBenchmark: Sendable {
             // of streams on a loaded machine, it dropped healthy ones ("no traffic or pong for 60 s").
             var configuration = WebSocketClientConfiguration()
             configuration.pingIntervalSeconds = 0
+            // Thousands of streams on each loop: a poll should return a batch of acks, as on the server.
+            configuration.ioCoalescing = Self.ioCoalescing
             // One client loop per core, like the server's: the drivers' sockets are spread over them.
             clients = try (0..<Self.clientLoops).map { _ in try WebSocketClient(configuration: configuration) }
             client = clients[0]
@@ -84,6 +90,7 @@ struct IngestBenchmark: Sendable {
         let start = clock.now + .milliseconds(200)
         let end = start + .seconds(seconds)
         var sessions: [DriverSession] = []
+        var sessionsByLoop = [[(index: Int, session: DriverSession)]](repeating: [], count: clients.count)
         for (index, slot) in connected.enumerated() {
             guard let connection = slot.connection else { continue }
             let session = DriverSession(
@@ -91,6 +98,17 @@ struct IngestBenchmark: Sendable {
                 ledger: AckLedger(windowEnd: end), log: logs[index])
             slot.reader.fill(session, sendUntil: end)
             sessions.append(session)
+            // `connectAll` put driver `index` on client loop `index % clients.count`.
+            sessionsByLoop[index % clients.count].append((index, session))
+        }
+        if case .interval(let milliseconds) = pacing {
+            // Each client loop sends its own drivers' batches from a repeating task on that loop.
+            for (loop, client) in clients.enumerated() {
+                let pacer = IngestPacer(
+                    sessions: sessionsByLoop[loop], total: connections, interval: .milliseconds(milliseconds),
+                    start: start, end: end)
+                client.scheduleRepeated(every: Self.pacerTick) { pacer.sendDue(at: clock.now) }
+            }
         }
         let books = RiderWatch.Books()
         let watches = setup.pairs.compactMap { pair in
@@ -113,11 +131,7 @@ struct IngestBenchmark: Sendable {
             }
             group.addTask { [sessions, pacing] in
                 try? await Task.sleep(until: start, clock: clock)
-                switch pacing {
-                case .interval(let milliseconds):
-                    await IngestPacer(sessions: sessions, interval: .milliseconds(milliseconds)).run(
-                        start: start, end: end)
-                case .saturate(let window):
+                if case .saturate(let window) = pacing {
                     // The ack readers send the rest, one per ack, until the window closes.
                     for session in sessions { for _ in 0..<window { session.send(at: clock.now) } }
                 }
