@@ -155,6 +155,36 @@ static inline void hail_loop_set_io_collect(hail_loop_t *l, double seconds) {
     ev_set_io_collect_interval(l->loop, seconds);
 }
 
+#include <sched.h>
+#include <string.h>
+
+/// Pins the calling thread to processor `cpu`; returns 0 on success (an errno otherwise, e.g. a CPU this process
+/// may not use).
+static inline int hail_pin_current_thread(int cpu) {
+    // The CPU_* macros need _GNU_SOURCE before the first libc header, which this shim does not control.
+    cpu_set_t set;
+    memset(&set, 0, sizeof(set));
+    unsigned long *words = (unsigned long *)&set;
+    size_t bits = 8 * sizeof(unsigned long);
+    if (cpu < 0 || (size_t)cpu >= 8 * sizeof(set)) return EINVAL;
+    words[(size_t)cpu / bits] |= 1UL << ((size_t)cpu % bits);
+    // pid 0: the calling thread (Linux applies affinity per thread).
+    return sched_setaffinity(0, sizeof(set), &set) == 0 ? 0 : errno;
+}
+
+/// Writes up to `max` processors this process may run on (its affinity mask) to `out`, in order; returns how many.
+static inline int hail_allowed_cpus(int *out, int max) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) return 0;
+    unsigned long *words = (unsigned long *)&set;
+    size_t bits = 8 * sizeof(unsigned long);
+    int count = 0;
+    for (size_t cpu = 0; cpu < 8 * sizeof(set) && count < max; cpu++) {
+        if (words[cpu / bits] & (1UL << (cpu % bits))) out[count++] = (int)cpu;
+    }
+    return count;
+}
+
 /// A repeating timer on one hail loop, made and stopped on the loop thread only.
 typedef struct hail_timer {
     ev_timer timer;

@@ -24,6 +24,19 @@ struct EventLoopOptions {
     /// Seconds a busy loop gathers readiness before it polls again (0: poll at once); see
     /// `NetServerConfiguration.ioCoalescing`.
     var ioCollectSeconds: Double = 0
+    /// The processor the loop thread runs on (and, for a server loop, whose incoming connections its listener
+    /// takes); nil lets the scheduler choose.
+    var cpu: Int?
+
+    /// The processor loop `index` of a process runs on when loops are pinned: the `index % n`-th of the n processors
+    /// this process may use (its affinity mask, which a container or `taskset` may narrow), or nil when that cannot
+    /// be read.
+    static func core(forLoop index: Int) -> Int? {
+        var cpus = [Int32](repeating: 0, count: 1_024)
+        let count = Int(hail_allowed_cpus(&cpus, Int32(cpus.count)))
+        guard count > 0 else { return nil }
+        return Int(cpus[index % count])
+    }
 
     /// `duration` in seconds.
     static func seconds(_ duration: Duration) -> Double {
@@ -176,6 +189,7 @@ final class EventLoop: @unchecked Sendable {
 
     private let tickSeconds: Double
     private let ioCollectSeconds: Double
+    private let cpu: Int?
     /// Ids for `scheduleRepeated`.
     private let nextTaskID = Atomic<UInt64>(1)
     /// The loop thread's name (`hail-lws`, `hail-lws-1`, ... for a server's loops).
@@ -191,6 +205,7 @@ final class EventLoop: @unchecked Sendable {
         self.executor = executor
         tickSeconds = options.tickSeconds
         ioCollectSeconds = max(0, options.ioCollectSeconds)
+        cpu = options.cpu
         threadName = options.threadName
         box = CallbackBox(executor: executor, handle: handle, tick: tick)
         guard let loop = hail_loop_new() else { throw NetError.contextCreation("libev could not create a loop") }
@@ -237,6 +252,9 @@ final class EventLoop: @unchecked Sendable {
         if let port = options.port {
             do {
                 (listener, boundPort) = try Self.listen(host: options.host, port: port)
+                if var cpu = options.cpu.map(Int32.init) {
+                    setsockopt(listener, SOL_SOCKET, SO_INCOMING_CPU, &cpu, socklen_t(MemoryLayout<Int32>.size))
+                }
             } catch {
                 Self.free(
                     loop: loop, protocols: protocols, name: protocolName, host: hostName, foreign: foreignLoops)
@@ -334,6 +352,8 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func serve() {
+        // A processor refused (gone offline since) leaves the loop to the scheduler, as if unpinned.
+        if let cpu { _ = hail_pin_current_thread(Int32(cpu)) }
         executor.loopStarted(context: context)
         if ioCollectSeconds > 0 { hail_loop_set_io_collect(loop, ioCollectSeconds) }
         hail_loop_start_tick(loop, tickSeconds, tickTrampoline, Unmanaged.passUnretained(box).toOpaque())

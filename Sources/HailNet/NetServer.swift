@@ -80,6 +80,7 @@ public final class NetServer: Sendable {
             .tickSeconds
         options.keepAliveSeconds = configuration.keepAliveSeconds
         options.ioCollectSeconds = EventLoopOptions.seconds(configuration.ioCoalescing)
+        if configuration.pinsLoops { options.cpu = EventLoopOptions.core(forLoop: index) }
         options.timeoutSeconds = configuration.requestTimeoutSeconds
         let loop = try EventLoop(
             options: options, executor: executor,

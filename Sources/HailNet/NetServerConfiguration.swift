@@ -39,6 +39,12 @@ public struct NetServerConfiguration: Sendable {
     /// under load and cuts the context switches that, at 17,500 drivers a second on 2 cores, set the p99
     /// (`docs/BENCHMARKS.md`, "The event loop"). Zero polls at once.
     public var ioCoalescing: Duration = .microseconds(500)
+    /// Whether each loop thread runs on a core of its own (loop i on the i-th core the process may use) and its
+    /// listener takes the connections whose packets that core handles (`SO_INCOMING_CPU`), so a connection's
+    /// packets, its loop and, for a peer on this machine pinned the same way, the peer's loop stay on one core: no
+    /// wake-up crosses cores (on a virtual machine each such wake-up is an interrupt between virtual CPUs). With
+    /// more loops than cores, loops share cores round robin.
+    public var pinsLoops = true
     /// Seconds `shutdown()` waits for WebSocket close handshakes before dropping the rest.
     public var shutdownGraceSeconds: Double = 2
 

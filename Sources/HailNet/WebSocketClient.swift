@@ -24,6 +24,7 @@ public final class WebSocketClient: Sendable {
         options.rxBufferSize = 4_096
         options.tickSeconds = engine.keepalive.tickSeconds
         options.ioCollectSeconds = EventLoopOptions.seconds(configuration.ioCoalescing)
+        options.cpu = configuration.pinnedLoop.flatMap(EventLoopOptions.core(forLoop:))
         let loop = try EventLoop(
             options: options, executor: executor,
             handle: { arguments in engine.assumeIsolated { $0.handle(arguments) } },

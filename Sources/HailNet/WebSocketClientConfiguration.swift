@@ -14,6 +14,10 @@ public struct WebSocketClientConfiguration: Sendable {
     /// `NetServerConfiguration.ioCoalescing`); zero, the default, polls at once, which suits an app's one stream.
     /// A load generator holding thousands of streams sets it.
     public var ioCoalescing: Duration = .zero
+    /// Pins the client's loop thread as `NetServer` pins its loop of this index (nil, the default, leaves it to the
+    /// scheduler). A load generator with one client per core pins client i like server loop i, so that the kernel
+    /// hands each of its connections to the server loop on the same core.
+    public var pinnedLoop: Int?
     /// Seconds `shutdown()` waits for close handshakes before dropping the rest.
     public var shutdownGraceSeconds: Double = 2
 

@@ -15,7 +15,7 @@ enum ServerCommand {
                            [--limit-loopback] [--no-rate-limits]
                            [--trusted-proxies A,B]
                            [--request-timeout SECONDS] [--loops N]
-                           [--io-coalescing-us N]
+                           [--io-coalescing-us N] [--unpinned-loops]
 
         Runs the Hail backend until interrupted (Ctrl-C or SIGTERM). Every acknowledged change is in the
         SQLite file before the answer leaves; restart on the same --db and nothing acknowledged is lost.
@@ -56,6 +56,8 @@ enum ServerCommand {
           --loops                   event loops (threads) serving connections  default one per core
           --io-coalescing-us        microseconds a busy loop gathers ready sockets before it polls
                                     again (0: at once; more batches more per wake-up)  default 500
+          --unpinned-loops          let the scheduler place the loops (by default loop i runs on core i
+                                    and takes the connections that core receives)
         """
 
     static func run(_ arguments: [String]) async throws(UsageError) {
@@ -68,7 +70,7 @@ enum ServerCommand {
                 "--open-connections-per-address",
                 "--trusted-proxies", "--request-timeout", "--loops", "--io-coalescing-us",
             ],
-            flags: ["--quiet", "--limit-loopback", "--no-rate-limits"])
+            flags: ["--quiet", "--limit-loopback", "--no-rate-limits", "--unpinned-loops"])
         var options = BackendServer.Options()
         options.port = try args.integer("--port", default: 8080, in: 0...65535)
         options.host = args["--host"] ?? "127.0.0.1"
@@ -91,6 +93,7 @@ enum ServerCommand {
         }
         if args.has("--quiet") { options.log = nil }
         if args["--loops"] != nil { options.loops = try args.integer("--loops", default: 1, in: 1...64) }
+        if args.has("--unpinned-loops") { options.pinsLoops = false }
         if args["--io-coalescing-us"] != nil {
             options.ioCoalescing = .microseconds(try args.integer("--io-coalescing-us", default: 500, in: 0...100_000))
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import HailNet
@@ -46,5 +47,17 @@ import Testing
         #expect(table.nextSlice(of: 20).map(\.id) == [1])
         var empty = SessionTable()
         #expect(empty.nextSlice(of: 20).isEmpty)
+    }
+}
+
+@Suite struct LoopPlacementTests {
+    /// Loop i goes on the i-th core this process may use, and loops past the last core start again at the first.
+    @Test func loopsTakeTheAllowedCoresInTurn() throws {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let placed = try (0..<cores).map { try #require(EventLoopOptions.core(forLoop: $0)) }
+        #expect(Set(placed).count == cores)
+        #expect(placed == placed.sorted())
+        #expect(EventLoopOptions.core(forLoop: cores) == placed[0])
+        #expect(EventLoopOptions.core(forLoop: cores + 1) == placed[min(1, cores - 1)])
     }
 }

@@ -20,6 +20,8 @@ public final class BackendServer: Sendable {
         public var configuration = ServerConfiguration()
         /// Event loops serving connections; nil for one per core.
         public var loops: Int?
+        /// Whether loops are pinned to cores (`NetServerConfiguration.pinsLoops`); nil for HailNet's default (pinned).
+        public var pinsLoops: Bool?
         /// How long a busy loop gathers ready sockets before polling again; nil for HailNet's default (0.5 ms).
         public var ioCoalescing: Duration?
         /// Where request log lines go (one JSON object per line); nil for none.
@@ -65,6 +67,7 @@ public final class BackendServer: Sendable {
         netConfiguration.customHeaderNames += ["x-hail-client"]
         if let loops = options.loops { netConfiguration.loopCount = loops }
         if let coalescing = options.ioCoalescing { netConfiguration.ioCoalescing = coalescing }
+        if let pinsLoops = options.pinsLoops { netConfiguration.pinsLoops = pinsLoops }
         let log = options.log
         let time = services.time
         let metrics = services.metrics

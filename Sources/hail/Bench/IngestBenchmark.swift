@@ -65,7 +65,13 @@ struct IngestBenchmark: Sendable {
             // Thousands of streams on each loop: a poll should return a batch of acks, as on the server.
             configuration.ioCoalescing = Self.ioCoalescing
             // One client loop per core, like the server's: the drivers' sockets are spread over them.
-            clients = try (0..<Self.clientLoops).map { _ in try WebSocketClient(configuration: configuration) }
+            // Client i pinned like server loop i: the kernel gives each connection to the server loop on the core
+            // that sent its SYN, so both ends of every connection share a core (the server's default placement).
+            clients = try (0..<Self.clientLoops).map { index in
+                var pinned = configuration
+                pinned.pinnedLoop = index
+                return try WebSocketClient(configuration: pinned)
+            }
             client = clients[0]
         } catch {
             throw BenchFailure("cannot start the WebSocket client: \(error)")

@@ -50,8 +50,6 @@ struct RiderWatch: Sendable {
 
     /// The seq of a `driverMoved` frame (sorted keys: `..."seq":N,"type":"driverMoved"}`), else nil.
     static func driverMovedSeq(_ text: String) -> Int64? {
-        let suffix = #","type":"driverMoved"}"#
-        guard text.hasSuffix(suffix), let range = text.range(of: #""seq":"#, options: .backwards) else { return nil }
-        return Int64(text[range.upperBound...].prefix { $0.isNumber })
+        FrameSeq.read(text, framePrefix: #""seq":"#, typeSuffix: #","type":"driverMoved"}"#)
     }
 }
