@@ -58,6 +58,27 @@ struct PushNotifierTests {
             completed.aps.alert == PushAlert(title: "You have arrived", body: "Thanks for riding. Fare: 18.50 EUR."))
     }
 
+    @Test func eachPushCarriesItsAPNsHeaders() {
+        let arrived = PushDelivery(
+            event: .driverArrived, record: Self.record(.driverArrived, version: 3), now: Self.now)
+        #expect(arrived.alert.pushType == "alert")
+        #expect(arrived.alert.priority == 10)
+        #expect(arrived.alert.topicSuffix == "")
+        #expect(arrived.alert.expiration == 1_796_130_600)
+        #expect(arrived.alert.collapseID == "trip-1")
+        #expect(arrived.liveActivity.pushType == "liveactivity")
+        #expect(arrived.liveActivity.topicSuffix == ".push-type.liveactivity")
+        // The arrival lights the screen: now. An ETA update may wait for the phone's next wake-up.
+        #expect(arrived.liveActivity.priority == 10)
+        #expect(arrived.liveActivity.expiration == 1_796_130_120)
+        #expect(arrived.liveActivity.collapseID == nil)
+        let started = PushDelivery(event: .tripStarted, record: Self.record(.onTrip, version: 4), now: Self.now)
+        #expect(started.liveActivity.priority == 5)
+        let completed = PushDelivery(event: .tripCompleted, record: Self.record(.completed, version: 5), now: Self.now)
+        #expect(completed.liveActivity.priority == 10)
+        #expect(completed.liveActivity.expiration == 1_796_130_900)
+    }
+
     @Test func aForgedOrOldSignatureIsRefused() {
         let body = Array(#"{"event":"tripStarted"}"#.utf8)
         let secret = Array("s3cret".utf8)
