@@ -26,7 +26,8 @@ public actor PushNotifier {
     private let clock: any Clock<Duration>
     private let backoff: Backoff
     private let attempts: Int
-    private var queue: [PushDelivery] = []
+    private var queue: [(event: PushEvent, record: TripRecord)] = []
+    private var enrichTrip: @Sendable (Trip) async -> Trip = { $0 }
     private var draining = false
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     /// What happened to the deliveries so far.
@@ -61,10 +62,15 @@ public actor PushNotifier {
         }
     }
 
+    /// Adds what only the moment of sending knows (the live ETA, the driver's last position) to each trip pushed.
+    public func enrich(_ transform: @escaping @Sendable (Trip) async -> Trip) {
+        enrichTrip = transform
+    }
+
     /// Queues the push a committed change is worth, if any.
     public func tripChanged(_ record: TripRecord, previous: TripRecord?) {
         guard let event = PushEvent.event(from: previous?.trip.state, to: record.trip.state) else { return }
-        queue.append(PushDelivery(event: event, record: record, now: now()))
+        queue.append((event, record))
         guard !draining else { return }
         draining = true
         Task { await drain() }
@@ -78,7 +84,10 @@ public actor PushNotifier {
 
     private func drain() async {
         while !queue.isEmpty {
-            let delivery = queue.removeFirst()
+            let (event, committed) = queue.removeFirst()
+            var record = committed
+            record.trip = await enrichTrip(committed.trip)
+            let delivery = PushDelivery(event: event, record: record, now: now())
             var random = SystemRandomNumberGenerator()
             var delivered = false
             for attempt in 1...attempts {
