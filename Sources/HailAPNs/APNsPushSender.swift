@@ -58,6 +58,13 @@ public actor APNsPushSender: PushSender {
         public var connectionsOpened = 0
         /// Exchanges that did not speak HTTP/2 (always 0 against APNs).
         public var notHTTP2 = 0
+
+        /// Creates statistics.
+        public init(requests: Int = 0, connectionsOpened: Int = 0, notHTTP2: Int = 0) {
+            self.requests = requests
+            self.connectionsOpened = connectionsOpened
+            self.notHTTP2 = notHTTP2
+        }
     }
 
     private let configuration: Configuration
@@ -86,12 +93,13 @@ public actor APNsPushSender: PushSender {
 
     /// The factory `ServerConfiguration.pushSender` takes, so the server builds the sender on its own stores.
     public static func factory(
-        _ configuration: Configuration, log: (@Sendable (String) -> Void)? = nil
+        _ configuration: Configuration,
+        log: (@Sendable (String) -> Void)? = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     ) -> PushSenderFactory {
         { context in
             APNsPushSender(
                 configuration: configuration, tokens: context.tokens, metrics: context.metrics, time: context.time,
-                log: log ?? { FileHandle.standardError.write(Data(($0 + "\n").utf8)) })
+                log: log)
         }
     }
 

@@ -57,6 +57,8 @@ final class CurlHTTP2Client: @unchecked Sendable {
         curl_easy_reset(handle)
         var list: UnsafeMutablePointer<curl_slist>?
         for header in headers { list = curl_slist_append(list, "\(header.name): \(header.value)") }
+        // libcurl adds `accept: */*` of its own; APNs has no use for it.
+        list = curl_slist_append(list, "accept:")
         defer { curl_slist_free_all(list) }
         let sink = Sink()
         let callback: hail_curl_data_callback = { data, size, count, context in
