@@ -88,6 +88,17 @@ public enum PushTokenFormat {
     /// The most: Apple says tokens may grow, so longer ones up to 100 bytes are kept.
     public static let maximumHexDigits = 200
 
+    /// `bytes` as lower-case hex, the form the routes take: iOS hands tokens over as `Data`.
+    public static func hex(_ bytes: some Sequence<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
     /// Fails unless `token` is an even number of hex digits within the bounds.
     public static func check(_ token: String, at field: String) throws(APIError) {
         let name = FieldPath.lastComponent(field)
