@@ -7,7 +7,7 @@ python3-cryptography, which scripts/setup.sh installs. It
 - writes into --dir: ca.pem (the certificate authority to trust), AuthKey_TEST.p8 (an APNs-style ES256 key
   for the server to sign provider tokens with) and nothing else the test needs;
 - listens on 127.0.0.1 (port chosen by the system), speaks only h2 (ALPN), and prints `ready <port>` once;
-- records every request as one JSON line in --log before it answers: the connection number, the negotiated
+- records every request as one JSON line in --log before it answers (and then prints `request <token>`): the connection number, the negotiated
   protocol, the path, every header in order, the body, and whether the JWT's ES256 signature verifies against
   the public half of AuthKey_TEST.p8 (with its decoded header and claims);
 - exits when its standard input closes (or on SIGTERM);
@@ -107,10 +107,12 @@ class StandIn:
             queue = self.script.get(token) or []
             return queue.pop(0) if queue else [200, None]
 
-    def record(self, entry):
+    def record(self, token, entry):
         with self.lock:
             self.log.write(json.dumps(entry, sort_keys=True) + "\n")
             self.log.flush()
+            # One line per request on stdout, after the log has it: the test waits on these, never on time.
+            print("request %s" % token, flush=True)
 
     def serve(self, tls_socket):
         with self.lock:
@@ -148,7 +150,7 @@ class StandIn:
         token = path.rsplit("/", 1)[-1]
         valid, jwt_header, jwt_claims = check_jwt(fields.get("authorization", ""), self.public_key)
         status, reason = self.answer_for(token)
-        self.record({
+        self.record(token, {
             "connection": number, "protocol": protocol, "path": path, "token": token,
             "headers": [[name, value] for name, value in headers],
             "body": request["body"].decode("utf-8", "replace"),

@@ -55,6 +55,8 @@ final class APNsStandIn {
 
     let process: Process
     let input = Pipe()
+    /// A line per request, printed once the request is in the log.
+    private let announced = Inbox<String>()
     let directory: URL
     /// The port it listens on, on 127.0.0.1.
     let port: Int
@@ -96,6 +98,27 @@ final class APNsStandIn {
             throw StandInError(message: "the APNs stand-in did not start: '\(text)'")
         }
         self.port = port
+        let announced = self.announced
+        output.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                Task { await announced.finish() }
+                return
+            }
+            for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+                Task { await announced.put(String(line)) }
+            }
+        }
+    }
+
+    /// Returns once `count` more requests have been recorded; throws when they do not come within `seconds`.
+    func waitForRequests(_ count: Int, within seconds: Double = 30) async throws {
+        for index in 0..<count {
+            guard await announced.next(within: seconds) != nil else {
+                throw StandInError(message: "the APNs stand-in got \(index) of \(count) requests in \(seconds) s")
+            }
+        }
     }
 
     /// Every request recorded so far, in arrival order.

@@ -169,4 +169,72 @@ struct APNsStandInTests {
         #expect(try await h.services.trips.liveActivity(tripID: "trip-1") == nil)
         #expect(try await h.services.trips.device(principal: "rider:rider-1")?.token == device)
     }
+
+    @Test func hailServerWithTheAPNsFlagsPushesARideToTheStandIn() async throws {
+        try #require(
+            FileManager.default.isExecutableFile(atPath: ServerProcess.executable.path),
+            "build the hail executable first (swift build --build-tests builds it beside the tests)")
+        let standIn = try APNsStandIn()
+        defer { standIn.stop() }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hail-apns-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (process, port) = try await ServerFlagsTests.start(
+            [
+                "--apns-key-file", standIn.keyPath, "--apns-key-id", Self.keyID, "--apns-team-id", Self.teamID,
+                "--apns-topic", "com.example.rider", "--apns-host", standIn.host, "--apns-ca-file", standIn.caPath,
+            ], in: folder)
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        let secret = try ServerSecret.load(at: folder.appendingPathComponent("hail.secret").path)
+        let authority = TokenAuthority(authenticator: HMACAuthenticator(secret: secret))
+        let now = Int64(Date().timeIntervalSince1970)
+        let rider = authority.mint(AccessToken(role: .rider, sub: "rider-1", exp: now + 3600, iat: now))
+        let driver = authority.mint(AccessToken(role: .driver, sub: "driver-1", exp: now + 3600, iat: now))
+        let base = "http://127.0.0.1:\(port)"
+        func call(_ method: String, _ path: String, _ token: String, _ body: String = "", key: Bool = false) async
+            -> APIResponse
+        {
+            var headers = ["Authorization": "Bearer \(token)", "Content-Type": "application/json"]
+            if key { headers["Idempotency-Key"] = UUID().uuidString }
+            return await ServerHarness.overTheWire(base, method, path, headers: headers, body: Data(body.utf8))
+        }
+        let device = Self.token("a1")
+        let activity = Self.token("b2")
+        let registered = await call(
+            "PUT", "/v1/devices/me", rider, #"{"platform": "ios", "token": "\#(device)", "environment": "production"}"#)
+        #expect(registered.status == 204)
+        #expect(await call("POST", "/v1/drivers/me/status", driver, #"{"online": true}"#).status == 200)
+        let point = LocationPoint(lat: 43.7400, lng: 7.4280, accuracy: 5, heading: 90, speed: 8, t: Date())
+        let batch = try HailJSON.encodeString(LocationBatch(seq: 1, points: [point]))
+        #expect(await call("POST", "/v1/drivers/me/locations", driver, batch).status == 200)
+        let requested = await call("POST", "/v1/trips", rider, ServerHarness.requestBody(), key: true)
+        let tripID = try HailJSON.decode(Trip.self, from: requested.body).id
+        let activityAnswer = await call(
+            "PUT", "/v1/trips/\(tripID)/live-activity", rider, #"{"token": "\#(activity)"}"#)
+        #expect(activityAnswer.status == 204)
+        #expect(await call("POST", "/v1/trips/\(tripID)/accept", driver, key: true).status == 200)
+        for event in ["arrived", "started", "ended"] {
+            let answer = await call(
+                "POST", "/v1/trips/\(tripID)/events", driver,
+                #"{"event": "\#(event)", "idempotencyKey": "\#(UUID().uuidString)"}"#)
+            #expect(answer.status == 200)
+        }
+        // Assigned, arrived, started, completed: an alert and a Live Activity push each.
+        try await standIn.waitForRequests(8)
+        let requests = try standIn.requests()
+        #expect(requests.filter { $0.token == device }.count == 4)
+        let updates = requests.filter { $0.token == activity }
+        #expect(
+            try updates.map { try JSONDecoder().decode(LiveActivityPayload.self, from: Data($0.body.utf8)).aps.event }
+                == ["update", "update", "update", "end"])
+        #expect(requests.allSatisfy { $0.jwtValid && $0.protocol == "h2" && $0.status == 200 })
+        #expect(requests.allSatisfy { $0.jwtHeader?.kid == Self.keyID && $0.jwtClaims?.iss == Self.teamID })
+        let metrics = await ServerHarness.overTheWire(base, "GET", "/metrics", headers: [:], body: Data())
+        let text = String(decoding: metrics.body, as: UTF8.self)
+        #expect(text.contains(#"hail_push_total{type="alert",result="delivered"} 4"#))
+        #expect(text.contains(#"hail_push_total{type="liveactivity",result="delivered"} 4"#))
+    }
 }
