@@ -17,7 +17,7 @@ struct PushNotifierTests {
         TripRecord(trip: Fixtures.trip(state, version: version, eta: eta, fare: fare), riderID: "rider-1")
     }
 
-    @Test func onlyTheFiveMomentsThatMatterArePushed() {
+    @Test func onlyTheMomentsThatMatterArePushedAndEveryEndEndsTheActivity() {
         #expect(PushEvent.event(from: .searching, to: .driverAssigned) == .driverAssigned)
         #expect(PushEvent.event(from: .driverAssigned, to: .driverArrived) == .driverArrived)
         #expect(PushEvent.event(from: .driverArrived, to: .onTrip) == .tripStarted)
@@ -26,6 +26,12 @@ struct PushNotifierTests {
         #expect(PushEvent.event(from: .driverAssigned, to: .driverAssigned) == nil)
         #expect(PushEvent.event(from: .driverAssigned, to: .searching) == nil)
         #expect(PushEvent.event(from: nil, to: .searching) == nil)
+        #expect(PushEvent.event(from: .searching, to: .noDriversFound) == .noDriverFound)
+        #expect(PushEvent.allCases.filter(\.endsActivity) == [.tripCompleted, .tripCancelled, .noDriverFound])
+        #expect(
+            ApplePushPayload.alert(for: .noDriverFound, trip: Self.record(.noDriversFound, version: 2).trip)
+                == PushAlert(title: "No driver found", body: "Nobody could take your trip. Try again in a few minutes.")
+        )
     }
 
     @Test func theAlertIsApplesDocumentedJSON() throws {

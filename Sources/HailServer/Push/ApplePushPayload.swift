@@ -102,6 +102,9 @@ public enum ApplePushPayload {
             return PushAlert(title: "You have arrived", body: "Thanks for riding.\(fare)")
         case .tripCancelled:
             return PushAlert(title: "Trip cancelled", body: "Your trip was cancelled. You can request another.")
+        case .noDriverFound:
+            return PushAlert(
+                title: "No driver found", body: "Nobody could take your trip. Try again in a few minutes.")
         }
     }
 

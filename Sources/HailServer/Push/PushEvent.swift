@@ -12,9 +12,12 @@ public enum PushEvent: String, Codable, Sendable, Hashable, CaseIterable {
     case tripCompleted
     /// The rider or the driver cancelled.
     case tripCancelled
+    /// The search gave up: nobody took the trip.
+    case noDriverFound
 
     /// The event a committed change from `previous` to `next` is worth, or nil (an ETA refresh, a
-    /// driver who dropped the trip and the search going on, a replayed answer).
+    /// driver who dropped the trip and the search going on, a replayed answer). Every end of a trip is one,
+    /// so its Live Activity always gets its `end`.
     public static func event(from previous: TripState?, to next: TripState) -> PushEvent? {
         guard previous != next else { return nil }
         switch next {
@@ -23,10 +26,11 @@ public enum PushEvent: String, Codable, Sendable, Hashable, CaseIterable {
         case .onTrip: return .tripStarted
         case .completed: return .tripCompleted
         case .cancelled: return .tripCancelled
-        case .searching, .noDriversFound: return nil
+        case .noDriversFound: return .noDriverFound
+        case .searching: return nil
         }
     }
 
     /// True when the Live Activity ends with this event.
-    public var endsActivity: Bool { self == .tripCompleted || self == .tripCancelled }
+    public var endsActivity: Bool { self == .tripCompleted || self == .tripCancelled || self == .noDriverFound }
 }
