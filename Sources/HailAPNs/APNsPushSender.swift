@@ -108,9 +108,9 @@ public actor APNsPushSender: PushSender {
     public func send(_ delivery: PushDelivery) async throws {
         let device = try await tokens.device(principal: "rider:\(delivery.riderID)")
         let bundleID = device?.bundleID ?? configuration.topic
-        if let device {
+        if let device, let alert = delivery.alert {
             await push(
-                delivery.alert, type: "alert", token: device.token, environment: device.environment,
+                alert, type: "alert", token: device.token, environment: device.environment,
                 bundleID: bundleID)
         }
         guard let activity = try await tokens.liveActivity(tripID: delivery.tripID) else { return }

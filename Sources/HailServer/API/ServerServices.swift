@@ -78,6 +78,10 @@ public struct ServerServices: Sendable {
         if let push {
             // The lock screen shows what the rider's app would: the live ETA and the driver's last position.
             await push.enrich { await services.withLiveFields($0) }
+            // A running trip's lock screen gets a fresh ETA well before its stale date while the driver moves.
+            await push.refreshActivities(
+                every: .seconds(Int64(ApplePushPayload.refreshEvery)), sleep: { try await time.sleep(for: $0) },
+                read: { try? await trips.record(id: $0) })
             await push.attach(to: authority)
         }
         return services

@@ -79,6 +79,9 @@ public struct LiveActivityPayload: Codable, Sendable, Hashable {
 public enum ApplePushPayload {
     /// How long an ETA on the lock screen may stand without an update.
     public static let staleAfter: TimeInterval = 120
+    /// How often a running trip's Live Activity gets a fresh ETA while its driver moves: half the stale time, so
+    /// one lost refresh does not grey the lock screen.
+    public static let refreshEvery: TimeInterval = 60
     /// How long a finished trip stays on the lock screen.
     public static let dismissAfter: TimeInterval = 15 * 60
     /// How long APNs keeps trying to deliver an alert to a phone that is off: later, it would tell the rider
@@ -102,6 +105,9 @@ public enum ApplePushPayload {
             return PushAlert(title: "You have arrived", body: "Thanks for riding.\(fare)")
         case .tripCancelled:
             return PushAlert(title: "Trip cancelled", body: "Your trip was cancelled. You can request another.")
+        case .etaRefreshed:
+            let eta = trip.etaSeconds.map { "about \(EtaSmoother.minutes(forSeconds: $0)) min away" } ?? "on the way"
+            return PushAlert(title: "\(name) is \(trip.state == .onTrip ? "driving you" : "on the way")", body: eta)
         case .noDriverFound:
             return PushAlert(
                 title: "No driver found", body: "Nobody could take your trip. Try again in a few minutes.")

@@ -31,8 +31,8 @@ public struct PushDelivery: Codable, Sendable, Hashable {
     public var version: Int
     /// What happened.
     public var event: PushEvent
-    /// The regular notification.
-    public var alert: Request<AlertPayload>
+    /// The regular notification; nil for an ETA refresh, which only the Live Activity shows.
+    public var alert: Request<AlertPayload>?
     /// The Live Activity update.
     public var liveActivity: Request<LiveActivityPayload>
 
@@ -44,10 +44,12 @@ public struct PushDelivery: Codable, Sendable, Hashable {
         version = record.trip.version
         self.event = event
         let seconds = Int(now.timeIntervalSince1970.rounded(.down))
-        alert = Request(
-            pushType: "alert", priority: 10, topicSuffix: "",
-            expiration: seconds + Int(ApplePushPayload.alertLifetime), collapseID: record.trip.id,
-            payload: ApplePushPayload.alertPayload(for: event, trip: record.trip))
+        alert =
+            event.alerts
+            ? Request(
+                pushType: "alert", priority: 10, topicSuffix: "",
+                expiration: seconds + Int(ApplePushPayload.alertLifetime), collapseID: record.trip.id,
+                payload: ApplePushPayload.alertPayload(for: event, trip: record.trip)) : nil
         let activity = ApplePushPayload.liveActivityPayload(for: event, trip: record.trip, now: now)
         // An update past its stale date, or an end past its dismissal, is worth nothing: APNs may drop it then.
         liveActivity = Request(

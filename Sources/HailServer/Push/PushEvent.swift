@@ -14,6 +14,8 @@ public enum PushEvent: String, Codable, Sendable, Hashable, CaseIterable {
     case tripCancelled
     /// The search gave up: nobody took the trip.
     case noDriverFound
+    /// Nothing changed state, but the driver moved: a fresh ETA for the Live Activity only, no alert.
+    case etaRefreshed
 
     /// The event a committed change from `previous` to `next` is worth, or nil (an ETA refresh, a
     /// driver who dropped the trip and the search going on, a replayed answer). Every end of a trip is one,
@@ -30,6 +32,9 @@ public enum PushEvent: String, Codable, Sendable, Hashable, CaseIterable {
         case .searching: return nil
         }
     }
+
+    /// True when the rider's device gets an alert for this event (every event but an ETA refresh).
+    public var alerts: Bool { self != .etaRefreshed }
 
     /// True when the Live Activity ends with this event.
     public var endsActivity: Bool { self == .tripCompleted || self == .tripCancelled || self == .noDriverFound }
