@@ -117,7 +117,8 @@ struct APNsPolicyTests {
         let delivery = PushDelivery(
             event: .driverArrived, record: TripRecord(trip: trip, riderID: "rider-1"), now: Self.t0)
         let token = String(repeating: "ab", count: 32)
-        let alert = try APNsRequest(try #require(delivery.alert), token: token, bundleID: "com.example.rider", jwt: "J.W.T")
+        let alert = try APNsRequest(
+            try #require(delivery.alert), token: token, bundleID: "com.example.rider", jwt: "J.W.T")
         #expect(alert.path == "/3/device/" + token)
         #expect(
             alert.headers.map { "\($0.name): \($0.value)" } == [
