@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "HailSim", targets: ["HailSim"]),
         .library(name: "HailAppStore", targets: ["HailAppStore"]),
         .library(name: "HailScale", targets: ["HailScale"]),
+        .library(name: "HailAPNs", targets: ["HailAPNs"]),
         .library(name: "HailRider", targets: ["HailRider"]),
         .library(name: "HailDriver", targets: ["HailDriver"]),
         .library(name: "HailTesting", targets: ["HailTesting"]),
@@ -54,6 +55,13 @@ let package = Package(
             pkgConfig: "hiredis",
             providers: [.apt(["libhiredis-dev"]), .brew(["hiredis"])]
         ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev", "libssl-dev"]), .brew(["curl", "openssl@3"])]
+        ),
+        // Push to Apple: an APNs PushSender over HTTP/2 (libcurl with nghttp2), ES256 provider tokens (libcrypto).
+        .target(name: "HailAPNs", dependencies: ["HailServer", "HailProtocol", "HailCore", "CCurl"]),
         // The server's store, geo index and bus protocols on PostgreSQL (libpq) and Redis (hiredis).
         .target(name: "HailScale", dependencies: ["HailServer", "HailCore", "HailProtocol", "CPostgres", "CRedis"]),
         // Road networks: the OSM PBF reader, a generated city, routing and ETA, snapping, map matching.
@@ -91,7 +99,7 @@ let package = Package(
             name: "hail",
             dependencies: [
                 "HailCore", "HailProtocol", "HailServer", "HailNet", "HailStorage", "HailClient", "HailRider",
-                "HailDriver", "HailScale", "HailRoads", "HailSim", "HailAppStore", "HailTesting",
+                "HailDriver", "HailScale", "HailRoads", "HailSim", "HailAppStore", "HailTesting", "HailAPNs",
             ]
         ),
         .testTarget(name: "HailCoreTests", dependencies: ["HailCore", "HailTesting"]),
@@ -115,7 +123,7 @@ let package = Package(
             name: "HailServerTests",
             dependencies: [
                 "HailServer", "HailCore", "HailProtocol", "HailStorage", "HailNet", "HailRoads", "HailTesting",
-                "HailScale",
+                "HailScale", "HailAPNs",
             ]
         ),
         .testTarget(

@@ -9,9 +9,12 @@ set -euo pipefail
 # add its Debian and Homebrew names here when a target needs it. Chromium, its driver and Selenium are for the
 # tests that load the web pages in a real browser (headless); on macOS those tests run when Chrome or Chromium
 # is installed. redis-tools brings redis-benchmark, the reference `hail bench baseline` measures against.
+# libcurl4-openssl-dev (HTTP/2 through nghttp2) and libssl-dev are the APNs sender's (CCurl); python3-h2 and
+# python3-cryptography run the APNs stand-in of the push tests (Tests/APNs/apns_standin.py).
 DEBIAN_PACKAGES=(git make pkg-config libsqlite3-dev libwebsockets-dev libwebsockets-evlib-ev libev-dev zlib1g-dev
-    libpq-dev libhiredis-dev chromium chromium-driver python3-selenium redis-tools)
-BREW_PACKAGES=(pkg-config sqlite libwebsockets libev zlib libpq hiredis)
+    libpq-dev libhiredis-dev libcurl4-openssl-dev libssl-dev chromium chromium-driver python3-selenium redis-tools
+    python3-h2 python3-cryptography)
+BREW_PACKAGES=(pkg-config sqlite libwebsockets libev zlib libpq hiredis curl openssl@3)
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 

@@ -49,6 +49,27 @@ public struct RiderHTTPAPI: Sendable {
         try await call("POST", Routes.cancel(tripID: tripID), body: CancelRequest(), key: idempotencyKey)
     }
 
+    /// `PUT /v1/devices/me`.
+    public func register(deviceToken: DeviceRegistration) async throws {
+        try await callNoContent("PUT", Routes.registerDevice.template, body: deviceToken)
+    }
+
+    /// `PUT /v1/trips/{id}/live-activity`.
+    public func register(liveActivityToken: LiveActivityRegistration, for tripID: String) async throws {
+        try await callNoContent("PUT", Routes.liveActivity(tripID: tripID), body: liveActivityToken)
+    }
+
+    private func callNoContent(_ method: String, _ path: String, body: some Encodable) async throws {
+        do {
+            _ = try await transport.json(method, path, body: body, as: EmptyAnswer.self)
+        } catch {
+            throw Self.sorted(error)
+        }
+    }
+
+    /// A 204's (absent) body.
+    private struct EmptyAnswer: Decodable {}
+
     private func call<Response: Decodable>(
         _ method: String, _ path: String, body: (some Encodable)?, key: UUID? = nil
     ) async throws -> Response {

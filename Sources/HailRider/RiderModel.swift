@@ -72,6 +72,8 @@ public final class RiderModel {
     @ObservationIgnored private var liveTask: Task<Void, Never>?
     @ObservationIgnored private var liveGeneration = 0
     @ObservationIgnored private var watchers: [UUID: AsyncStream<RiderScreen>.Continuation] = [:]
+    @ObservationIgnored private var deviceRegistration: DeviceRegistration?
+    @ObservationIgnored private var liveActivity: (tripID: String, registration: LiveActivityRegistration)?
     /// Told after every step the model takes, changed screen or not; tests wait on it instead of sleeping.
     @ObservationIgnored var progressWatchers: [AsyncStream<Void>.Continuation] = []
 
@@ -222,6 +224,52 @@ public final class RiderModel {
         refresh()
     }
 
+    // MARK: - Push tokens
+
+    /// iOS handed the app its APNs device token (`didRegisterForRemoteNotificationsWithDeviceToken`): it is
+    /// registered now and again after every resync, since the server forgets a token APNs calls dead and a
+    /// registration sent while offline is lost. `environment` is `sandbox` for development builds.
+    public func deviceTokenReceived(_ token: Data, environment: PushEnvironment, bundleID: String? = nil) async {
+        deviceRegistration = DeviceRegistration(
+            token: PushTokenFormat.hex(token), environment: environment, bundleID: bundleID)
+        await registerDevice()
+    }
+
+    /// The Live Activity the app started for `tripID` has a push token (`Activity.pushTokenUpdates`): it is
+    /// registered now and again after every resync while the trip is active, and forgotten when it ends.
+    public func liveActivityTokenReceived(_ token: Data, for tripID: String) async {
+        liveActivity = (tripID, LiveActivityRegistration(token: PushTokenFormat.hex(token)))
+        await registerLiveActivity()
+    }
+
+    private func registerDevice() async {
+        guard let registration = deviceRegistration else { return }
+        do {
+            try await api.register(deviceToken: registration)
+        } catch is APIError {
+            // Refused (a malformed token): sending the same one again cannot help.
+            deviceRegistration = nil
+        } catch {
+            // No answer: the next resync sends it again.
+        }
+    }
+
+    private func registerLiveActivity() async {
+        guard let (tripID, registration) = liveActivity else { return }
+        if let shown = machine.trip, shown.id == tripID, !shown.state.isActive {
+            // The activity ended with its trip; the server would refuse the token (409).
+            liveActivity = nil
+            return
+        }
+        do {
+            try await api.register(liveActivityToken: registration, for: tripID)
+        } catch is APIError {
+            liveActivity = nil
+        } catch {
+            // No answer: the next resync sends it again.
+        }
+    }
+
     /// Stops all live work, for when the model is thrown away.
     public func stop() {
         stopLiveLoop()
@@ -333,6 +381,8 @@ public final class RiderModel {
             } else if let shown = machine.trip, shown.state.isActive {
                 await apply(try await api.trip(id: shown.id))
             }
+            await registerDevice()
+            await registerLiveActivity()
             return true
         } catch {
             show(error, fallback: nil)

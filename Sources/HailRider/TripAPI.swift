@@ -21,9 +21,20 @@ public protocol TripAPI: Sendable {
     /// The timing of the latest answer that carried the server's clock, or nil; the model feeds it to
     /// its `ServerClock` so ages are right even before a stream's `hello`.
     func latestClockSample() async -> ServerClock.Sample?
+    /// Registers the phone's APNs device token (`PUT /v1/devices/me`), replacing any older one.
+    func register(deviceToken: DeviceRegistration) async throws
+    /// Registers the push token of the Live Activity the app started for `tripID`
+    /// (`PUT /v1/trips/{id}/live-activity`).
+    func register(liveActivityToken: LiveActivityRegistration, for tripID: String) async throws
 }
 
 extension TripAPI {
     /// No samples: an API that does not report the server's clock leaves the stream's `hello` as the source.
     public func latestClockSample() async -> ServerClock.Sample? { nil }
+
+    /// No push: an API without registration (a fake, an old server) ignores the token.
+    public func register(deviceToken: DeviceRegistration) async throws {}
+
+    /// No push: an API without registration ignores the token.
+    public func register(liveActivityToken: LiveActivityRegistration, for tripID: String) async throws {}
 }

@@ -47,7 +47,23 @@ public struct PostgresTripStores: Sendable {
             backlog BOOLEAN NOT NULL,
             UNIQUE (trip_id, t)
         );
+        """,
         """
+        CREATE TABLE push_devices (
+            principal TEXT PRIMARY KEY,
+            token TEXT NOT NULL UNIQUE,
+            environment TEXT NOT NULL,
+            bundle_id TEXT,
+            updated_at DOUBLE PRECISION NOT NULL
+        );
+        CREATE TABLE live_activity_tokens (
+            trip_id TEXT PRIMARY KEY,
+            rider_id TEXT NOT NULL,
+            token TEXT NOT NULL,
+            updated_at DOUBLE PRECISION NOT NULL
+        );
+        CREATE INDEX live_activity_tokens_token ON live_activity_tokens(token);
+        """,
     ]
 
     /// The trip store.

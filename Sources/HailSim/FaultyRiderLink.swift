@@ -30,6 +30,14 @@ struct FaultyRiderLink: TripAPI, LiveTripChannel {
 
     func latestClockSample() async -> ServerClock.Sample? { await link.latestClockSample() }
 
+    func register(deviceToken: DeviceRegistration) async throws {
+        try await faults.request { try await link.register(deviceToken: deviceToken) }
+    }
+
+    func register(liveActivityToken: LiveActivityRegistration, for tripID: String) async throws {
+        try await faults.request { try await link.register(liveActivityToken: liveActivityToken, for: tripID) }
+    }
+
     func open(tripID: String, after seq: Int64?) async throws -> AsyncThrowingStream<RiderServerFrame, any Error> {
         let inner = try await faults.open { try await link.open(tripID: tripID, after: seq) }
         return faults.stream(

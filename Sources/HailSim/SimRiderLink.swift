@@ -30,6 +30,12 @@ struct SimRiderLink: TripAPI, LiveTripChannel {
 
     func latestClockSample() async -> ServerClock.Sample? { await api.latestClockSample() }
 
+    func register(deviceToken: DeviceRegistration) async throws { try await api.register(deviceToken: deviceToken) }
+
+    func register(liveActivityToken: LiveActivityRegistration, for tripID: String) async throws {
+        try await api.register(liveActivityToken: liveActivityToken, for: tripID)
+    }
+
     func open(tripID: String, after seq: Int64?) async throws -> AsyncThrowingStream<RiderServerFrame, any Error> {
         try await channel.open(tripID: tripID, after: seq)
     }

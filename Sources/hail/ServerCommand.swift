@@ -16,6 +16,8 @@ enum ServerCommand {
                            [--trusted-proxies A,B]
                            [--request-timeout SECONDS] [--loops N]
                            [--io-coalescing-us N] [--unpinned-loops]
+                           [--apns-key-file AuthKey_KEYID.p8 --apns-key-id KEYID --apns-team-id TEAMID
+                            --apns-topic BUNDLE.ID [--apns-host HOST:PORT] [--apns-ca-file PEM]]
 
         Runs the Hail backend until interrupted (Ctrl-C or SIGTERM). Every acknowledged change is in the
         SQLite file before the answer leaves; restart on the same --db and nothing acknowledged is lost.
@@ -58,20 +60,35 @@ enum ServerCommand {
                                     again (0: at once; more batches more per wake-up)  default 500
           --unpinned-loops          let the scheduler place the loops (by default loop i runs on core i
                                     and takes the connections that core receives)
+
+        Push (README, "Point the server at real APNs"): alerts and Live Activity updates go straight to Apple
+        over HTTP/2 with a token-based (.p8) key when the four first flags are given; without them, to the
+        signed webhook when HAIL_PUSH_WEBHOOK_URL and HAIL_PUSH_WEBHOOK_SECRET are set, or nowhere.
+          --apns-key-file  the team's APNs auth key, AuthKey_<KEYID>.p8 from the developer account
+          --apns-key-id    the key's id (10 characters)
+          --apns-team-id   the team id (10 characters)
+          --apns-topic     the rider app's bundle id, for devices that registered none
+          --apns-host      HOST[:PORT] for every push instead of api.push.apple.com and
+                           api.sandbox.push.apple.com (a stand-in for tests)
+          --apns-ca-file   trust this PEM instead of the system's certificates (a stand-in's own)
         """
 
     static func run(_ arguments: [String]) async throws(UsageError) {
         let args = try Arguments(
             arguments,
-            options: [
-                "--port", "--host", "--db", "--secret-file", "--public-url", "--postgres", "--redis", "--roads",
-                "--route-cohorts", "--postgres-schema", "--redis-prefix", "--requests-per-address",
-                "--requests-per-token", "--connections-per-address", "--connections-per-token", "--messages-per-socket",
-                "--open-connections-per-address",
-                "--trusted-proxies", "--request-timeout", "--loops", "--io-coalescing-us",
-            ],
+            options: Set(
+                [
+                    "--port", "--host", "--db", "--secret-file", "--public-url", "--postgres", "--redis", "--roads",
+                    "--route-cohorts", "--postgres-schema", "--redis-prefix", "--requests-per-address",
+                    "--requests-per-token", "--connections-per-address", "--connections-per-token",
+                    "--messages-per-socket",
+                    "--open-connections-per-address",
+                    "--trusted-proxies", "--request-timeout", "--loops", "--io-coalescing-us",
+                ] + apnsOptions),
             flags: ["--quiet", "--limit-loopback", "--no-rate-limits", "--unpinned-loops"])
         var options = BackendServer.Options()
+        // Before anything is created on disk: a push configuration that cannot work stops the start-up.
+        let pushSummary = try configureAPNs(&options.configuration, args)
         options.port = try args.integer("--port", default: 8080, in: 0...65535)
         options.host = args["--host"] ?? "127.0.0.1"
         options.databasePath = args["--db"] ?? "hail.db"
@@ -123,6 +140,7 @@ enum ServerCommand {
             say("Share links use http://localhost:\(server.port); pass --public-url for another address.")
         }
         say("Hail server listening on http://\(options.host):\(server.port)  (\(storage); \(roadsSummary))")
+        if let pushSummary { say(pushSummary) }
         say("Mint a token: hail token --role rider --subject rider-1 --secret-file \(secretPath)")
         await Signals.runUntilInterrupted(server)
     }

@@ -17,7 +17,7 @@ struct PushNotifierTests {
         TripRecord(trip: Fixtures.trip(state, version: version, eta: eta, fare: fare), riderID: "rider-1")
     }
 
-    @Test func onlyTheFiveMomentsThatMatterArePushed() {
+    @Test func onlyTheMomentsThatMatterArePushedAndEveryEndEndsTheActivity() {
         #expect(PushEvent.event(from: .searching, to: .driverAssigned) == .driverAssigned)
         #expect(PushEvent.event(from: .driverAssigned, to: .driverArrived) == .driverArrived)
         #expect(PushEvent.event(from: .driverArrived, to: .onTrip) == .tripStarted)
@@ -26,6 +26,12 @@ struct PushNotifierTests {
         #expect(PushEvent.event(from: .driverAssigned, to: .driverAssigned) == nil)
         #expect(PushEvent.event(from: .driverAssigned, to: .searching) == nil)
         #expect(PushEvent.event(from: nil, to: .searching) == nil)
+        #expect(PushEvent.event(from: .searching, to: .noDriversFound) == .noDriverFound)
+        #expect(PushEvent.allCases.filter(\.endsActivity) == [.tripCompleted, .tripCancelled, .noDriverFound])
+        #expect(
+            ApplePushPayload.alert(for: .noDriverFound, trip: Self.record(.noDriversFound, version: 2).trip)
+                == PushAlert(title: "No driver found", body: "Nobody could take your trip. Try again in a few minutes.")
+        )
     }
 
     @Test func theAlertIsApplesDocumentedJSON() throws {
@@ -56,6 +62,27 @@ struct PushNotifierTests {
         #expect(completed.aps.contentState.fare == Money(amountMinor: 1850, currency: "EUR"))
         #expect(
             completed.aps.alert == PushAlert(title: "You have arrived", body: "Thanks for riding. Fare: 18.50 EUR."))
+    }
+
+    @Test func eachPushCarriesItsAPNsHeaders() {
+        let arrived = PushDelivery(
+            event: .driverArrived, record: Self.record(.driverArrived, version: 3), now: Self.now)
+        #expect(arrived.alert?.pushType == "alert")
+        #expect(arrived.alert?.priority == 10)
+        #expect(arrived.alert?.topicSuffix == "")
+        #expect(arrived.alert?.expiration == 1_796_130_600)
+        #expect(arrived.alert?.collapseID == "trip-1")
+        #expect(arrived.liveActivity.pushType == "liveactivity")
+        #expect(arrived.liveActivity.topicSuffix == ".push-type.liveactivity")
+        // The arrival lights the screen: now. An ETA update may wait for the phone's next wake-up.
+        #expect(arrived.liveActivity.priority == 10)
+        #expect(arrived.liveActivity.expiration == 1_796_130_120)
+        #expect(arrived.liveActivity.collapseID == nil)
+        let started = PushDelivery(event: .tripStarted, record: Self.record(.onTrip, version: 4), now: Self.now)
+        #expect(started.liveActivity.priority == 5)
+        let completed = PushDelivery(event: .tripCompleted, record: Self.record(.completed, version: 5), now: Self.now)
+        #expect(completed.liveActivity.priority == 10)
+        #expect(completed.liveActivity.expiration == 1_796_130_900)
     }
 
     @Test func aForgedOrOldSignatureIsRefused() {
@@ -106,7 +133,7 @@ struct PushNotifierTests {
             #expect(WebhookPushSender.verify(header: post.signature, body: post.body, secret: secret, now: Date()))
             let delivery = try HailJSON.decode(PushDelivery.self, from: Data(post.body))
             #expect(delivery.riderID == "rider-1")
-            #expect(delivery.alert.pushType == "alert")
+            #expect(delivery.alert?.pushType == "alert")
             #expect(delivery.liveActivity.topicSuffix == ".push-type.liveactivity")
             events.append("\(delivery.event.rawValue)@\(delivery.version)")
         }
@@ -115,4 +142,66 @@ struct PushNotifierTests {
         #expect(await notifier.counts == PushNotifier.Counts(delivered: 4, failed: 0))
         await receiver.shutdown()
     }
+
+    @Test func aRunningTripsActivityIsRefreshedWhileItsDriverMovesAndOnlyThen() async throws {
+        let clock = ManualClock()
+        let time = ServerTime(clock: clock, origin: Self.now)
+        let sent = Mailbox<PushDelivery>()
+        let notifier = PushNotifier(sender: RecordingSender(sent: sent), now: time.now, attempts: 1)
+        let driverSeq = Mutex<Int64>(1)
+        await notifier.enrich { trip in
+            var live = trip
+            live.driverLocation = DriverLocation(
+                coordinate: Coordinate(lat: 43.74, lng: 7.428), heading: 0, seq: driverSeq.withLock { $0 },
+                receivedAt: time.now())
+            return live
+        }
+        let assigned = Self.record(.driverAssigned, version: 2, eta: 240)
+        let stored = Mutex(assigned)
+        await notifier.refreshActivities(
+            every: .seconds(60), sleep: { try await time.sleep(for: $0) }, read: { _ in stored.withLock { $0 } })
+        await notifier.tripChanged(assigned, previous: Self.record(.searching, version: 1))
+        #expect(try await sent.next(within: 10, "assigned").event == .driverAssigned)
+
+        // The driver moves: a minute on, the activity alone gets the live ETA, as a low-priority update.
+        driverSeq.withLock { $0 = 5 }
+        await clock.sleepers(atLeast: 1)
+        clock.advance(by: .seconds(60))
+        let refresh = try await sent.next(within: 10, "refresh")
+        #expect(refresh.event == .etaRefreshed)
+        #expect(refresh.alert == nil)
+        #expect(refresh.liveActivity.priority == 5)
+        #expect(refresh.liveActivity.payload.aps.event == "update")
+        #expect(refresh.liveActivity.payload.aps.alert == nil)
+        #expect(refresh.liveActivity.payload.aps.staleDate == 1_796_130_000 + 60 + 120)
+        #expect(refresh.liveActivity.payload.aps.contentState.positionReceivedAt == 1_796_130_060)
+
+        // The driver stops: the next minute sends nothing, so the lock screen passes its stale date.
+        await clock.sleepers(atLeast: 1)
+        clock.advance(by: .seconds(60))
+        await clock.sleepers(atLeast: 1)
+        #expect(await notifier.counts.delivered == 2)
+
+        // A state change is pushed at once and follows on its own; the trip's end stops the refreshes.
+        let arrived = Self.record(.driverArrived, version: 3)
+        stored.withLock { $0 = arrived }
+        await notifier.tripChanged(arrived, previous: assigned)
+        #expect(try await sent.next(within: 10, "arrived").event == .driverArrived)
+        let cancelled = Self.record(.cancelled, version: 4)
+        stored.withLock { $0 = cancelled }
+        await notifier.tripChanged(cancelled, previous: arrived)
+        #expect(try await sent.next(within: 10, "cancelled").event == .tripCancelled)
+        await notifier.idle()
+        driverSeq.withLock { $0 = 9 }
+        clock.advance(by: .seconds(300))
+        await notifier.idle()
+        #expect(await notifier.counts.delivered == 4)
+    }
+}
+
+/// Hands every delivery to a mailbox.
+struct RecordingSender: PushSender {
+    let sent: Mailbox<PushDelivery>
+
+    func send(_ delivery: PushDelivery) async throws { await sent.put(delivery) }
 }

@@ -200,4 +200,45 @@ struct PostgresTripStoreTests {
         async let two = b.commit(second)
         return try await [one, two]
     }
+
+    @Test func pushTokensSurviveAReconnectAndADeadTokenGoesEverywhere() async throws {
+        try await ScaleServices.withFreshSchema { url, schema in
+            let device = String(repeating: "ab12", count: 16)
+            let activity = String(repeating: "cd34", count: 16)
+            do {
+                let stores = try await PostgresTripStores.open(url: url, schema: schema, connections: 2)
+                defer { stores.close() }
+                try await stores.trips.saveDevice(
+                    DeviceTokenRecord(
+                        principal: "rider:r", token: device, environment: .sandbox, bundleID: nil, updatedAt: Self.epoch
+                    ))
+                try await stores.trips.saveLiveActivity(
+                    LiveActivityTokenRecord(tripID: "trip-1", riderID: "r", token: activity, updatedAt: Self.epoch))
+                try await stores.trips.saveLiveActivity(
+                    LiveActivityTokenRecord(tripID: "trip-2", riderID: "r", token: device, updatedAt: Self.epoch))
+                // The same phone signs in as another rider: the token moves.
+                try await stores.trips.saveDevice(
+                    DeviceTokenRecord(
+                        principal: "rider:s", token: device, environment: .production, bundleID: "com.example.rider",
+                        updatedAt: Self.epoch))
+            }
+            let stores = try await PostgresTripStores.open(url: url, schema: schema, connections: 2)
+            defer { stores.close() }
+            #expect(try await stores.trips.device(principal: "rider:r") == nil)
+            #expect(
+                try await stores.trips.device(principal: "rider:s")
+                    == DeviceTokenRecord(
+                        principal: "rider:s", token: device, environment: .production, bundleID: "com.example.rider",
+                        updatedAt: Self.epoch))
+            #expect(
+                try await stores.trips.liveActivity(tripID: "trip-1")
+                    == LiveActivityTokenRecord(tripID: "trip-1", riderID: "r", token: activity, updatedAt: Self.epoch))
+            try await stores.trips.removePushToken(device)
+            #expect(try await stores.trips.device(principal: "rider:s") == nil)
+            #expect(try await stores.trips.liveActivity(tripID: "trip-2") == nil)
+            try await stores.trips.removeDevice(principal: "rider:s")
+            try await stores.trips.removeLiveActivity(tripID: "trip-1")
+            #expect(try await stores.trips.liveActivity(tripID: "trip-1") == nil)
+        }
+    }
 }

@@ -42,12 +42,13 @@ struct ServerHarness {
         trips: any TripStore = MemoryTripStore(), history: any LocationHistoryStore = MemoryLocationHistoryStore(),
         authenticator: any MessageAuthenticator = TestAuthenticator(), bus: any TripBus = InProcessTripBus(),
         geo: any GeoIndex = MemoryGeoIndex(), offers: any OfferStore = MemoryOfferStore(),
-        ingestState: any DriverIngestStore = MemoryDriverIngestStore()
+        ingestState: any DriverIngestStore = MemoryDriverIngestStore(),
+        configuration: ServerConfiguration = ServerConfiguration()
     ) async {
         tokens = TokenAuthority(authenticator: authenticator)
         let counter = Mutex(0)
         services = await ServerServices.make(
-            configuration: ServerConfiguration(), tokens: tokens,
+            configuration: configuration, tokens: tokens,
             time: ServerTime(clock: clock, origin: Self.epoch), trips: trips, history: history, bus: bus, geo: geo,
             offers: offers, ingestState: ingestState, random: SeededGenerator(seed: 7),
             newTripID: {

@@ -3,14 +3,15 @@ import FuzzSupport
 import HailCore
 import HailProtocol
 
-/// libFuzzer's entry point. The first byte picks what the rest is read as (`0`...`7` in the corpus):
+/// libFuzzer's entry point. The first byte picks what the rest is read as (`0`...`9` in the corpus):
 /// the body of each route that has one, the driver's JSON frame, or the binary location batch.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzBodies(_ data: UnsafeRawPointer, _ size: Int) -> CInt {
     let bytes = FuzzInput.bytes(data, size)
     guard let selector = bytes.first else { return 0 }
     let body = Data(bytes.dropFirst())
-    switch selector % 8 {
+    // The corpus spells the selector as an ASCII digit.
+    switch (selector &- UInt8(ascii: "0")) % 10 {
     case 0: BodyCheck.json(EstimateRequest.self, body)
     case 1: BodyCheck.json(TripRequest.self, body)
     case 2: BodyCheck.json(CancelRequest.self, body)
@@ -18,6 +19,8 @@ public func fuzzBodies(_ data: UnsafeRawPointer, _ size: Int) -> CInt {
     case 4: BodyCheck.json(LocationBatch.self, body)
     case 5: BodyCheck.json(TripEventRequest.self, body)
     case 6: BodyCheck.json(DriverClientFrame.self, body)
+    case 8: BodyCheck.json(DeviceRegistration.self, body)
+    case 9: BodyCheck.json(LiveActivityRegistration.self, body)
     default: BodyCheck.binaryBatch(body)
     }
     return 0

@@ -10,9 +10,9 @@ public struct HTTPMethod: RawRepresentable, Sendable, Hashable, CustomStringConv
     public static let get = HTTPMethod(rawValue: "GET")
     /// Creates or acts.
     public static let post = HTTPMethod(rawValue: "POST")
-    /// Replaces a resource (unused by API v1, listed for `Allow` headers).
+    /// Replaces a resource (`PUT /v1/devices/me`).
     public static let put = HTTPMethod(rawValue: "PUT")
-    /// Deletes a resource (unused by API v1).
+    /// Deletes a resource (`DELETE /v1/devices/me`).
     public static let delete = HTTPMethod(rawValue: "DELETE")
     /// Reads headers only.
     public static let head = HTTPMethod(rawValue: "HEAD")

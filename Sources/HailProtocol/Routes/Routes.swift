@@ -49,6 +49,15 @@ public enum Routes {
     /// `POST /v1/trips/{id}/events`: TripEventRequest -> Trip.
     public static let tripEvents = Route(
         name: "tripEvents", method: .post, template: "/v1/trips/{id}/events", access: .driver)
+    /// `PUT /v1/devices/me`: DeviceRegistration -> 204; the caller's APNs device token, replacing any older one.
+    public static let registerDevice = Route(
+        name: "registerDevice", method: .put, template: "/v1/devices/me", access: .riderOrDriver)
+    /// `DELETE /v1/devices/me` -> 204: forget the caller's device token (sign-out).
+    public static let unregisterDevice = Route(
+        name: "unregisterDevice", method: .delete, template: "/v1/devices/me", access: .riderOrDriver)
+    /// `PUT /v1/trips/{id}/live-activity`: LiveActivityRegistration -> 204, by the trip's rider while it is active.
+    public static let registerLiveActivity = Route(
+        name: "registerLiveActivity", method: .put, template: "/v1/trips/{id}/live-activity", access: .rider)
     /// `GET /v1/fleet?lat=..&lng=..` -> FleetSnapshot: every online driver's last position and state and
     /// every active trip, for the operator's live map; idle drivers are searched around the optional point.
     public static let fleet = Route(name: "fleet", method: .get, template: "/v1/fleet", access: .operator)
@@ -70,7 +79,7 @@ public enum Routes {
     public static let all: [Route] = [
         estimates, nearbyDrivers, requestTrip, activeTrip, trip, cancelTrip, shareTrip, tripLive,
         driverStatus, driverLive, driverLocations, driverTrip, acceptTrip, declineTrip, tripEvents,
-        fleet, fleetRoads, health, metrics, sharePage, fleetMap,
+        registerDevice, unregisterDevice, registerLiveActivity, fleet, fleetRoads, health, metrics, sharePage, fleetMap,
     ]
 
     /// `/v1/drivers/nearby?lat=..&lng=..`.
@@ -102,6 +111,9 @@ public enum Routes {
 
     /// `/v1/trips/{id}/events`.
     public static func events(tripID: String) -> String { tripEvents.path(["id": tripID]) }
+
+    /// `/v1/trips/{id}/live-activity`.
+    public static func liveActivity(tripID: String) -> String { registerLiveActivity.path(["id": tripID]) }
 
     /// `/share/{token}`.
     public static func sharePage(token: String) -> String { sharePage.path(["token": token]) }

@@ -148,6 +148,13 @@ public struct HailAPI: Sendable {
             return .noContent
         case Routes.tripEvents:
             return try await driverEvent(request, tripID: id, driverID: principal!.subject)
+        case Routes.registerDevice:
+            return try await registerDevice(request, principal!)
+        case Routes.unregisterDevice:
+            try await call { try await services.trips.removeDevice(principal: principal!.description) }
+            return .noContent
+        case Routes.registerLiveActivity:
+            return try await registerLiveActivity(request, tripID: id, rider: principal!)
         case Routes.sharePage:
             return try await sharePage(principal!)
         case Routes.fleet:
@@ -251,6 +258,30 @@ public struct HailAPI: Sendable {
         let token = services.tokens.mint(claims)
         let url = services.configuration.publicBaseURL.appendingPathComponent("share").appendingPathComponent(token)
         return .json(ShareLinkResponse(url: url, token: token, expiresAt: claims.expiresAt))
+    }
+
+    private func registerDevice(_ request: APIRequest, _ principal: Principal) async throws(APIError) -> APIResponse {
+        let body = try WireDecoder.decodeRequest(DeviceRegistration.self, from: request.body)
+        let device = DeviceTokenRecord(
+            principal: principal.description, token: body.token.lowercased(), environment: body.environment,
+            bundleID: body.bundleID, updatedAt: services.time.now())
+        try await call { try await services.trips.saveDevice(device) }
+        return .noContent
+    }
+
+    private func registerLiveActivity(_ request: APIRequest, tripID: String, rider: Principal) async throws(APIError)
+        -> APIResponse
+    {
+        let body = try WireDecoder.decodeRequest(LiveActivityRegistration.self, from: request.body)
+        let record = try await readableTrip(tripID, by: rider)
+        // The activity ends with the trip, and so do its pushes: a token for an ended trip would never be used.
+        guard record.trip.state.isActive else {
+            throw APIError.invalidState("trip \(tripID) has ended; its Live Activity gets no more pushes")
+        }
+        let activity = LiveActivityTokenRecord(
+            tripID: tripID, riderID: rider.subject, token: body.token.lowercased(), updatedAt: services.time.now())
+        try await call { try await services.trips.saveLiveActivity(activity) }
+        return .noContent
     }
 
     private func sharePage(_ principal: Principal) async throws(APIError) -> APIResponse {

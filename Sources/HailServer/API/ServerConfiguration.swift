@@ -29,6 +29,10 @@ public struct ServerConfiguration: Sendable {
     /// empty gives everyone the road graph when one is loaded.
     public var routeCohorts = ""
 
+    /// The push sender (APNs, from `hail server --apns-*`); nil for the signed webhook when
+    /// `HAIL_PUSH_WEBHOOK_URL` and `HAIL_PUSH_WEBHOOK_SECRET` are set, or no pushes at all.
+    public var pushSender: PushSenderFactory?
+
     /// The defaults.
     public init() {}
 }

@@ -28,6 +28,8 @@ public struct ServerServices: Sendable {
     public let routing: ServerRouting
     /// New trip ids.
     public let newTripID: @Sendable () -> String
+    /// The push notifier, when pushes are configured.
+    public let push: PushNotifier?
 
     /// Wires the services together: after every committed change the fleet learns who serves which trip
     /// and dispatch starts or stops searching.
@@ -60,18 +62,36 @@ public struct ServerServices: Sendable {
             await fleet.tripChanged(record, previousDriverID: previous?.driverID)
             await dispatcher.tripChanged(record, intent: intent, previousDriverID: previous?.driverID)
         }
-        if let push = PushNotifier.fromEnvironment() { await push.attach(to: authority) }
-        return ServerServices(
+        let push: PushNotifier?
+        if let factory = configuration.pushSender {
+            // The APNs sender retries and backs off per push itself; the notifier hands each delivery over once.
+            push = PushNotifier(
+                sender: factory(PushContext(tokens: trips, metrics: metrics, time: time)), now: time.now,
+                attempts: 1)
+        } else {
+            push = PushNotifier.fromEnvironment()
+        }
+        let services = ServerServices(
             configuration: configuration, tokens: tokens, time: time, metrics: metrics, trips: trips, history: history,
             bus: bus, fleet: fleet, authority: authority, dispatcher: dispatcher, routing: routing,
-            newTripID: newTripID)
+            newTripID: newTripID, push: push)
+        if let push {
+            // The lock screen shows what the rider's app would: the live ETA and the driver's last position.
+            await push.enrich { await services.withLiveFields($0) }
+            // A running trip's lock screen gets a fresh ETA well before its stale date while the driver moves.
+            await push.refreshActivities(
+                every: .seconds(Int64(ApplePushPayload.refreshEvery)), sleep: { try await time.sleep(for: $0) },
+                read: { try? await trips.record(id: $0) })
+            await push.attach(to: authority)
+        }
+        return services
     }
 
     private init(
         configuration: ServerConfiguration, tokens: TokenAuthority, time: ServerTime, metrics: ServerMetrics,
         trips: any TripStore, history: any LocationHistoryStore, bus: any TripBus, fleet: Fleet,
         authority: TripAuthority, dispatcher: Dispatcher, routing: ServerRouting,
-        newTripID: @escaping @Sendable () -> String
+        newTripID: @escaping @Sendable () -> String, push: PushNotifier?
     ) {
         self.configuration = configuration
         self.tokens = tokens
@@ -85,6 +105,7 @@ public struct ServerServices: Sendable {
         self.dispatcher = dispatcher
         self.routing = routing
         self.newTripID = newTripID
+        self.push = push
     }
 
     /// The estimator for clients that do not say who they are (the default cohort's provider).

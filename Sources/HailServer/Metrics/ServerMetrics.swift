@@ -32,6 +32,15 @@ public struct ServerMetrics: Sendable {
         registry.declare("hail_http_requests_total", type: "counter", help: "HTTP requests by route and status.")
         registry.declare(
             "hail_dispatch_offers_total", type: "counter", help: "Trip offers sent to drivers, by outcome.")
+        registry.declare(
+            "hail_push_total", type: "counter",
+            help: "APNs answers by push type (alert, liveactivity) and result (delivered, token_removed, retried,"
+                + " provider_token_renewed, failed).")
+    }
+
+    /// One APNs answer for a push of `type`, by what was done about it.
+    public func push(type: String, result: String) {
+        registry.add("hail_push_total", labels: ["type": type, "result": result])
     }
 
     /// Labels for a client that said who it is (`X-Hail-Client`), or `unknown`.

@@ -1,5 +1,6 @@
 import Foundation
 import HailCore
+import HailProtocol
 
 /// The title and body of a notification, as APNs' `aps.alert` dictionary.
 public struct PushAlert: Codable, Sendable, Hashable {
@@ -44,22 +45,6 @@ public struct AlertPayload: Codable, Sendable, Hashable {
     public var event: PushEvent
 }
 
-/// What the rider's Live Activity shows; the app's `ActivityAttributes.ContentState` decodes it.
-public struct RideActivityState: Codable, Sendable, Hashable {
-    /// The trip state's wire name.
-    public var state: TripState
-    /// The server's ETA in seconds, when it has one.
-    public var etaSeconds: Int?
-    /// The driver's name, car and plate, from acceptance on.
-    public var driverName: String?
-    /// Make and model of the car.
-    public var carModel: String?
-    /// The licence plate.
-    public var plate: String?
-    /// The final fare.
-    public var fare: Money?
-}
-
 /// A Live Activity update in Apple's documented shape: `{"aps": {"timestamp", "event": "update"|"end",
 /// "content-state", "stale-date"?, "dismissal-date"?, "alert"?}}`.
 public struct LiveActivityPayload: Codable, Sendable, Hashable {
@@ -70,7 +55,7 @@ public struct LiveActivityPayload: Codable, Sendable, Hashable {
         /// `update`, or `end` for a finished trip.
         public var event: String
         /// What the activity shows.
-        public var contentState: RideActivityState
+        public var contentState: TripActivityContent
         /// When the shown ETA stops being true if no update follows (seconds since 1970).
         public var staleDate: Int?
         /// When an ended activity leaves the lock screen (seconds since 1970).
@@ -94,8 +79,14 @@ public struct LiveActivityPayload: Codable, Sendable, Hashable {
 public enum ApplePushPayload {
     /// How long an ETA on the lock screen may stand without an update.
     public static let staleAfter: TimeInterval = 120
+    /// How often a running trip's Live Activity gets a fresh ETA while its driver moves: half the stale time, so
+    /// one lost refresh does not grey the lock screen.
+    public static let refreshEvery: TimeInterval = 60
     /// How long a finished trip stays on the lock screen.
     public static let dismissAfter: TimeInterval = 15 * 60
+    /// How long APNs keeps trying to deliver an alert to a phone that is off: later, it would tell the rider
+    /// something that is no longer true ("your driver is here" half an hour on).
+    public static let alertLifetime: TimeInterval = 10 * 60
 
     /// The words for `event` on `trip`.
     public static func alert(for event: PushEvent, trip: Trip) -> PushAlert {
@@ -114,6 +105,12 @@ public enum ApplePushPayload {
             return PushAlert(title: "You have arrived", body: "Thanks for riding.\(fare)")
         case .tripCancelled:
             return PushAlert(title: "Trip cancelled", body: "Your trip was cancelled. You can request another.")
+        case .etaRefreshed:
+            let eta = trip.etaSeconds.map { "about \(EtaSmoother.minutes(forSeconds: $0)) min away" } ?? "on the way"
+            return PushAlert(title: "\(name) is \(trip.state == .onTrip ? "driving you" : "on the way")", body: eta)
+        case .noDriverFound:
+            return PushAlert(
+                title: "No driver found", body: "Nobody could take your trip. Try again in a few minutes.")
         }
     }
 
@@ -129,9 +126,7 @@ public enum ApplePushPayload {
     /// The Live Activity update made at `now`.
     public static func liveActivityPayload(for event: PushEvent, trip: Trip, now: Date) -> LiveActivityPayload {
         let timestamp = Int(now.timeIntervalSince1970.rounded(.down))
-        let state = RideActivityState(
-            state: trip.state, etaSeconds: trip.etaSeconds, driverName: trip.driver?.name,
-            carModel: trip.driver?.carModel, plate: trip.driver?.plate, fare: trip.fare)
+        let state = TripActivityContent(trip: trip)
         return LiveActivityPayload(
             aps: LiveActivityPayload.APS(
                 timestamp: timestamp, event: event.endsActivity ? "end" : "update", contentState: state,

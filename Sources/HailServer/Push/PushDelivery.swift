@@ -8,10 +8,15 @@ public struct PushDelivery: Codable, Sendable, Hashable {
     public struct Request<Payload: Codable & Sendable & Hashable>: Codable, Sendable, Hashable {
         /// `apns-push-type`: `alert` or `liveactivity`.
         public var pushType: String
-        /// `apns-priority`: 10 to deliver now.
+        /// `apns-priority`: 10 for what the rider must see now, 5 for an update that may wait for the
+        /// phone's next wake-up.
         public var priority: Int
         /// `apns-topic` suffix after the app's bundle id: empty, or `.push-type.liveactivity`.
         public var topicSuffix: String
+        /// `apns-expiration`: seconds since 1970 after which APNs stops trying; 0 tries once only.
+        public var expiration: Int
+        /// `apns-collapse-id`: a newer push with the same id replaces the older one on the phone.
+        public var collapseID: String?
         /// The payload.
         public var payload: Payload
     }
@@ -26,8 +31,8 @@ public struct PushDelivery: Codable, Sendable, Hashable {
     public var version: Int
     /// What happened.
     public var event: PushEvent
-    /// The regular notification.
-    public var alert: Request<AlertPayload>
+    /// The regular notification; nil for an ETA refresh, which only the Live Activity shows.
+    public var alert: Request<AlertPayload>?
     /// The Live Activity update.
     public var liveActivity: Request<LiveActivityPayload>
 
@@ -38,11 +43,19 @@ public struct PushDelivery: Codable, Sendable, Hashable {
         tripID = record.trip.id
         version = record.trip.version
         self.event = event
-        alert = Request(
-            pushType: "alert", priority: 10, topicSuffix: "",
-            payload: ApplePushPayload.alertPayload(for: event, trip: record.trip))
+        let seconds = Int(now.timeIntervalSince1970.rounded(.down))
+        alert =
+            event.alerts
+            ? Request(
+                pushType: "alert", priority: 10, topicSuffix: "",
+                expiration: seconds + Int(ApplePushPayload.alertLifetime), collapseID: record.trip.id,
+                payload: ApplePushPayload.alertPayload(for: event, trip: record.trip)) : nil
+        let activity = ApplePushPayload.liveActivityPayload(for: event, trip: record.trip, now: now)
+        // An update past its stale date, or an end past its dismissal, is worth nothing: APNs may drop it then.
         liveActivity = Request(
-            pushType: "liveactivity", priority: 10, topicSuffix: ".push-type.liveactivity",
-            payload: ApplePushPayload.liveActivityPayload(for: event, trip: record.trip, now: now))
+            pushType: "liveactivity", priority: activity.aps.alert == nil ? 5 : 10,
+            topicSuffix: ".push-type.liveactivity",
+            expiration: activity.aps.staleDate ?? activity.aps.dismissalDate ?? seconds, collapseID: nil,
+            payload: activity)
     }
 }

@@ -26,7 +26,20 @@ public actor PushNotifier {
     private let clock: any Clock<Duration>
     private let backoff: Backoff
     private let attempts: Int
-    private var queue: [PushDelivery] = []
+    private var queue: [(event: PushEvent, record: TripRecord)] = []
+    private var enrichTrip: @Sendable (Trip) async -> Trip = { $0 }
+    private var following: Following?
+    /// The trips whose Live Activity is being refreshed, with the version the refresh belongs to.
+    private var followed: [String: Int] = [:]
+    /// The seq of the driver's position in each trip's last push, so a refresh goes out only for a newer one.
+    private var pushedSeq: [String: Int64] = [:]
+
+    /// How running trips are followed between state changes.
+    private struct Following {
+        let interval: Duration
+        let sleep: @Sendable (Duration) async throws -> Void
+        let read: @Sendable (String) async -> TripRecord?
+    }
     private var draining = false
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     /// What happened to the deliveries so far.
@@ -61,13 +74,65 @@ public actor PushNotifier {
         }
     }
 
+    /// Adds what only the moment of sending knows (the live ETA, the driver's last position) to each trip pushed.
+    public func enrich(_ transform: @escaping @Sendable (Trip) async -> Trip) {
+        enrichTrip = transform
+    }
+
+    /// Refreshes the Live Activity of every running trip each `interval` (waited with `sleep`, the server's
+    /// clock) while its driver's position moves: an `etaRefreshed` push with the live ETA, no alert. A trip whose
+    /// driver's position stops gets none, so its activity passes its stale date and shows the ETA as old.
+    public func refreshActivities(
+        every interval: Duration, sleep: @escaping @Sendable (Duration) async throws -> Void,
+        read: @escaping @Sendable (String) async -> TripRecord?
+    ) {
+        following = Following(interval: interval, sleep: sleep, read: read)
+    }
+
     /// Queues the push a committed change is worth, if any.
     public func tripChanged(_ record: TripRecord, previous: TripRecord?) {
         guard let event = PushEvent.event(from: previous?.trip.state, to: record.trip.state) else { return }
-        queue.append(PushDelivery(event: event, record: record, now: now()))
+        enqueue(event, record)
+    }
+
+    private func enqueue(_ event: PushEvent, _ record: TripRecord) {
+        queue.append((event, record))
         guard !draining else { return }
         draining = true
         Task { await drain() }
+    }
+
+    /// Wakes after the interval to refresh `tripID`'s activity, unless the trip changed state meanwhile (that
+    /// change was pushed and follows on its own) or ended.
+    private func follow(_ record: TripRecord) {
+        let trip = record.trip
+        guard let following, trip.state.isActive, trip.driver != nil, followed[trip.id] != trip.version else {
+            if !trip.state.isActive {
+                followed[trip.id] = nil
+                pushedSeq[trip.id] = nil
+            }
+            return
+        }
+        followed[trip.id] = trip.version
+        Task {
+            try? await following.sleep(following.interval)
+            await self.refreshDue(tripID: trip.id, version: trip.version)
+        }
+    }
+
+    private func refreshDue(tripID: String, version: Int) async {
+        guard followed[tripID] == version, let following else { return }
+        followed[tripID] = nil
+        guard let stored = await following.read(tripID), stored.trip.version == version, stored.trip.state.isActive
+        else { return }
+        var record = stored
+        record.trip = await enrichTrip(stored.trip)
+        guard let seq = record.trip.driverLocation?.seq, seq != pushedSeq[tripID] else {
+            // The driver's position has not moved since the last push: wait for it, send nothing.
+            follow(stored)
+            return
+        }
+        enqueue(.etaRefreshed, stored)
     }
 
     /// Returns once every queued push has been delivered or given up.
@@ -78,7 +143,15 @@ public actor PushNotifier {
 
     private func drain() async {
         while !queue.isEmpty {
-            let delivery = queue.removeFirst()
+            let (event, committed) = queue.removeFirst()
+            var record = committed
+            record.trip = await enrichTrip(committed.trip)
+            if event.endsActivity {
+                pushedSeq[record.trip.id] = nil
+            } else if let seq = record.trip.driverLocation?.seq {
+                pushedSeq[record.trip.id] = seq
+            }
+            let delivery = PushDelivery(event: event, record: record, now: now())
             var random = SystemRandomNumberGenerator()
             var delivered = false
             for attempt in 1...attempts {
@@ -93,6 +166,7 @@ public actor PushNotifier {
                 }
             }
             if delivered { counts.delivered += 1 } else { counts.failed += 1 }
+            follow(committed)
         }
         draining = false
         let waiters = idleWaiters

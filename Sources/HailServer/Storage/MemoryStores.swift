@@ -6,6 +6,8 @@ public actor MemoryTripStore: TripStore {
     private var records: [String: TripRecord] = [:]
     private var log: [String: [TripEventRecord]] = [:]
     private var responses: [IdempotencyScope: StoredResponse] = [:]
+    private var devices: [String: DeviceTokenRecord] = [:]
+    private var activities: [String: LiveActivityTokenRecord] = [:]
 
     /// Creates an empty store.
     public init() {}
@@ -47,6 +49,33 @@ public actor MemoryTripStore: TripStore {
 
     /// The stored answer for a key.
     public func storedResponse(for scope: IdempotencyScope) -> StoredResponse? { responses[scope] }
+
+    /// Stores the principal's one device; another principal with the same token loses it.
+    public func saveDevice(_ device: DeviceTokenRecord) {
+        devices = devices.filter { $0.value.token != device.token }
+        devices[device.principal] = device
+    }
+
+    /// The principal's device.
+    public func device(principal: String) -> DeviceTokenRecord? { devices[principal] }
+
+    /// Forgets the principal's device.
+    public func removeDevice(principal: String) { devices[principal] = nil }
+
+    /// Stores the trip's Live Activity token.
+    public func saveLiveActivity(_ activity: LiveActivityTokenRecord) { activities[activity.tripID] = activity }
+
+    /// The trip's Live Activity token.
+    public func liveActivity(tripID: String) -> LiveActivityTokenRecord? { activities[tripID] }
+
+    /// Forgets the trip's Live Activity token.
+    public func removeLiveActivity(tripID: String) { activities[tripID] = nil }
+
+    /// Forgets `token` wherever it is.
+    public func removePushToken(_ token: String) {
+        devices = devices.filter { $0.value.token != token }
+        activities = activities.filter { $0.value.token != token }
+    }
 }
 
 /// A location history in memory, for unit tests.

@@ -49,7 +49,23 @@ public struct SQLiteTripStores: Sendable {
             backlog INTEGER NOT NULL
         );
         CREATE UNIQUE INDEX location_history_trip ON location_history(trip_id, t);
+        """,
         """
+        CREATE TABLE push_devices (
+            principal TEXT PRIMARY KEY,
+            token TEXT NOT NULL UNIQUE,
+            environment TEXT NOT NULL,
+            bundle_id TEXT,
+            updated_at REAL NOT NULL
+        );
+        CREATE TABLE live_activity_tokens (
+            trip_id TEXT PRIMARY KEY,
+            rider_id TEXT NOT NULL,
+            token TEXT NOT NULL,
+            updated_at REAL NOT NULL
+        );
+        CREATE INDEX live_activity_tokens_token ON live_activity_tokens(token);
+        """,
     ]
 
     /// The trip store.
@@ -188,6 +204,92 @@ public struct SQLiteTripStore: TripStore {
 
     private static func decode(_ row: SQLiteRow) throws -> TripRecord {
         try HailJSON.decode(TripRecord.self, from: Data(try row.value(0, as: [UInt8].self)))
+    }
+}
+
+extension SQLiteTripStore {
+    /// Stores the principal's one device in one transaction; another principal with the same token loses it.
+    public func saveDevice(_ device: DeviceTokenRecord) async throws {
+        try await database.write { connection in
+            try connection.transaction {
+                _ = try connection.run(
+                    "DELETE FROM push_devices WHERE token = ? AND principal <> ?", device.token, device.principal)
+                _ = try connection.run(
+                    """
+                    INSERT INTO push_devices (principal, token, environment, bundle_id, updated_at)
+                    VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT(principal) DO UPDATE SET token = excluded.token, environment = excluded.environment,
+                        bundle_id = excluded.bundle_id, updated_at = excluded.updated_at
+                    """,
+                    device.principal, device.token, device.environment.rawValue, device.bundleID,
+                    device.updatedAt.timeIntervalSince1970)
+            }
+        }
+    }
+
+    /// The principal's device.
+    public func device(principal: String) async throws -> DeviceTokenRecord? {
+        try await database.read { connection in
+            try connection.firstRow(
+                "SELECT principal, token, environment, bundle_id, updated_at FROM push_devices WHERE principal = ?",
+                principal
+            ).map { row in
+                DeviceTokenRecord(
+                    principal: try row.value(0), token: try row.value(1),
+                    environment: PushEnvironment(rawValue: try row.value(2)) ?? .production,
+                    bundleID: try row.value(3), updatedAt: Date(timeIntervalSince1970: try row.value(4)))
+            }
+        }
+    }
+
+    /// Forgets the principal's device.
+    public func removeDevice(principal: String) async throws {
+        try await database.write { connection in
+            _ = try connection.run("DELETE FROM push_devices WHERE principal = ?", principal)
+        }
+    }
+
+    /// Stores the trip's Live Activity token.
+    public func saveLiveActivity(_ activity: LiveActivityTokenRecord) async throws {
+        try await database.write { connection in
+            _ = try connection.run(
+                """
+                INSERT INTO live_activity_tokens (trip_id, rider_id, token, updated_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT(trip_id) DO UPDATE SET rider_id = excluded.rider_id, token = excluded.token,
+                    updated_at = excluded.updated_at
+                """,
+                activity.tripID, activity.riderID, activity.token, activity.updatedAt.timeIntervalSince1970)
+        }
+    }
+
+    /// The trip's Live Activity token.
+    public func liveActivity(tripID: String) async throws -> LiveActivityTokenRecord? {
+        try await database.read { connection in
+            try connection.firstRow(
+                "SELECT trip_id, rider_id, token, updated_at FROM live_activity_tokens WHERE trip_id = ?", tripID
+            ).map { row in
+                LiveActivityTokenRecord(
+                    tripID: try row.value(0), riderID: try row.value(1), token: try row.value(2),
+                    updatedAt: Date(timeIntervalSince1970: try row.value(3)))
+            }
+        }
+    }
+
+    /// Forgets the trip's Live Activity token.
+    public func removeLiveActivity(tripID: String) async throws {
+        try await database.write { connection in
+            _ = try connection.run("DELETE FROM live_activity_tokens WHERE trip_id = ?", tripID)
+        }
+    }
+
+    /// Forgets `token` wherever it is.
+    public func removePushToken(_ token: String) async throws {
+        try await database.write { connection in
+            try connection.transaction {
+                _ = try connection.run("DELETE FROM push_devices WHERE token = ?", token)
+                _ = try connection.run("DELETE FROM live_activity_tokens WHERE token = ?", token)
+            }
+        }
     }
 }
 

@@ -108,8 +108,9 @@ public enum CommitOutcome: Sendable, Hashable {
     case conflict
 }
 
-/// Durable trips, their audit log and idempotency records. Embedded: SQLite; scaled: PostgreSQL.
-public protocol TripStore: Sendable {
+/// Durable trips, their audit log, idempotency records and the push tokens of riders and drivers.
+/// Embedded: SQLite; scaled: PostgreSQL.
+public protocol TripStore: PushTokenStore {
     /// The trip with `id`.
     func record(id: String) async throws -> TripRecord?
     /// The rider's trip that is still active, if any.

@@ -27,6 +27,12 @@ actor FakeTripAPI: TripAPI {
     private var unreachable = false
     private var holdActiveAnswers = false
     private var clockSample: ServerClock.Sample?
+    /// Device registrations received, oldest first.
+    private(set) var devices: [DeviceRegistration] = []
+    /// Live Activity registrations received, oldest first.
+    private(set) var activities: [(tripID: String, token: String)] = []
+    /// Answers the next registrations with this refusal.
+    private var refuseRegistrations: APIError?
     /// Held `activeTrip()` answers: resume one to let it arrive.
     let heldActive = Mailbox<CheckedContinuation<Void, Never>>()
 
@@ -110,6 +116,22 @@ actor FakeTripAPI: TripAPI {
         trip.version += 1
         put(trip)
         return trip
+    }
+
+    func refuseRegistrations(with error: APIError?) { refuseRegistrations = error }
+
+    func register(deviceToken: DeviceRegistration) async throws {
+        calls.append("registerDevice")
+        try reach()
+        if let refuseRegistrations { throw refuseRegistrations }
+        devices.append(deviceToken)
+    }
+
+    func register(liveActivityToken: LiveActivityRegistration, for tripID: String) async throws {
+        calls.append("registerLiveActivity")
+        try reach()
+        if let refuseRegistrations { throw refuseRegistrations }
+        activities.append((tripID, liveActivityToken.token))
     }
 
     private func reach() throws {

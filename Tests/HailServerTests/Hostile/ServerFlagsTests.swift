@@ -114,4 +114,36 @@ struct ServerFlagsTests {
         process.waitUntilExit()
         #expect(hellos == 40)
     }
+
+    @Test(arguments: [
+        (
+            [
+                "--apns-key-file", "/nonexistent/AuthKey_ABC1234567.p8", "--apns-key-id", "ABC1234567",
+                "--apns-team-id", "TEAM123456", "--apns-topic", "com.example.rider",
+            ],
+            "hail server: --apns-key-file: there is no APNs key file '/nonexistent/AuthKey_ABC1234567.p8'"
+        ),
+        (
+            ["--apns-key-id", "ABC1234567"],
+            "hail server: APNs needs --apns-key-file, --apns-key-id, --apns-team-id, --apns-topic; missing"
+                + " --apns-key-file, --apns-team-id, --apns-topic"
+        ),
+    ])
+    func aMissingOrUnusableAPNsKeyStopsTheStartUp(_ arguments: [String], message: String) async throws {
+        try #require(FileManager.default.isExecutableFile(atPath: ServerProcess.executable.path))
+        let process = Process()
+        process.executableURL = ServerProcess.executable
+        process.arguments = ["server", "--port", "0", "--db", "/nonexistent/never.db"] + arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = try await onItsOwnThread { () -> String in
+            let data = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        #expect(process.terminationStatus == 64)
+        #expect(text.hasPrefix(message + "\n"), "\(text.prefix(300))")
+    }
 }
