@@ -21,11 +21,22 @@ public struct HailAPI: Sendable {
 
     /// Answers one request and names the route it matched (for logs and metrics).
     public func handleWithRoute(_ request: APIRequest) async -> (APIResponse, String) {
+        let method = HTTPMethod(rawValue: request.method)
+        guard HTTPMethod.standard.contains(method) else {
+            let error = APIError(code: .notImplemented, message: "\(method) is not an HTTP method this server knows")
+            return (.error(error), "unmatched")
+        }
+        let lookup = Routes.match(method: method, target: request.target)
         let match: RouteMatch
         do throws(APIError) {
-            match = try Routes.match(method: HTTPMethod(rawValue: request.method), target: request.target).resolve()
+            match = try lookup.resolve()
         } catch {
-            return (.error(error), "unmatched")
+            var response = APIResponse.error(error)
+            // RFC 9110: a 405 lists the methods the path does take.
+            if case .methodNotAllowed(let allowed) = lookup {
+                response.headers[HailHeader.allow] = allowed.map(\.rawValue).joined(separator: ", ")
+            }
+            return (response, "unmatched")
         }
         do throws(APIError) {
             if match.route.isWebSocket {
