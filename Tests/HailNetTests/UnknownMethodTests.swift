@@ -52,14 +52,36 @@ import Testing
 
     @Test("the request line is read from the raw bytes; anything else is no request")
     func requestLine() {
-        let request = UnknownMethodExchange.request(
-            from: Array("trace /a%2Fb?q=1 HTTP/1.1\r\nHost: x\r\n\r\n".utf8), remoteAddress: "10.0.0.1")
-        #expect(request?.method == "TRACE")
-        #expect(request?.path == "/a/b")
-        #expect(request?.remoteAddress == "10.0.0.1")
-        for bad in ["TRACE /a HTTP/1.1", "TRACE a HTTP/1.1\r\n", "TR@CE /a HTTP/1.1\r\n", "TRACE /a\r\n", "\r\n"] {
-            #expect(UnknownMethodExchange.request(from: Array(bad.utf8), remoteAddress: "x") == nil, "\(bad)")
+        #expect(
+            UnknownMethodExchange.step(Array("trace /a%2Fb?q=1 HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+                == .dispatch(method: "TRACE", path: "/a/b"))
+        #expect(
+            UnknownMethodExchange.step(Array("TRACE /a HTTP/1.1".utf8)) == .readMore(Array("TRACE /a HTTP/1.1".utf8)))
+        let malformed = UnknownMethodExchange.bytes(
+            of: .error(status: 400, code: "invalid_body", message: "not an HTTP/1.1 request line"))
+        for bad in ["TRACE a HTTP/1.1\r\n", "TR@CE /a HTTP/1.1\r\n", "TRACE /a\r\n", "\r\n"] {
+            #expect(UnknownMethodExchange.step(Array(bad.utf8)) == .answer(malformed), "\(bad)")
         }
+        let long = Array("TRACE /".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: 16_384)
+        guard case .answer(let answer) = UnknownMethodExchange.step(long) else {
+            Issue.record("a 16 KiB line without its end is still being read")
+            return
+        }
+        #expect(String(decoding: answer, as: UTF8.self).hasPrefix("HTTP/1.1 414 URI Too Long\r\n"))
+    }
+
+    @Test("a request line longer than one read (a long path) is gathered before it is answered")
+    func longTargetIsGathered() async throws {
+        let (server, port) = try makeServer()
+        let path = "/" + String(repeating: "0", count: 9_000)
+        let response = try await offPool {
+            let socket = try RawSocket(port: port)
+            try socket.send("TRACE \(path) HTTP/1.1\r\nHost: x\r\n\r\n")
+            return try socket.readResponse()
+        }
+        #expect(response.status == 200)
+        #expect(response.text.hasPrefix("method=TRACE\npath=\(path)\n"))
+        await server.shutdown()
     }
 
     @Test("the answer's bytes: status line, its headers, length, Connection: close, body")

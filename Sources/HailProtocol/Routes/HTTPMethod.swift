@@ -25,10 +25,13 @@ public struct HTTPMethod: RawRepresentable, Sendable, Hashable, CustomStringConv
     /// Opens a tunnel through a proxy (never served: Hail is no proxy).
     public static let connect = HTTPMethod(rawValue: "CONNECT")
 
-    /// The methods of RFC 9110 and PATCH (RFC 5789): one a path does not take is answered 405 with `Allow`,
-    /// anything else 501.
+    /// A safe read with a body (the HTTP QUERY method, IETF httpbis; unused by API v1).
+    public static let query = HTTPMethod(rawValue: "QUERY")
+
+    /// The methods of RFC 9110, PATCH (RFC 5789) and QUERY: one a path does not take is answered 405 with
+    /// `Allow`, anything else 501.
     public static let standard: Set<HTTPMethod> = [
-        .get, .head, .post, .put, .delete, .connect, .options, .trace, .patch,
+        .get, .head, .post, .put, .delete, .connect, .options, .trace, .patch, .query,
     ]
 
     /// The method token.

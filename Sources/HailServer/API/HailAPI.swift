@@ -177,8 +177,12 @@ public struct HailAPI: Sendable {
     /// The operator's view of the fleet. Idle drivers are found around `lat`/`lng`, by default the centre
     /// of Monaco, where the demo's maps lie.
     private func fleet(_ query: [String: String]) async throws(APIError) -> APIResponse {
-        let lat = query["lat"].flatMap(Double.init) ?? 43.7384
-        let lng = query["lng"].flatMap(Double.init) ?? 7.4246
+        // A value that is there but not a number is refused, never silently replaced by the default.
+        guard let lat = query["lat"].map(Double.init) ?? 43.7384, let lng = query["lng"].map(Double.init) ?? 7.4246
+        else {
+            throw APIError.invalidField(
+                query["lat"].map(Double.init) == nil ? "lng" : "lat", "lat and lng must be numbers")
+        }
         guard (-90...90).contains(lat), (-180...180).contains(lng) else {
             throw APIError.invalidField("lat", "lat and lng must be a point on Earth")
         }
