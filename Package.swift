@@ -122,7 +122,7 @@ let package = Package(
             name: "HailServerTests",
             dependencies: [
                 "HailServer", "HailCore", "HailProtocol", "HailStorage", "HailNet", "HailRoads", "HailTesting",
-                "HailScale",
+                "HailScale", "HailProcess",
             ]
         ),
         .testTarget(

@@ -9,9 +9,11 @@ set -euo pipefail
 # add its Debian and Homebrew names here when a target needs it. Chromium, its driver and Selenium are for the
 # tests that load the web pages in a real browser (headless); on macOS those tests run when Chrome or Chromium
 # is installed. redis-tools brings redis-benchmark, the reference `hail bench baseline` measures against.
-# python3-venv makes the virtual environment scripts/contract.sh installs schemathesis into.
+# python3-venv makes the virtual environment scripts/contract.sh installs schemathesis into; prometheus brings
+# promtool, which checks the live /metrics output and the alerting rules in deploy/prometheus/.
 DEBIAN_PACKAGES=(git make pkg-config libsqlite3-dev libwebsockets-dev libwebsockets-evlib-ev libev-dev zlib1g-dev
-    libpq-dev libhiredis-dev chromium chromium-driver python3-selenium python3-venv redis-tools)
+    libpq-dev libhiredis-dev chromium chromium-driver python3-selenium python3-venv redis-tools
+    prometheus)
 BREW_PACKAGES=(pkg-config sqlite libwebsockets libev zlib libpq hiredis)
 
 say() { printf 'setup: %s\n' "$*" >&2; }

@@ -6,11 +6,16 @@ import HailProtocol
 public struct ServerMetrics: Sendable {
     /// The registry they are recorded in.
     public let registry: MetricsRegistry
+    /// What the client-controlled labels (app, version, device from `X-Hail-Client`) may take.
+    public let clientBounds: ClientLabelBounds
 
     /// Creates the metrics and declares their help texts.
-    public init(registry: MetricsRegistry = MetricsRegistry()) {
+    public init(registry: MetricsRegistry = MetricsRegistry(), clientBounds: ClientLabelBounds = ClientLabelBounds()) {
         self.registry = registry
-        registry.declare("hail_connections", type: "gauge", help: "Open WebSocket connections by role and client.")
+        self.clientBounds = clientBounds
+        registry.declare(
+            "hail_connections", type: "gauge",
+            help: "Open WebSocket connections by role and client (app, version, device; bounded, others are other).")
         registry.declare(
             "hail_location_updates_total", type: "counter",
             help: "Location points received, by result (accepted or the reason dropped) and client.")
@@ -32,16 +37,19 @@ public struct ServerMetrics: Sendable {
         registry.declare("hail_http_requests_total", type: "counter", help: "HTTP requests by route and status.")
         registry.declare(
             "hail_dispatch_offers_total", type: "counter", help: "Trip offers sent to drivers, by outcome.")
+        registry.declare(
+            "hail_rate_limited_total", type: "counter", help: "Requests and upgrades refused with 429, by limit.")
     }
 
-    /// Labels for a client that said who it is (`X-Hail-Client`), or `unknown`.
-    static func clientLabels(_ client: ClientInfo?) -> (app: String, version: String, device: String) {
-        (client?.app ?? "unknown", client?.version ?? "unknown", client?.deviceModel ?? "unknown")
+    /// Labels for a client that said who it is (`X-Hail-Client`), bounded: `unknown` when not said, `other` for
+    /// anything `clientBounds` does not admit.
+    func clientLabels(_ client: ClientInfo?) -> (app: String, version: String, device: String) {
+        clientBounds.labels(client)
     }
 
     /// A WebSocket opened (+1) or closed (-1).
     public func connection(role: Role, client: ClientInfo?, delta: Double) {
-        let c = Self.clientLabels(client)
+        let c = clientLabels(client)
         registry.add(
             "hail_connections", delta,
             labels: ["role": role.rawValue, "app": c.app, "version": c.version, "device": c.device])
@@ -50,7 +58,7 @@ public struct ServerMetrics: Sendable {
     /// Location points received, by result.
     public func locationPoints(_ count: Int, result: String, client: ClientInfo?) {
         guard count > 0 else { return }
-        let c = Self.clientLabels(client)
+        let c = clientLabels(client)
         registry.add(
             "hail_location_updates_total", Double(count),
             labels: ["result": result, "app": c.app, "version": c.version, "device": c.device])
