@@ -60,7 +60,10 @@ public struct ServerServices: Sendable {
             await fleet.tripChanged(record, previousDriverID: previous?.driverID)
             await dispatcher.tripChanged(record, intent: intent, previousDriverID: previous?.driverID)
         }
-        if let push = PushNotifier.fromEnvironment() { await push.attach(to: authority) }
+        if let push = PushNotifier.fromEnvironment() {
+            await push.reportDeliveries(to: metrics)
+            await push.attach(to: authority)
+        }
         return ServerServices(
             configuration: configuration, tokens: tokens, time: time, metrics: metrics, trips: trips, history: history,
             bus: bus, fleet: fleet, authority: authority, dispatcher: dispatcher, routing: routing,

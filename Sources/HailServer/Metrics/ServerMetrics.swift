@@ -39,6 +39,9 @@ public struct ServerMetrics: Sendable {
             "hail_dispatch_offers_total", type: "counter", help: "Trip offers sent to drivers, by outcome.")
         registry.declare(
             "hail_rate_limited_total", type: "counter", help: "Requests and upgrades refused with 429, by limit.")
+        registry.declare(
+            "hail_push_deliveries_total", type: "counter",
+            help: "Pushes to the gateway by result: delivered, or failed after the last retry.")
     }
 
     /// Labels for a client that said who it is (`X-Hail-Client`), bounded: `unknown` when not said, `other` for
@@ -88,6 +91,11 @@ public struct ServerMetrics: Sendable {
     /// An HTTP request was answered.
     public func httpRequest(route: String, status: Int) {
         registry.add("hail_http_requests_total", labels: ["route": route, "status": String(status)])
+    }
+
+    /// A push was delivered, or given up after its last attempt.
+    public func pushDelivery(delivered: Bool) {
+        registry.add("hail_push_deliveries_total", labels: ["result": delivered ? "delivered" : "failed"])
     }
 
     /// A dispatch offer event: `sent`, `accepted`, `declined`, `expired`.
