@@ -20,7 +20,7 @@ demo:
 ## At most TEST_WIDTH tests run at once: the integration tests start real servers, databases, browsers and
 ## child processes, and with all 500 started together on 2 cores their failure deadlines (never waits) expire.
 TEST_WIDTH ?= 4
-test: lint build fuzz-short contract rules
+test: lint build fuzz-short contract rules docs
 	eval "$$(bash scripts/services.sh)" && \
 		SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) swift test --skip-build
 
@@ -38,6 +38,12 @@ build:
 ## CONTRACT_EXAMPLES and CONTRACT_SEED change the bound and the seed.
 contract: build
 	bash scripts/contract.sh .build/debug/hail
+
+.PHONY: docs
+## Builds the DocC documentation of HailRider, HailDriver and HailCore (with the articles on binding the models to
+## SwiftUI) with the toolchain's docc into .build/docs/; a DocC warning fails it. See scripts/docs.sh.
+docs:
+	bash scripts/docs.sh
 
 .PHONY: rules
 ## Checks the alerting rules in deploy/prometheus/ and runs their unit tests (promtool, Debian prometheus).
