@@ -14,7 +14,7 @@ set -euo pipefail
 DEBIAN_PACKAGES=(git make pkg-config libsqlite3-dev libwebsockets-dev libwebsockets-evlib-ev libev-dev zlib1g-dev
     libpq-dev libhiredis-dev chromium chromium-driver python3-selenium python3-venv redis-tools
     prometheus)
-BREW_PACKAGES=(pkg-config sqlite libwebsockets libev zlib libpq hiredis)
+BREW_PACKAGES=(pkg-config sqlite libwebsockets libev zlib libpq hiredis prometheus)
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 

@@ -53,10 +53,10 @@ struct MetricsBoundsTests {
 
     @Test("promtool check metrics passes on the real server's /metrics after requests, a ride and a flood of clients")
     func promtoolChecksTheLiveMetrics() async throws {
-        let promtool = "/usr/bin/promtool"
-        try #require(
-            FileManager.default.isExecutableFile(atPath: promtool),
-            "promtool (Debian: prometheus) is installed by scripts/setup.sh")
+        let promtool = try #require(
+            ["/usr/bin/promtool", "/opt/homebrew/bin/promtool", "/usr/local/bin/promtool"].first {
+                FileManager.default.isExecutableFile(atPath: $0)
+            }, "promtool (Debian and Homebrew: prometheus) is installed by scripts/setup.sh")
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("hail-metrics-\(UUID().uuidString).db")
             .path
         let (h, server) = try await ServerHarness.loopback(databasePath: path)
