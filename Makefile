@@ -20,7 +20,7 @@ demo:
 ## At most TEST_WIDTH tests run at once: the integration tests start real servers, databases, browsers and
 ## child processes, and with all 500 started together on 2 cores their failure deadlines (never waits) expire.
 TEST_WIDTH ?= 4
-test: lint build fuzz-short
+test: lint build fuzz-short contract rules docs
 	eval "$$(bash scripts/services.sh)" && \
 		SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) swift test --skip-build
 
@@ -30,6 +30,26 @@ services-stop:
 
 build:
 	swift build --build-tests $(SWIFT_FLAGS)
+
+.PHONY: contract
+## Fuzzes the API contract (docs/openapi.yaml) against a real `hail server` with schemathesis, once per role
+## (rider, driver, operator, share), every check and phase, a fixed seed and a bounded example count; any
+## failure fails. scripts/contract.sh installs schemathesis from PyPI into .build/contract-venv on first use;
+## CONTRACT_EXAMPLES and CONTRACT_SEED change the bound and the seed.
+contract: build
+	bash scripts/contract.sh .build/debug/hail
+
+.PHONY: docs
+## Builds the DocC documentation of HailRider, HailDriver and HailCore (with the articles on binding the models to
+## SwiftUI) with the toolchain's docc into .build/docs/; a DocC warning fails it. See scripts/docs.sh.
+docs:
+	bash scripts/docs.sh
+
+.PHONY: rules
+## Checks the alerting rules in deploy/prometheus/ and runs their unit tests (promtool, Debian prometheus).
+rules:
+	promtool check rules deploy/prometheus/hail-rules.yml
+	promtool test rules deploy/prometheus/hail-rules.test.yml
 
 .PHONY: fuzz fuzz-short
 FUZZ_SECONDS ?= 300

@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "HailRider", targets: ["HailRider"]),
         .library(name: "HailDriver", targets: ["HailDriver"]),
         .library(name: "HailTesting", targets: ["HailTesting"]),
+        .library(name: "HailProcess", targets: ["HailProcess"]),
         .executable(name: "hail", targets: ["hail"]),
     ],
     targets: [
@@ -92,6 +93,10 @@ let package = Package(
                 "HailNet",
             ]
         ),
+        // Child processes with a clean signal state that die with their parent. CSpawn is the fork-to-exec
+        // step, which must be C (async-signal-safe calls only, and prctl is variadic); only HailProcess imports it.
+        .target(name: "CSpawn"),
+        .target(name: "HailProcess", dependencies: ["CSpawn"]),
         // Test support shipped as a target: seeded randomness, fixtures from ../shared/data.
         .target(name: "HailTesting", dependencies: ["HailCore", "HailProtocol"]),
         // The thin command-line front end.
@@ -100,6 +105,7 @@ let package = Package(
             dependencies: [
                 "HailCore", "HailProtocol", "HailServer", "HailNet", "HailStorage", "HailClient", "HailRider",
                 "HailDriver", "HailScale", "HailRoads", "HailSim", "HailAppStore", "HailTesting", "HailAPNs",
+                "HailProcess",
             ]
         ),
         .testTarget(name: "HailCoreTests", dependencies: ["HailCore", "HailTesting"]),
@@ -119,11 +125,12 @@ let package = Package(
         ),
         .testTarget(name: "HailRoadsTests", dependencies: ["HailRoads", "HailCore", "HailTesting"]),
         .testTarget(name: "HailNetTests", dependencies: ["HailNet"]),
+        .testTarget(name: "HailProcessTests", dependencies: ["HailProcess"]),
         .testTarget(
             name: "HailServerTests",
             dependencies: [
                 "HailServer", "HailCore", "HailProtocol", "HailStorage", "HailNet", "HailRoads", "HailTesting",
-                "HailScale", "HailAPNs",
+                "HailScale", "HailAPNs", "HailProcess",
             ]
         ),
         .testTarget(

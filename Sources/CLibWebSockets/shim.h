@@ -18,6 +18,12 @@ static inline uint64_t hail_lws_option_disable_ipv6(void) { return LWS_SERVER_OP
 /// Context option: close WebSocket connections whose text frames are not valid UTF-8.
 static inline uint64_t hail_lws_option_validate_utf8(void) { return LWS_SERVER_OPTION_VALIDATE_UTF8; }
 
+/// Context option: a request whose method lws does not know becomes a raw socket (LWS_CALLBACK_RAW_*) that
+/// HailNet answers itself, instead of lws's own HTML 403.
+static inline uint64_t hail_lws_option_fallback_on_unknown_method(void) {
+    return LWS_SERVER_OPTION_FALLBACK_TO_APPLY_LISTEN_ACCEPT_CONFIG;
+}
+
 /// Context option: skip loading the OS CA store (HailNet's client speaks plain ws:// only).
 static inline uint64_t hail_lws_option_disable_os_ca_certs(void) {
     return LWS_SERVER_OPTION_DISABLE_OS_CA_CERTS;

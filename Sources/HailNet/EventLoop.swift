@@ -223,7 +223,9 @@ final class EventLoop: @unchecked Sendable {
 
         var info = lws_context_creation_info()
         info.protocols = UnsafePointer(protocols)
-        info.options = hail_lws_option_libev() | hail_lws_option_disable_ipv6() | hail_lws_option_validate_utf8()
+        info.options =
+            hail_lws_option_libev() | hail_lws_option_disable_ipv6() | hail_lws_option_validate_utf8()
+            | hail_lws_option_fallback_on_unknown_method()
         info.foreign_loops = foreignLoops
         info.user = Unmanaged.passUnretained(box).toOpaque()
         info.keepalive_timeout = Int32(options.keepAliveSeconds)

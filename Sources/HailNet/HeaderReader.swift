@@ -36,7 +36,7 @@ enum HeaderReader {
         let methods: [(lws_token_indexes, String)] = [
             (WSI_TOKEN_GET_URI, "GET"), (WSI_TOKEN_POST_URI, "POST"), (WSI_TOKEN_PUT_URI, "PUT"),
             (WSI_TOKEN_PATCH_URI, "PATCH"), (WSI_TOKEN_DELETE_URI, "DELETE"), (WSI_TOKEN_OPTIONS_URI, "OPTIONS"),
-            (WSI_TOKEN_HEAD_URI, "HEAD"),
+            (WSI_TOKEN_HEAD_URI, "HEAD"), (WSI_TOKEN_CONNECT, "CONNECT"),
         ]
         for (token, method) in methods {
             let length = Int(lws_hdr_total_length(wsi, token))

@@ -15,6 +15,8 @@ actor ServerEngine: LoopEngine {
     private let httpHandler: HTTPHandler
     private let webSocketHandler: WebSocketHandler?
     private var sessions = SessionTable()
+    /// Connections lws handed over raw for a method it does not know, and how far their answer is.
+    private var unknownMethodStages: [UInt64: UnknownMethodExchange.Stage] = [:]
     /// This loop's staging buffer for WebSocket frames.
     private let writeScratch = WriteScratch()
     /// Reused for every HTTP body piece: LWS_PRE headroom plus the largest piece the HTTP machine hands out.
@@ -74,8 +76,13 @@ actor ServerEngine: LoopEngine {
         case LWS_CALLBACK_CLOSED:
             if let session = WireSession.of(wsi) { WebSocketIO.closed(session, metrics: metrics) }
             return 0
+        case LWS_CALLBACK_RAW_RX:
+            return answerUnknownMethod(wsi, UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length))
+        case LWS_CALLBACK_RAW_WRITEABLE:
+            return writeUnknownMethodAnswer(wsi)
         case LWS_CALLBACK_WSI_DESTROY:
             if let session = WireSession.of(wsi) {
+                unknownMethodStages[session.id] = nil
                 WebSocketIO.closed(session, metrics: metrics)
                 session.detach()
                 sessions.remove(id: session.id)
@@ -237,6 +244,71 @@ actor ServerEngine: LoopEngine {
             if ok != 0 { return false }
         }
         return lws_finalize_write_http_header(wsi, start, &cursor, end) == 0
+    }
+
+    // MARK: Unknown methods
+
+    /// LWS_CALLBACK_RAW_RX on a connection whose request line had a method lws does not know: once the line is
+    /// whole, the handler answers it like any request (405, 501...), written raw; what else arrives is dropped.
+    private func answerUnknownMethod(_ wsi: OpaquePointer, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+        let session = session(for: wsi)
+        let sofar: [UInt8]
+        switch unknownMethodStages[session.id] {
+        case nil: sofar = Array(bytes)
+        case .reading(let earlier): sofar = earlier + Array(bytes)
+        default: return 0
+        }
+        switch UnknownMethodExchange.step(sofar) {
+        case .readMore(let keep):
+            unknownMethodStages[session.id] = .reading(keep)
+        case .answer(let answer):
+            unknownMethodStages[session.id] = .writing(answer)
+            lws_callback_on_writable(wsi)
+        case .dispatch(let method, let path):
+            unknownMethodStages[session.id] = .answering
+            metrics.httpRequests.wrappingAdd(1, ordering: .relaxed)
+            let request = HTTPRequest(
+                method: method, path: path, remoteAddress: HeaderReader.remoteAddress(wsi),
+                requestID: HeaderReader.requestID(from: HTTPHeaders()))
+            let handler = httpHandler
+            let id = session.id
+            Task.detached { [self] in
+                var response = await handler(request)
+                if response.headers["x-request-id"] == nil { response.headers.add("X-Request-Id", request.requestID) }
+                await deliverUnknownMethodAnswer(UnknownMethodExchange.bytes(of: response), to: id)
+            }
+        }
+        return 0
+    }
+
+    private func deliverUnknownMethodAnswer(_ answer: [UInt8], to id: UInt64) {
+        guard let wsi = sessions[id]?.wsi, case .answering? = unknownMethodStages[id] else { return }
+        unknownMethodStages[id] = .writing(answer)
+        lws_callback_on_writable(wsi)
+    }
+
+    /// LWS_CALLBACK_RAW_WRITEABLE: writes the answer once it is there, and closes on the next call.
+    private func writeUnknownMethodAnswer(_ wsi: OpaquePointer) -> Int32 {
+        guard let session = WireSession.of(wsi) else { return -1 }
+        switch unknownMethodStages[session.id] {
+        case .reading?, .answering?:
+            return 0
+        case .writing(let answer)?:
+            // A rare path: a buffer of its own with lws's headroom rather than the bounded scratch.
+            var buffer = [UInt8](repeating: 0, count: SharedMessage.headroom) + answer
+            let written = buffer.withUnsafeMutableBufferPointer { buffer in
+                // LWS_WRITE_RAW is LWS_WRITE_HTTP (a macro Swift does not see): the bytes as they are.
+                lws_write(wsi, buffer.baseAddress! + SharedMessage.headroom, answer.count, LWS_WRITE_HTTP)
+            }
+            if written < 0 { return -1 }
+            metrics.bytesSent.wrappingAdd(answer.count, ordering: .relaxed)
+            // lws keeps what the socket did not take and calls back only once it has gone out.
+            unknownMethodStages[session.id] = .closing
+            lws_callback_on_writable(wsi)
+            return 0
+        case .closing?, nil:
+            return -1
+        }
     }
 
     // MARK: WebSocket

@@ -108,10 +108,15 @@ public final class RedisTripBus: TripBus {
 
     /// Counts failed publishes in `registry` (`hail_bus_publish_failures_total`, by message kind).
     public func reportFailures(to registry: MetricsRegistry) {
+        Self.declareMetrics(in: registry)
+        health.withLock { $0.registry = registry }
+    }
+
+    /// Declares the metrics a Redis bus reports, so they are exposed (empty) before the first failure.
+    public static func declareMetrics(in registry: MetricsRegistry) {
         registry.declare(
             "hail_bus_publish_failures_total", type: "counter",
             help: "Bus messages that could not be published to Redis (after one retry), by kind.")
-        health.withLock { $0.registry = registry }
     }
 
     private func publishFailed(_ kind: BusMessage.Kind, error: any Error) {

@@ -1,6 +1,11 @@
 import Foundation
+import HailProcess
 
 // The `hail` command line: a thin front end over the library modules.
+
+// A parent that started `hail` from a libdispatch or cooperative-pool thread (Foundation's `Process` does)
+// passes on a mask with SIGTERM and SIGINT blocked; every thread started from here on inherits this one's.
+ChildProcess.unblockSignalsOfThisThread()
 let usage = """
     usage: hail <command> [options]
 

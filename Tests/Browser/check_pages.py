@@ -7,6 +7,8 @@ screenshots), what the share page showed, and what an expired link showed. Scree
 import argparse
 import json
 import os
+import sys
+import time
 
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
@@ -62,8 +64,15 @@ def main():
         driver.save_screenshot(shots[-1])
 
         driver.get(f"{args.base}/?access_token={args.operator_token}")
+        opened = time.monotonic()
         wait = WebDriverWait(driver, 30)
-        wait.until(lambda d: d.execute_script("return cars.size") >= int(args.cars))
+        try:
+            wait.until(lambda d: d.execute_script("return cars.size") >= int(args.cars))
+        except TimeoutException:
+            status = driver.find_element(By.ID, "status").text
+            raise TimeoutException(f"the fleet map had {driver.execute_script('return cars.size')} of "
+                                   f"{args.cars} cars after 30 s; its status line: {status!r}")
+        print(f"fleet map: {args.cars} cars after {time.monotonic() - opened:.1f} s", file=sys.stderr)
         wait.until(lambda d: d.execute_script(ROAD_PIXELS) > 0)
         result["roadPixels"] = driver.execute_script(ROAD_PIXELS)
         before = {car[0]: car[1:] for car in driver.execute_script(CARS)}

@@ -21,6 +21,22 @@ struct BenchCommandTests {
         return ((lines ?? []).joined(separator: "\n"), lines == nil ? nil : await process.status())
     }
 
+    /// The pids of running `redis-server`s that are not this test process's own children (another suite starts
+    /// one of its own): a throwaway one `hail bench baseline` left behind would be among them.
+    static func throwawayRedisServers() -> Set<Int32> {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return Set(
+            entries.compactMap { entry -> Int32? in
+                guard let pid = Int32(entry),
+                    let name = try? String(contentsOfFile: "/proc/\(entry)/comm", encoding: .utf8),
+                    name.hasPrefix("redis-server"),
+                    let status = try? String(contentsOfFile: "/proc/\(entry)/status", encoding: .utf8),
+                    let parent = status.split(separator: "\n").first(where: { $0.hasPrefix("PPid:") })
+                else { return nil }
+                return Int32(parent.dropFirst(5).trimmingCharacters(in: .whitespaces)) == getpid() ? nil : pid
+            })
+    }
+
     /// The single JSON object a `--json` run prints.
     static func object(_ output: String) throws -> [String: Any] {
         let data = Data(output.trimmingCharacters(in: .whitespacesAndNewlines).utf8)
@@ -124,10 +140,14 @@ struct BenchCommandTests {
             #"{"benchmark":"ingest","ackedUpdatesPerSecond":3000.0,"ackedBatchesPerSecond":1000.0,"#
             + #""latency":{"p50Ms":0.5,"p99Ms":2.0},"connected":10,"pointsPerBatch":3}"#
         try Data(ingest.utf8).write(to: saved)
+        let before = Self.throwawayRedisServers()
         let (output, status) = try await Self.bench([
             "baseline", "--clients", "4", "--requests", "500", "--ingest-json", saved.path, "--json",
         ])
         #expect(status == 0)
+        // The issue's orphan: the redis-server it started is gone once `hail` has exited (it used to inherit a
+        // mask blocking SIGTERM and outlive the run).
+        #expect(Self.throwawayRedisServers().subtracting(before) == [])
         let json = try Self.object(output)
         #expect(json["benchmark"] as? String == "baseline")
         #expect(json["clients"] as? Int == 4)

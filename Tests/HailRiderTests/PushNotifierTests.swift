@@ -143,6 +143,22 @@ struct PushNotifierTests {
         await receiver.shutdown()
     }
 
+    @Test("each push's outcome is counted in hail_push_deliveries_total, which the failure alert watches")
+    func outcomesAreCounted() async throws {
+        struct Refusing: PushSender {
+            struct Refused: Error {}
+            func send(_ delivery: PushDelivery) async throws { throw Refused() }
+        }
+        let metrics = ServerMetrics()
+        let notifier = PushNotifier(sender: Refusing(), now: { Self.now }, clock: ManualClock(), attempts: 1)
+        await notifier.reportDeliveries(to: metrics)
+        await notifier.tripChanged(
+            Self.record(.driverArrived, version: 3), previous: Self.record(.driverAssigned, version: 2))
+        await notifier.idle()
+        #expect(metrics.registry.value("hail_push_deliveries_total", labels: ["result": "failed"]) == 1)
+        #expect(metrics.registry.value("hail_push_deliveries_total", labels: ["result": "delivered"]) == 0)
+    }
+
     @Test func aRunningTripsActivityIsRefreshedWhileItsDriverMovesAndOnlyThen() async throws {
         let clock = ManualClock()
         let time = ServerTime(clock: clock, origin: Self.now)

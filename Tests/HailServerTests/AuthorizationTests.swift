@@ -173,6 +173,30 @@ struct BadInputTests {
         #expect(await h.call("DELETE", "/v1/trips").status == 405)
     }
 
+    @Test("a 405 names the methods the path takes in Allow (RFC 9110), before any token is asked for")
+    func aWrongMethodListsTheAllowedOnes() async {
+        let h = await ServerHarness()
+        let trips = await h.call("TRACE", "/v1/trips")
+        #expect(trips.status == 405)
+        #expect(trips.headers["Allow"] == "POST")
+        #expect(h.error(from: trips)?.code == .methodNotAllowed)
+        let live = await h.call("DELETE", "/v1/trips/t-1/live")
+        #expect(live.status == 405)
+        #expect(live.headers["Allow"] == "GET")
+        let metrics = await h.call("CONNECT", "/metrics")
+        #expect(metrics.headers["Allow"] == "GET")
+    }
+
+    @Test("a method that is no HTTP method at all is 501, with no Allow")
+    func anUnknownMethodIs501() async {
+        let h = await ServerHarness()
+        let response = await h.call("BREW", "/v1/trips")
+        #expect(response.status == 501)
+        #expect(response.headers["Allow"] == nil)
+        #expect(h.error(from: response)?.code == .notImplemented)
+        #expect(h.error(from: response)?.message == "BREW is not an HTTP method this server knows")
+    }
+
     @Test func aMissingOrMalformedIdempotencyKeyIs400() async throws {
         let h = await ServerHarness()
         let rider = h.token(.rider, "rider-1")

@@ -83,6 +83,9 @@ extension APIError {
         public static let rateLimited = Code(rawValue: "rate_limited")
         /// 500: the server failed; the request may be retried with the same idempotency key.
         public static let `internal` = Code(rawValue: "internal")
+        /// 501: the request's method is not a standard HTTP method, so no route takes it (a standard one that the
+        /// path does not take is 405).
+        public static let notImplemented = Code(rawValue: "not_implemented")
         /// 503: the server is starting or draining; retry after a moment.
         public static let unavailable = Code(rawValue: "unavailable")
 
@@ -90,7 +93,8 @@ extension APIError {
         public static let known: [Code] = [
             .invalidJSON, .invalidBody, .invalidField, .missingField, .unauthorized, .forbidden, .notFound,
             .methodNotAllowed,
-            .invalidState, .payloadTooLarge, .idempotencyKeyReused, .rateLimited, .internal, .unavailable,
+            .invalidState, .payloadTooLarge, .idempotencyKeyReused, .rateLimited, .internal, .notImplemented,
+            .unavailable,
         ]
 
         /// The HTTP status for this code; a code this version does not know maps to 500.
@@ -105,6 +109,7 @@ extension APIError {
             case "payload_too_large": return 413
             case "idempotency_key_reused": return 422
             case "rate_limited": return 429
+            case "not_implemented": return 501
             case "unavailable": return 503
             default: return 500
             }

@@ -21,11 +21,22 @@ public struct HailAPI: Sendable {
 
     /// Answers one request and names the route it matched (for logs and metrics).
     public func handleWithRoute(_ request: APIRequest) async -> (APIResponse, String) {
+        let method = HTTPMethod(rawValue: request.method)
+        guard HTTPMethod.standard.contains(method) else {
+            let error = APIError(code: .notImplemented, message: "\(method) is not an HTTP method this server knows")
+            return (.error(error), "unmatched")
+        }
+        let lookup = Routes.match(method: method, target: request.target)
         let match: RouteMatch
         do throws(APIError) {
-            match = try Routes.match(method: HTTPMethod(rawValue: request.method), target: request.target).resolve()
+            match = try lookup.resolve()
         } catch {
-            return (.error(error), "unmatched")
+            var response = APIResponse.error(error)
+            // RFC 9110: a 405 lists the methods the path does take.
+            if case .methodNotAllowed(let allowed) = lookup {
+                response.headers[HailHeader.allow] = allowed.map(\.rawValue).joined(separator: ", ")
+            }
+            return (response, "unmatched")
         }
         do throws(APIError) {
             if match.route.isWebSocket {
@@ -173,8 +184,12 @@ public struct HailAPI: Sendable {
     /// The operator's view of the fleet. Idle drivers are found around `lat`/`lng`, by default the centre
     /// of Monaco, where the demo's maps lie.
     private func fleet(_ query: [String: String]) async throws(APIError) -> APIResponse {
-        let lat = query["lat"].flatMap(Double.init) ?? 43.7384
-        let lng = query["lng"].flatMap(Double.init) ?? 7.4246
+        // A value that is there but not a number is refused, never silently replaced by the default.
+        guard let lat = query["lat"].map(Double.init) ?? 43.7384, let lng = query["lng"].map(Double.init) ?? 7.4246
+        else {
+            throw APIError.invalidField(
+                query["lat"].map(Double.init) == nil ? "lng" : "lat", "lat and lng must be numbers")
+        }
         guard (-90...90).contains(lat), (-180...180).contains(lng) else {
             throw APIError.invalidField("lat", "lat and lng must be a point on Earth")
         }

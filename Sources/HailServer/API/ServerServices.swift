@@ -76,6 +76,7 @@ public struct ServerServices: Sendable {
             bus: bus, fleet: fleet, authority: authority, dispatcher: dispatcher, routing: routing,
             newTripID: newTripID, push: push)
         if let push {
+            await push.reportDeliveries(to: metrics)
             // The lock screen shows what the rider's app would: the live ETA and the driver's last position.
             await push.enrich { await services.withLiveFields($0) }
             // A running trip's lock screen gets a fresh ETA well before its stale date while the driver moves.

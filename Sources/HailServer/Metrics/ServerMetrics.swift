@@ -6,11 +6,16 @@ import HailProtocol
 public struct ServerMetrics: Sendable {
     /// The registry they are recorded in.
     public let registry: MetricsRegistry
+    /// What the client-controlled labels (app, version, device from `X-Hail-Client`) may take.
+    public let clientBounds: ClientLabelBounds
 
     /// Creates the metrics and declares their help texts.
-    public init(registry: MetricsRegistry = MetricsRegistry()) {
+    public init(registry: MetricsRegistry = MetricsRegistry(), clientBounds: ClientLabelBounds = ClientLabelBounds()) {
         self.registry = registry
-        registry.declare("hail_connections", type: "gauge", help: "Open WebSocket connections by role and client.")
+        self.clientBounds = clientBounds
+        registry.declare(
+            "hail_connections", type: "gauge",
+            help: "Open WebSocket connections by role and client (app, version, device; bounded, others are other).")
         registry.declare(
             "hail_location_updates_total", type: "counter",
             help: "Location points received, by result (accepted or the reason dropped) and client.")
@@ -36,6 +41,11 @@ public struct ServerMetrics: Sendable {
             "hail_push_total", type: "counter",
             help: "APNs answers by push type (alert, liveactivity) and result (delivered, token_removed, retried,"
                 + " provider_token_renewed, failed).")
+        registry.declare(
+            "hail_rate_limited_total", type: "counter", help: "Requests and upgrades refused with 429, by limit.")
+        registry.declare(
+            "hail_push_deliveries_total", type: "counter",
+            help: "Pushes to the gateway by result: delivered, or failed after the last retry.")
     }
 
     /// One APNs answer for a push of `type`, by what was done about it.
@@ -43,14 +53,15 @@ public struct ServerMetrics: Sendable {
         registry.add("hail_push_total", labels: ["type": type, "result": result])
     }
 
-    /// Labels for a client that said who it is (`X-Hail-Client`), or `unknown`.
-    static func clientLabels(_ client: ClientInfo?) -> (app: String, version: String, device: String) {
-        (client?.app ?? "unknown", client?.version ?? "unknown", client?.deviceModel ?? "unknown")
+    /// Labels for a client that said who it is (`X-Hail-Client`), bounded: `unknown` when not said, `other` for
+    /// anything `clientBounds` does not admit.
+    func clientLabels(_ client: ClientInfo?) -> (app: String, version: String, device: String) {
+        clientBounds.labels(client)
     }
 
     /// A WebSocket opened (+1) or closed (-1).
     public func connection(role: Role, client: ClientInfo?, delta: Double) {
-        let c = Self.clientLabels(client)
+        let c = clientLabels(client)
         registry.add(
             "hail_connections", delta,
             labels: ["role": role.rawValue, "app": c.app, "version": c.version, "device": c.device])
@@ -59,7 +70,7 @@ public struct ServerMetrics: Sendable {
     /// Location points received, by result.
     public func locationPoints(_ count: Int, result: String, client: ClientInfo?) {
         guard count > 0 else { return }
-        let c = Self.clientLabels(client)
+        let c = clientLabels(client)
         registry.add(
             "hail_location_updates_total", Double(count),
             labels: ["result": result, "app": c.app, "version": c.version, "device": c.device])
@@ -89,6 +100,11 @@ public struct ServerMetrics: Sendable {
     /// An HTTP request was answered.
     public func httpRequest(route: String, status: Int) {
         registry.add("hail_http_requests_total", labels: ["route": route, "status": String(status)])
+    }
+
+    /// A push was delivered, or given up after its last attempt.
+    public func pushDelivery(delivered: Bool) {
+        registry.add("hail_push_deliveries_total", labels: ["result": delivered ? "delivered" : "failed"])
     }
 
     /// A dispatch offer event: `sent`, `accepted`, `declined`, `expired`.

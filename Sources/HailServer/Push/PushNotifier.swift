@@ -44,6 +44,7 @@ public actor PushNotifier {
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
     /// What happened to the deliveries so far.
     public private(set) var counts = Counts()
+    private var metrics: ServerMetrics?
 
     /// Creates a notifier on `sender`; `attempts` per push, waiting `backoff` between them on `clock`.
     public init(
@@ -66,6 +67,9 @@ public actor PushNotifier {
         else { return nil }
         return PushNotifier(sender: WebhookPushSender(url: url, secret: Array(secret.utf8)))
     }
+
+    /// Counts each delivery's outcome in `metrics` (`hail_push_deliveries_total` by result) from now on.
+    public func reportDeliveries(to metrics: ServerMetrics) { self.metrics = metrics }
 
     /// Subscribes to every change `authority` commits.
     public func attach(to authority: TripAuthority) async {
@@ -166,6 +170,7 @@ public actor PushNotifier {
                 }
             }
             if delivered { counts.delivered += 1 } else { counts.failed += 1 }
+            metrics?.pushDelivery(delivered: delivered)
             follow(committed)
         }
         draining = false

@@ -189,8 +189,12 @@ public final class BackendServer: Sendable {
         await net.shutdown()
     }
 
-    /// The request target again from HailNet's decoded path and query.
+    /// The request target again from HailNet's decoded path and query. Each path segment is encoded again:
+    /// `Routes.match` decodes once more, and a decoded `?`, `#` or `%` left as it is would change the path (a
+    /// trip id with `%3F` in it routed as `/v1/trips/` and a query).
     static func target(path: String, query: [QueryItem]) -> String {
+        let path = path.split(separator: "/", omittingEmptySubsequences: false)
+            .map { PercentEncoding.encode(String($0)) }.joined(separator: "/")
         guard !query.isEmpty else { return path }
         return path + "?"
             + query.map { "\(PercentEncoding.encode($0.name))=\(PercentEncoding.encode($0.value))" }.joined(

@@ -1,4 +1,5 @@
 import Foundation
+import HailProcess
 
 /// Runs another program (redis-benchmark, redis-cli) to completion on a thread of its own and collects
 /// what it printed.
@@ -16,20 +17,23 @@ enum ExternalCommand {
     /// Runs `executable` with `arguments`; its exit status and standard output (standard error is dropped).
     static func run(_ executable: String, _ arguments: [String]) async -> (status: Int32, output: String) {
         let results = await BlockingThreads.run(count: 1) { _ -> (Int32, String) in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
             let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
+            let process: ChildProcess
             do {
-                try process.run()
+                process = try ChildProcess.start(
+                    executable, arguments, standardOutput: output.fileHandleForWriting.fileDescriptor)
+                try? output.fileHandleForWriting.close()
             } catch {
+                try? output.fileHandleForWriting.close()
                 return (-1, "\(error)")
             }
             let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+            let status: Int32 =
+                switch process.waitUntilExit() {
+                case .exited(let code): code
+                case .signalled(let number): 128 + number
+                }
+            return (status, String(decoding: data, as: UTF8.self))
         }
         return results.first ?? (-1, "")
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HailProcess
 
 /// `redis-benchmark` (Debian redis-tools) against a throwaway `redis-server` on a free loopback port:
 /// the reference the Hail figures are printed as a ratio to.
@@ -39,21 +40,35 @@ struct RedisBaseline: Sendable {
         guard let port = ExternalCommand.freeLoopbackPort() else {
             throw BenchFailure("no free loopback port for a throwaway redis-server")
         }
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: serverPath)
-        server.arguments = [
-            "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no",
-            "--maxclients", "\(max(1_000, clients * 2))",
-        ]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
+        let server: ChildProcess
         do {
-            try server.run()
+            server = try ChildProcess.start(
+                serverPath,
+                [
+                    "--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize",
+                    "no", "--maxclients", "\(max(1_000, clients * 2))",
+                ])
         } catch {
             throw BenchFailure("cannot start redis-server: \(error)")
         }
-        let pid = server.processIdentifier
-        defer { kill(pid, SIGTERM) }
+        // Stopped and reaped before returning, so no redis-server outlives the run (and, should this process
+        // die first, the child's death signal ends it).
+        do {
+            let figures = try await measureAll(
+                benchmark: benchmark, cli: cli, port: port, server: server.pid,
+                publishPayload: publishPayload)
+            _ = await server.stop()
+            return figures
+        } catch {
+            _ = await server.stop()
+            throw error
+        }
+    }
+
+    /// Waits for the throwaway server to answer, then runs GEOADD and PUBLISH against it.
+    private func measureAll(benchmark: String, cli: String, port: Int, server pid: Int32, publishPayload: String)
+        async throws(BenchFailure) -> (geoadd: Figure, publish: Figure, version: String)
+    {
         var ready = false
         for _ in 0..<100 where !ready {
             ready = await ExternalCommand.run(cli, ["-p", "\(port)", "ping"]).output.contains("PONG")

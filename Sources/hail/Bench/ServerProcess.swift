@@ -1,4 +1,5 @@
 import Foundation
+import HailProcess
 import Synchronization
 
 /// `hail server` started as a child process of the benchmark, on 127.0.0.1 and a free port, with a fresh
@@ -13,19 +14,19 @@ final class ServerProcess: Sendable {
     let secretFile: String
     /// The temporary directory (database, secret, log), removed by `stop`.
     let directory: URL
-    private let process: Mutex<Process>
+    private let process: ChildProcess
     // Held for the child's lifetime: releasing the pipe closes the descriptor its readability handler
     // watches, and a socket reusing that number confuses libdispatch's event loop (a crash).
     private let output: Mutex<Pipe>
 
     private init(
-        pid: Int32, port: Int, secretFile: String, directory: URL, process: sending Process, output: sending Pipe
+        pid: Int32, port: Int, secretFile: String, directory: URL, process: ChildProcess, output: sending Pipe
     ) {
         self.pid = pid
         self.port = port
         self.secretFile = secretFile
         self.directory = directory
-        self.process = Mutex(process)
+        self.process = process
         self.output = Mutex(output)
     }
 
@@ -45,17 +46,15 @@ final class ServerProcess: Sendable {
         let secretFile = given ?? directory.appendingPathComponent("hail.secret").path
         let log = directory.appendingPathComponent("server.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        process.arguments =
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        let arguments =
             [
                 "server", "--host", "127.0.0.1", "--port", "0", "--db",
                 directory.appendingPathComponent("bench.db").path,
                 "--secret-file", secretFile, "--quiet",
             ] + extraArguments
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = try? FileHandle(forWritingTo: log)
+        let errors = try? FileHandle(forWritingTo: log)
         let (lines, continuation) = AsyncStream.makeStream(of: String.self)
         let reader = output.fileHandleForReading
         // A plain thread reading until end of file: FileHandle's readabilityHandler runs on a libdispatch
@@ -73,10 +72,16 @@ final class ServerProcess: Sendable {
             continuation.finish()
         }.start()
         ChildProcesses.stopOnInterrupt()
+        let process: ChildProcess
         do {
-            try process.run()
-            ChildProcesses.started(process.processIdentifier)
+            process = try ChildProcess.start(
+                executable, arguments, standardOutput: output.fileHandleForWriting.fileDescriptor,
+                standardError: errors?.fileDescriptor)
+            try? output.fileHandleForWriting.close()
+            try? errors?.close()
+            ChildProcesses.started(process.pid)
         } catch {
+            try? output.fileHandleForWriting.close()
             try? FileManager.default.removeItem(at: directory)
             throw BenchFailure("cannot start `hail server` as a child process: \(error)")
         }
@@ -96,7 +101,7 @@ final class ServerProcess: Sendable {
             return first
         }
         let server = ServerProcess(
-            pid: process.processIdentifier, port: port ?? 0, secretFile: secretFile, directory: directory,
+            pid: process.pid, port: port ?? 0, secretFile: secretFile, directory: directory,
             process: process, output: output)
         guard port != nil else {
             let said = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
@@ -120,20 +125,11 @@ final class ServerProcess: Sendable {
     func usage() -> ProcessUsage? { ProcessUsage.of(pid: pid) }
 
     /// True while the child runs.
-    var isRunning: Bool { process.withLock { $0.isRunning } }
+    var isRunning: Bool { process.isRunning }
 
     /// Stops the child with SIGTERM (SIGKILL after 10 s) and removes its directory.
     func stop() async {
-        let running = process.withLock { $0.isRunning }
-        if running {
-            kill(pid, SIGTERM)
-            let clock = ContinuousClock()
-            let deadline = clock.now + .seconds(10)
-            while process.withLock({ $0.isRunning }), clock.now < deadline {
-                try? await Task.sleep(for: .milliseconds(50))
-            }
-            if process.withLock({ $0.isRunning }) { kill(pid, SIGKILL) }
-        }
+        _ = await process.stop(grace: .seconds(10))
         ChildProcesses.stopped(pid)
         try? FileManager.default.removeItem(at: directory)
     }

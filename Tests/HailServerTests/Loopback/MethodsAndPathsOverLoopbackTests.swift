@@ -1,0 +1,45 @@
+import Foundation
+import HailCore
+import HailProtocol
+import HailServer
+import Testing
+
+/// What schemathesis found over the wire and the in-process tests could not see: answers made by the HTTP layer
+/// before `HailAPI`, and paths HailNet hands over already decoded.
+@Suite("Methods and paths over loopback", .serialized)
+struct MethodsAndPathsOverLoopbackTests {
+    @Test("TRACE, which libwebsockets does not parse, gets the JSON 405 with Allow, not lws's HTML 403")
+    func traceIsOurJSON405() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hail-trace-\(UUID().uuidString).db")
+            .path
+        let (h, server) = try await ServerHarness.loopback(databasePath: path)
+        let metrics = await h.call("TRACE", "/metrics")
+        let unknown = await h.call("BREW", "/metrics")
+        await server.shutdown()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        #expect(metrics.status == 405)
+        #expect(metrics.headers["Allow"] == "GET")
+        #expect(metrics.headers["Content-Type"] == "application/json")
+        #expect(h.error(from: metrics)?.code == .methodNotAllowed)
+        #expect(unknown.status == 501)
+        #expect(h.error(from: unknown)?.message == "BREW is not an HTTP method this server knows")
+    }
+
+    @Test("an id with an encoded ?, # or % reaches the trip route whole, not a shorter path and a query")
+    func encodedDelimitersStayInTheId() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hail-ids-\(UUID().uuidString).db")
+            .path
+        let (h, server) = try await ServerHarness.loopback(databasePath: path)
+        let rider = h.token(.rider, "rider-1")
+        var messages: [String?] = []
+        for id in ["a%3Fb", "a%23b", "a%25b"] {
+            messages.append(h.error(from: await h.call("GET", "/v1/trips/\(id)", token: rider))?.message)
+        }
+        let share = await h.call("GET", "/share/%3Fx")
+        await server.shutdown()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        #expect(messages == ["there is no trip a?b", "there is no trip a#b", "there is no trip a%b"])
+        #expect(share.status == 401)
+        #expect(share.headers["Content-Type"] == "text/html; charset=utf-8")
+    }
+}
