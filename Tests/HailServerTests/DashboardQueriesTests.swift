@@ -46,7 +46,7 @@ struct DashboardQueriesTests {
         let expressions = panels.flatMap { panel in
             (panel["targets"] as? [[String: Any]] ?? []).compactMap { $0["expr"] as? String }
         }
-        #expect(expressions.count == 15)
+        #expect(expressions.count == 16)
         let exposed = Self.exposed()
         var queried = Set<String>()
         for expression in expressions {
