@@ -41,6 +41,25 @@ struct ServerFlagsTests {
         throw LoopbackError(description: "hail server did not report its port")
     }
 
+    /// Runs `hail server` with `arguments` (and a database it must never reach), which should refuse to start:
+    /// its exit status and what it wrote to stderr.
+    static func refusal(of arguments: [String]) async throws -> (status: Int32, text: String) {
+        try #require(FileManager.default.isExecutableFile(atPath: ServerProcess.executable.path))
+        let process = Process()
+        process.executableURL = ServerProcess.executable
+        process.arguments = ["server", "--port", "0", "--db", "/nonexistent/never.db"] + arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let text = try await onItsOwnThread { () -> String in
+            let data = errors.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        return (process.terminationStatus, text)
+    }
+
     @Test func theFlagsSetTheLimitsTheServerEnforces() async throws {
         try #require(
             FileManager.default.isExecutableFile(atPath: ServerProcess.executable.path),
@@ -73,20 +92,8 @@ struct ServerFlagsTests {
         ["--open-connections-per-address", "0"],
     ])
     func badLimitFlagsAreRefusedWithWhatToFix(_ arguments: [String]) async throws {
-        try #require(FileManager.default.isExecutableFile(atPath: ServerProcess.executable.path))
-        let process = Process()
-        process.executableURL = ServerProcess.executable
-        process.arguments = ["server", "--port", "0", "--db", "/nonexistent/never.db"] + arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = try await onItsOwnThread { () -> String in
-            let data = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
-        }
-        #expect(process.terminationStatus != 0)
+        let (status, text) = try await Self.refusal(of: arguments)
+        #expect(status != 0)
         #expect(text.hasPrefix("hail server: \(arguments[0])"), "\(text.prefix(200))")
     }
 
@@ -130,20 +137,8 @@ struct ServerFlagsTests {
         ),
     ])
     func aMissingOrUnusableAPNsKeyStopsTheStartUp(_ arguments: [String], message: String) async throws {
-        try #require(FileManager.default.isExecutableFile(atPath: ServerProcess.executable.path))
-        let process = Process()
-        process.executableURL = ServerProcess.executable
-        process.arguments = ["server", "--port", "0", "--db", "/nonexistent/never.db"] + arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = try await onItsOwnThread { () -> String in
-            let data = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
-        }
-        #expect(process.terminationStatus == 64)
+        let (status, text) = try await Self.refusal(of: arguments)
+        #expect(status == 64)
         #expect(text.hasPrefix(message + "\n"), "\(text.prefix(300))")
     }
 }
