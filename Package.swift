@@ -130,7 +130,7 @@ let package = Package(
             name: "HailServerTests",
             dependencies: [
                 "HailServer", "HailCore", "HailProtocol", "HailStorage", "HailNet", "HailRoads", "HailTesting",
-                "HailScale", "HailAPNs", "HailProcess",
+                "HailScale", "HailAPNs", "HailProcess", "HailSim",
             ]
         ),
         .testTarget(

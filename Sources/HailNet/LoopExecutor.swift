@@ -148,6 +148,11 @@ final class LoopExecutor: SerialExecutor, Sendable {
     }
 
     private func drainAfterStop() {
+        // The runtime enqueues through an unowned reference, so nothing may keep this executor alive while a
+        // late job runs here: the job can drop the last reference to its actor, whose deinit drops the
+        // executor, and the next turn of the loop below would lock freed memory. The drain holds its own.
+        let retained = Unmanaged.passRetained(self)
+        defer { retained.release() }
         let claimed = state.withLock { state -> Bool in
             guard !state.lateDrainerClaimed else { return false }
             state.lateDrainerClaimed = true

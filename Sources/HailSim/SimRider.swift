@@ -17,6 +17,8 @@ final class SimRider {
     private let world: CityWorld
     private var random: SimRandom
     private let link: FaultyRiderLink
+    /// The APNs device token this rider's phone has (`SimPushTokens`).
+    private let deviceToken: Data
     private let cursors = InMemoryCursorStore()
     private let conditions: NetworkConditions
     private let truth: @MainActor (String) -> TruthTrace?
@@ -34,6 +36,7 @@ final class SimRider {
     ) {
         var random = random
         self.world = world
+        deviceToken = SimPushTokens.device(riderID: id)
         let token = world.mint(.rider, id)
         conditions = NetworkConditions(
             profile: world.configuration.network, timeline: world.timeline, random: random.split())
@@ -63,6 +66,7 @@ final class SimRider {
         if let wait = await conditions.timeToKill() { nextKill = world.timeline.now().addingTimeInterval(wait) }
         model.screenVisibilityChanged(true)
         await model.launch()
+        await model.deviceTokenReceived(deviceToken, environment: .sandbox)
         while !Task.isCancelled {
             // Uniform between half and one and a half of the mean interval.
             let pause = world.configuration.requestInterval * (0.5 + random.unit())
@@ -90,6 +94,8 @@ final class SimRider {
         }
         record(.requested)
         assigned = nil
+        // As the app does: it starts a Live Activity for the trip and registers the activity's push token.
+        await model.liveActivityTokenReceived(SimPushTokens.liveActivity(tripID: tripID), for: tripID)
         let sampler = Task { [weak self] in await self?.sample(tripID: tripID) }
         defer {
             sampler.cancel()
@@ -197,5 +203,10 @@ final class SimRider {
         killed = false
         model.screenVisibilityChanged(true)
         await model.launch()
+        // iOS hands a relaunched app its device token again, and the trip's Live Activity outlives the app.
+        await model.deviceTokenReceived(deviceToken, environment: .sandbox)
+        if let trip = model.trip, trip.state.isActive {
+            await model.liveActivityTokenReceived(SimPushTokens.liveActivity(tripID: trip.id), for: trip.id)
+        }
     }
 }

@@ -9,9 +9,9 @@ import HailSim
 enum DemoCommand {
     static let usage = """
         usage: hail demo [--port 8080] [--drivers 30] [--riders 10] [--map FILE.osm.pbf] [--seed 1]
-                 [--speed 1] [--network perfect|4g|3g|dead-zones|stalls|chaos]
+                 [--speed 1] [--network perfect|4g|3g|dead-zones|stalls|chaos] [APNs flags]
                hail demo --headless --duration S [--report FILE] [--drivers N] [--riders N] [--map FILE]
-                 [--network PROFILE] [--warmup S]
+                 [--network PROFILE] [--warmup S] [APNs flags]
 
         Starts the Hail backend with its data in ./.hail (demo.db, demo.secret) and a simulated city on it:
         drivers roaming the roads and serving trips, riders requesting them every few seconds, all through
@@ -30,6 +30,12 @@ enum DemoCommand {
 
         Progress lines show drivers online, trips under way by state, trips ended, the fares seen and the
         freshness p99.
+
+        Each simulated rider registers an APNs device token as it launches and a Live Activity push token for
+        each trip it requests, as the iOS app does. With the APNs flags of `hail server` (--apns-key-file,
+        --apns-key-id, --apns-team-id, --apns-topic, and --apns-host HOST:PORT --apns-ca-file PEM for a
+        stand-in) the city's rides push their alerts and Live Activity updates there; without them nothing is
+        pushed.
         """
 
     static let monaco = "../shared/data/osm/monaco.osm.pbf"
@@ -37,10 +43,11 @@ enum DemoCommand {
     static func run(_ arguments: [String]) async throws(UsageError) {
         let args = try Arguments(
             arguments,
-            options: [
-                "--port", "--drivers", "--riders", "--map", "--seed", "--speed", "--network", "--duration", "--report",
-                "--warmup",
-            ], flags: ["--headless"])
+            options: Set(
+                [
+                    "--port", "--drivers", "--riders", "--map", "--seed", "--speed", "--network", "--duration",
+                    "--report", "--warmup",
+                ] + ServerCommand.apnsOptions), flags: ["--headless"])
         let port = try args.integer("--port", default: 8080, in: 0...65535)
         let headless = args.has("--headless")
         var city = CityConfiguration()
@@ -56,14 +63,17 @@ enum DemoCommand {
             }
             city.network = profile
         }
+        var pushes = ServerConfiguration()
+        let pushLine = try ServerCommand.configureAPNs(&pushes, args)
         let (graph, mapName) = try loadMap(args["--map"])
+        if let pushLine { say(pushLine) }
         if headless {
             guard args["--duration"] != nil else { throw UsageError("--headless needs --duration S (seconds)") }
             let duration = try args.integer("--duration", default: 120, in: 1...86_400)
             city.warmup = TimeInterval(try args.integer("--warmup", default: 0, in: 0...86_400))
             _ = try await SimRun(
                 city: city, graph: graph, mapName: mapName, duration: TimeInterval(duration),
-                reportPath: args["--report"]
+                reportPath: args["--report"], pushSender: pushes.pushSender
             ).run()
             return
         }
@@ -83,6 +93,7 @@ enum DemoCommand {
         options.log = nil
         // One graph for both: the server's ETAs, snapping and fares, and the simulated cars' routes.
         options.configuration.roads = .loaded(RoadNetwork(graph: graph))
+        options.configuration.pushSender = pushes.pushSender
         // The simulated apps all come from loopback: per-address limits would throttle the whole city.
         options.configuration.rateLimits.requestsPerAddress = nil
         options.configuration.rateLimits.connectionsPerAddress = nil

@@ -14,6 +14,8 @@ struct SimRun {
     var mapName: String
     var duration: TimeInterval
     var reportPath: String?
+    /// Where the city's rides push (APNs, from the `--apns-*` flags), or nil for no pushes.
+    var pushSender: PushSenderFactory? = nil
 
     /// Runs the city, prints progress every 10 s and the report at the end, and writes the JSON report.
     func run() async throws(UsageError) -> SimulationReport {
@@ -26,6 +28,7 @@ struct SimRun {
         options.secret = SecureRandom.bytes(32)
         options.log = nil
         options.configuration.roads = .loaded(RoadNetwork(graph: graph))
+        options.configuration.pushSender = pushSender
         // Every simulated app shares one loopback address: limits per address would throttle the whole
         // city as if it were one abusive client. Limits per token (per app) stay.
         options.configuration.rateLimits.requestsPerAddress = nil
