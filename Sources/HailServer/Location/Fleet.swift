@@ -52,6 +52,8 @@ public final class Fleet: Sendable {
         var snap: RoadSnap?
         /// The app that last sent this driver's positions: its cohort picks the route provider for them.
         var client: ClientInfo?
+        /// The location counters of the client that sent the last batch, kept so each batch only adds.
+        var counters: LocationCounters?
     }
 
     private let configuration: Configuration
@@ -261,6 +263,13 @@ public final class Fleet: Sendable {
         var shared = before
         shared.lastSeq = batch.seq
         if let client { state.client = client }
+        let counters: LocationCounters
+        if let known = state.counters, known.client == client {
+            counters = known
+        } else {
+            counters = metrics.locationCounters(for: client)
+            state.counters = counters
+        }
         // Backlog points predate live ones already taken, so they are judged among themselves.
         var backlogFilter = LocationFilter()
         var kept: [LocationPoint] = []
@@ -283,8 +292,8 @@ public final class Fleet: Sendable {
             dropped["offline", default: 0] += kept.count
             kept = []
         }
-        metrics.locationPoints(kept.count, result: "accepted", client: client)
-        for (reason, count) in dropped { metrics.locationPoints(count, result: reason, client: client) }
+        counters.add(kept.count, result: "accepted")
+        for (reason, count) in dropped { counters.add(count, result: reason) }
 
         var published: DriverLocation?
         var newPosition: DriverLocation?

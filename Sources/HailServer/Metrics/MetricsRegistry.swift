@@ -39,7 +39,7 @@ public final class MetricsRegistry: Sendable {
         }
     }
 
-    private struct Histogram: Sendable {
+    fileprivate struct Histogram: Sendable {
         var buckets: [Double]
         var counts: [UInt64]
         var sum = 0.0
@@ -67,8 +67,52 @@ public final class MetricsRegistry: Sendable {
         var bucketsByName: [String: [Double]] = [:]
     }
 
+    /// A counter or gauge series resolved once (`counter(_:labels:)`): adding to it is one atomic
+    /// compare-and-swap, with no labels to copy or hash and no lock.
+    public final class Counter: Sendable {
+        /// The value's bits (`Double.bitPattern`), so it can be added to atomically.
+        private let bits = Atomic<UInt64>(0.0.bitPattern)
+
+        fileprivate init() {}
+
+        /// Adds `amount` (negative for a gauge going down).
+        public func add(_ amount: Double = 1) {
+            var current = bits.load(ordering: .relaxed)
+            while true {
+                let (exchanged, found) = bits.compareExchange(
+                    expected: current, desired: (Double(bitPattern: current) + amount).bitPattern,
+                    ordering: .relaxed)
+                if exchanged { return }
+                current = found
+            }
+        }
+
+        /// The current value.
+        public var value: Double { Double(bitPattern: bits.load(ordering: .relaxed)) }
+    }
+
+    /// A histogram series resolved once (`histogram(_:labels:)`): an observation takes only its own lock.
+    public final class HistogramSeries: Sendable {
+        fileprivate let histogram: Mutex<Histogram>
+
+        fileprivate init(buckets: [Double]) {
+            histogram = Mutex(Histogram(buckets: buckets, counts: Array(repeating: 0, count: buckets.count)))
+        }
+
+        /// Records one observation.
+        public func observe(_ value: Double) {
+            histogram.withLock { MetricsRegistry.record(value, in: &$0) }
+        }
+    }
+
+    private struct Handles: Sendable {
+        var counters: [Series: Counter] = [:]
+        var histograms: [Series: HistogramSeries] = [:]
+    }
+
     private let declarations = Mutex(Declarations())
     private let stripes: [Stripe] = (0..<16).map { _ in Stripe() }
+    private let handles = Mutex(Handles())
     /// Gauges that are set (not added to) live in one place, so the last `set` wins.
     private let setGauges = Mutex<[Series: Double]>([:])
 
@@ -94,6 +138,32 @@ public final class MetricsRegistry: Sendable {
         }
     }
 
+    /// The handle of a counter or gauge series, the same one for the same name and labels: for a hot path that
+    /// adds to one series again and again, resolved once and kept.
+    public func counter(_ name: String, labels: Labels = [:]) -> Counter {
+        let series = Series(name, labels)
+        return handles.withLock { handles in
+            if let counter = handles.counters[series] { return counter }
+            let counter = Counter()
+            handles.counters[series] = counter
+            return counter
+        }
+    }
+
+    /// The handle of a histogram series declared with buckets, the same one for the same name and labels.
+    public func histogram(_ name: String, labels: Labels = [:]) -> HistogramSeries {
+        let series = Series(name, labels)
+        let buckets = declarations.withLock { $0.bucketsByName[name] } ?? Self.defaultBuckets
+        return handles.withLock { handles in
+            if let histogram = handles.histograms[series] { return histogram }
+            let histogram = HistogramSeries(buckets: buckets)
+            handles.histograms[series] = histogram
+            return histogram
+        }
+    }
+
+    private static let defaultBuckets: [Double] = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5]
+
     /// Adds `amount` to a counter or gauge.
     public func add(_ name: String, _ amount: Double = 1, labels: Labels = [:]) {
         let series = Series(name, labels)
@@ -112,7 +182,8 @@ public final class MetricsRegistry: Sendable {
     public func value(_ name: String, labels: Labels = [:]) -> Double {
         let series = Series(name, labels)
         let added = stripes.reduce(0.0) { total, stripe in total + stripe.values.withLock { $0.counters[series] ?? 0 } }
-        return added + (setGauges.withLock { $0[series] } ?? 0)
+        let handled = handles.withLock { $0.counters[series]?.value } ?? 0
+        return added + handled + (setGauges.withLock { $0[series] } ?? 0)
     }
 
     /// Records one observation in a histogram declared with buckets.
@@ -126,7 +197,7 @@ public final class MetricsRegistry: Sendable {
             return true
         }
         if known { return }
-        let buckets = declarations.withLock { $0.bucketsByName[name] } ?? [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5]
+        let buckets = declarations.withLock { $0.bucketsByName[name] } ?? Self.defaultBuckets
         stripe.values.withLock { values in
             var histogram =
                 values.histograms[series]
@@ -136,7 +207,7 @@ public final class MetricsRegistry: Sendable {
         }
     }
 
-    private static func record(_ value: Double, in histogram: inout Histogram) {
+    fileprivate static func record(_ value: Double, in histogram: inout Histogram) {
         for (index, bound) in histogram.buckets.enumerated() where value <= bound { histogram.counts[index] += 1 }
         histogram.sum += value
         histogram.count += 1
@@ -145,15 +216,19 @@ public final class MetricsRegistry: Sendable {
     /// How many observations a histogram series has.
     public func observationCount(_ name: String, labels: Labels = [:]) -> UInt64 {
         let series = Series(name, labels)
-        return stripes.reduce(0) { total, stripe in
+        let handled = handles.withLock { $0.histograms[series] }?.histogram.withLock { $0.count } ?? 0
+        return stripes.reduce(handled) { total, stripe in
             total + (stripe.values.withLock { $0.histograms[series]?.count } ?? 0)
         }
     }
 
-    /// Every stripe added up.
+    /// Every stripe and handle added up: a snapshot, so rendering holds no lock.
     private func merged() -> (values: [Series: Double], histograms: [Series: Histogram]) {
         var values = setGauges.withLock { $0 }
         var histograms: [Series: Histogram] = [:]
+        let handled = handles.withLock { $0 }
+        for (series, counter) in handled.counters { values[series, default: 0] += counter.value }
+        for (series, handle) in handled.histograms { histograms[series] = handle.histogram.withLock { $0 } }
         for stripe in stripes {
             stripe.values.withLock { stripe in
                 for (series, value) in stripe.counters { values[series, default: 0] += value }

@@ -8,6 +8,10 @@ public struct ServerMetrics: Sendable {
     public let registry: MetricsRegistry
     /// What the client-controlled labels (app, version, device from `X-Hail-Client`) may take.
     public let clientBounds: ClientLabelBounds
+    /// `hail_position_age_seconds`, resolved once: observed for every published position.
+    private let positionAge: MetricsRegistry.HistogramSeries
+    /// `hail_publish_to_send_seconds`, resolved once: observed for every position sent to a rider.
+    private let publishToSendSeconds: MetricsRegistry.HistogramSeries
 
     /// Creates the metrics and declares their help texts.
     public init(registry: MetricsRegistry = MetricsRegistry(), clientBounds: ClientLabelBounds = ClientLabelBounds()) {
@@ -46,6 +50,8 @@ public struct ServerMetrics: Sendable {
         registry.declare(
             "hail_push_deliveries_total", type: "counter",
             help: "Pushes to the gateway by result: delivered, or failed after the last retry.")
+        positionAge = registry.histogram("hail_position_age_seconds")
+        publishToSendSeconds = registry.histogram("hail_publish_to_send_seconds")
     }
 
     /// One APNs answer for a push of `type`, by what was done about it.
@@ -76,13 +82,17 @@ public struct ServerMetrics: Sendable {
             labels: ["result": result, "app": c.app, "version": c.version, "device": c.device])
     }
 
+    /// The location counters of one client, resolved once (bounded labels, one handle per result), for the
+    /// ingest path that counts every batch a driver's app sends.
+    public func locationCounters(for client: ClientInfo?) -> LocationCounters {
+        LocationCounters(client: client, metrics: self)
+    }
+
     /// A position was published to riders at this age.
-    public func positionPublished(age: TimeInterval) { registry.observe("hail_position_age_seconds", max(0, age)) }
+    public func positionPublished(age: TimeInterval) { positionAge.observe(max(0, age)) }
 
     /// A position reached a rider's socket this long after it was published.
-    public func publishToSend(_ seconds: TimeInterval) {
-        registry.observe("hail_publish_to_send_seconds", max(0, seconds))
-    }
+    public func publishToSend(_ seconds: TimeInterval) { publishToSendSeconds.observe(max(0, seconds)) }
 
     /// A trip changed state (or was created, with no previous state).
     public func tripChanged(to state: TripState, from previous: TripState?) {
