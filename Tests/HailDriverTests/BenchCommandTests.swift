@@ -17,7 +17,12 @@ struct BenchCommandTests {
             for await line in process.lines { lines.append(line) }
             return lines
         }
-        if lines == nil { process.process.terminate() }
+        if lines == nil {
+            let state = process.process.isRunning ? "was still running" : "had exited"
+            Issue.record(
+                "hail bench \(arguments.joined(separator: " ")) did not end in \(Int(seconds)) s; the process \(state)")
+            process.process.terminate()
+        }
         return ((lines ?? []).joined(separator: "\n"), lines == nil ? nil : await process.status())
     }
 

@@ -7,6 +7,10 @@ import Synchronization
 import Testing
 
 /// `hail drive` as a child process, its `--json` lines collected as they come.
+///
+/// The lines end when the pipe reaches end of file or, once the child has exited, when nothing more is waiting in
+/// it: a process another test spawned at the same moment may hold a copy of the pipe's write end for as long as it
+/// runs, and the child's end of file would never come.
 final class DriveProcess: Sendable {
     let process: Process
     let lines: AsyncStream<String>
@@ -26,22 +30,6 @@ final class DriveProcess: Sendable {
         process.standardError = FileHandle.nullDevice
         let (lines, continuation) = AsyncStream.makeStream(of: String.self)
         self.lines = lines
-        let partial = Locked("")
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                continuation.finish()
-                return
-            }
-            let complete = partial.value.withLock { buffer -> [String] in
-                buffer += String(decoding: data, as: UTF8.self)
-                var parts = buffer.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-                buffer = parts.removeLast()
-                return parts
-            }
-            for line in complete { continuation.yield(line) }
-        }
         process.terminationHandler = { [exit] process in
             let waiter = exit.value.withLock { state in
                 state.status = process.terminationStatus
@@ -50,6 +38,44 @@ final class DriveProcess: Sendable {
             waiter?.resume(returning: process.terminationStatus)
         }
         try process.run()
+        let reading = output.fileHandleForReading
+        let exited: @Sendable () -> Bool = { [exit] in exit.value.withLock { $0.status != nil } }
+        Thread {
+            Self.readLines(from: reading, exited: exited) { continuation.yield($0) }
+            continuation.finish()
+        }.start()
+    }
+
+    /// Reads `handle` a line at a time until end of file, or until `exited` and a poll finds nothing waiting.
+    private static func readLines(
+        from handle: FileHandle, exited: @Sendable () -> Bool, line: (String) -> Void
+    ) {
+        var buffer: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let descriptor = handle.fileDescriptor
+        while true {
+            // Asked before the poll: once the child is gone, a poll that times out means its output is all read.
+            let gone = exited()
+            var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&waiting, 1, 100)
+            if ready == 0 {
+                if gone { break }
+                continue
+            }
+            if ready < 0 {
+                if errno == EINTR { continue }
+                break
+            }
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { break }
+            buffer.append(contentsOf: chunk[0..<count])
+            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                line(String(decoding: buffer[..<newline], as: UTF8.self))
+                buffer.removeSubrange(...newline)
+            }
+        }
+        if !buffer.isEmpty { line(String(decoding: buffer, as: UTF8.self)) }
     }
 
     func status() async -> Int32 {
