@@ -172,6 +172,8 @@ public struct HailAPI: Sendable {
             return try await fleet(match.query)
         case Routes.fleetRoads:
             return .json(RoadMap(graph: services.routing.network?.graph))
+        case Routes.leafletAsset:
+            return services.configuration.leaflet.response(for: match.parameters["file"] ?? "")
         case Routes.fleetMap:
             return APIResponse(
                 status: 200, headers: [HailHeader.contentType: "text/html; charset=utf-8"],

@@ -33,6 +33,9 @@ public struct ServerConfiguration: Sendable {
     /// `HAIL_PUSH_WEBHOOK_URL` and `HAIL_PUSH_WEBHOOK_SECRET` are set, or no pushes at all.
     public var pushSender: PushSenderFactory?
 
+    /// Where the fleet page's Leaflet is served from (Debian's `libjs-leaflet` by default).
+    public var leaflet = LeafletAssets()
+
     /// The defaults.
     public init() {}
 }
