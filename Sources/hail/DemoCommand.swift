@@ -23,7 +23,8 @@ enum DemoCommand {
 
         --headless runs the same city without the browser against a fresh throwaway database for
         --duration seconds, then prints the measured report (freshness p50/p99 of the car on each rider's
-        screen, backward moves, trip events lost or doubled, trips) and writes it as JSON to --report.
+        screen, backward moves, trip events lost or doubled, trips) and writes it as JSON to --report
+        (a FILE ending in .html: the report with its plots there, opening offline, and the JSON beside it).
         Headless, --riders defaults to a quarter of the drivers. --warmup S runs the city S seconds before
         measuring: a city starts empty, so in its first two minutes only the shortest trips can end (at the
         minimum fare); after a warm-up of a few minutes the report shows a city in its stride.
