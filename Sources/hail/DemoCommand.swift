@@ -87,6 +87,10 @@ enum DemoCommand {
         // The simulated apps all come from loopback: per-address limits would throttle the whole city.
         options.configuration.rateLimits.requestsPerAddress = nil
         options.configuration.rateLimits.connectionsPerAddress = nil
+        // The console's rider's-eye view and its faults to press: this server only, never `hail server`.
+        let console = DemoConsole()
+        options.configuration.demo = console
+        city.pressableFaults = true
         let server: BackendServer
         do {
             server = try await BackendServer.start(options)
@@ -102,11 +106,12 @@ enum DemoCommand {
         guard let url = URL(string: base) else { throw UsageError("bad server address \(base)") }
         let simulation = City(
             configuration: city, server: url, tokens: minter, graph: graph, clock: ContinuousClock(), origin: Date())
+        console.attach(CityConsole(city: simulation))
         say(
             """
             Hail is running at \(base) (data in ./.hail), with \(city.drivers) drivers and \(city.riders) riders on \(mapName).
 
-            Fleet map (operator):  \(base)/?access_token=\(minter(.operator, "operator-demo"))
+            Console (operator):    \(base)/?access_token=\(minter(.operator, "operator-demo"))
             Metrics:               \(base)/metrics
 
             Ctrl-C to stop.

@@ -73,6 +73,13 @@ public enum Routes {
     /// `leaflet.css`), from the server's system copy; 404 naming what to install when it is missing.
     public static let leafletAsset = Route(
         name: "leafletAsset", method: .get, template: "/assets/leaflet/{file}", access: .everyone)
+    /// `GET /v1/demo/trips/{id}/rider` -> DemoRiderView, or 204 when no simulated rider watches the trip;
+    /// `hail demo` only (404 on any other server); operator token.
+    public static let demoRider = Route(
+        name: "demoRider", method: .get, template: "/v1/demo/trips/{id}/rider", access: .operator)
+    /// `POST /v1/demo/faults`: DemoFault -> DemoFaultAnswer; `hail demo` only (404 elsewhere); operator token.
+    public static let demoFault = Route(
+        name: "demoFault", method: .post, template: "/v1/demo/faults", access: .operator)
     /// `GET /healthz` -> 200 `{"status": "ok"}`.
     public static let health = Route(name: "health", method: .get, template: "/healthz", access: .everyone)
     /// `GET /metrics` -> Prometheus text format.
@@ -87,7 +94,8 @@ public enum Routes {
     public static let all: [Route] = [
         estimates, nearbyDrivers, requestTrip, activeTrip, trip, cancelTrip, shareTrip, tripLive,
         driverStatus, driverLive, driverLocations, driverTrip, acceptTrip, declineTrip, tripEvents,
-        registerDevice, unregisterDevice, registerLiveActivity, fleet, fleetRoads, fleetLive, leafletAsset,
+        registerDevice, unregisterDevice, registerLiveActivity, fleet, fleetRoads, fleetLive, leafletAsset, demoRider,
+        demoFault,
         health, metrics, sharePage, fleetMap,
     ]
 

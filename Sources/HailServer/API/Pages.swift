@@ -29,6 +29,8 @@ enum FleetPage {
         .car.selected svg{filter:drop-shadow(0 0 4px #fff)}
         #card{display:none;background:#1f2633;border-radius:6px;padding:8px;margin-top:6px}
         #card dt{color:#9aa4b2;font-size:12px}#card dd{margin:0 0 6px}
+        #faults button{margin:4px 4px 0 0;background:#2a3342;color:#dde;border:1px solid #46536a;border-radius:4px;
+          padding:4px 6px;cursor:pointer}#fault-answer{margin-top:6px;color:#f5c542}
         #missing{display:none;position:absolute;top:60px;left:20px;right:320px;background:#3b1d1d;padding:16px;
           border-radius:6px;z-index:2000}
         .leaflet-container{background:#11151c}
@@ -60,7 +62,17 @@ enum FleetPage {
         <dt>Dropoff</dt><dd data-field="dropoff">–</dd>
         <dt>ETA</dt><dd data-field="eta">–</dd>
         <dt>Last position</dt><dd data-field="age">–</dd>
-        </dl><a href="#" id="follow">Follow</a></div>
+        </dl><a href="#" id="follow">Follow</a>
+        <div id="rider" style="display:none"><h2>Rider's eye (simulated)</h2><dl>
+        <dt>Pin</dt><dd data-rider="pin">–</dd>
+        <dt>Banner</dt><dd data-rider="banner">–</dd>
+        <dt>ETA shown</dt><dd data-rider="eta">–</dd>
+        <dt>Drawn car from the true one</dt><dd data-rider="gap">–</dd>
+        <dt>Trip on the screen</dt><dd data-rider="trip">–</dd>
+        </dl><div id="faults"><button data-fault="deadZone">Driver: dead zone 20 s</button>
+        <button data-fault="stallRider">Rider: stall socket 12 s</button>
+        <button data-fault="killRider">Rider: kill and relaunch app</button>
+        <div id="fault-answer"></div></div></div></div>
         </div>
         <div id="missing"></div>
         <script src="/assets/leaflet/leaflet.js"></script>
@@ -75,7 +87,7 @@ enum FleetPage {
         const cars = new Map();
         const trips = new Map();
         const hail = {cars, trips, map: null, stats: null, selected: null, following: false, frames: 0,
-          clockOffset: 0, roads: 0};
+          clockOffset: 0, roads: 0, demo: null, rider: null, pins: [], glide: null, truth: null};
         window.hail = hail;
         let glideMillis = 1000;
         function serverNow() { return Date.now() + hail.clockOffset; }
@@ -221,11 +233,72 @@ enum FleetPage {
           document.getElementById("status").textContent = cars.size + " cars · " + trips.size + " active trips";
         }
         function select(what) {
-          hail.selected = what; hail.following = false;
+          hail.selected = what; hail.following = false; hail.pins = []; hail.rider = null;
           document.getElementById("follow").textContent = "Follow";
           for (const car of cars.values()) car.marker.setIcon(icon(car));
           applyFilters();
           showCard();
+        }
+        function selectedTripID() {
+          const what = hail.selected;
+          if (!what) return null;
+          if (what.tripID) return what.tripID;
+          const car = cars.get(what.driverID);
+          return car && car.tripID ? car.tripID : null;
+        }
+        function riderField(name, text) { document.querySelector('#rider [data-rider="' + name + '"]').textContent = text; }
+        function dot(layer, spot, style) {
+          if (!spot) { if (layer) layer.remove(); return null; }
+          if (!layer) layer = L.circleMarker([spot.lat, spot.lng], style).addTo(hail.map);
+          layer.setLatLng([spot.lat, spot.lng]);
+          return layer;
+        }
+        function showRider(view) {
+          hail.rider = view;
+          const box = document.getElementById("rider");
+          box.style.display = hail.demo ? "block" : "none";
+          if (!view) {
+            riderField("pin", "no simulated rider watches this trip");
+            for (const name of ["banner", "eta", "gap", "trip"]) riderField(name, "–");
+            hail.glide = dot(hail.glide, null); hail.truth = dot(hail.truth, null);
+            return;
+          }
+          if (hail.pins[hail.pins.length - 1] !== view.pin) hail.pins.push(view.pin);
+          riderField("pin", view.pin || "no position yet");
+          riderField("banner", view.showsDelayedBanner ? "Driver's location may be delayed" : "none");
+          riderField("eta", view.etaMinutes === undefined || view.etaMinutes === null ? "none" : view.etaMinutes + " min");
+          riderField("gap", view.glide && view.truth ?
+            Math.round(metres([view.glide.lat, view.glide.lng], [view.truth.lat, view.truth.lng])) + " m" : "–");
+          riderField("trip", names[view.state] + ", version " + view.version);
+          hail.glide = dot(hail.glide, view.glide, {radius: 10, color: "#ffffff", weight: 2, fill: false});
+          hail.truth = dot(hail.truth, view.truth, {radius: 3, color: "#f5c542", weight: 1, fillOpacity: 1});
+        }
+        async function pollRider() {
+          const tripID = selectedTripID();
+          if (tripID && hail.demo !== false) {
+            try {
+              const answer = await fetch("/v1/demo/trips/" + encodeURIComponent(tripID) + "/rider",
+                {headers: {Authorization: "Bearer " + token}});
+              if (answer.status === 404) { hail.demo = false; showRider(null); }
+              else if (answer.status === 204) { hail.demo = true; if (selectedTripID() === tripID) showRider(null); }
+              else if (answer.ok) { hail.demo = true; const view = await answer.json(); if (selectedTripID() === tripID) showRider(view); }
+            } catch (error) { /* the next poll tries again */ }
+          } else if (!tripID) {
+            document.getElementById("rider").style.display = "none";
+            hail.glide = dot(hail.glide, null); hail.truth = dot(hail.truth, null);
+          }
+          setTimeout(pollRider, 500);
+        }
+        async function pressFault(kind) {
+          const tripID = selectedTripID();
+          const out = document.getElementById("fault-answer");
+          if (!tripID) { out.textContent = "select a car on a trip first"; return; }
+          try {
+            const answer = await fetch("/v1/demo/faults", {method: "POST", headers: {Authorization: "Bearer " + token,
+              "Content-Type": "application/json"}, body: JSON.stringify({kind, tripID})});
+            const body = await answer.json();
+            out.textContent = answer.ok ? body.done : body.error.message;
+          } catch (error) { out.textContent = "no answer: " + error.message; }
         }
         function field(name, text) { document.querySelector('#card [data-field="' + name + '"]').textContent = text; }
         function where(c) { return c ? c.lat.toFixed(5) + ", " + c.lng.toFixed(5) : "–"; }
@@ -328,7 +401,11 @@ enum FleetPage {
             event.preventDefault(); hail.following = !hail.following;
             event.target.textContent = hail.following ? "Following (click to stop)" : "Follow";
           });
+          for (const button of document.querySelectorAll("#faults button")) {
+            button.addEventListener("click", () => pressFault(button.getAttribute("data-fault")));
+          }
           loadRoads().then(connect);
+          pollRider();
           requestAnimationFrame(frame);
         }
         start();

@@ -36,6 +36,10 @@ public struct ServerConfiguration: Sendable {
     /// Where the fleet page's Leaflet is served from (Debian's `libjs-leaflet` by default).
     public var leaflet = LeafletAssets()
 
+    /// The demo's console hooks (a simulated rider's screen, faults to press); nil, the default, everywhere but
+    /// `hail demo`: the demo routes are then 404.
+    public var demo: DemoConsole?
+
     /// The defaults.
     public init() {}
 }
