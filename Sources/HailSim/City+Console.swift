@@ -24,25 +24,28 @@ extension City {
             truth: truth)
     }
 
-    /// Presses `fault` on the simulated app of `fault.tripID` it names: the driver serving it (a dead zone),
+    /// Presses `fault` on the simulated app of the trip it names: the driver serving it (a dead zone),
     /// or the rider watching it (a stalled socket, a killed app).
     public func press(_ fault: DemoFault) async throws(APIError) -> DemoFaultAnswer {
         let apps = consoleApps
+        let tripID = fault.tripID ?? ""
         switch fault.kind {
+        case .restartServer:
+            throw APIError.notFound("the city cannot restart the server; `hail demo` does")
         case .deadZone:
             guard
-                let driver = apps.drivers.first(where: { $0.model.trip?.id == fault.tripID })
-                    ?? apps.riders.first(where: { $0.model.trip?.id == fault.tripID })?.model.trip?.driver.flatMap({
+                let driver = apps.drivers.first(where: { $0.model.trip?.id == tripID })
+                    ?? apps.riders.first(where: { $0.model.trip?.id == tripID })?.model.trip?.driver.flatMap({
                         driver in apps.drivers.first { $0.id == driver.id }
                     })
-            else { throw APIError.notFound("no simulated driver serves trip \(fault.tripID.prefix(60))") }
+            else { throw APIError.notFound("no simulated driver serves trip \(tripID.prefix(60))") }
             let seconds = fault.seconds ?? 20
             let end = await driver.pressDeadZone(seconds: seconds)
             return DemoFaultAnswer(
                 done: "\(driver.id) is in a dead zone for \(Int(seconds)) s", until: Date(timeIntervalSince1970: end))
         case .stallRider, .killRider:
-            guard let rider = apps.riders.first(where: { $0.model.trip?.id == fault.tripID }) else {
-                throw APIError.notFound("no simulated rider watches trip \(fault.tripID.prefix(60))")
+            guard let rider = apps.riders.first(where: { $0.model.trip?.id == tripID }) else {
+                throw APIError.notFound("no simulated rider watches trip \(tripID.prefix(60))")
             }
             if fault.kind == .killRider {
                 rider.pressKill()

@@ -106,7 +106,8 @@ enum DemoCommand {
         guard let url = URL(string: base) else { throw UsageError("bad server address \(base)") }
         let simulation = City(
             configuration: city, server: url, tokens: minter, graph: graph, clock: ContinuousClock(), origin: Date())
-        console.attach(CityConsole(city: simulation))
+        let demoServer = DemoServer(first: server, options: options)
+        console.attach(DemoCommandConsole(city: CityConsole(city: simulation), server: demoServer))
         say(
             """
             Hail is running at \(base) (data in ./.hail), with \(city.drivers) drivers and \(city.riders) riders on \(mapName).
@@ -123,7 +124,7 @@ enum DemoCommand {
                 say(simulation.measuredReport(map: mapName).progress)
             }
         }
-        await Signals.runUntilInterrupted(server)
+        await demoServer.runUntilInterrupted()
         progress.cancel()
         // The server is gone: the simulated apps' goodbyes would only wait out their timeouts.
         cityTask.cancel()

@@ -47,7 +47,7 @@ def main():
     try:
         # The share page first, while its trip is surely still under way.
         driver.get(f"{args.base}/share/{args.share_token}")
-        WebDriverWait(driver, 30).until(lambda d: d.execute_script("return trip !== null"))
+        WebDriverWait(driver, 30).until(lambda d: d.execute_script("return typeof trip !== 'undefined' && trip !== null"))
         result["shareTrip"] = driver.find_element(By.ID, "state").get_attribute("data-trip")
         result["shareLoadedTrip"] = driver.execute_script("return trip.id")
         result["shareState"] = driver.find_element(By.ID, "state").text

@@ -40,7 +40,8 @@ def main():
     driver = browser()
     try:
         driver.get(f"{args.base}/?access_token={args.operator_token}")
-        WebDriverWait(driver, 30).until(lambda d: d.execute_script("return hail.cars.size") > 0)
+        # Deadlines, not waits: generous because `make test` runs other browsers and cities at the same time.
+        WebDriverWait(driver, 90).until(lambda d: d.execute_script("return hail.cars.size") > 0)
         # A car on a trip whose simulated rider shows a live pin: try the candidates until one does.
         chosen = None
         deadline = time.monotonic() + 90

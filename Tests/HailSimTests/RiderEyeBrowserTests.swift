@@ -13,9 +13,10 @@ import Testing
 /// The console of a demo server in a real browser (Selenium, `Tests/Browser/check_rider_eye.py`): a car on
 /// a trip opens to what its simulated rider's screen shows, a dead zone pressed for its driver turns that
 /// rider's pin from live to updating, and it comes back. Screenshots are kept; the test prints where.
-@Suite("The console's rider's-eye view and pressed faults in a browser", .serialized)
-@MainActor
-struct RiderEyeBrowserTests {
+///
+/// In `BrowserPagesTests`, whose tests run one at a time: two simulated cities and browsers at once on a
+/// small machine starve each other past any deadline.
+extension BrowserPagesTests {
     @Test(
         .enabled(if: BrowserPagesTests.ready, "needs chromium, chromium-driver and python3-selenium (scripts/setup.sh)")
     )

@@ -12,17 +12,19 @@ public struct DemoFault: Codable, Sendable, Hashable {
         case stallRider
         /// The app of the rider watching the trip is killed; it relaunches a few seconds later.
         case killRider
+        /// The server stops (every socket closed) and starts again on the same port and database.
+        case restartServer
     }
 
     /// Which fault.
     public var kind: Kind
-    /// The trip whose driver (dead zone) or rider (stall, kill) it hits.
-    public var tripID: String
+    /// The trip whose driver (dead zone) or rider (stall, kill) it hits; none for a restart.
+    public var tripID: String?
     /// How long, for a dead zone or a stall.
     public var seconds: Double?
 
     /// Creates a fault.
-    public init(kind: Kind, tripID: String, seconds: Double? = nil) {
+    public init(kind: Kind, tripID: String?, seconds: Double? = nil) {
         self.kind = kind
         self.tripID = tripID
         self.seconds = seconds
@@ -30,9 +32,11 @@ public struct DemoFault: Codable, Sendable, Hashable {
 }
 
 extension DemoFault: Validatable {
-    /// `tripID` is not empty; `seconds`, when given, lies in 1...120.
+    /// `tripID` is there and not empty but for a restart; `seconds`, when given, lies in 1...120.
     public func validate() throws(APIError) {
-        if tripID.isEmpty { throw APIError.invalidField("tripID", "tripID must not be empty") }
+        if kind != .restartServer, tripID?.isEmpty ?? true {
+            throw APIError.invalidField("tripID", "a \(kind.rawValue) needs the tripID it hits")
+        }
         if let seconds, !(1...120).contains(seconds) {
             throw APIError.invalidField("seconds", "seconds must be between 1 and 120")
         }

@@ -29,8 +29,8 @@ enum FleetPage {
         .car.selected svg{filter:drop-shadow(0 0 4px #fff)}
         #card{display:none;background:#1f2633;border-radius:6px;padding:8px;margin-top:6px}
         #card dt{color:#9aa4b2;font-size:12px}#card dd{margin:0 0 6px}
-        #faults button{margin:4px 4px 0 0;background:#2a3342;color:#dde;border:1px solid #46536a;border-radius:4px;
-          padding:4px 6px;cursor:pointer}#fault-answer{margin-top:6px;color:#f5c542}
+        #faults-server button,#faults button{margin:4px 4px 0 0;background:#2a3342;color:#dde;border:1px solid #46536a;border-radius:4px;
+          padding:4px 6px;cursor:pointer}#fault-answer,#demo-answer{margin-top:6px;color:#f5c542}
         #missing{display:none;position:absolute;top:60px;left:20px;right:320px;background:#3b1d1d;padding:16px;
           border-radius:6px;z-index:2000}
         .leaflet-container{background:#11151c}
@@ -50,6 +50,8 @@ enum FleetPage {
         <tr><td>Budget</td><td id="n-budget">–</td></tr>
         <tr><td>Reconnects</td><td id="n-reconnects">–</td></tr>
         </tbody></table>
+        <div id="demo" style="display:none"><h2>Demo</h2><div id="faults-server">
+        <button data-fault="restartServer">Restart the server</button><div id="demo-answer"></div></div></div>
         <h2>Selected</h2><div id="hint">Click a car or a trip's pin.</div>
         <div id="card"><dl>
         <dt>Driver</dt><dd data-field="driver">–</dd>
@@ -87,7 +89,7 @@ enum FleetPage {
         const cars = new Map();
         const trips = new Map();
         const hail = {cars, trips, map: null, stats: null, selected: null, following: false, frames: 0,
-          clockOffset: 0, roads: 0, demo: null, rider: null, pins: [], glide: null, truth: null};
+          clockOffset: 0, roads: 0, demo: null, rider: null, pins: [], glide: null, truth: null, snapshots: 0};
         window.hail = hail;
         let glideMillis = 1000;
         function serverNow() { return Date.now() + hail.clockOffset; }
@@ -289,13 +291,21 @@ enum FleetPage {
           }
           setTimeout(pollRider, 500);
         }
+        async function probeDemo() {
+          // A demo server answers 204 for a trip no simulated rider watches; any other server 404.
+          try {
+            const answer = await fetch("/v1/demo/trips/none/rider", {headers: {Authorization: "Bearer " + token}});
+            hail.demo = answer.status === 204 || answer.ok;
+            document.getElementById("demo").style.display = hail.demo ? "block" : "none";
+          } catch (error) { hail.demo = null; }
+        }
         async function pressFault(kind) {
-          const tripID = selectedTripID();
-          const out = document.getElementById("fault-answer");
-          if (!tripID) { out.textContent = "select a car on a trip first"; return; }
+          const tripID = kind === "restartServer" ? null : selectedTripID();
+          const out = document.getElementById(kind === "restartServer" ? "demo-answer" : "fault-answer");
+          if (!tripID && kind !== "restartServer") { out.textContent = "select a car on a trip first"; return; }
           try {
             const answer = await fetch("/v1/demo/faults", {method: "POST", headers: {Authorization: "Bearer " + token,
-              "Content-Type": "application/json"}, body: JSON.stringify({kind, tripID})});
+              "Content-Type": "application/json"}, body: JSON.stringify(tripID ? {kind, tripID} : {kind})});
             const body = await answer.json();
             out.textContent = answer.ok ? body.done : body.error.message;
           } catch (error) { out.textContent = "no answer: " + error.message; }
@@ -336,6 +346,7 @@ enum FleetPage {
           if (message.type === "hello") {
             hail.clockOffset = Date.parse(message.serverTime) - Date.now();
           } else if (message.type === "fleetSnapshot") {
+            hail.snapshots++;
             for (const car of cars.values()) car.marker.remove();
             for (const trip of trips.values()) trip.pin.remove();
             cars.clear(); trips.clear();
@@ -401,10 +412,11 @@ enum FleetPage {
             event.preventDefault(); hail.following = !hail.following;
             event.target.textContent = hail.following ? "Following (click to stop)" : "Follow";
           });
-          for (const button of document.querySelectorAll("#faults button")) {
+          for (const button of document.querySelectorAll("#faults button, #faults-server button")) {
             button.addEventListener("click", () => pressFault(button.getAttribute("data-fault")));
           }
           loadRoads().then(connect);
+          probeDemo();
           pollRider();
           requestAnimationFrame(frame);
         }
