@@ -16,7 +16,7 @@ enum DemoCommand {
         Starts the Hail backend with its data in ./.hail (demo.db, demo.secret) and a simulated city on it:
         drivers roaming the roads and serving trips, riders requesting them every few seconds, all through
         the real rider and driver runtimes over HTTP and WebSockets. The map is Monaco
-        (../shared/data/osm/monaco.osm.pbf) when present, else the generated city. Prints the fleet map's
+        (../shared/data/osm/monaco.osm.pbf) when present, else the generated city. Prints the console's
         URL with an operator token and a progress line every 10 s; runs until Ctrl-C. --speed 2 drives
         the cars twice as fast as the roads' speeds (still under the server's 200 km/h filter).
         --network puts every simulated app on that network (each with its own seeded faults).
