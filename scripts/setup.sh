@@ -8,14 +8,16 @@ set -euo pipefail
 # System packages by platform. Each C library the package links sits behind one C* target;
 # add its Debian and Homebrew names here when a target needs it. Chromium, its driver and Selenium are for the
 # tests that load the web pages in a real browser (headless); on macOS those tests run when Chrome or Chromium
-# is installed. redis-tools brings redis-benchmark, the reference `hail bench baseline` measures against.
+# is installed. libjs-leaflet is the web-map library of the operator's console, which `hail server` serves from
+# /usr/share/javascript/leaflet (never committed here, never fetched from a CDN). redis-tools brings
+# redis-benchmark, the reference `hail bench baseline` measures against.
 # libcurl4-openssl-dev (HTTP/2 through nghttp2) and libssl-dev are the APNs sender's (CCurl); python3-h2 and
 # python3-cryptography run the APNs stand-in of the push tests (Tests/APNs/apns_standin.py). python3-venv makes the
 # virtual environment scripts/contract.sh installs schemathesis into; prometheus brings promtool, which checks the
 # live /metrics output and the alerting rules in deploy/prometheus/.
 DEBIAN_PACKAGES=(git make pkg-config libsqlite3-dev libwebsockets-dev libwebsockets-evlib-ev libev-dev zlib1g-dev
     libpq-dev libhiredis-dev libcurl4-openssl-dev libssl-dev chromium chromium-driver python3-selenium python3-venv
-    redis-tools python3-h2 python3-cryptography prometheus)
+    libjs-leaflet redis-tools python3-h2 python3-cryptography prometheus)
 BREW_PACKAGES=(pkg-config sqlite libwebsockets libev zlib libpq hiredis curl openssl@3 prometheus)
 
 say() { printf 'setup: %s\n' "$*" >&2; }

@@ -28,6 +28,8 @@ public final class City {
     private var drivers: [SimDriver] = []
     private var riders: [SimRider] = []
     private var traces: [String: TruthTrace] = [:]
+    /// The apps and the city's time now, for the demo's console (`City+Console.swift`).
+    var consoleApps: (drivers: [SimDriver], riders: [SimRider], now: Date) { (drivers, riders, timeline.now()) }
     /// Each trip change a driver saw confirmed, with when: the server's truth the riders are held to.
     private var confirmed: [String: [(version: Int, state: TripState, fare: Money?, at: Date)]] = [:]
     private var startedAt: Date?

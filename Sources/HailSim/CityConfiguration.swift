@@ -40,6 +40,8 @@ public struct CityConfiguration: Sendable, Hashable {
 
     /// The network every simulated app is on (each with its own seeded faults).
     public var network = NetworkProfile.perfect
+    /// True when the demo's console may press faults (a dead zone, a stalled socket, a killed app) on any app.
+    public var pressableFaults = false
     /// The chance a fix is an outlier hundreds of metres off.
     public var outlierProbability = 0.005
 

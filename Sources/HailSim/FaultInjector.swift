@@ -11,7 +11,7 @@ struct FaultInjector: Sendable {
 
     init(conditions: NetworkConditions) {
         self.conditions = conditions
-        isActive = conditions.profile != .perfect
+        isActive = conditions.profile != .perfect || conditions.pressable
     }
 
     /// Why a call got no answer, as the app's transport would say it.
@@ -115,9 +115,20 @@ struct FaultInjector: Sendable {
                 await close()
                 continuation.finish(throwing: NoAnswer(description: "the connection broke"))
             }
+            let breaksAtFirst = breaksAt
             let breaker = Task {
-                guard breaksAt.isFinite else { return }
-                do { try await conditions.sleep(until: breaksAt) } catch { return }
+                if conditions.pressable {
+                    // A dead zone may be pressed at any moment: look twice a second.
+                    while conditions.now < breaksAtFirst {
+                        do {
+                            try await conditions.sleep(until: min(breaksAtFirst, conditions.now + 0.5))
+                        } catch { return }
+                        if await conditions.deadZoneEnd(at: conditions.now) != nil { break }
+                    }
+                } else {
+                    guard breaksAtFirst.isFinite else { return }
+                    do { try await conditions.sleep(until: breaksAtFirst) } catch { return }
+                }
                 await breakStream()
             }
             defer {

@@ -17,12 +17,19 @@ actor NetworkConditions {
     /// Dead zones and stalls as seconds since 1970, in order.
     nonisolated let deadZones: [ClosedRange<Double>]
     nonisolated let stalls: [ClosedRange<Double>]
+    /// True when faults may be pressed by hand (the demo's console): the injector stays in the way even
+    /// on the perfect profile, and an open stream checks for a pressed dead zone twice a second.
+    nonisolated let pressable: Bool
+    /// Dead zones and stalls pressed by hand, as seconds since 1970.
+    private var pressedDeadZones: [ClosedRange<Double>] = []
+    private var pressedStalls: [ClosedRange<Double>] = []
 
     /// Conditions with the dead zones and stalls given, for tests that need them at known times.
     init(
         profile: NetworkProfile, timeline: DriverTimeline, random: SimRandom, deadZones: [ClosedRange<Double>],
-        stalls: [ClosedRange<Double>]
+        stalls: [ClosedRange<Double>], pressable: Bool = false
     ) {
+        self.pressable = pressable
         self.profile = profile
         self.timeline = timeline
         self.random = random
@@ -30,7 +37,11 @@ actor NetworkConditions {
         self.stalls = stalls
     }
 
-    init(profile: NetworkProfile, timeline: DriverTimeline, random: SimRandom, horizon: TimeInterval = 86_400) {
+    init(
+        profile: NetworkProfile, timeline: DriverTimeline, random: SimRandom, horizon: TimeInterval = 86_400,
+        pressable: Bool = false
+    ) {
+        self.pressable = pressable
         var random = random
         self.profile = profile
         self.timeline = timeline
@@ -62,13 +73,29 @@ actor NetworkConditions {
     nonisolated var now: Double { timeline.now().timeIntervalSince1970 }
 
     /// The end of the dead zone the client is in at `time`, nil outside one.
-    func deadZoneEnd(at time: Double) -> Double? { deadZones.first { $0.contains(time) }?.upperBound }
+    func deadZoneEnd(at time: Double) -> Double? {
+        (pressedDeadZones + deadZones).first { $0.contains(time) }?.upperBound
+    }
 
     /// The start of the next dead zone after `time`, nil when none is left.
-    func nextDeadZone(after time: Double) -> Double? { deadZones.first { $0.lowerBound > time }?.lowerBound }
+    func nextDeadZone(after time: Double) -> Double? {
+        (pressedDeadZones + deadZones).filter { $0.lowerBound > time }.map(\.lowerBound).min()
+    }
 
     /// The end of the stall the socket is in at `time`, nil outside one.
-    func stallEnd(at time: Double) -> Double? { stalls.first { $0.contains(time) }?.upperBound }
+    func stallEnd(at time: Double) -> Double? { (pressedStalls + stalls).first { $0.contains(time) }?.upperBound }
+
+    /// A dead zone pressed by hand, from now for `seconds`; returns its end.
+    func pressDeadZone(seconds: Double) -> Double {
+        pressedDeadZones.append(now...(now + seconds))
+        return now + seconds
+    }
+
+    /// A stall pressed by hand, from now for `seconds`; returns its end.
+    func pressStall(seconds: Double) -> Double {
+        pressedStalls.append(now...(now + seconds))
+        return now + seconds
+    }
 
     /// One one-way trip's latency, seconds.
     func oneWay() -> Double {

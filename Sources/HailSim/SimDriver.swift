@@ -58,7 +58,8 @@ final class SimDriver {
         self.confirm = confirm
         let token = world.mint(.driver, id)
         conditions = NetworkConditions(
-            profile: world.configuration.network, timeline: world.timeline, random: random.split())
+            profile: world.configuration.network, timeline: world.timeline, random: random.split(),
+            pressable: world.configuration.pressableFaults)
         link = FaultyDriverLink(
             link: SimDriverLink(
                 api: DriverHTTPAPI(transport: HTTPTransport(baseURL: world.server, token: token)),
@@ -250,4 +251,8 @@ final class SimDriver {
         guard let last = ends.first else { return nil }
         return router.route(from: [start], to: ends.filter { $0.distance <= last.distance + 0.5 })
     }
+
+    /// Puts the phone in a dead zone for `seconds` from now, as a pressed fault of the demo's console:
+    /// no request, no stream; returns when it ends.
+    func pressDeadZone(seconds: Double) async -> Double { await conditions.pressDeadZone(seconds: seconds) }
 }

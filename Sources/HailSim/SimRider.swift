@@ -39,7 +39,8 @@ final class SimRider {
         deviceToken = SimPushTokens.device(riderID: id)
         let token = world.mint(.rider, id)
         conditions = NetworkConditions(
-            profile: world.configuration.network, timeline: world.timeline, random: random.split())
+            profile: world.configuration.network, timeline: world.timeline, random: random.split(),
+            pressable: world.configuration.pressableFaults)
         link = FaultyRiderLink(
             link: SimRiderLink(
                 api: RiderHTTPAPI(transport: HTTPTransport(baseURL: world.server, token: token)),
@@ -209,4 +210,11 @@ final class SimRider {
             await model.liveActivityTokenReceived(SimPushTokens.liveActivity(tripID: trip.id), for: trip.id)
         }
     }
+
+    /// Kills the app at its next frame, as a pressed fault of the demo's console; it relaunches a few
+    /// seconds later and rebuilds the trip from the server and its cursor.
+    func pressKill() { nextKill = world.timeline.now() }
+
+    /// Stalls the app's socket for `seconds` from now, as a pressed fault; returns when it ends.
+    func pressStall(seconds: Double) async -> Double { await conditions.pressStall(seconds: seconds) }
 }

@@ -16,14 +16,15 @@ enum DemoCommand {
         Starts the Hail backend with its data in ./.hail (demo.db, demo.secret) and a simulated city on it:
         drivers roaming the roads and serving trips, riders requesting them every few seconds, all through
         the real rider and driver runtimes over HTTP and WebSockets. The map is Monaco
-        (../shared/data/osm/monaco.osm.pbf) when present, else the generated city. Prints the fleet map's
+        (../shared/data/osm/monaco.osm.pbf) when present, else the generated city. Prints the console's
         URL with an operator token and a progress line every 10 s; runs until Ctrl-C. --speed 2 drives
         the cars twice as fast as the roads' speeds (still under the server's 200 km/h filter).
         --network puts every simulated app on that network (each with its own seeded faults).
 
         --headless runs the same city without the browser against a fresh throwaway database for
         --duration seconds, then prints the measured report (freshness p50/p99 of the car on each rider's
-        screen, backward moves, trip events lost or doubled, trips) and writes it as JSON to --report.
+        screen, backward moves, trip events lost or doubled, trips) and writes it as JSON to --report
+        (a FILE ending in .html: the report with its plots there, opening offline, and the JSON beside it).
         Headless, --riders defaults to a quarter of the drivers. --warmup S runs the city S seconds before
         measuring: a city starts empty, so in its first two minutes only the shortest trips can end (at the
         minimum fare); after a warm-up of a few minutes the report shows a city in its stride.
@@ -97,6 +98,10 @@ enum DemoCommand {
         // The simulated apps all come from loopback: per-address limits would throttle the whole city.
         options.configuration.rateLimits.requestsPerAddress = nil
         options.configuration.rateLimits.connectionsPerAddress = nil
+        // The console's rider's-eye view and its faults to press: this server only, never `hail server`.
+        let console = DemoConsole()
+        options.configuration.demo = console
+        city.pressableFaults = true
         let server: BackendServer
         do {
             server = try await BackendServer.start(options)
@@ -112,11 +117,13 @@ enum DemoCommand {
         guard let url = URL(string: base) else { throw UsageError("bad server address \(base)") }
         let simulation = City(
             configuration: city, server: url, tokens: minter, graph: graph, clock: ContinuousClock(), origin: Date())
+        let demoServer = DemoServer(first: server, options: options)
+        console.attach(DemoCommandConsole(city: CityConsole(city: simulation), server: demoServer))
         say(
             """
             Hail is running at \(base) (data in ./.hail), with \(city.drivers) drivers and \(city.riders) riders on \(mapName).
 
-            Fleet map (operator):  \(base)/?access_token=\(minter(.operator, "operator-demo"))
+            Console (operator):    \(base)/?access_token=\(minter(.operator, "operator-demo"))
             Metrics:               \(base)/metrics
 
             Ctrl-C to stop.
@@ -128,7 +135,7 @@ enum DemoCommand {
                 say(simulation.measuredReport(map: mapName).progress)
             }
         }
-        await Signals.runUntilInterrupted(server)
+        await demoServer.runUntilInterrupted()
         progress.cancel()
         // The server is gone: the simulated apps' goodbyes would only wait out their timeouts.
         cityTask.cancel()

@@ -53,27 +53,52 @@ struct SimRun {
                 + "for \(Int(duration)) s\(warmup) (server on port \(server.port)).")
         let cityTask = Task { await simulation.run() }
         let started = ContinuousClock.now
-        let total = max(0, city.warmup) + duration
+        let warmupSeconds = max(0, city.warmup)
+        let total = warmupSeconds + duration
+        // A sample of the time line every 2 s of the measured window (the HTML report plots it); a progress
+        // line every 10 s.
+        var timeline: [ReportSample] = []
+        var printed = started
         while ContinuousClock.now - started < .seconds(total) {
             let left = .seconds(total) - (ContinuousClock.now - started)
-            do { try await Task.sleep(for: min(.seconds(10), left)) } catch { break }
-            say(progressLine(simulation.measuredReport(map: mapName), elapsed: ContinuousClock.now - started))
+            do { try await Task.sleep(for: min(.seconds(2), left)) } catch { break }
+            let now = ContinuousClock.now
+            let report = simulation.measuredReport(map: mapName)
+            let elapsed = (now - started).components
+            let measured = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18 - warmupSeconds
+            if measured >= 0 { timeline.append(ReportSample(report, at: measured)) }
+            if now - printed >= .seconds(10) {
+                printed = now
+                say(progressLine(report, elapsed: now - started))
+            }
         }
         let report = simulation.measuredReport(map: mapName)
         say(report.summary)
         if let reportPath {
-            do {
-                try report.json().write(to: URL(fileURLWithPath: reportPath))
-            } catch {
-                throw UsageError("--report: cannot write \(reportPath): \(error)")
-            }
-            say("Report written to \(reportPath).")
+            try Self.write(report, timeline: timeline, to: reportPath)
         }
         // The city is not cancelled: cancelling thousands of in-flight URLSession requests trips a
         // FoundationNetworking assertion on Linux. The process ends with the command instead.
         await server.shutdown()
         _ = cityTask
         return report
+    }
+
+    /// Writes the report: JSON at `path`, or for a path ending in `.html` the page with its plots there and
+    /// the JSON beside it (`report.html` and `report.json`).
+    static func write(_ report: SimulationReport, timeline: [ReportSample], to path: String) throws(UsageError) {
+        let url = URL(fileURLWithPath: path)
+        let isPage = url.pathExtension.lowercased() == "html"
+        let json = isPage ? url.deletingPathExtension().appendingPathExtension("json") : url
+        do {
+            try report.json().write(to: json)
+            if isPage {
+                try Data(ReportPage(report: report, timeline: timeline).html.utf8).write(to: url)
+            }
+        } catch {
+            throw UsageError("--report: cannot write \(path): \(error)")
+        }
+        say(isPage ? "Report written to \(url.path) and \(json.path)." : "Report written to \(path).")
     }
 
     private func progressLine(_ report: SimulationReport, elapsed: Duration) -> String {

@@ -17,16 +17,13 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-ROAD_PIXELS = """
-const canvas = document.getElementById('map');
-const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
-let roads = 0;
-for (let i = 0; i < data.length; i += 4) {
-  if (Math.abs(data[i] - 0x2f) < 12 && Math.abs(data[i + 1] - 0x3a) < 12 && Math.abs(data[i + 2] - 0x4b) < 12) roads++;
-}
-return roads;
-"""
-CARS = "return Array.from(cars.entries()).map(([id, car]) => [id, car.to.lat, car.to.lng]);"
+ROADS = "return document.querySelectorAll('.leaflet-overlay-pane path').length > 0 ? hail.roads : 0;"
+CARS = """return Array.from(hail.cars.values()).map(car =>
+  [car.driverID, car.location.coordinate.lat, car.location.coordinate.lng]);"""
+CARD = """const card = {};
+for (const dd of document.querySelectorAll('#card [data-field]')) card[dd.getAttribute('data-field')] = dd.textContent;
+card.shown = document.getElementById('card').style.display;
+return card;"""
 
 
 def browser():
@@ -50,7 +47,7 @@ def main():
     try:
         # The share page first, while its trip is surely still under way.
         driver.get(f"{args.base}/share/{args.share_token}")
-        WebDriverWait(driver, 30).until(lambda d: d.execute_script("return trip !== null"))
+        WebDriverWait(driver, 30).until(lambda d: d.execute_script("return typeof trip !== 'undefined' && trip !== null"))
         result["shareTrip"] = driver.find_element(By.ID, "state").get_attribute("data-trip")
         result["shareLoadedTrip"] = driver.execute_script("return trip.id")
         result["shareState"] = driver.find_element(By.ID, "state").text
@@ -67,14 +64,14 @@ def main():
         opened = time.monotonic()
         wait = WebDriverWait(driver, 30)
         try:
-            wait.until(lambda d: d.execute_script("return cars.size") >= int(args.cars))
+            wait.until(lambda d: d.execute_script("return hail.cars.size") >= int(args.cars))
         except TimeoutException:
             status = driver.find_element(By.ID, "status").text
-            raise TimeoutException(f"the fleet map had {driver.execute_script('return cars.size')} of "
+            raise TimeoutException(f"the fleet map had {driver.execute_script('return hail.cars.size')} of "
                                    f"{args.cars} cars after 30 s; its status line: {status!r}")
         print(f"fleet map: {args.cars} cars after {time.monotonic() - opened:.1f} s", file=sys.stderr)
-        wait.until(lambda d: d.execute_script(ROAD_PIXELS) > 0)
-        result["roadPixels"] = driver.execute_script(ROAD_PIXELS)
+        wait.until(lambda d: d.execute_script(ROADS) > 0)
+        result["roads"] = driver.execute_script(ROADS)
         before = {car[0]: car[1:] for car in driver.execute_script(CARS)}
         shots.append(os.path.join(args.artefacts, "fleet-1.png"))
         driver.save_screenshot(shots[-1])
@@ -96,6 +93,31 @@ def main():
         result["cars"] = len(after)
         result["carsMoved"] = sum(1 for key, spot in after.items() if key in before and before[key] != spot)
         result["fleetStatus"] = driver.find_element(By.ID, "status").text
+
+        # The console: zoom in with the map's own control, then click a car and read its card.
+        zoom = driver.execute_script("return hail.map.getZoom()")
+        driver.find_element(By.CSS_SELECTOR, ".leaflet-control-zoom-in").click()
+        WebDriverWait(driver, 10).until(lambda d: d.execute_script("return hail.map.getZoom()") > zoom)
+        result["zoomedBy"] = driver.execute_script("return hail.map.getZoom()") - zoom
+        # The car on a trip whose rider is furthest along, else any: centre it so it is on screen to click.
+        target = driver.execute_script("""
+            const cars = Array.from(hail.cars.values());
+            const car = cars.find(c => c.tripState === 'onTrip') || cars.find(c => c.tripState) || cars[0];
+            hail.map.setView(car.spot, hail.map.getZoom(), {animate: false});
+            return car.driverID;""")
+        element = WebDriverWait(driver, 10).until(
+            lambda d: d.find_element(By.CSS_SELECTOR, f'.car[data-driver="{target}"]'))
+        element.click()
+        WebDriverWait(driver, 10).until(lambda d: d.execute_script(CARD)["shown"] == "block")
+        card = driver.execute_script(CARD)
+        result["clickedDriver"] = target
+        result["card"] = card
+        result["selected"] = driver.execute_script("return hail.selected && hail.selected.driverID")
+        result["cardTrip"] = driver.execute_script(
+            "const c = hail.cars.get(arguments[0]); return c.tripID ? [c.tripID, hail.trips.get(c.tripID) && "
+            "hail.trips.get(c.tripID).version] : null;", target)
+        shots.append(os.path.join(args.artefacts, "console-card.png"))
+        driver.save_screenshot(shots[-1])
     finally:
         driver.quit()
     result["screenshots"] = shots

@@ -104,6 +104,7 @@ struct OpenAPIContractTests {
             ("RiderServerFrame", RiderServerFrame.types),
             ("DriverClientFrame", DriverClientFrame.types),
             ("DriverServerFrame", DriverServerFrame.types),
+            ("OperatorServerFrame", OperatorServerFrame.types),
         ]
         for (name, types) in directions {
             let mapping = try need(

@@ -55,7 +55,8 @@ struct BrowserPagesTests {
 
         let json = try #require(
             try JSONSerialization.jsonObject(with: Data(result.utf8)) as? [String: Any], "\(result)")
-        #expect((json["roadPixels"] as? Int ?? 0) > 1000, "the map draws the streets")
+        // Every street of the city, once, as one vector layer.
+        #expect(json["roads"] as? Int == RoadMap(graph: map.graph).segments.count / 4, "the map draws the streets")
         #expect((json["cars"] as? Int ?? 0) >= 5)
         #expect((json["carsMoved"] as? Int ?? 0) >= 1, "a car moved between the two screenshots")
         #expect(json["shareTrip"] as? String == trip.id)
@@ -63,17 +64,34 @@ struct BrowserPagesTests {
         // The whole small city lies within the share page's 600 m around the trip: it draws every street.
         #expect(json["shareRoads"] as? Int == RoadMap(graph: map.graph).segments.count / 4)
         #expect(json["expired"] as? String == "This link has expired.")
-        #expect((json["screenshots"] as? [String])?.count == 4)
+        // The console: the zoom control zooms in by one step; the clicked car's card names its driver, car
+        // and plate as the server's directory has them, and its trip with the version the page holds.
+        #expect(json["zoomedBy"] as? Double == 1)
+        let clicked = try #require(json["clickedDriver"] as? String)
+        #expect(json["selected"] as? String == clicked)
+        let card = try #require(json["card"] as? [String: String], "\(json)")
+        let driver = await GeneratedDriverDirectory().card(for: clicked)
+        #expect(card["driver"] == "\(driver.name) (\(clicked))")
+        #expect(card["car"] == driver.carModel)
+        #expect(card["plate"] == driver.plate)
+        if let trip = json["cardTrip"] as? [Any], let id = trip.first as? String, let version = trip.last as? Int {
+            #expect(card["trip"] == id)
+            #expect(card["version"] == String(version))
+        } else {
+            #expect(card["trip"] == "no trip")
+        }
+        #expect(card["age"]?.hasSuffix(" s ago") == true, "\(card)")
+        #expect((json["screenshots"] as? [String])?.count == 5)
         for shot in json["screenshots"] as? [String] ?? [] {
             #expect(FileManager.default.fileExists(atPath: shot), "\(shot)")
         }
     }
 
     /// Runs the Selenium script to its end and returns its last line of output.
-    static func runScript(_ arguments: [String]) async throws -> String {
+    static func runScript(at path: URL = script, _ arguments: [String]) async throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [script.path] + arguments
+        process.arguments = [path.path] + arguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.standardError

@@ -116,6 +116,8 @@ struct CityTests {
         #expect(page.status == 200)
         let html = String(decoding: page.body, as: UTF8.self)
         #expect(html.contains(#"<script id="fleet-script">"#))
-        #expect(html.contains("/v1/fleet?access_token="))
+        // The console follows the operator's stream and draws on the server's own Leaflet.
+        #expect(html.contains("/v1/fleet/live?access_token="))
+        #expect(html.contains(#"<script src="/assets/leaflet/leaflet.js"></script>"#))
     }
 }

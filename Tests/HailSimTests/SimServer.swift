@@ -12,7 +12,7 @@ struct SimServer {
     let databasePath: String
     let tokens: TokenAuthority
 
-    static func start(roads: RoadNetworkSetting = .none) async throws -> SimServer {
+    static func start(roads: RoadNetworkSetting = .none, demo: DemoConsole? = nil) async throws -> SimServer {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("hail-sim-\(UUID()).db").path
         var options = BackendServer.Options()
         options.port = 0
@@ -20,6 +20,7 @@ struct SimServer {
         options.secret = SecureRandom.bytes(32)
         options.log = nil
         options.configuration.roads = roads
+        options.configuration.demo = demo
         // Every simulated app comes from loopback: only the per-token (per-app) limits apply.
         options.configuration.rateLimits.requestsPerAddress = nil
         options.configuration.rateLimits.connectionsPerAddress = nil

@@ -65,6 +65,21 @@ public enum Routes {
     /// when it runs without roads).
     public static let fleetRoads = Route(
         name: "fleetRoads", method: .get, template: "/v1/fleet/roads", access: .operator)
+    /// WebSocket `/v1/fleet/live`: the operator's stream of OperatorServerFrame (a snapshot of the fleet, then
+    /// its changes), for the live map; operator token.
+    public static let fleetLive = Route(
+        name: "fleetLive", method: .get, template: "/v1/fleet/live", access: .operator, isWebSocket: true)
+    /// `GET /assets/leaflet/{file}` -> the web-map library the fleet page draws with (`leaflet.js`,
+    /// `leaflet.css`), from the server's system copy; 404 naming what to install when it is missing.
+    public static let leafletAsset = Route(
+        name: "leafletAsset", method: .get, template: "/assets/leaflet/{file}", access: .everyone)
+    /// `GET /v1/demo/trips/{id}/rider` -> DemoRiderView, or 204 when no simulated rider watches the trip;
+    /// `hail demo` only (404 on any other server); operator token.
+    public static let demoRider = Route(
+        name: "demoRider", method: .get, template: "/v1/demo/trips/{id}/rider", access: .operator)
+    /// `POST /v1/demo/faults`: DemoFault -> DemoFaultAnswer; `hail demo` only (404 elsewhere); operator token.
+    public static let demoFault = Route(
+        name: "demoFault", method: .post, template: "/v1/demo/faults", access: .operator)
     /// `GET /healthz` -> 200 `{"status": "ok"}`.
     public static let health = Route(name: "health", method: .get, template: "/healthz", access: .everyone)
     /// `GET /metrics` -> Prometheus text format.
@@ -79,7 +94,9 @@ public enum Routes {
     public static let all: [Route] = [
         estimates, nearbyDrivers, requestTrip, activeTrip, trip, cancelTrip, shareTrip, tripLive,
         driverStatus, driverLive, driverLocations, driverTrip, acceptTrip, declineTrip, tripEvents,
-        registerDevice, unregisterDevice, registerLiveActivity, fleet, fleetRoads, health, metrics, sharePage, fleetMap,
+        registerDevice, unregisterDevice, registerLiveActivity, fleet, fleetRoads, fleetLive, leafletAsset, demoRider,
+        demoFault,
+        health, metrics, sharePage, fleetMap,
     ]
 
     /// `/v1/drivers/nearby?lat=..&lng=..`.

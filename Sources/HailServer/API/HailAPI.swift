@@ -172,6 +172,16 @@ public struct HailAPI: Sendable {
             return try await fleet(match.query)
         case Routes.fleetRoads:
             return .json(RoadMap(graph: services.routing.network?.graph))
+        case Routes.demoRider:
+            guard let demo = services.configuration.demo?.attached else { throw Self.notDemo }
+            guard let view = await demo.riderView(tripID: id) else { return .noContent }
+            return .json(view)
+        case Routes.demoFault:
+            guard let demo = services.configuration.demo?.attached else { throw Self.notDemo }
+            let fault = try WireDecoder.decodeRequest(DemoFault.self, from: request.body)
+            return .json(try await demo.press(fault))
+        case Routes.leafletAsset:
+            return services.configuration.leaflet.response(for: match.parameters["file"] ?? "")
         case Routes.fleetMap:
             return APIResponse(
                 status: 200, headers: [HailHeader.contentType: "text/html; charset=utf-8"],
@@ -180,6 +190,9 @@ public struct HailAPI: Sendable {
             throw APIError.notFound("no such route")
         }
     }
+
+    /// A demo route on a server that is not `hail demo`.
+    static let notDemo = APIError.notFound("the demo's console exists only in `hail demo`")
 
     /// The operator's view of the fleet. Idle drivers are found around `lat`/`lng`, by default the centre
     /// of Monaco, where the demo's maps lie.

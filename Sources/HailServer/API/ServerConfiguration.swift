@@ -33,6 +33,13 @@ public struct ServerConfiguration: Sendable {
     /// `HAIL_PUSH_WEBHOOK_URL` and `HAIL_PUSH_WEBHOOK_SECRET` are set, or no pushes at all.
     public var pushSender: PushSenderFactory?
 
+    /// Where the fleet page's Leaflet is served from (Debian's `libjs-leaflet` by default).
+    public var leaflet = LeafletAssets()
+
+    /// The demo's console hooks (a simulated rider's screen, faults to press); nil, the default, everywhere but
+    /// `hail demo`: the demo routes are then 404.
+    public var demo: DemoConsole?
+
     /// The defaults.
     public init() {}
 }

@@ -30,6 +30,10 @@ public struct ServerServices: Sendable {
     public let newTripID: @Sendable () -> String
     /// The push notifier, when pushes are configured.
     public let push: PushNotifier?
+    /// Where drivers' cards (name, car, plate) come from.
+    public let directory: any DriverDirectory
+    /// The operator's fleet feed behind `/v1/fleet/live`, shared by every viewer on this node.
+    public let operatorFeed: OperatorFeed
 
     /// Wires the services together: after every committed change the fleet learns who serves which trip
     /// and dispatch starts or stops searching.
@@ -74,7 +78,7 @@ public struct ServerServices: Sendable {
         let services = ServerServices(
             configuration: configuration, tokens: tokens, time: time, metrics: metrics, trips: trips, history: history,
             bus: bus, fleet: fleet, authority: authority, dispatcher: dispatcher, routing: routing,
-            newTripID: newTripID, push: push)
+            newTripID: newTripID, push: push, directory: directory)
         if let push {
             await push.reportDeliveries(to: metrics)
             // The lock screen shows what the rider's app would: the live ETA and the driver's last position.
@@ -92,7 +96,7 @@ public struct ServerServices: Sendable {
         configuration: ServerConfiguration, tokens: TokenAuthority, time: ServerTime, metrics: ServerMetrics,
         trips: any TripStore, history: any LocationHistoryStore, bus: any TripBus, fleet: Fleet,
         authority: TripAuthority, dispatcher: Dispatcher, routing: ServerRouting,
-        newTripID: @escaping @Sendable () -> String, push: PushNotifier?
+        newTripID: @escaping @Sendable () -> String, push: PushNotifier?, directory: any DriverDirectory
     ) {
         self.configuration = configuration
         self.tokens = tokens
@@ -107,6 +111,9 @@ public struct ServerServices: Sendable {
         self.routing = routing
         self.newTripID = newTripID
         self.push = push
+        self.directory = directory
+        operatorFeed = OperatorFeed(
+            time: time, metrics: metrics, trips: trips, fleet: fleet, routing: routing, directory: directory)
     }
 
     /// The estimator for clients that do not say who they are (the default cohort's provider).

@@ -12,6 +12,8 @@ public struct LiveStreams: Sendable {
         case trip(id: String, principal: Principal, after: Int64?, client: ClientInfo?)
         /// `/v1/drivers/me/live`.
         case driver(id: String, client: ClientInfo?)
+        /// `/v1/fleet/live`: the operator's fleet feed.
+        case fleet(client: ClientInfo?)
     }
 
     let services: ServerServices
@@ -39,6 +41,7 @@ public struct LiveStreams: Sendable {
         }
         let client = ClientInfo(headerValue: request.header(HailHeader.client))
         if match.route == Routes.driverLive { return .driver(id: principal.subject, client: client) }
+        if match.route == Routes.fleetLive { return .fleet(client: client) }
         let tripID = match.parameters["id"] ?? ""
         _ = try await api.readableTrip(tripID, by: principal)
         let query = try LiveQuery(query: match.query)
@@ -59,6 +62,12 @@ public struct LiveStreams: Sendable {
             await runDriver(id, client: client, on: connection)
             await drivers.unregister(id, connection: connection)
             services.metrics.connection(role: .driver, client: client, delta: -1)
+        case .fleet(let client):
+            services.metrics.connection(role: .operator, client: client, delta: 1)
+            await send(OperatorServerFrame.hello(serverTime: services.time.now()), .essential, on: connection)
+            await send(await services.operatorFeed.snapshotNow(), .essential, on: connection)
+            for await _ in connection.inbound {}
+            services.metrics.connection(role: .operator, client: client, delta: -1)
         }
     }
 
@@ -162,6 +171,15 @@ public struct LiveStreams: Sendable {
         TripStreamHandler(
             tripID: tripID, principal: principal, after: after, client: client, services: services, bucket: bucket,
             connection: connection, refused: refused, ended: ended)
+    }
+
+    /// The operator's stream read on its loop: the shared fleet feed writes to the socket.
+    public func fleetHandler(
+        client: ClientInfo?, on connection: WebSocketConnection, bucket: TokenBucket?,
+        refused: @escaping @Sendable (RateLimitRefusal) -> Void, ended: @escaping @Sendable () -> Void
+    ) -> any WebSocketInboundHandler {
+        OperatorStreamHandler(
+            services: services, client: client, bucket: bucket, connection: connection, refused: refused, ended: ended)
     }
 
     /// A HailNet message as the streams see it.

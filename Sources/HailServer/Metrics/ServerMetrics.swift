@@ -107,6 +107,11 @@ public struct ServerMetrics: Sendable {
     /// A stream resumed.
     public func reconnect(role: Role) { registry.add("hail_reconnects_total", labels: ["role": role.rawValue]) }
 
+    /// Streams resumed since the start, every role together (the operator's live numbers).
+    public func reconnectCount() -> Int {
+        Int(Role.allCases.reduce(0.0) { $0 + registry.value("hail_reconnects_total", labels: ["role": $1.rawValue]) })
+    }
+
     /// An HTTP request was answered.
     public func httpRequest(route: String, status: Int) {
         registry.add("hail_http_requests_total", labels: ["route": route, "status": String(status)])

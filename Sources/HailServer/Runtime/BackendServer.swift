@@ -146,6 +146,12 @@ public final class BackendServer: Sendable {
                                 tripID: tripID, principal: principal, after: after, client: client, on: connection,
                                 bucket: bucket, refused: { gate.count($0) }, ended: ended)
                         }
+                    case .fleet(let client):
+                        return .handle { connection in
+                            streams.fleetHandler(
+                                client: client, on: connection, bucket: bucket, refused: { gate.count($0) },
+                                ended: ended)
+                        }
                     }
                 } catch {
                     log?(
