@@ -192,11 +192,18 @@ public struct DriverLocationPipeline: Sendable {
     }
 
     private var keepAliveDue: Date? {
-        guard !policy.isOff, batcher.transport != nil, let last = lastLive,
-            !(lastFixIsStale && riderWatching)
-        else { return nil }
-        return last.t.addingTimeInterval(keepAliveInterval)
+        guard !policy.isOff, batcher.transport != nil, let last = lastLive else { return nil }
+        guard lastFixIsStale else { return last.t.addingTimeInterval(keepAliveInterval) }
+        // No fix: never while a rider watches. Waiting, only as the server's 60 s of silence draw near,
+        // so a tunnel passes without one, and an offer accepted there does not bring the rider a
+        // position from before it stamped as fresh.
+        guard !riderWatching else { return nil }
+        return last.t.addingTimeInterval(Self.keepAliveWithoutFixIntervals * keepAliveInterval)
     }
+
+    /// Keep-alive intervals a waiting driver with no fix stays silent: 48 s with the default 12 s, under
+    /// the server's 60 s.
+    public static let keepAliveWithoutFixIntervals = 4.0
 
     private mutating func feed(_ point: LocationPoint, now: Date) -> [Action] {
         if batcher.transport != nil { lastLive = point }

@@ -81,16 +81,17 @@ struct HonestKeepAliveTests {
 
     @Test func aWaitingDriverWithNoFixStaysInTheGeoIndexAndSaysSo() {
         let (times, pipeline) = Self.sentTimes(
-            policy: Self.waiting, watching: false, status: .unavailable, seconds: 30)
-        // Waiting holds a point up to 10 s: the fix leaves at 10 s, each keep-alive 10 s after it is made.
-        #expect(times == [0, 12])
+            policy: Self.waiting, watching: false, status: .unavailable, seconds: 110)
+        // Waiting holds a point up to 10 s. With no fix, a keep-alive only every 48 s, under the server's
+        // 60 s of silence: a tunnel passes without one.
+        #expect(times == [0, 48, 96])
         #expect(pipeline.stats.keepAlives == 2)
         #expect(pipeline.stats.keepAlivesWithoutFix == 2)
-        // Assigned while still without a fix: the keep-alive made at 24 s still goes, and no more after it.
+        // Assigned while still without a fix: nothing more goes to the rider now watching.
         var watched = pipeline
-        let actions = watched.riderWatchingChanged(true, now: Self.start.addingTimeInterval(30))
-        let points = ReconnectKeepAliveTests.sent(actions, &watched, until: Self.start.addingTimeInterval(90))
-        #expect(points.map { $0.t.timeIntervalSince(Self.start) } == [24])
+        let actions = watched.riderWatchingChanged(true, now: Self.start.addingTimeInterval(110))
+        let points = ReconnectKeepAliveTests.sent(actions, &watched, until: Self.start.addingTimeInterval(300))
+        #expect(points.isEmpty)
         #expect(watched.nextWake == nil)
     }
 
