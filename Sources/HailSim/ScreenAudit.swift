@@ -262,7 +262,8 @@ struct ScreenAudit: Sendable {
             measurements.renderedLag.add(now - forward.time)
             return
         }
-        if markerTruthTime != nil, let earlier = trace.nearest(to: marker, in: (now - 120)...since),
+        // A marker resting over two minutes on one place leaves no earlier window to search.
+        if markerTruthTime != nil, since > now - 120, let earlier = trace.nearest(to: marker, in: (now - 120)...since),
             earlier.distance <= Self.onPathMeters, (forward?.distance ?? .infinity) > Self.backwardToleranceMeters
         {
             measurements.backwardMoves += 1
