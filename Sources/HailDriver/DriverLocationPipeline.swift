@@ -33,6 +33,10 @@ public struct DriverLocationPipeline: Sendable {
         public var bytes = 0
         /// Keep-alive fixes made from the last fix.
         public var keepAlives = 0
+        /// Of those, keep-alives sent with no fix to be had (waiting drivers only).
+        public var keepAlivesWithoutFix = 0
+        /// Current fixes sent at once at the moments that matter (accepting an offer, arriving).
+        public var freshFixes = 0
 
         /// Creates zero stats.
         public init() {}
@@ -48,6 +52,13 @@ public struct DriverLocationPipeline: Sendable {
     public let keepAliveInterval: TimeInterval
     /// What has been sent.
     public private(set) var stats = Stats()
+    /// What the location source last said about its fix.
+    public private(set) var fixStatus = FixStatus.current
+    /// True while a rider watches this car (to the pickup, on the trip).
+    public private(set) var riderWatching = false
+    /// True from the moment the source says it has no fix until a fix comes: the last one is where the
+    /// car was, not where it is, even once the source says it has fixes again.
+    public private(set) var lastFixIsStale = false
 
     private var lastLive: LocationPoint?
     /// The last live fix when the link went down, while no newer fix has come: where a driver standing
@@ -76,6 +87,7 @@ public struct DriverLocationPipeline: Sendable {
     public mutating func fix(_ point: LocationPoint, now: Date) -> [Action] {
         guard !policy.isOff else { return [] }
         guard case .accept = filter.evaluate(point) else { return [] }
+        lastFixIsStale = false
         return feed(point, now: now)
     }
 
@@ -87,6 +99,7 @@ public struct DriverLocationPipeline: Sendable {
             point.t = now
             point.speed = 0
             stats.keepAlives += 1
+            if lastFixIsStale { stats.keepAlivesWithoutFix += 1 }
             // Not shown to the filter: a real fix taken in the same instant must still pass as in order.
             actions += feed(point, now: now)
         }
@@ -134,6 +147,37 @@ public struct DriverLocationPipeline: Sendable {
         return feed(point, now: now)
     }
 
+    /// The location source says whether its last fix is still where the car is.
+    public mutating func fixStatusChanged(_ status: FixStatus, now: Date) -> [Action] {
+        fixStatus = status
+        guard status == .unavailable else { return wakeAction() }
+        lastFixIsStale = true
+        // The rider's pin ages from the moment its fix reaches the server: the last fix before the
+        // tunnel goes now rather than after the interval, or the pin would claim that wait as fresh.
+        guard riderWatching, !batcher.pending.isEmpty else { return wakeAction() }
+        return record(batcher.tripStateChanged(now: now)) + wakeAction()
+    }
+
+    /// A rider starts or stops watching this car (a trip assigned, ended or cancelled).
+    public mutating func riderWatchingChanged(_ watching: Bool, now: Date) -> [Action] {
+        riderWatching = watching
+        return wakeAction()
+    }
+
+    /// A fix taken now, at a moment the rider must see where the car is (an offer accepted, the car
+    /// arrived): it goes at once rather than after the interval, and a waiting driver's slower pace
+    /// does not leave the rider with a position from before.
+    public mutating func freshFix(_ point: LocationPoint, now: Date) -> [Action] {
+        guard !policy.isOff, case .accept = filter.evaluate(point) else { return [] }
+        stats.freshFixes += 1
+        lastFixIsStale = false
+        if batcher.transport != nil { lastLive = point }
+        lastLiveBeforeDrop = nil
+        var actions = record(batcher.pointAccepted(point, now: now))
+        if !batcher.pending.isEmpty { actions += record(batcher.tripStateChanged(now: now)) }
+        return actions + wakeAction()
+    }
+
     /// The server acknowledged `seq` and everything before it.
     public mutating func ack(_ seq: Int64) {
         batcher.ack(seq)
@@ -149,8 +193,17 @@ public struct DriverLocationPipeline: Sendable {
 
     private var keepAliveDue: Date? {
         guard !policy.isOff, batcher.transport != nil, let last = lastLive else { return nil }
-        return last.t.addingTimeInterval(keepAliveInterval)
+        guard lastFixIsStale else { return last.t.addingTimeInterval(keepAliveInterval) }
+        // No fix: never while a rider watches. Waiting, only as the server's 60 s of silence draw near,
+        // so a tunnel passes without one, and an offer accepted there does not bring the rider a
+        // position from before it stamped as fresh.
+        guard !riderWatching else { return nil }
+        return last.t.addingTimeInterval(Self.keepAliveWithoutFixIntervals * keepAliveInterval)
     }
+
+    /// Keep-alive intervals a waiting driver with no fix stays silent: 48 s with the default 12 s, under
+    /// the server's 60 s.
+    public static let keepAliveWithoutFixIntervals = 4.0
 
     private mutating func feed(_ point: LocationPoint, now: Date) -> [Action] {
         if batcher.transport != nil { lastLive = point }

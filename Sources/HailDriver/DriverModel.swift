@@ -47,6 +47,7 @@ public final class DriverModel {
     @ObservationIgnored private let reconnect: Backoff
     @ObservationIgnored private let ackTimeout: TimeInterval
     @ObservationIgnored private var locationTask: Task<Void, Never>?
+    @ObservationIgnored private var fixStatusTask: Task<Void, Never>?
     @ObservationIgnored private var channelTask: Task<Void, Never>?
     @ObservationIgnored private var wakeTask: Task<Void, Never>?
     @ObservationIgnored private var outboxTimer: Task<Void, Never>?
@@ -199,6 +200,15 @@ public final class DriverModel {
                 }
             }
         }
+        if fixStatusTask == nil {
+            let statuses = location.fixStatus()
+            fixStatusTask = Task { [weak self] in
+                for await status in statuses {
+                    guard let self else { return }
+                    self.perform(self.pipeline.fixStatusChanged(status, now: self.timeline.now()))
+                }
+            }
+        }
         if channelTask == nil { channelTask = Task { [weak self] in await self?.runChannel() } }
         kickOutbox()
     }
@@ -238,6 +248,8 @@ public final class DriverModel {
     /// Taps arrived, started, ended or cancel on the current trip; the screen shows it at once.
     public func tap(_ kind: DriverIntent.Kind) async {
         guard let trip, kind != .accept else { return }
+        // The rider at the pickup sees the car where it stopped, not where the last interval left it.
+        if kind == .arrived { await sendFreshFix() }
         // Positions still waiting go now: the fare is built from the path driven before "ended" lands.
         perform(pipeline.tripStateChanged(now: timeline.now()))
         await enqueue(DriverIntent(kind, tripID: trip.id))
@@ -271,8 +283,9 @@ public final class DriverModel {
 
     /// Stops every task, as a killed app would; what was saved stays saved.
     public func shutdown() async {
-        for task in [locationTask, channelTask, wakeTask, outboxTimer, offerTimer] { task?.cancel() }
+        for task in [locationTask, fixStatusTask, channelTask, wakeTask, outboxTimer, offerTimer] { task?.cancel() }
         locationTask = nil
+        fixStatusTask = nil
         channelTask = nil
         await channel.disconnect()
         let pending = waiters
@@ -318,10 +331,20 @@ public final class DriverModel {
         }
     }
 
+    /// Sends the source's fix of this instant at once, when it has one.
+    private func sendFreshFix() async {
+        guard let point = await location.currentFix() else { return }
+        perform(pipeline.freshFix(point, now: timeline.now()))
+    }
+
     /// Device seconds between saves of the offline buffer.
     static let bufferSaveInterval: TimeInterval = 5
 
     private func refreshPolicy() {
+        let watching = activity == .toPickup || activity == .onTrip
+        if pipeline.riderWatching != watching {
+            perform(pipeline.riderWatchingChanged(watching, now: timeline.now()))
+        }
         let policy = self.policy
         if requestedPolicy != policy {
             requestedPolicy = policy
@@ -535,6 +558,10 @@ public final class DriverModel {
         if offer?.trip.id == update.id { offer = nil }
         if stateChanged { perform(pipeline.tripStateChanged(now: timeline.now())) }
         refreshPolicy()
+        // Accepted: the rider's first pin is where the car is now, not the waiting driver's last fix.
+        if stateChanged, update.state == .driverAssigned {
+            Task { await self.sendFreshFix() }
+        }
         Task { await persist() }
     }
 

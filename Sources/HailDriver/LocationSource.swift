@@ -9,4 +9,18 @@ public protocol LocationSource: Sendable {
     func fixes() -> AsyncStream<LocationPoint>
     /// Adopts `policy` (accuracy, distance filter, or off) for the fixes to come.
     func apply(_ policy: LocationPolicy) async
+    /// What the hardware says about its fix whenever that changes: fixes coming, standing still with a
+    /// fix, or no fix. A source that cannot tell finishes the stream at once, and its fixes count as
+    /// current.
+    func fixStatus() -> AsyncStream<FixStatus>
+    /// A fix taken now, or nil when none can be had (no fix, or the source takes none on demand).
+    func currentFix() async -> LocationPoint?
+}
+
+extension LocationSource {
+    /// Cannot tell: the stream finishes at once.
+    public func fixStatus() -> AsyncStream<FixStatus> { AsyncStream { $0.finish() } }
+
+    /// Takes no fix on demand.
+    public func currentFix() async -> LocationPoint? { nil }
 }

@@ -350,7 +350,7 @@ public final class RiderModel {
             refresh()
             return
         }
-        glide.add(location, roadPath: path)
+        glide.add(location, roadPath: path, now: serverNow)
         driverLocation = location
         if let etaSeconds { latestEtaSeconds = etaSeconds }
         refresh()

@@ -12,6 +12,8 @@ import HailCore
 /// fix used is skipped (it says nothing the noise does not drown); and a position that falls back along the
 /// same road by at most `backtrackTolerance` (4 sigma) is noise, not a drive round the block: it costs
 /// nothing in the model and its length is taken off the driven distance, which the next step adds back.
+/// A position that falls back along a one-way road by more than that is a car driving against it: the
+/// stretch is charged as driven rather than as the loop round the block a legal path would need.
 public struct MapMatcher: Sendable {
     /// The router whose graph and snapping index are used.
     public let router: RoadRouter
@@ -167,6 +169,16 @@ public struct MapMatcher: Sendable {
                 // Noise, not a U-turn. The negative length takes back the distance the jitter counted too
                 // much, so the next step forward from this position is not counted twice.
                 results[j] = LengthPath(length: -behind, edges: [start.edge], coordinates: [start.coordinate])
+            } else if endEdge.road == startEdge.road, graph.road(ofEdge: start.edge).direction.isOneWay,
+                let against = distanceAlongRoad(from: end, to: start, limit: limit), against > backtrackTolerance
+            {
+                // Two consecutive fixes going back along a one-way road: the car drove against it (a wrong
+                // tag, or a driver breaking the rule). The only legal path is a loop round the block that the
+                // fixes do not show, so the stretch is charged as driven; a legal path found below that is
+                // shorter still wins.
+                results[j] = LengthPath(
+                    length: against, edges: end.edge == start.edge ? [start.edge] : [start.edge, end.edge],
+                    coordinates: [start.coordinate, end.coordinate])
             }
         }
         var length: [Int32: Double] = [startEdge.target: (1 - start.fraction) * startEdge.length]
@@ -200,6 +212,35 @@ public struct MapMatcher: Sendable {
             }
         }
         return results
+    }
+
+    /// Metres from `from` forward along its road to `to` (the same road all the way, never turning back),
+    /// nil when `to` is not ahead on that road within `limit`.
+    func distanceAlongRoad(from: RoadSnap, to: RoadSnap, limit: Double) -> Double? {
+        let graph = router.graph
+        if from.edge == to.edge {
+            guard to.fraction >= from.fraction else { return nil }
+            return (to.fraction - from.fraction) * graph.edges[from.edge].length
+        }
+        var edge = graph.edges[from.edge]
+        var length = (1 - from.fraction) * edge.length
+        // Bounded by the limit, and by a step count should a road's edges ever form a ring.
+        for _ in 0..<1_000 where length <= limit {
+            let turnBack = edge.source
+            let road = edge.road
+            guard
+                let next = graph.outgoingEdges(of: edge.target).first(where: {
+                    graph.edges[$0].road == road && graph.edges[$0].target != turnBack
+                })
+            else { return nil }
+            if next == to.edge {
+                let total = length + to.fraction * graph.edges[next].length
+                return total <= limit ? total : nil
+            }
+            edge = graph.edges[next]
+            length += edge.length
+        }
+        return nil
     }
 
     private func path(to node: Int32, start: RoadSnap, end: RoadSnap, length: Double, parent: [Int32: Int])

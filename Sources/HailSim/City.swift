@@ -184,7 +184,7 @@ public final class City {
             freshnessByState: Dictionary(
                 uniqueKeysWithValues: screens.freshnessByState.map { ($0.key.rawValue, .init($0.value)) }),
             renderedLagSeconds: .init(screens.renderedLag), backwardMoves: screens.backwardMoves,
-            jumpsOver50m: screens.jumpsOver50m, framesOffTruth: screens.framesOffTruth,
+            jumpsOver50m: screens.jumpsOver50m, snaps: screens.snaps, framesOffTruth: screens.framesOffTruth,
             shareShowingPositionFromBeforeAssignment: screens.trackedFrames > 0
                 ? Double(screens.framesShowingPositionFromBeforeAssignment) / Double(screens.trackedFrames) : 0,
             delayedBannerShare: screens.trackedFrames > 0
@@ -192,6 +192,7 @@ public final class City {
             etaChangesPerTrip: etaChanges.isEmpty ? 0 : Double(etaChanges.reduce(0, +)) / Double(etaChanges.count),
             maxEtaChangesOnATrip: etaChanges.max() ?? 0, tripEventsLost: lost,
             tripEventsDuplicated: screens.duplicatedEvents + report.versionRegressions,
+            overclaims: screens.overclaims, underclaims: screens.underclaims,
             trips: SimulationReport.Trips(
                 requested: report.requested, completed: report.completed, cancelled: report.cancelled,
                 noDriversFound: report.noDriversFound, requestFailures: report.requestFailures,
@@ -225,7 +226,11 @@ public final class City {
         var truths: [Int] = []
         var differences: [Int] = []
         var atMinimum = 0
+        var distanceErrors: [Double] = []
         for trip in trips {
+            if let charged = chargedMeters(trip), trip.drivenMeters > 0 {
+                distanceErrors.append(abs(charged - trip.drivenMeters) / trip.drivenMeters)
+            }
             let truth =
                 pricing.fare(for: .economy, distanceMeters: trip.drivenMeters, durationSeconds: trip.onTripSeconds)?
                 .amountMinor ?? 0
@@ -238,7 +243,20 @@ public final class City {
         return SimulationReport.FaresAgainstTruth(
             trips: trips.count, atMinimumFare: atMinimum, meanDrivenMeters: mean(trips.map(\.drivenMeters)),
             meanOnTripSeconds: mean(trips.map(\.onTripSeconds)), meanChargedMinor: mean(trips.map(\.fare.amountMinor)),
-            meanTruthMinor: mean(truths), largestDifferenceMinor: differences.max())
+            meanTruthMinor: mean(truths), largestDifferenceMinor: differences.max(),
+            chargedDistanceOver3PercentOff: distanceErrors.filter { $0 > 0.03 }.count,
+            largestChargedDistanceError: distanceErrors.max())
+    }
+
+    /// The distance a fare charged for, read back through the standard economy tariff with the trip's
+    /// time as the driver saw it; nil at the minimum fare, which says nothing of the distance.
+    nonisolated static func chargedMeters(_ trip: SimDriver.FareCheck) -> Double? {
+        guard let tariff = PricingTable.standard.tariffs[.economy], trip.fare.amountMinor > tariff.minimumMinor,
+            tariff.perKilometreMinor > 0
+        else { return nil }
+        let timePart = (Int(trip.onTripSeconds.rounded()) * tariff.perMinuteMinor + 30) / 60
+        let distancePart = trip.fare.amountMinor - tariff.baseMinor - timePart
+        return Double(distancePart) * 1000 / Double(tariff.perKilometreMinor)
     }
 
     private func finish() {

@@ -12,9 +12,14 @@ import HailCore
 /// - rendered lag: the same for the glide's marker, which runs about one update interval behind on purpose;
 /// - a backward move: the marker drawn on the car's path where the car was only before what an earlier
 ///   frame already showed (more than `backwardToleranceMeters` from anywhere it has been since);
-/// - a jump: the marker moving more than 50 m from one frame to the next;
+/// - a jump: the marker moving more than 50 m from one frame to the next; a snap when that is the glide's
+///   design (see `isSnap`);
 /// - ETA changes: the minutes on screen changing from one number to another, per trip;
-/// - duplicated events: the screen entering a trip state it had already left, or the version going back.
+/// - duplicated events: the screen entering a trip state it had already left, or the version going back;
+/// - overclaims: the pin's words (live, updating, the "may be delayed" banner, an ETA) claiming more than
+///   the freshness of the same frame allows, by the design's thresholds with the sampling period as the
+///   tolerance, in every frame, tunnels included (no fix is exactly when a pin must say so); underclaims
+///   beside them.
 struct ScreenAudit: Sendable {
     /// What the audit measured.
     struct Measurements: Sendable, Hashable {
@@ -28,6 +33,9 @@ struct ScreenAudit: Sendable {
         var renderedLag = SecondsHistogram()
         var backwardMoves = 0
         var jumpsOver50m = 0
+        /// Of those, the designed ones: the newest fix came more than the glide's snap gap (10 s) after
+        /// the one shown before, or the screen was away (an app relaunched has nothing to glide from).
+        var snaps = 0
         /// Frames whose drawn car is nowhere near where its car has been (more than 30 m off).
         var framesOffTruth = 0
         /// Frames whose pin is nowhere near where its car was before the server received it.
@@ -38,6 +46,10 @@ struct ScreenAudit: Sendable {
         var trackedFrames = 0
         var etaChangesPerTrip: [Int] = []
         var duplicatedEvents = 0
+        /// Frames whose words claimed more than the car's true position age allowed.
+        var overclaims = ScreenOverclaims()
+        /// Frames whose words claimed less than it allowed.
+        var underclaims = ScreenUnderclaims()
         /// Per trip: the highest version shown, the last state shown and the fare shown.
         var trips: [String: ShownTrip] = [:]
 
@@ -50,6 +62,7 @@ struct ScreenAudit: Sendable {
             renderedLag.merge(other.renderedLag)
             backwardMoves += other.backwardMoves
             jumpsOver50m += other.jumpsOver50m
+            snaps += other.snaps
             framesOffTruth += other.framesOffTruth
             pinsOffTruth += other.pinsOffTruth
             delayedBannerFrames += other.delayedBannerFrames
@@ -57,6 +70,8 @@ struct ScreenAudit: Sendable {
             framesShowingPositionFromBeforeAssignment += other.framesShowingPositionFromBeforeAssignment
             etaChangesPerTrip += other.etaChangesPerTrip
             duplicatedEvents += other.duplicatedEvents
+            overclaims.merge(other.overclaims)
+            underclaims.merge(other.underclaims)
             trips.merge(other.trips) { $1 }
         }
     }
@@ -75,12 +90,18 @@ struct ScreenAudit: Sendable {
     /// How far a stopped car's last fix may lie from where it stands: the 5 m distance filter (the car's
     /// last few metres before stopping send no fix) plus about two sigma of GPS noise.
     static let parkedMeters = 12.0
+    /// The slack each rule about the pin's words allows: the sampling period, since a frame drawn just
+    /// before a threshold is crossed is not seen again until the next one.
+    static let claimToleranceSeconds = 0.2
 
     private(set) var measurements = Measurements()
     private var tripID: String?
     private var statesSeen: [TripState] = []
     private var markerTruthTime: Double?
     private var lastMarker: Coordinate?
+    /// The previous tracking frame's time and pin, to tell a designed snap from a jump.
+    private var lastFrameTime: Double?
+    private var lastShown: DriverLocation?
     private var lastEta: Int?
     private var trackedSince: Date?
     private var etaChanges = 0
@@ -94,6 +115,15 @@ struct ScreenAudit: Sendable {
         var coordinate: Coordinate
         var state: TripState
         var trace: TruthTrace
+        /// What the frame said about the pin.
+        var words: Words
+    }
+
+    /// What one frame said about its pin.
+    struct Words: Sendable, Hashable {
+        var pin: PinFreshness.Level?
+        var delayedBanner: Bool
+        var eta: Bool
     }
 
     /// Takes one frame; `truth` finds the trace of a driver's car.
@@ -125,11 +155,21 @@ struct ScreenAudit: Sendable {
             pendingPins.append(
                 PendingPin(
                     time: now, received: shown.receivedAt.timeIntervalSince1970, coordinate: shown.coordinate,
-                    state: frame.state, trace: trace))
+                    state: frame.state, trace: trace,
+                    words: Words(pin: frame.pin, delayedBanner: frame.showsDelayedBanner, eta: frame.etaMinutes != nil))
+            )
         }
         judgePins()
+        let before = (time: lastFrameTime, shown: lastShown)
+        lastFrameTime = now
+        lastShown = frame.shown
         guard let marker = frame.marker else { return }
-        if let lastMarker, lastMarker.distance(to: marker) > Self.jumpMeters { measurements.jumpsOver50m += 1 }
+        if let lastMarker, lastMarker.distance(to: marker) > Self.jumpMeters {
+            measurements.jumpsOver50m += 1
+            if Self.isSnap(shown: frame.shown, after: before.shown, now: now, previousFrame: before.time) {
+                measurements.snaps += 1
+            }
+        }
         lastMarker = marker
         judgeMarker(marker, now: now, trace: trace)
     }
@@ -156,6 +196,7 @@ struct ScreenAudit: Sendable {
                 continue
             }
             let truthTime = Self.parked(pin.coordinate, since: placed, now: now, trace: pin.trace) ?? placed
+            judge(pin.words, age: now - truthTime)
             if pin.trace.wasBlind(in: (now - 20)...now) {
                 measurements.freshnessNearTunnels.add(now - truthTime)
             } else {
@@ -163,6 +204,21 @@ struct ScreenAudit: Sendable {
                 measurements.freshnessByState[pin.state, default: .init()].add(now - truthTime)
             }
         }
+    }
+
+    /// Counts what `words` claimed beyond, or short of, a pin whose car truly stood there `age` seconds ago.
+    private mutating func judge(_ words: Words, age: Double) {
+        let tolerance = Self.claimToleranceSeconds
+        let live = PinFreshness.liveBelow
+        let locating = PinFreshness.locatingFrom
+        let banner = PinFreshness.delayedBannerFrom
+        if words.pin == .live, age > live + tolerance { measurements.overclaims.live += 1 }
+        if words.pin == .updating, age > locating + tolerance { measurements.overclaims.updating += 1 }
+        if !words.delayedBanner, age > banner + tolerance { measurements.overclaims.noDelayedBanner += 1 }
+        if words.eta, age > locating + tolerance { measurements.overclaims.etaWhileLocating += 1 }
+        if words.pin == .locating, age < live - tolerance { measurements.underclaims.locating += 1 }
+        if words.pin == .updating, age < live - tolerance { measurements.underclaims.updating += 1 }
+        if words.delayedBanner, age < banner - tolerance { measurements.underclaims.delayedBanner += 1 }
     }
 
     /// The time of the car's latest sample when it has stayed within `parkedMeters` of `pin` since `since`
@@ -182,6 +238,17 @@ struct ScreenAudit: Sendable {
         return max(since, last.time)
     }
 
+    /// True when a jump to the frame showing `shown` at `now` is the glide's design: its fix came more
+    /// than the snap gap after the one the frame before showed, or no frame was drawn for over a second
+    /// before (the app was killed and relaunched, and has nothing to glide from).
+    static func isSnap(shown: DriverLocation?, after previous: DriverLocation?, now: Double, previousFrame: Double?)
+        -> Bool
+    {
+        if let previousFrame, now - previousFrame > 1 { return true }
+        guard let shown, let previous, shown.seq != previous.seq else { return false }
+        return shown.receivedAt.timeIntervalSince(previous.receivedAt) > Glide.Configuration().snapGap
+    }
+
     /// Places the marker on the car's true path. A frame within `onPathMeters` of the path is placed;
     /// the latest place so far is the reference. A backward move: a placed frame that lies only behind
     /// the reference (more than two seconds of driving), nowhere near where the car has been since;
@@ -195,7 +262,8 @@ struct ScreenAudit: Sendable {
             measurements.renderedLag.add(now - forward.time)
             return
         }
-        if markerTruthTime != nil, let earlier = trace.nearest(to: marker, in: (now - 120)...since),
+        // A marker resting over two minutes on one place leaves no earlier window to search.
+        if markerTruthTime != nil, since > now - 120, let earlier = trace.nearest(to: marker, in: (now - 120)...since),
             earlier.distance <= Self.onPathMeters, (forward?.distance ?? .infinity) > Self.backwardToleranceMeters
         {
             measurements.backwardMoves += 1
@@ -216,6 +284,8 @@ struct ScreenAudit: Sendable {
         statesSeen = []
         markerTruthTime = nil
         lastMarker = nil
+        lastFrameTime = nil
+        lastShown = nil
         lastEta = nil
         trackedSince = nil
         etaChanges = 0

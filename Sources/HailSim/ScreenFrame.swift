@@ -24,10 +24,13 @@ struct ScreenFrame: Sendable, Hashable {
     var fare: Money?
     /// True when "Driver's location may be delayed" is on screen.
     var showsDelayedBanner: Bool
+    /// What the pin says of itself (live, updating, locating), while a driver is on the way or driving.
+    var pin: PinFreshness.Level?
 
     init(
         time: Date, tripID: String, state: TripState, version: Int, driverID: String?, shown: DriverLocation? = nil,
-        marker: Coordinate? = nil, etaMinutes: Int? = nil, fare: Money?, showsDelayedBanner: Bool
+        marker: Coordinate? = nil, etaMinutes: Int? = nil, fare: Money?, showsDelayedBanner: Bool,
+        pin: PinFreshness.Level? = nil
     ) {
         self.time = time
         self.tripID = tripID
@@ -39,5 +42,6 @@ struct ScreenFrame: Sendable, Hashable {
         self.etaMinutes = etaMinutes
         self.fare = fare
         self.showsDelayedBanner = showsDelayedBanner
+        self.pin = pin
     }
 }

@@ -183,7 +183,7 @@ final class SimRider {
         let frame = ScreenFrame(
             time: now, tripID: trip.id, state: trip.state, version: trip.version, driverID: trip.driver?.id,
             shown: model.driverLocation, marker: model.marker(at: now)?.coordinate, etaMinutes: model.screen.etaMinutes,
-            fare: model.screen.fare, showsDelayedBanner: model.screen.showsDelayedBanner)
+            fare: model.screen.fare, showsDelayedBanner: model.screen.showsDelayedBanner, pin: model.screen.pin)
         audit.observe(frame) { truth($0) }
     }
 

@@ -6,7 +6,9 @@ import HailRoads
 /// A simulated phone in a simulated car: it drives a `Route` at the road speeds (times the city's speed
 /// factor) and reports one fix per second with seeded GPS noise, honouring the policy's distance filter
 /// as the hardware does. Now and then a fix is an outlier hundreds of metres off (multipath), and in a
-/// tunnel there is no fix at all. Where the car truly was goes to `truth`, once a second.
+/// tunnel there is no fix at all. Where the car truly was goes to `truth`, once a second. Its fix status
+/// is what the hardware would say: unavailable in a tunnel, standing when parked, else current; a fix
+/// on demand is a fix of where the car is now, with the same noise.
 actor SimulatedCar: LocationSource {
     /// A road segment that runs through a tunnel, by its two ends in driving order.
     struct Segment: Sendable, Hashable {
@@ -33,6 +35,11 @@ actor SimulatedCar: LocationSource {
     private(set) var inTunnel = false
     /// Metres the car has truly driven since it was made: what a fare should charge for, between two readings.
     private(set) var odometer = 0.0
+    /// The speed over the last second, metres per second.
+    private var speed = 0.0
+    /// What the hardware said last about its fix, and who listens (each app instance's runtime).
+    private var status = FixStatus.current
+    private var statusListeners: [AsyncStream<FixStatus>.Continuation] = []
 
     init(
         start: Coordinate, timeline: DriverTimeline, speedFactor: Double, noiseMeters: Double, random: SimRandom,
@@ -70,6 +77,24 @@ actor SimulatedCar: LocationSource {
         self.policy = policy
     }
 
+    nonisolated func fixStatus() -> AsyncStream<FixStatus> {
+        AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
+            Task { await self.listen(continuation) }
+        }
+    }
+
+    /// A fix of where the car is now; nil in a tunnel or with location off.
+    func currentFix() async -> LocationPoint? {
+        guard !policy.isOff, !inTunnel else { return nil }
+        lastReported = position
+        return noisyFix(now: timeline.now())
+    }
+
+    private func listen(_ continuation: AsyncStream<FixStatus>.Continuation) {
+        continuation.yield(status)
+        statusListeners.append(continuation)
+    }
+
     private func run(into continuation: AsyncStream<LocationPoint>.Continuation) async {
         var next = timeline.now()
         while !Task.isCancelled {
@@ -81,7 +106,7 @@ actor SimulatedCar: LocationSource {
     }
 
     private func step(now: Date) -> LocationPoint? {
-        var speed = 0.0
+        speed = 0
         if let route {
             let elapsed = now.timeIntervalSince(routeStartedAt) * speedFactor
             if let here = route.position(atSeconds: elapsed) {
@@ -97,10 +122,24 @@ actor SimulatedCar: LocationSource {
             }
         }
         truth.record(position, at: now, blind: inTunnel)
+        let status: FixStatus = inTunnel ? .unavailable : route == nil ? .standing : .current
+        if status != self.status {
+            self.status = status
+            // A killed app's runtime listens no more: its stream is terminated and goes.
+            statusListeners.removeAll {
+                if case .terminated = $0.yield(status) { return true }
+                return false
+            }
+        }
         guard !policy.isOff, !inTunnel else { return nil }
         // The filter judges the true position: noise alone must not make a parked car report.
         if let lastReported, lastReported.distance(to: position) < max(policy.distanceFilter, 0.01) { return nil }
         lastReported = position
+        return noisyFix(now: now)
+    }
+
+    /// A fix of the true position with GPS noise, now and then an outlier.
+    private func noisyFix(now: Date) -> LocationPoint {
         var north = random.gaussian() * noiseMeters
         var east = random.gaussian() * noiseMeters
         if random.unit() < outlierProbability {

@@ -66,6 +66,14 @@ public struct SimulationReport: Sendable, Hashable, Codable {
         public var meanTruthMinor: Int?
         /// The largest difference between a charged fare and its truth, minor units.
         public var largestDifferenceMinor: Int?
+        /// Trips above the minimum fare whose charged distance is more than 3% away from what the car
+        /// drove. The distance is read back from the fare with the tariff and the trip's time, which is
+        /// exact to about 10 m (cent rounding, and the driver's view of the trip's time against the
+        /// server's).
+        public var chargedDistanceOver3PercentOff: Int
+        /// The largest difference between a charged distance and the distance driven, as a share of
+        /// the distance driven (0.01 is 1%).
+        public var largestChargedDistanceError: Double?
     }
 
     /// How long online drivers' apps went without a link to the server (sampled once a second).
@@ -116,6 +124,9 @@ public struct SimulationReport: Sendable, Hashable, Codable {
     public var backwardMoves: Int
     /// Frames in which a rider's car moved more than 50 m.
     public var jumpsOver50m: Int
+    /// Of those, the glide's designed snaps: the newest fix came more than 10 s after the one shown before
+    /// (a tunnel, a dead zone, a stalled stream), or the app had just been relaunched. The rest are bugs.
+    public var snaps: Int
     /// Frames whose car was drawn more than 30 m from anywhere the car had been lately.
     public var framesOffTruth: Int
     /// Share of tracking frames whose pin was still the driver's position from before the trip was
@@ -132,6 +143,12 @@ public struct SimulationReport: Sendable, Hashable, Codable {
     public var tripEventsLost: Int
     /// Times a rider's screen entered a trip state it had already left, or its version went back.
     public var tripEventsDuplicated: Int
+    /// Frames whose pin said more than the car's true position age allowed (live over 6 s, updating over
+    /// 20 s, no "may be delayed" over 15 s, an ETA over 20 s), by rule: each must be 0.
+    public var overclaims: ScreenOverclaims
+    /// Frames whose pin said less than the car's true position age allowed (locating or updating under
+    /// 6 s, "may be delayed" under 15 s), by rule.
+    public var underclaims: ScreenUnderclaims
     /// The trips.
     public var trips: Trips
     /// The fares against what the cars truly drove.
@@ -156,8 +173,12 @@ public struct SimulationReport: Sendable, Hashable, Codable {
             (\(freshnessSeconds.samples) frames; near tunnels p99 \(seconds(freshnessNearTunnelsSeconds.p99)) \
             over \(freshnessNearTunnelsSeconds.samples)); drawn car lag p50 \(seconds(renderedLagSeconds.p50)), \
             p99 \(seconds(renderedLagSeconds.p99))
-            backward moves \(backwardMoves), jumps over 50 m \(jumpsOver50m), trip events lost \(tripEventsLost), \
-            doubled \(tripEventsDuplicated), ETA changes per trip \(String(format: "%.2f", etaChangesPerTrip))
+            backward moves \(backwardMoves), jumps over 50 m \(jumpsOver50m) (\(snaps) snaps after a gap, \
+            \(jumpsOver50m - snaps) other), frames off the truth \(framesOffTruth), trip events lost \(tripEventsLost), \
+            doubled \(tripEventsDuplicated), ETA changes per trip \(String(format: "%.2f", etaChangesPerTrip)) \
+            (most \(maxEtaChangesOnATrip))
+            overclaims \(overclaims.total) (\(overclaims.summary)); underclaims \(underclaims.total) \
+            (\(underclaims.summary))
             trips requested \(trips.requested), completed \(trips.completed) (\(trips.completedWithFare) with a fare, \
             mean \(fare ?? "-")), cancelled \(trips.cancelled), no driver \(trips.noDriversFound); \
             under way: \(Self.describe(trips.inProgress)); driver assigned after \(seconds(trips.medianSecondsToAssign)), \
@@ -166,7 +187,9 @@ public struct SimulationReport: Sendable, Hashable, Codable {
             fares \(Self.describe(fares: trips.faresMinor)); against truth: \(faresAgainstTruth.trips) trips, \
             \(faresAgainstTruth.atMinimumFare) at the minimum, driven \(Self.metres(faresAgainstTruth.meanDrivenMeters)) \
             in \(seconds(faresAgainstTruth.meanOnTripSeconds)) on average, largest difference \
-            \(faresAgainstTruth.largestDifferenceMinor.map(Self.money) ?? "-")
+            \(faresAgainstTruth.largestDifferenceMinor.map(Self.money) ?? "-"); charged distance over 3% off \
+            \(faresAgainstTruth.chargedDistanceOver3PercentOff) (largest \
+            \(faresAgainstTruth.largestChargedDistanceError.map { String(format: "%.1f%%", $0 * 100) } ?? "-"))
             drivers online \(driversOnline); longest without a link \(seconds(driverLinks.longestDownSeconds)) \
             (\(driverLinks.driversDownOver60s) over 60 s), without the stream \
             \(seconds(driverLinks.longestWithoutStreamSeconds)) (\(driverLinks.driversWithoutStreamOver60s) over 60 s)

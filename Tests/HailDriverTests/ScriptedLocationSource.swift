@@ -7,6 +7,7 @@ final class ScriptedLocationSource: LocationSource {
     private let stream: AsyncStream<LocationPoint>
     private let continuation: AsyncStream<LocationPoint>.Continuation
     private let applied = Mutex<[LocationPolicy]>([])
+    private let onDemand = Mutex<LocationPoint?>(nil)
 
     init() {
         (stream, continuation) = AsyncStream.makeStream(of: LocationPoint.self)
@@ -19,4 +20,9 @@ final class ScriptedLocationSource: LocationSource {
     var policies: [LocationPolicy] { applied.withLock { $0 } }
 
     func yield(_ point: LocationPoint) { continuation.yield(point) }
+
+    /// The fix the source gives when asked for one now; nil (the default) gives none.
+    func setCurrentFix(_ point: LocationPoint?) { onDemand.withLock { $0 = point } }
+
+    func currentFix() async -> LocationPoint? { onDemand.withLock { $0 } }
 }

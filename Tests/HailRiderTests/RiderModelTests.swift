@@ -125,8 +125,11 @@ struct RiderModelTests {
         #expect(h.model.driverLocation?.seq == 3)
         let seq1 = Fixtures.position(seq: 1, at: 4).coordinate
         let seq3 = Fixtures.position(seq: 3, at: 10, north: 60).coordinate
-        // Rendered 3 s in the past: at 10 s the car is halfway from seq 1 to seq 3, at 13 s on seq 3.
-        let halfway = try #require(h.model.marker(at: Fixtures.serverEpoch.addingTimeInterval(10)))
+        // Both came at 10 s, when the car already rested on seq 1 (rendered 3 s in the past): it drives on
+        // from there, halfway at 11.5 s and on seq 3 at 13 s, rather than leaping halfway at once.
+        let atArrival = try #require(h.model.marker(at: Fixtures.serverEpoch.addingTimeInterval(10)))
+        #expect(atArrival.coordinate == seq1)
+        let halfway = try #require(h.model.marker(at: Fixtures.serverEpoch.addingTimeInterval(11.5)))
         #expect(halfway.coordinate == seq1.interpolated(to: seq3, fraction: 0.5))
         #expect(halfway.isMoving)
         let arrived = try #require(h.model.marker(at: Fixtures.serverEpoch.addingTimeInterval(13)))

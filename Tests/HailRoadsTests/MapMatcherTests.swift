@@ -75,6 +75,28 @@ struct MapMatcherTests {
         #expect(!match.edges.contains { city.graph.road(ofEdge: $0).name == "Street 2" })
     }
 
+    @Test("generated city: a car driving against a one-way street is charged the stretch, not loops round the block")
+    func cityAgainstAOneWayStreet() throws {
+        let city = GeneratedCity(seed: 42)
+        let router = RoadRouter(graph: city.graph)
+        // Row 1 (Street 2) is one-way eastbound; the car drives it westbound from column 5 to column 2, with a fix
+        // every 25 m (a 2-4 s interval in town) and 3 m of noise.
+        let path = (2...5).reversed().map { city.graph.coordinates[Int(city.node(column: $0, row: 1))] }
+        #expect(router.route(fromNode: city.node(column: 5, row: 1), toNode: city.node(column: 2, row: 1)) != nil)
+        var generator = SeededGenerator(seed: 14)
+        let trace = Self.noisyTrace(along: path, spacing: 25, sigma: 3, generator: &generator)
+        let match = MapMatcher(router: router).match(trace)
+        // 18 fixes, the last 425 m along the 446 m of street. Matched as legal paths only, the trace broke
+        // eight times and the rest went round the block by Avenues 3 to 6.
+        #expect(trace.count == 18)
+        let driven = Double(trace.count - 1) * 25
+        #expect(match.breaks == 0)
+        #expect(Int(match.distance.rounded()) == 423)
+        #expect(abs(match.distance - driven) <= 0.03 * driven)
+        // On the street it drove, nowhere else.
+        #expect(Set(match.edges.map { city.graph.road(ofEdge: $0).name }) == ["Street 2"])
+    }
+
     @Test("fixes off the map are left unmatched; an empty trace matches nothing")
     func offMap() {
         let city = GeneratedCity(seed: 3)

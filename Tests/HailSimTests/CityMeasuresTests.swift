@@ -66,5 +66,11 @@ struct CityMeasuresTests {
         #expect(check.meanChargedMinor == 760)
         #expect(check.meanTruthMinor == 745)
         #expect(check.largestDifferenceMinor == 30)
+        // Read back from the second fare: 820 - 250 - 180 = 390 for distance, 3,250 m at 1.20 a km,
+        // 250 m more than driven; the first, at the minimum, says nothing of its distance.
+        #expect(City.chargedMeters(trips[1]) == 3_250)
+        #expect(City.chargedMeters(trips[0]) == nil)
+        #expect(check.chargedDistanceOver3PercentOff == 1)
+        #expect(check.largestChargedDistanceError == 250.0 / 3_000)
     }
 }

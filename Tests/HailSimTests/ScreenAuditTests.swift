@@ -25,14 +25,41 @@ struct ScreenAuditTests {
 
     static func frame(
         at seconds: Double, state: TripState = .onTrip, version: Int = 4, pin: (metres: Double, receivedAt: Double)?,
-        marker: Double?, eta: Int? = nil
+        marker: Double?, eta: Int? = nil, says: PinFreshness.Level? = nil, banner: Bool = false
     ) -> ScreenFrame {
         ScreenFrame(
             time: date(seconds), tripID: "trip-1", state: state, version: version, driverID: "driver-1",
             shown: pin.map {
                 DriverLocation(coordinate: north($0.metres), heading: 0, seq: 1, receivedAt: date($0.receivedAt))
             },
-            marker: marker.map(north), etaMinutes: eta, fare: nil, showsDelayedBanner: false)
+            marker: marker.map(north), etaMinutes: eta, fare: nil, showsDelayedBanner: banner, pin: says)
+    }
+
+    /// What one frame claims of a pin the car left 100 m north at 10 s (received at 11 s), `seconds` on.
+    static func claims(
+        at seconds: Double, says: PinFreshness.Level?, banner: Bool = false, eta: Int? = nil
+    ) -> (over: ScreenOverclaims, under: ScreenUnderclaims) {
+        var audit = ScreenAudit()
+        let trace = trace()
+        audit.observe(frame(at: seconds, pin: (100, 11), marker: nil, eta: eta, says: says, banner: banner)) { _ in
+            trace
+        }
+        audit.finishTrip()
+        return (audit.measurements.overclaims, audit.measurements.underclaims)
+    }
+
+    /// Overclaims with only `set` counted once.
+    static func over(_ set: WritableKeyPath<ScreenOverclaims, Int>) -> ScreenOverclaims {
+        var claims = ScreenOverclaims()
+        claims[keyPath: set] = 1
+        return claims
+    }
+
+    /// Underclaims with only `set` counted once.
+    static func under(_ set: WritableKeyPath<ScreenUnderclaims, Int>) -> ScreenUnderclaims {
+        var claims = ScreenUnderclaims()
+        claims[keyPath: set] = 1
+        return claims
     }
 
     @Test func freshnessIsHowLongAgoTheCarStoodWhereThePinIs() {
@@ -165,6 +192,59 @@ struct ScreenAuditTests {
         // driverAssigned re-entered, and version 2 after 3.
         #expect(audit.measurements.duplicatedEvents == 2)
         #expect(audit.measurements.trips["trip-1"] == ScreenAudit.ShownTrip(version: 5, state: .completed, fare: nil))
+    }
+
+    @Test func aLivePinOverSixSecondsOldOverclaims() {
+        // The car left the pin's place at 10 s: at 16.15 s it is 6.15 s old, inside the 0.2 s tolerance.
+        #expect(Self.claims(at: 16.15, says: .live, eta: 4).over == ScreenOverclaims())
+        #expect(Self.claims(at: 16.25, says: .live, eta: 4).over == Self.over(\.live))
+        // Updating at that age is the right word.
+        #expect(Self.claims(at: 16.25, says: .updating).over == ScreenOverclaims())
+        #expect(Self.claims(at: 16.25, says: .updating).under == ScreenUnderclaims())
+    }
+
+    @Test func anUpdatingPinOrAnEtaOverTwentySecondsOldOverclaims() {
+        // A banner is up in all of these, so only the rule under test can count.
+        #expect(Self.claims(at: 30.15, says: .updating, banner: true, eta: 4).over == ScreenOverclaims())
+        #expect(Self.claims(at: 30.25, says: .updating, banner: true).over == Self.over(\.updating))
+        #expect(Self.claims(at: 30.25, says: .locating, banner: true, eta: 4).over == Self.over(\.etaWhileLocating))
+        #expect(Self.claims(at: 30.25, says: .locating, banner: true).over == ScreenOverclaims())
+    }
+
+    @Test func noDelayedBannerOverFifteenSecondsOverclaims() {
+        #expect(Self.claims(at: 25.15, says: .updating).over == ScreenOverclaims())
+        #expect(Self.claims(at: 25.25, says: .updating).over == Self.over(\.noDelayedBanner))
+        #expect(Self.claims(at: 25.25, says: .updating, banner: true).over == ScreenOverclaims())
+    }
+
+    @Test func sayingLessThanTheTruthAllowsIsAnUnderclaim() {
+        var locating = Self.under(\.locating)
+        locating.delayedBanner = 1
+        #expect(Self.claims(at: 15.75, says: .locating, banner: true).under == locating)
+        #expect(Self.claims(at: 15.85, says: .locating, banner: true).under == Self.under(\.delayedBanner))
+        #expect(Self.claims(at: 15.75, says: .updating).under == Self.under(\.updating))
+        #expect(Self.claims(at: 15.85, says: .updating).under == ScreenUnderclaims())
+        #expect(Self.claims(at: 24.75, says: .updating, banner: true).under == Self.under(\.delayedBanner))
+        #expect(Self.claims(at: 24.85, says: .updating, banner: true).under == ScreenUnderclaims())
+        // Saying live is never an underclaim, and a fresh live pin claims nothing it should not.
+        #expect(Self.claims(at: 12, says: .live, eta: 4).under == ScreenUnderclaims())
+        #expect(Self.claims(at: 12, says: .live, eta: 4).over == ScreenOverclaims())
+    }
+
+    @Test func aKeepAliveStampedNowInATunnelIsALivePinThatOverclaims() {
+        // The car drives north at 10 m/s through a tunnel from 20 s to 30 s; its last fix, at 190 m,
+        // reached the server again at 28 s as a keep-alive stamped then: the app reads it 1 s old.
+        let trace = TruthTrace()
+        for second in 0...60 {
+            trace.record(
+                Self.north(Double(second) * 10), at: Self.date(Double(second)), blind: (20...30).contains(second))
+        }
+        var audit = ScreenAudit()
+        audit.observe(Self.frame(at: 29, pin: (190, 28), marker: nil, eta: 3, says: .live)) { _ in trace }
+        audit.finishTrip()
+        // Ten seconds old in truth: the pin overclaims though the frame's age is reported near the tunnel.
+        #expect(audit.measurements.overclaims == Self.over(\.live))
+        #expect(audit.measurements.freshnessNearTunnels.percentile(1) == 10)
     }
 
     @Test func etaChangesAreCountedPerTrip() {

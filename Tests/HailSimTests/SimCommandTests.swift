@@ -52,6 +52,11 @@ struct SimCommandTests {
         #expect(json["network"] as? String == "perfect")
         #expect(json["drivers"] as? Int == 30)
         #expect(json["jumpsOver50m"] is Int)
+        #expect(json["snaps"] is Int)
+        let overclaims = try #require(json["overclaims"] as? [String: Any])
+        #expect(Set(overclaims.keys) == ["live", "updating", "noDelayedBanner", "etaWhileLocating"])
+        #expect(json["underclaims"] is [String: Any])
+        #expect(output.contains("overclaims "))
     }
 
     @Test(arguments: [

@@ -60,4 +60,44 @@ struct SimulatedCarTests {
             #expect(fix.accuracy == 8)
         }
     }
+
+    @Test func inATunnelItHasNoFixAndSaysSoAndParkedItStandsWithOne() async {
+        let clock = ManualClock()
+        let car = SimulatedCar(
+            start: Self.start, timeline: DriverTimeline(clock: clock, origin: Date(timeIntervalSince1970: 0)),
+            speedFactor: 2, noiseMeters: 0, random: SimRandom(seed: 1),
+            tunnels: [SimulatedCar.Segment(from: Self.start, to: Self.stop)])
+        await car.apply(LocationPolicy(activity: .onTrip, thermal: .nominal, lowPower: false))
+        await car.drive(Route(distance: 100, duration: 10, coordinates: [Self.start, Self.stop], edges: []))
+        let statuses = Mutex<[FixStatus]>([])
+        let listener = Task {
+            for await status in car.fixStatus() { statuses.withLock { $0.append(status) } }
+        }
+        while statuses.withLock({ $0.isEmpty }) { await Task.yield() }
+        let received = Mutex<[LocationPoint]>([])
+        let reader = Task {
+            for await point in car.fixes() { received.withLock { $0.append(point) } }
+        }
+        for _ in 0..<3 {
+            await clock.sleepers(atLeast: 1)
+            clock.advance(by: .seconds(1))
+        }
+        await clock.sleepers(atLeast: 1)
+        // The whole road is a tunnel: no fix comes, and none can be had on demand.
+        #expect(await car.currentFix() == nil)
+        for _ in 0..<4 {
+            await clock.sleepers(atLeast: 1)
+            clock.advance(by: .seconds(1))
+        }
+        await clock.sleepers(atLeast: 1)
+        // Out at the end and parked: the fix on demand is where the car stands, taken now.
+        let parked = await car.currentFix()
+        #expect(parked?.coordinate == Self.stop)
+        #expect(parked?.t == Date(timeIntervalSince1970: 7))
+        reader.cancel()
+        await reader.value
+        listener.cancel()
+        #expect(received.withLock { $0.map(\.t.timeIntervalSince1970) } == [5])
+        #expect(statuses.withLock { $0 } == [.current, .unavailable, .standing])
+    }
 }

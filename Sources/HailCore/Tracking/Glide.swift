@@ -10,6 +10,8 @@ import Foundation
 ///   the heading follows the road, or turns the short way round (350 to 10 is 20 degrees, not 340);
 /// - a fix arriving more than `snapGap` after the previous one (background, tunnel, lost stream)
 ///   restarts the timeline: the car jumps to it without animating across the city;
+/// - a fix arriving after the car came to rest on the previous one (a gap longer than `renderDelay`,
+///   shorter than `snapGap`) is driven to from where the car rests, starting when it is added;
 /// - the car never goes past the newest fix: when fixes stop it stays still (no extrapolation).
 ///
 /// All times are on the server's clock (`ServerClock.serverNow`).
@@ -71,13 +73,19 @@ public struct Glide: Sendable, Hashable {
 
     /// Adds a fix; returns false (and changes nothing) when its seq is not newer than the newest taken.
     ///
-    /// `roadPath` is the road between the previous fix and this one, endpoints included.
+    /// `roadPath` is the road between the previous fix and this one, endpoints included. `now` is the
+    /// display's server time as the fix is added: when the marker already rests on the newest fix (the
+    /// next one came later than the render delay), the way to the new fix starts from there and now,
+    /// not from when the last fix arrived, or the marker would leap most of the way in one frame.
     @discardableResult
-    public mutating func add(_ location: DriverLocation, roadPath: [Coordinate]? = nil) -> Bool {
+    public mutating func add(_ location: DriverLocation, roadPath: [Coordinate]? = nil, now: Date? = nil) -> Bool {
         if let last = fixes.last {
             guard location.seq > last.location.seq else { return false }
             if location.receivedAt.timeIntervalSince(last.time) > configuration.snapGap {
                 fixes.removeAll()
+            } else if let now {
+                let resting = now.addingTimeInterval(-configuration.renderDelay)
+                if resting > last.time { fixes[fixes.count - 1].time = min(resting, location.receivedAt) }
             }
         }
         // A newer seq stamped earlier (two server nodes with skewed clocks) must not run time backwards.

@@ -52,6 +52,19 @@ struct EtaSmootherTests {
         #expect(smoother.update(etaSeconds: nil, pin: .live, at: Self.t0.addingTimeInterval(9)) == nil)
     }
 
+    @Test func aValueCloseToTheOneBeforeAGapIsHeldAgainstIt() {
+        var smoother = EtaSmoother()
+        smoother.update(etaSeconds: 240, pin: .live, at: Self.t0)
+        #expect(smoother.update(etaSeconds: nil, pin: .locating, at: Self.t0.addingTimeInterval(3)) == nil)
+        // Back 25 s later at 5 min: 4 min comes back, and 5 shows only once it has lasted the 8 s hold.
+        #expect(smoother.update(etaSeconds: 290, pin: .live, at: Self.t0.addingTimeInterval(28)) == 4)
+        #expect(smoother.update(etaSeconds: 285, pin: .live, at: Self.t0.addingTimeInterval(32)) == 4)
+        #expect(smoother.update(etaSeconds: 280, pin: .live, at: Self.t0.addingTimeInterval(36)) == 5)
+        // A gap longer than a minute forgets it: the first value shows at once.
+        smoother.update(etaSeconds: nil, pin: .locating, at: Self.t0.addingTimeInterval(40))
+        #expect(smoother.update(etaSeconds: 200, pin: .live, at: Self.t0.addingTimeInterval(101)) == 4)
+    }
+
     @Test func updatingPinStillShowsMinutes() {
         var smoother = EtaSmoother()
         #expect(smoother.update(etaSeconds: 120, pin: .updating, at: Self.t0) == 2)

@@ -33,6 +33,24 @@ struct GlideTests {
         #expect(try #require(glide.marker(at: Self.t0.addingTimeInterval(6))).coordinate.lat == 10)
     }
 
+    @Test func aFixAfterTheCarCameToRestIsDrivenToFromWhereItRests() throws {
+        // The car rests on the first fix from 3 s on; the next comes 8 s after it (under the 10 s snap
+        // gap) and is added half a second after its arrival at the server.
+        var glide = Glide(configuration: .init(renderDelay: 3))
+        glide.add(Self.fix(1, lat: 0, lng: 0, at: 0))
+        glide.add(Self.fix(2, lat: 10, lng: 0, at: 8), now: Self.t0.addingTimeInterval(8.5))
+        // No leap: still where it rested, then half way when half of the 2.5 s left has passed.
+        #expect(try #require(glide.marker(at: Self.t0.addingTimeInterval(8.5))).coordinate.lat == 0)
+        #expect(try #require(glide.marker(at: Self.t0.addingTimeInterval(9.75))).coordinate.lat == 5)
+        #expect(try #require(glide.marker(at: Self.t0.addingTimeInterval(11))).coordinate.lat == 10)
+        // Without the display's time the way is timed from the first fix's arrival: 55 % of it at once.
+        var unanchored = Glide(configuration: .init(renderDelay: 3))
+        unanchored.add(Self.fix(1, lat: 0, lng: 0, at: 0))
+        unanchored.add(Self.fix(2, lat: 10, lng: 0, at: 8))
+        let leap = try #require(unanchored.marker(at: Self.t0.addingTimeInterval(8.5))).coordinate.lat
+        #expect(abs(leap - 6.875) < 1e-9)
+    }
+
     @Test func neverGoesPastTheNewestFixNorBackwards() throws {
         var glide = Glide(configuration: .init(renderDelay: 3))
         glide.add(Self.fix(1, lat: 0, lng: 0, at: 0))
