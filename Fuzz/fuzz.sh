@@ -30,6 +30,15 @@ main() {
         exit 1
     fi
 
+    # SwiftPM reuses its cached build plan for the path dependency on Hail when no manifest changed, so a source file
+    # added to Hail since the last fuzz build would be missing from it: replan whenever Hail's file list changes.
+    mkdir -p "$scratch"
+    files=$(find Sources -name '*.swift' | sort | sha1sum | cut -d' ' -f1)
+    if [ "$(cat "$scratch/hail-sources.sha1" 2>/dev/null)" != "$files" ]; then
+        find "$scratch" -maxdepth 3 -name description.json -path '*debug*' -delete
+        echo "$files" >"$scratch/hail-sources.sha1"
+    fi
+
     # ld.gold warns once per ASan symbol it cannot export from an executable; the warnings are harmless.
     # `--sanitize=fuzzer` makes SwiftPM link libFuzzer's main; the sanitizers are also passed as ONE swiftc flag because
     # swiftc keeps only the last of several `-sanitize=` flags, and SwiftPM orders its own at random.
