@@ -55,9 +55,12 @@ extension BrowserPagesTests {
         let pins = json["pins"] as? [String] ?? []
         #expect(pins.first == "live", "\(pins)")
         #expect(pins.dropFirst().first == "updating", "the pin ages past 6 s in the dead zone: \(pins)")
-        #expect((json["secondsToUpdating"] as? Double ?? 0) >= 5, "\(json)")
         #expect(json["bannerWhileDead"] is String)
-        print("Rider's pin after the dead zone: \(pins), live again after \(json["secondsToLiveAgain"] ?? "-") s")
+        // How long after the press the pin turned is not asserted: the shown fix was already up to a few seconds old
+        // when the dead zone was pressed, so it crosses 6 s anywhere from at once to 6 s later.
+        print(
+            "Rider's pin after the dead zone: \(pins), updating after \(json["secondsToUpdating"] ?? "-") s,"
+                + " live again after \(json["secondsToLiveAgain"] ?? "-") s")
 
         // The same routes on a server that is not a demo: 404, nothing to press.
         let production = try await SimServer.start()
