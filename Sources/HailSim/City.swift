@@ -180,6 +180,7 @@ public final class City {
             durationSeconds: now.timeIntervalSince(measuredFrom ?? now), warmupSeconds: configuration.warmup,
             drivers: configuration.drivers,
             riders: configuration.riders, freshnessSeconds: .init(screens.freshness),
+            freshnessPerSecond: screens.freshness.perSecond(upTo: 20),
             freshnessNearTunnelsSeconds: .init(screens.freshnessNearTunnels),
             freshnessByState: Dictionary(
                 uniqueKeysWithValues: screens.freshnessByState.map { ($0.key.rawValue, .init($0.value)) }),

@@ -51,6 +51,8 @@ public struct ReportPage: Sendable {
             \(report.riders) riders; \(report.trips.requested) trips requested, \(report.trips.completed) completed.</p>
             <h2>Freshness of the car on the riders' screens</h2>
             <div class="plot" id="freshness">\(freshnessPlot)</div>
+            <h2>How old the car on the screen was, frame by frame</h2>
+            <div class="plot" id="freshness-distribution">\(freshnessDistributionPlot)</div>
             <h2>Freshness by trip state</h2>
             <div class="plot" id="freshness-by-state">\(freshnessByStatePlot)</div>
             <h2>Trips over time, with backward moves and jumps</h2>
@@ -113,6 +115,22 @@ public struct ReportPage: Sendable {
                 ("near tunnels p99", tunnels.p99, "#9aa4b2"),
             ], limit: Self.freshnessBudget, limitLabel: "budget 5 s", unit: "s", id: "freshness")
             + "<p>\(f.samples) frames measured; \(tunnels.samples) near tunnels.</p>"
+    }
+
+    /// The share of frames in each second of freshness, those past the 5 s budget in red.
+    var freshnessDistributionPlot: String {
+        let counts = report.freshnessPerSecond ?? []
+        let total = counts.reduce(0, +)
+        guard total > 0 else { return "<p>No frame was measured.</p>" }
+        let rows = counts.enumerated().map { second, frames -> (label: String, value: Double?, colour: String) in
+            let label = second == counts.count - 1 ? "\(second) s and over" : "\(second)-\(second + 1) s"
+            let colour = Double(second) < Self.freshnessBudget ? "#4aa3ff" : "#e5534b"
+            return (label, (Double(frames) * 1000 / Double(total)).rounded() / 10, colour)
+        }
+        let over = counts.enumerated().filter { Double($0.offset) >= Self.freshnessBudget }.map(\.element).reduce(0, +)
+        return Self.bars(rows, limit: nil, limitLabel: "", unit: "% of frames", id: "freshness-distribution")
+            + "<p>\(total) frames; \(over) of them (\(String(format: "%.1f", Double(over) * 100 / Double(total)))%)"
+            + " over the 5 s budget, in red.</p>"
     }
 
     var freshnessByStatePlot: String {

@@ -27,6 +27,14 @@ public struct SecondsHistogram: Sendable, Hashable {
         maximum = max(maximum, other.maximum)
     }
 
+    /// How many durations fell in each whole second from 0 up to `seconds`: entry i counts [i, i + 1) s, and the
+    /// last entry everything from `seconds` on.
+    public func perSecond(upTo seconds: Int) -> [Int] {
+        var counts = Array(repeating: 0, count: seconds + 1)
+        for (index, inBin) in bins.enumerated() where inBin > 0 { counts[min(seconds, index / 10)] += inBin }
+        return counts
+    }
+
     /// The smallest duration at or below which `fraction` of the durations lie, nil when empty.
     public func percentile(_ fraction: Double) -> Double? {
         guard count > 0 else { return nil }

@@ -114,6 +114,9 @@ public struct SimulationReport: Sendable, Hashable, Codable {
     /// there), sampled five times a second while a driver was on the way or driving; frames near a tunnel
     /// are reported apart.
     public var freshnessSeconds: Percentiles
+    /// The distribution behind `freshnessSeconds`: entry i counts the frames i to i + 1 s old, the last one those
+    /// 20 s and older (nil in reports written before it was kept).
+    public var freshnessPerSecond: [Int]?
     /// The same in frames whose car was in a tunnel (no fix possible) within the last 20 s.
     public var freshnessNearTunnelsSeconds: Percentiles
     /// `freshnessSeconds` by the trip state on screen.

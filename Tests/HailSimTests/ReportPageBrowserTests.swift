@@ -22,6 +22,10 @@ struct ReportPageBrowserTests {
         #expect(output.contains("Report written to \(page.path) and \(json.path)."), "\(output)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: json)) as? [String: Any])
         #expect(report["drivers"] as? Int == 30)
+        // The distribution adds up to the frames the percentiles were read from.
+        let perSecond = try #require(report["freshnessPerSecond"] as? [Int])
+        #expect(perSecond.count == 21)
+        #expect(perSecond.reduce(0, +) == (report["freshnessSeconds"] as? [String: Any])?["samples"] as? Int)
         let html = try String(contentsOf: page, encoding: .utf8)
         // Offline: nothing to fetch, no script at all.
         #expect(!html.contains("src=") && !html.contains("href=") && !html.contains("<script"))
@@ -35,7 +39,8 @@ struct ReportPageBrowserTests {
         #expect(drawn["title"] as? String == "Hail report: 30 drivers on the generated city, perfect")
         #expect(
             drawn["svgs"] as? [String] == [
-                "freshness-svg", "freshness-by-state-svg", "trips-svg", "sends-svg", "bytes-svg",
+                "freshness-svg", "freshness-distribution-svg", "freshness-by-state-svg", "trips-svg", "sends-svg",
+                "bytes-svg",
             ])
         // Freshness: the budget line on both freshness plots; sends and bytes each against their budget bar.
         #expect(drawn["budgets"] as? Int == 2)

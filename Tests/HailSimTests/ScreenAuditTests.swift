@@ -272,4 +272,13 @@ struct SecondsHistogramTests {
         #expect(histogram.percentile(1) == 10)
         #expect(SecondsHistogram().percentile(0.5) == nil)
     }
+
+    @Test func perSecondCountsEachWholeSecondAndEverythingPastTheLast() {
+        var histogram = SecondsHistogram(limit: 60)
+        for seconds in [0, 0.94, 0.95, 1.2, 4.99, 5, 19.9, 20, 45] { histogram.add(seconds) }
+        // 0.95 rounds to the tenth 1.0, 4.99 to 5.0: the bins are tenths, as the percentiles are.
+        #expect(histogram.perSecond(upTo: 20) == [2, 2, 0, 0, 0, 2] + Array(repeating: 0, count: 13) + [1, 2])
+        #expect(histogram.perSecond(upTo: 2) == [2, 2, 5])
+        #expect(SecondsHistogram().perSecond(upTo: 3) == [0, 0, 0, 0])
+    }
 }
