@@ -31,6 +31,13 @@ public struct TokenBucket: Sendable, Hashable {
         return .reject(retryAfterSeconds: max(1, Int(wait.rounded(.up))))
     }
 
+    /// Takes one token for a message on a stream: nil when it may be read, else the `messagesPerConnection`
+    /// refusal to close the stream with.
+    public mutating func takeMessage(now: Date) -> RateLimitRefusal? {
+        guard case .reject(let seconds) = take(now: now) else { return nil }
+        return RateLimitRefusal(limit: "messagesPerConnection", rate: rate, retryAfterSeconds: seconds)
+    }
+
     /// True when, at `now`, the bucket has refilled completely (it then equals a fresh one and may be forgotten).
     public func isFull(now: Date) -> Bool {
         var copy = self

@@ -166,16 +166,11 @@ final class DriverStreamHandler: WebSocketInboundHandler {
     /// One batch: the rate, the frame, then the ingest on this thread or, in the scaled mode, in a task.
     private func take(_ message: WebSocketMessage, on connection: WebSocketConnection) {
         guard closeWhenDrained == nil else { return }
-        if var bucket {
-            if case .reject(let seconds) = bucket.take(now: services.time.now()) {
-                let over = RateLimitRefusal(
-                    limit: "messagesPerConnection", rate: bucket.rate, retryAfterSeconds: seconds)
-                refused(over)
-                // The messages before this one are answered first; this one and the rest are not read.
-                close(WebSocketCloseCode.rateLimited.rawValue, over.message, on: connection)
-                return
-            }
-            self.bucket = bucket
+        if let over = bucket?.takeMessage(now: services.time.now()) {
+            refused(over)
+            // The messages before this one are answered first; this one and the rest are not read.
+            close(WebSocketCloseCode.rateLimited.rawValue, over.message, on: connection)
+            return
         }
         let batch: LocationBatch
         do throws(APIError) {

@@ -85,15 +85,10 @@ final class TripStreamHandler: WebSocketInboundHandler {
     }
 
     func received(_ message: WebSocketMessage, on connection: WebSocketConnection) -> WebSocketReadAction {
-        guard var bucket, !refusedOnce else { return .proceed }
-        if case .reject(let seconds) = bucket.take(now: services.time.now()) {
-            refusedOnce = true
-            let over = RateLimitRefusal(limit: "messagesPerConnection", rate: bucket.rate, retryAfterSeconds: seconds)
-            refused(over)
-            return .close(code: WebSocketCloseCode.rateLimited.rawValue, reason: over.message)
-        }
-        self.bucket = bucket
-        return .proceed
+        guard !refusedOnce, let over = bucket?.takeMessage(now: services.time.now()) else { return .proceed }
+        refusedOnce = true
+        refused(over)
+        return .close(code: WebSocketCloseCode.rateLimited.rawValue, reason: over.message)
     }
 
     func event(_ event: any Sendable, on connection: WebSocketConnection) {
