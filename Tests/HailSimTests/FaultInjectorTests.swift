@@ -80,8 +80,13 @@ struct FaultInjectorTests {
         }
         feed.yield(1)
         feed.yield(2)
-        // Delivered one second later, in order; then the dead zone at 10 s breaks the stream.
-        let ended = await Self.drive(clock, step: .seconds(1), steps: 10, reader)
+        // Delivered one second later, in order; then the dead zone at 10 s breaks the stream. The dead zone's
+        // own timer is a sleeper from the start, so the first second waits for the delivery's sleeper beside it,
+        // and the clock moves on only once both frames are in.
+        await clock.sleepers(atLeast: 2)
+        clock.advance(by: .seconds(1))
+        while received.withLock({ $0.count }) < 2, !reader.isCancelled { await Task.yield() }
+        let ended = await Self.drive(clock, step: .seconds(1), steps: 9, reader)
         #expect(received.withLock { $0 } == [1, 2])
         #expect(throws: FaultInjector.NoAnswer.self) { try ended.get() }
         let during = Task { try await faults.open { "connected" } }
