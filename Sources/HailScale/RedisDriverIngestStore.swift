@@ -2,13 +2,16 @@ import Foundation
 import HailCore
 import HailServer
 
-/// Drivers' ingest state in Redis, one hash per driver (`<prefix>:<driverID>`), shared by every node: a
-/// driver who reconnects to another node keeps their seq (no replay, no going backwards) and their
+/// Drivers' ingest state in Redis, one hash per driver (`<prefix>:{driver:<driverID>}`, the braces a hash tag
+/// so that on Redis Cluster each driver's state, and every script on it, is in one slot), shared by every
+/// node: a driver who reconnects to another node keeps their seq (no replay, no going backwards) and their
 /// filter's reference fix, and the node holding their socket learns the trip another node assigned.
 ///
 /// Fields: `seq`, `filter` and `position` (JSON), `online`, `degraded`, `trip` (JSON, only while active),
-/// `tripID` and `tripVersion` (the newest change recorded, so a late older one is ignored). Each write
-/// renews the hash's lifetime (`lifetime`, a day by default), so a driver gone for that long is forgotten.
+/// `tripID` and `tripVersion` (the newest change recorded, so a late older one is ignored), and `ver`, which
+/// every write replaces with a value of its own: a node that planned a batch on a copy of the hash
+/// (`RedisIngestPipeline`) writes it only while `ver` is still the copy's. Each write renews the hash's
+/// lifetime (`lifetime`, a day by default), so a driver gone for that long is forgotten.
 public struct RedisDriverIngestStore: DriverIngestStore {
     private let client: RedisClient
     private let prefix: String
@@ -20,13 +23,14 @@ public struct RedisDriverIngestStore: DriverIngestStore {
         if s and tonumber(s) >= tonumber(ARGV[1]) then return false end
         local before = redis.call('HGETALL', KEYS[1])
         if #before == 0 then before = {'new', '1'} end
-        redis.call('HSET', KEYS[1], 'seq', ARGV[1])
+        redis.call('HSET', KEYS[1], 'seq', ARGV[1], 'ver', ARGV[3])
         redis.call('PEXPIRE', KEYS[1], ARGV[2])
         return before
         """
 
     private static let rewindScript = """
         if redis.call('HGET', KEYS[1], 'seq') ~= ARGV[1] then return 0 end
+        redis.call('HSET', KEYS[1], 'ver', ARGV[3])
         if ARGV[2] == '' then return redis.call('HDEL', KEYS[1], 'seq') end
         return redis.call('HSET', KEYS[1], 'seq', ARGV[2])
         """
@@ -35,7 +39,7 @@ public struct RedisDriverIngestStore: DriverIngestStore {
         local id = redis.call('HGET', KEYS[1], 'tripID')
         local v = tonumber(redis.call('HGET', KEYS[1], 'tripVersion') or '0')
         if id == ARGV[1] and v >= tonumber(ARGV[2]) then return 0 end
-        redis.call('HSET', KEYS[1], 'tripID', ARGV[1], 'tripVersion', ARGV[2])
+        redis.call('HSET', KEYS[1], 'tripID', ARGV[1], 'tripVersion', ARGV[2], 'ver', ARGV[5])
         if ARGV[3] == '' then redis.call('HDEL', KEYS[1], 'trip') else redis.call('HSET', KEYS[1], 'trip', ARGV[3]) end
         redis.call('PEXPIRE', KEYS[1], ARGV[4])
         return 1
@@ -43,18 +47,19 @@ public struct RedisDriverIngestStore: DriverIngestStore {
 
     private static let releaseTripScript = """
         if redis.call('HGET', KEYS[1], 'tripID') ~= ARGV[1] then return 0 end
+        redis.call('HSET', KEYS[1], 'ver', ARGV[2])
         return redis.call('HDEL', KEYS[1], 'trip')
         """
 
     private static let loadedTripScript = """
         if redis.call('HEXISTS', KEYS[1], 'tripID') == 1 then return 0 end
-        redis.call('HSET', KEYS[1], 'tripID', ARGV[1], 'tripVersion', ARGV[2])
+        redis.call('HSET', KEYS[1], 'tripID', ARGV[1], 'tripVersion', ARGV[2], 'ver', ARGV[5])
         if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'trip', ARGV[3]) end
         redis.call('PEXPIRE', KEYS[1], ARGV[4])
         return 1
         """
 
-    /// A store under the keys `<prefix>:<driverID>`, forgetting a driver `lifetime` after their last write.
+    /// A store under the keys `<prefix>:{driver:<driverID>}`, forgetting a driver `lifetime` after their last write.
     public init(client: RedisClient, prefix: String = "hail:ingest", lifetime: TimeInterval = 86_400) {
         self.client = client
         self.prefix = prefix
@@ -80,13 +85,16 @@ public struct RedisDriverIngestStore: DriverIngestStore {
 
     /// Puts the seq back unless a later batch was taken.
     public func rewind(driverID: String, from seq: Int64, to previous: Int64?) async throws {
-        let command = ["EVAL", Self.rewindScript, "1", key(driverID), String(seq), previous.map(String.init) ?? ""]
+        let command = [
+            "EVAL", Self.rewindScript, "1", key(driverID), String(seq), previous.map(String.init) ?? "",
+            Self.newVersion(),
+        ]
         _ = try await client.run { connection in try connection.command(command).checked() }
     }
 
     /// Takes `seq` atomically when it is newer than the stored one; returns the state before.
     public func advance(driverID: String, to seq: Int64) async throws -> DriverIngestState? {
-        let command = ["EVAL", Self.advanceScript, "1", key(driverID), String(seq), lifetimeMillis]
+        let command = ["EVAL", Self.advanceScript, "1", key(driverID), String(seq), lifetimeMillis, Self.newVersion()]
         let reply = try await client.run { connection in try connection.command(command).checked() }
         if reply == .null { return nil }
         guard let state = try Self.decode(reply) else { throw RedisError.unexpected("advance answered \(reply)") }
@@ -95,14 +103,19 @@ public struct RedisDriverIngestStore: DriverIngestStore {
 
     /// Stores the filter and, when one was published, the position.
     public func saveFix(driverID: String, filter: LocationFilter, position: DriverLocation?) async throws {
-        var command = ["HSET", key(driverID), "filter", try Self.json(filter)]
+        var command = ["HSET", key(driverID), "filter", try Self.json(filter), "ver", Self.newVersion()]
         if let position { command += ["position", try Self.json(position)] }
         try await write([command])
     }
 
     /// Stores online status.
     public func setStatus(driverID: String, online: Bool, degraded: Bool) async throws {
-        try await write([["HSET", key(driverID), "online", online ? "1" : "0", "degraded", degraded ? "1" : "0"]])
+        try await write([
+            [
+                "HSET", key(driverID), "online", online ? "1" : "0", "degraded", degraded ? "1" : "0", "ver",
+                Self.newVersion(),
+            ]
+        ])
     }
 
     /// Records the trip unless a newer version of it is stored.
@@ -111,14 +124,14 @@ public struct RedisDriverIngestStore: DriverIngestStore {
         let json = record.trip.state.isActive ? try Self.json(record) : ""
         let command = [
             "EVAL", Self.recordTripScript, "1", key(driverID), record.trip.id, String(record.trip.version), json,
-            lifetimeMillis,
+            lifetimeMillis, Self.newVersion(),
         ]
         _ = try await client.run { connection in try connection.command(command).checked() }
     }
 
     /// Clears the trip if it is the one stored.
     public func releaseTrip(_ tripID: String, driverID: String) async throws {
-        let command = ["EVAL", Self.releaseTripScript, "1", key(driverID), tripID]
+        let command = ["EVAL", Self.releaseTripScript, "1", key(driverID), tripID, Self.newVersion()]
         _ = try await client.run { connection in try connection.command(command).checked() }
     }
 
@@ -126,24 +139,35 @@ public struct RedisDriverIngestStore: DriverIngestStore {
     public func loadedTrip(_ record: TripRecord?, driverID: String) async throws {
         let command = [
             "EVAL", Self.loadedTripScript, "1", key(driverID), record?.trip.id ?? "",
-            String(record?.trip.version ?? 0), try record.map(Self.json) ?? "", lifetimeMillis,
+            String(record?.trip.version ?? 0), try record.map(Self.json) ?? "", lifetimeMillis, Self.newVersion(),
         ]
         _ = try await client.run { connection in try connection.command(command).checked() }
     }
 
-    private func key(_ driverID: String) -> String { prefix + ":" + driverID }
+    /// The driver's hash.
+    static func key(prefix: String, driverID: String) -> String { prefix + ":{driver:" + driverID + "}" }
+
+    private func key(_ driverID: String) -> String { Self.key(prefix: prefix, driverID: driverID) }
+
+    /// A `ver` no other write uses.
+    private static func newVersion() -> String { UUID().uuidString }
 
     private func write(_ commands: [[String]]) async throws {
         let all = commands + [["PEXPIRE", commands[0][1], lifetimeMillis]]
         _ = try await client.run { connection in try connection.pipeline(all).map { try $0.checked() } }
     }
 
-    private static func json<Value: Encodable>(_ value: Value) throws -> String {
+    static func json<Value: Encodable>(_ value: Value) throws -> String {
         // Foundation's default dates (seconds as a Double) round-trip exactly; the filter compares them.
         String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
     }
 
     private static func decode(_ reply: RedisReply) throws -> DriverIngestState? {
+        try decodeVersioned(reply)?.state
+    }
+
+    /// The state and `ver` in an `HGETALL` reply; nil for a missing hash.
+    static func decodeVersioned(_ reply: RedisReply) throws -> VersionedIngestState? {
         guard let items = reply.elements else { return nil }
         guard !items.isEmpty else { return nil }
         var fields: [String: String] = [:]
@@ -165,6 +189,6 @@ public struct RedisDriverIngestStore: DriverIngestStore {
         }
         if let trip = fields["trip"] { state.trip = try decoder.decode(TripRecord.self, from: Data(trip.utf8)) }
         state.tripKnown = fields["tripID"] != nil
-        return state
+        return VersionedIngestState(state: state, version: fields["ver"] ?? "")
     }
 }

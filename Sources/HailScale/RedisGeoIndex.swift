@@ -3,7 +3,8 @@ import HailCore
 import HailServer
 
 /// Drivers' positions in a Redis GEO set shared by every node, with a sorted set of last-seen times for
-/// evicting drivers who went silent.
+/// evicting drivers who went silent. Both keys carry the hash tag `{geo}`, so on Redis Cluster they are in
+/// one slot and the scripts that touch both run there (docs/DEPLOY.md: sharding the index by city area).
 public struct RedisGeoIndex: GeoIndex {
     private let client: RedisClient
     private let positionsKey: String
@@ -20,11 +21,24 @@ public struct RedisGeoIndex: GeoIndex {
         return ids
         """
 
-    /// An index under the keys `<prefix>:positions` and `<prefix>:seen`.
+    /// Puts or moves drivers given as ARGV groups of (driver, longitude, latitude, seen at), in one step.
+    static let updateScript = """
+        for i = 1, #ARGV, 4 do
+            redis.call('GEOADD', KEYS[1], ARGV[i + 1], ARGV[i + 2], ARGV[i])
+            redis.call('ZADD', KEYS[2], ARGV[i + 3], ARGV[i])
+        end
+        return #ARGV / 4
+        """
+
+    /// An index under the keys `<prefix>:{geo}:positions` and `<prefix>:{geo}:seen`.
     public init(client: RedisClient, prefix: String = "hail:drivers") {
         self.client = client
-        positionsKey = prefix + ":positions"
-        seenKey = prefix + ":seen"
+        (positionsKey, seenKey) = Self.keys(prefix: prefix)
+    }
+
+    /// The positions and last-seen keys under `prefix`.
+    static func keys(prefix: String) -> (positions: String, seen: String) {
+        (prefix + ":{geo}:positions", prefix + ":{geo}:seen")
     }
 
     /// Puts or moves a driver and records when they were seen, in one transaction.

@@ -85,13 +85,22 @@ public final class RedisTripBus: TripBus {
         closeDescriptor(wakeWrite)
     }
 
-    /// Publishes `message` to every node's subscribers of `topic`.
-    public func publish(_ message: BusMessage, to topic: BusTopic) async {
+    /// The channel of `topic` under `prefix`.
+    static func channel(_ topic: BusTopic, prefix: String) -> String { prefix + topic.description }
+
+    /// `message` as it travels on a channel, for a publish made by a script (`RedisIngestPipeline`).
+    static func payload(_ message: BusMessage) -> String? {
         let wire = Wire(
             kind: message.kind, text: message.text, endsStream: message.endsStream,
             publishedAt: message.publishedAt?.timeIntervalSince1970)
-        guard let data = try? JSONEncoder().encode(wire) else { return }
-        let command = ["PUBLISH", prefix + topic.description, String(decoding: data, as: UTF8.self)]
+        guard let data = try? JSONEncoder().encode(wire) else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Publishes `message` to every node's subscribers of `topic`.
+    public func publish(_ message: BusMessage, to topic: BusTopic) async {
+        guard let payload = Self.payload(message) else { return }
+        let command = ["PUBLISH", Self.channel(topic, prefix: prefix), payload]
         // A failed command drops its connection, so the retry reconnects. If that fails too the watchers
         // miss this message; their streams ended when the subscriber lost Redis, and they resync from the
         // trip store when their socket reconnects.

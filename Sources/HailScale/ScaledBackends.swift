@@ -17,6 +17,8 @@ public struct ScaledBackends: Sendable {
     public let offers: any OfferStore
     /// Drivers' seq, filter, status, position and trip, so a driver may reconnect to any node.
     public let ingestState: any DriverIngestStore
+    /// The one-round-trip write of a batch, with Redis; nil when the stores are in-process.
+    public let ingestPipeline: (any DriverIngestPipeline)?
     /// Which node runs each trip's search, so a dead node's searches are adopted by another.
     public let searchLeases: any SearchLeases
     /// A one-line summary for the startup banner, without credentials.
@@ -51,6 +53,7 @@ public struct ScaledBackends: Sendable {
         let offers: any OfferStore
         let ingestState: any DriverIngestStore
         let searchLeases: any SearchLeases
+        var ingestPipeline: RedisIngestPipeline?
         if let endpoint {
             let client = RedisClient(endpoint: endpoint)
             // Fail at start, not on the first driver's position, when Redis is not there.
@@ -60,7 +63,12 @@ public struct ScaledBackends: Sendable {
                 throw error
             }
             let redisBus = try RedisTripBus(endpoint: endpoint, prefix: redisPrefix)
+            let pipeline = RedisIngestPipeline(
+                endpoint: endpoint, ingestPrefix: redisPrefix + "hail:ingest", geoPrefix: redisPrefix + "hail:drivers",
+                busPrefix: redisPrefix)
+            ingestPipeline = pipeline
             closers.append {
+                pipeline.close()
                 redisBus.close()
                 client.close()
             }
@@ -76,7 +84,7 @@ public struct ScaledBackends: Sendable {
         }
         return ScaledBackends(
             trips: trips, history: history, bus: bus, geo: geo, offers: offers, ingestState: ingestState,
-            searchLeases: searchLeases, summary: parts.joined(separator: ", "),
+            ingestPipeline: ingestPipeline, searchLeases: searchLeases, summary: parts.joined(separator: ", "),
             closers: closers)
     }
 
@@ -88,7 +96,8 @@ public struct ScaledBackends: Sendable {
         (bus as? RedisTripBus)?.reportFailures(to: metrics.registry)
         return await ServerServices.make(
             configuration: configuration, tokens: tokens, time: time, metrics: metrics, trips: trips, history: history,
-            bus: bus, geo: geo, offers: offers, ingestState: ingestState, searchLeases: searchLeases)
+            bus: bus, geo: geo, offers: offers, ingestState: ingestState, ingestPipeline: ingestPipeline,
+            searchLeases: searchLeases)
     }
 
     /// Closes the connections (the SQLite file closes with its last store).

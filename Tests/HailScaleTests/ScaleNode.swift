@@ -14,6 +14,7 @@ struct ScaleNode {
     let stores: PostgresTripStores
     let redis: RedisClient
     let bus: RedisTripBus
+    let pipeline: RedisIngestPipeline
     let services: ServerServices
     let api: HailAPI
     let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: secret))
@@ -24,17 +25,20 @@ struct ScaleNode {
         stores = try await PostgresTripStores.open(url: postgresURL, schema: schema, connections: 2)
         redis = RedisClient(endpoint: endpoint)
         bus = try RedisTripBus(endpoint: endpoint, prefix: prefix)
+        pipeline = RedisIngestPipeline(
+            endpoint: endpoint, ingestPrefix: prefix + "ingest", geoPrefix: prefix + "drivers", busPrefix: prefix)
         services = await ServerServices.make(
             configuration: ServerConfiguration(), tokens: tokens,
             time: ServerTime(clock: clock, origin: Self.epoch), trips: stores.trips, history: stores.history,
             bus: bus, geo: RedisGeoIndex(client: redis, prefix: prefix + "drivers"),
             offers: RedisOfferStore(client: redis, prefix: prefix + "offers"),
-            ingestState: RedisDriverIngestStore(client: redis, prefix: prefix + "ingest"),
+            ingestState: RedisDriverIngestStore(client: redis, prefix: prefix + "ingest"), ingestPipeline: pipeline,
             searchLeases: RedisSearchLeases(client: redis, prefix: prefix + "searches"))
         api = HailAPI(services: services)
     }
 
     func close() {
+        pipeline.close()
         bus.close()
         redis.close()
         stores.close()
@@ -67,5 +71,37 @@ struct ScaleNode {
             lat: coordinate.lat, lng: coordinate.lng, accuracy: 5, heading: 90, speed: 8, t: t ?? services.time.now())
         let batch = try HailJSON.encode(LocationBatch(seq: seq, points: [point], backlog: false))
         return await call("POST", "/v1/drivers/me/locations", token: token(.driver, id), body: batch)
+    }
+}
+
+/// A batch handed to `Fleet.ingestNow` as a driver's stream hands it, and what became of it.
+struct StreamedBatch {
+    /// What `ingestNow` answered at once.
+    let outcome: Fleet.LoopIngest?
+    private let commits: AsyncStream<Bool>
+
+    /// Takes the batch on the calling thread, as the network loop does.
+    init(fleet: Fleet, driver id: String, seq: Int64, at coordinate: Coordinate, t: Date) {
+        let point = LocationPoint(lat: coordinate.lat, lng: coordinate.lng, accuracy: 5, heading: 90, speed: 8, t: t)
+        let (commits, continuation) = AsyncStream.makeStream(of: Bool.self)
+        self.commits = commits
+        outcome = fleet.ingestNow(
+            driverID: id, batch: LocationBatch(seq: seq, points: [point], backlog: false), client: nil
+        ) { result in
+            if case .success = result { continuation.yield(true) } else { continuation.yield(false) }
+            continuation.finish()
+        }
+    }
+
+    /// True when the outcome was `.writing`.
+    var isWriting: Bool {
+        if case .writing? = outcome { return true }
+        return false
+    }
+
+    /// Whether the batch may be acknowledged (true) or failed (false): once `.writing` completes.
+    func committed() async -> Bool {
+        for await committed in commits { return committed }
+        return false
     }
 }

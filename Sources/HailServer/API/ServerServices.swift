@@ -48,6 +48,7 @@ public struct ServerServices: Sendable {
         geo: any GeoIndex = MemoryGeoIndex(),
         offers: any OfferStore = MemoryOfferStore(),
         ingestState: any DriverIngestStore = MemoryDriverIngestStore(),
+        ingestPipeline: (any DriverIngestPipeline)? = nil,
         searchLeases: any SearchLeases = MemorySearchLeases(),
         directory: any DriverDirectory = GeneratedDriverDirectory(),
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
@@ -57,7 +58,8 @@ public struct ServerServices: Sendable {
         let authority = TripAuthority(store: trips, bus: bus, time: time, metrics: metrics)
         let fleet = Fleet(
             configuration: configuration.fleet, geo: geo, trips: trips, history: history, bus: bus, time: time,
-            metrics: metrics, routing: routing, random: random, ingestState: ingestState)
+            metrics: metrics, routing: routing, random: random, ingestState: ingestState,
+            pipeline: ingestPipeline)
         let dispatcher = Dispatcher(
             configuration: configuration.dispatch, authority: authority, fleet: fleet, bus: bus, directory: directory,
             time: time, metrics: metrics, routing: routing, offers: offers,

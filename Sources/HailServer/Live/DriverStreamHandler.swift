@@ -8,9 +8,11 @@ import HailProtocol
 /// Each location batch is decoded, rate-checked and ingested in the receive callback (`Fleet.ingestNow`:
 /// seq, filter, geo index, the rider's position, history handed to the group commit), and its ack is
 /// queued in the same turn, or when its history points are committed. Acks leave in seq order. Work that
-/// really is async (the stream's setup, the scaled mode's stores) runs in a task whose result comes back
-/// as an event; meanwhile the socket is not read, so a fast client waits in its own socket buffer rather
-/// than in the server's memory.
+/// really is async (the stream's setup, a scaled node's first batch of a driver) runs in a task whose result
+/// comes back as an event; meanwhile the socket is not read, so a fast client waits in its own socket
+/// buffer rather than in the server's memory. In the scaled mode a batch is planned here too and written
+/// to Redis in one pipelined round trip; the socket is read again when it is written (`Written`), so each
+/// driver has one batch in the shared store's hands at a time and their batches apply in seq order.
 final class DriverStreamHandler: WebSocketInboundHandler {
     /// The stream's setup is done: its bus subscription, to end when the stream does.
     struct SetUp: Sendable { let subscription: BusSubscription }
@@ -21,6 +23,8 @@ final class DriverStreamHandler: WebSocketInboundHandler {
     }
     /// A batch taken through the async stores finished.
     struct Ingested: Sendable { let result: Result<Fleet.IngestResult, APIError> }
+    /// A batch written through the scaled pipeline is in the shared store: the next one may be taken.
+    struct Written: Sendable {}
 
     /// Acks waiting for their commits before the socket stops being read.
     static let pendingAckLimit = 64
@@ -115,11 +119,14 @@ final class DriverStreamHandler: WebSocketInboundHandler {
             ready = true
         case let committed as Committed:
             if let failure = committed.failure {
+                ingesting = false
                 connection.close(code: failure.closeCode.rawValue, reason: LiveStreams.reason(failure.message))
                 return
             }
             if let index = acks.firstIndex(where: { $0.seq == committed.seq && !$0.done }) { acks[index].done = true }
             flushAcks(on: connection)
+        case is Written:
+            ingesting = false
         case let ingested as Ingested:
             ingesting = false
             switch ingested.result {
@@ -180,7 +187,9 @@ final class DriverStreamHandler: WebSocketInboundHandler {
             return
         }
         let seq = batch.seq
-        let outcome = services.fleet.ingestNow(driverID: driverID, batch: batch, client: client) { result in
+        let outcome = services.fleet.ingestNow(
+            driverID: driverID, batch: batch, client: client, whenWritten: { connection.post(event: Written()) }
+        ) { result in
             let failure: APIError? =
                 switch result {
                 case .success: nil
@@ -195,6 +204,9 @@ final class DriverStreamHandler: WebSocketInboundHandler {
             flushAcks(on: connection)
         case .committing(let result)?:
             acks.append((result.ackSeq, false))
+        case .writing(let result)?:
+            acks.append((result.ackSeq, false))
+            ingesting = true
         case nil:
             ingesting = true
             let (fleet, api, driverID, client) = (services.fleet, api, driverID, client)

@@ -9,8 +9,10 @@ import Synchronization
 ///
 /// Not an actor: every batch of every driver would queue behind one. Per-driver state is in lock shards
 /// (`ShardedMap`), so the loops ingest their drivers side by side. `ingestNow` runs a batch to the end on
-/// the calling thread (a network loop) when the stores are this process's own; `ingest` is the same work
-/// through the async stores of the scaled mode.
+/// the calling thread (a network loop) when the stores are this process's own; in the scaled mode it plans
+/// the batch on the loop from this node's copy of the driver's shared state and writes it in one round trip
+/// (`DriverIngestPipeline`). `ingest` is the same work step by step through the async stores: the path of a
+/// driver this node has no copy of, or whose copy another node made stale.
 public final class Fleet: Sendable {
     /// Tunables.
     public struct Configuration: Sendable, Hashable {
@@ -54,6 +56,8 @@ public final class Fleet: Sendable {
         var client: ClientInfo?
         /// The location counters of the client that sent the last batch, kept so each batch only adds.
         var counters: LocationCounters?
+        /// The shared state as this node last read or wrote it (scaled mode), to plan the next batch on.
+        var cache: VersionedIngestState?
     }
 
     private let configuration: Configuration
@@ -73,6 +77,11 @@ public final class Fleet: Sendable {
     private let localGeo: MemoryGeoIndex?
     private let localBus: InProcessTripBus?
     private let nearby: Mutex<NearbyState>
+    /// The scaled mode's one-round-trip write; nil when the stores are this process's own.
+    private let pipeline: (any DriverIngestPipeline)?
+    /// Makes each pipelined write's version unique: this node's random prefix and a counter.
+    private let versionPrefix = String(UUID().uuidString.prefix(8))
+    private let versionCounter = Atomic<Int>(0)
 
     private struct NearbyState: Sendable {
         var cache: [String: (at: Date, coordinates: [Coordinate])] = [:]
@@ -90,9 +99,11 @@ public final class Fleet: Sendable {
         metrics: ServerMetrics,
         routing: ServerRouting = ServerRouting(network: nil),
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
-        ingestState: any DriverIngestStore = MemoryDriverIngestStore()
+        ingestState: any DriverIngestStore = MemoryDriverIngestStore(),
+        pipeline: (any DriverIngestPipeline)? = nil
     ) {
         self.configuration = configuration
+        self.pipeline = pipeline
         self.ingestState = ingestState
         localIngestState = ingestState as? MemoryDriverIngestStore
         self.geo = geo
@@ -164,7 +175,10 @@ public final class Fleet: Sendable {
             } else {
                 try await ingestState.advance(driverID: driverID, to: batch.seq)
             }
-        guard let before = advanced else { return duplicate(batch, client: client) }
+        guard let before = advanced else {
+            await refreshCache(driverID: driverID)
+            return duplicate(batch, client: client)
+        }
         do {
             var shared = before
             if !shared.tripKnown {
@@ -184,9 +198,12 @@ public final class Fleet: Sendable {
                 try await ingestState.saveFix(driverID: driverID, filter: plan.filter, position: plan.position)
             }
             if let (tripID, points) = plan.history { try await history.append(tripID: tripID, points: points) }
+            recordMetrics(plan)
             drivers.withValue(driverID) { $0 = plan.local }
+            await refreshCache(driverID: driverID)
             return plan.result
         } catch {
+            drivers.withValue(driverID) { $0?.cache = nil }
             // The batch failed half-way (storage unavailable): its seq goes back so the app's retry applies
             // it instead of being taken for a duplicate, and no history point is lost.
             try? await ingestState.rewind(driverID: driverID, from: batch.seq, to: before.lastSeq)
@@ -201,18 +218,28 @@ public final class Fleet: Sendable {
         /// Applied; its history points are being committed, and `whenCommitted` will say when the batch may
         /// be acknowledged (or that it failed and was taken back).
         case committing(IngestResult)
+        /// Being written to the shared stores (scaled mode): `whenWritten` says when the driver's next batch
+        /// may be taken, then `whenCommitted` when this one may be acknowledged (or that it failed).
+        case writing(IngestResult)
     }
 
-    /// Ingests one batch to the end on the calling thread, or returns nil without touching anything when it
-    /// cannot: the stores are not this process's own (scaled mode), or the trip the driver serves is not
-    /// known yet (the first batch after a restart reads it from storage). The network loop calls this for
-    /// every batch it reads; the geo index, the bus and the ingest state are lock-sharded memory, and the
-    /// history goes to the group commit, whose `whenCommitted` is called once on the writer's thread.
+    /// Ingests one batch without blocking the calling thread, or returns nil without touching anything when
+    /// it cannot: the trip the driver serves is not known yet (the first batch after a restart reads it from
+    /// storage), or, in the scaled mode, this node has no current copy of the driver's shared state. The
+    /// network loop calls this for every batch it reads. Embedded, the geo index, the bus and the ingest
+    /// state are lock-sharded memory, and the history goes to the group commit, whose `whenCommitted` is
+    /// called once on the writer's thread. Scaled, the batch is planned here and written through the
+    /// pipeline (`.writing`): `whenWritten` then `whenCommitted`, or `whenCommitted` alone with the error.
     public func ingestNow(
         driverID: String, batch: LocationBatch, client: ClientInfo?,
+        whenWritten: @escaping @Sendable () -> Void = {},
         whenCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void
     ) -> LoopIngest? {
-        guard let localIngestState, let localGeo, let localBus else { return nil }
+        guard let localIngestState, let localGeo, let localBus else {
+            return write(
+                driverID: driverID, batch: batch, client: client, whenWritten: whenWritten,
+                whenCommitted: whenCommitted)
+        }
         let before: DriverIngestState
         switch localIngestState.advanceIfTripKnown(driverID: driverID, to: batch.seq) {
         case .tripUnknown: return nil
@@ -226,6 +253,7 @@ public final class Fleet: Sendable {
         }
         if let (message, topic) = plan.publish { localBus.publishNow(message, to: topic) }
         localIngestState.saveFix(driverID: driverID, filter: plan.filter, position: plan.position)
+        recordMetrics(plan)
         drivers.withValue(driverID) { $0 = plan.local }
         guard let (tripID, points) = plan.history else { return .done(plan.result) }
         let seq = batch.seq
@@ -238,6 +266,91 @@ public final class Fleet: Sendable {
         return .committing(plan.result)
     }
 
+    /// The scaled `ingestNow`: plans on the cached shared state, writes in one round trip, and falls back to
+    /// `ingest` when the write finds the copy stale.
+    private func write(
+        driverID: String, batch: LocationBatch, client: ClientInfo?, whenWritten: @escaping @Sendable () -> Void,
+        whenCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void
+    ) -> LoopIngest? {
+        guard let pipeline, let cached = drivers[driverID]?.cache, cached.state.tripKnown, !cached.version.isEmpty
+        else { return nil }
+        // The stored seq never falls below a copy's (a rewind only goes back to a seq that was stored), so a
+        // batch the copy calls old is old.
+        if let last = cached.state.lastSeq, batch.seq <= last { return .done(duplicate(batch, client: client)) }
+        let plan = plan(batch, of: driverID, client: client, now: time.now(), shared: cached.state)
+        let version = versionPrefix + "-" + String(versionCounter.add(1, ordering: .relaxed).newValue)
+        let write = PlannedIngestWrite(
+            driverID: driverID, seq: batch.seq, expectedVersion: cached.version, newVersion: version,
+            filter: plan.filter, position: plan.position, publish: plan.publish.map { ($0.0, $0.1) },
+            geo: plan.geoUpdate.map { ($0.0, $0.1) })
+        let previous = cached.state.lastSeq
+        pipeline.write(write) { [self] outcome in
+            switch outcome {
+            case .success(.applied):
+                recordMetrics(plan)
+                var after = cached.state
+                after.lastSeq = batch.seq
+                after.filter = plan.filter
+                if let position = plan.position { after.position = position }
+                var local = plan.local
+                local.cache = VersionedIngestState(state: after, version: version)
+                drivers.withValue(driverID) { $0 = local }
+                whenWritten()
+                guard let (tripID, points) = plan.history else {
+                    whenCommitted(.success(()))
+                    return
+                }
+                history.append(tripID: tripID, points: points) { [self] result in
+                    guard case .failure = result else { return whenCommitted(result) }
+                    takeBack(driverID: driverID, seq: batch.seq, previous: previous) { whenCommitted(result) }
+                }
+            case .success(.stale):
+                // Someone else wrote the driver since the copy was made: plan again on what is stored.
+                drivers.withValue(driverID) { $0?.cache = nil }
+                Task {
+                    do {
+                        _ = try await ingest(driverID: driverID, batch: batch, client: client)
+                        whenWritten()
+                        whenCommitted(.success(()))
+                    } catch {
+                        whenCommitted(.failure(error))
+                    }
+                }
+            case .failure(let error):
+                // The write may have been applied before the connection broke; the seq goes back either way.
+                takeBack(driverID: driverID, seq: batch.seq, previous: previous) { whenCommitted(.failure(error)) }
+            }
+        }
+        return .writing(plan.result)
+    }
+
+    /// Forgets the driver's copy and puts the seq back, then calls `done`: the app retries the batch only
+    /// after its stream closes, which `done` leads to, so the retry finds the seq already back.
+    private func takeBack(driverID: String, seq: Int64, previous: Int64?, done: @escaping @Sendable () -> Void) {
+        drivers.withValue(driverID) { $0?.cache = nil }
+        Task {
+            try? await ingestState.rewind(driverID: driverID, from: seq, to: previous)
+            done()
+        }
+    }
+
+    /// Reads the driver's shared state into this node's copy (scaled mode), for the next batch to plan on.
+    private func refreshCache(driverID: String) async {
+        guard let pipeline else { return }
+        let loaded = try? await pipeline.load(driverID: driverID)
+        drivers.withValue(driverID) { stored in
+            var state = stored ?? DriverState()
+            state.cache = loaded
+            stored = state
+        }
+    }
+
+    /// Counts a batch's points and its published position, once it is applied.
+    private func recordMetrics(_ plan: IngestPlan) {
+        for (result, count) in plan.counts { plan.counters.add(count, result: result) }
+        if let age = plan.publishedAge { metrics.positionPublished(age: age) }
+    }
+
     private func duplicate(_ batch: LocationBatch, client: ClientInfo?) -> IngestResult {
         metrics.locationPoints(batch.points.count, result: "duplicate", client: client)
         return IngestResult(
@@ -246,8 +359,13 @@ public final class Fleet: Sendable {
     }
 
     /// What one batch changes, decided from the driver's state before it (trip known) and `now`.
-    private struct IngestPlan {
+    private struct IngestPlan: Sendable {
         var result: IngestResult
+        /// Points by result ("accepted" or a drop reason), counted when the batch is applied.
+        var counts: [String: Int]
+        var counters: LocationCounters
+        /// How old the newest fix was when published, if it was.
+        var publishedAge: TimeInterval?
         var filter: LocationFilter
         var position: DriverLocation?
         var local: DriverState
@@ -292,13 +410,14 @@ public final class Fleet: Sendable {
             dropped["offline", default: 0] += kept.count
             kept = []
         }
-        counters.add(kept.count, result: "accepted")
-        for (reason, count) in dropped { counters.add(count, result: reason) }
+        var counts = dropped
+        counts["accepted"] = kept.count
 
         var published: DriverLocation?
         var newPosition: DriverLocation?
         var geoUpdate: (Coordinate, Date)?
         var publish: (BusMessage, BusTopic)?
+        var publishedAge: TimeInterval?
         if !batch.backlog, let newest = kept.last {
             let heading = newest.heading < 0 ? nil : newest.heading
             let roads = routing.roads(for: state.client)
@@ -327,7 +446,7 @@ public final class Fleet: Sendable {
                 if let text = try? moved.riderFrameText() {
                     publish = (BusMessage(kind: .disposable, text: text, publishedAt: now), .trip(record.trip.id))
                 }
-                metrics.positionPublished(age: now.timeIntervalSince(newest.t))
+                publishedAge = now.timeIntervalSince(newest.t)
             }
         }
         var history: (String, [HistoryPoint])?
@@ -340,7 +459,8 @@ public final class Fleet: Sendable {
         return IngestPlan(
             result: IngestResult(
                 ackSeq: batch.seq, applied: true, accepted: kept.count, dropped: dropped, published: published),
-            filter: shared.filter, position: newPosition, local: state, geoUpdate: geoUpdate, publish: publish,
+            counts: counts, counters: counters, publishedAge: publishedAge, filter: shared.filter,
+            position: newPosition, local: state, geoUpdate: geoUpdate, publish: publish,
             history: history)
     }
 

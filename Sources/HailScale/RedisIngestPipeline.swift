@@ -1,0 +1,323 @@
+import Foundation
+import HailCore
+import HailServer
+import Synchronization
+
+/// The scaled ingest's Redis side: each planned batch is one script call on the driver's own hash (version
+/// check, seq, filter, position and the publish to the trip's channel), and the calls of every batch that
+/// arrives while the last round trip is out go together in one pipelined write, on one connection owned by
+/// one thread.
+///
+/// The script touches only `<prefix>:{driver:<id>}`, one slot on Redis Cluster. The geo index lives in
+/// another slot, so the positions of the batches a round applied go to it as one script call at the head of
+/// the next round: a position enters the index only once its batch is applied, and a round trip carries many
+/// drivers' writes and the geo update of the round before. Scripts are called by SHA (`EVALSHA`) after one
+/// `SCRIPT LOAD`; a server that answers `NOSCRIPT` (restarted, or `SCRIPT FLUSH`) gets them loaded again
+/// and the refused calls resent, so no batch sees the difference.
+public final class RedisIngestPipeline: DriverIngestPipeline {
+    /// What the pipeline has done, for tests and benchmarks.
+    public struct Statistics: Sendable, Hashable {
+        /// Pipelined writes to the server, each answered before the next.
+        public var roundTrips = 0
+        /// Commands sent in them.
+        public var commands = 0
+        /// Planned batches answered, applied or stale.
+        public var writes = 0
+        /// The most planned batches one round trip carried.
+        public var largestRound = 0
+        /// Planned batches refused because the driver's state had changed.
+        public var staleWrites = 0
+        /// Times the scripts were loaded (once at start, again after each `NOSCRIPT`).
+        public var scriptLoads = 0
+        /// Geo updates lost to a failed round (the driver's next batch puts them back).
+        public var lostGeoUpdates = 0
+    }
+
+    // ARGV: expected ver, new ver, seq, filter, position ('' for none), lifetime in ms, channel ('' for
+    // none), payload. Returns 1 when written, 0 (nothing changed) when `ver` is not the expected one.
+    static let writeScript = """
+        if redis.call('HGET', KEYS[1], 'ver') ~= ARGV[1] then return 0 end
+        redis.call('HSET', KEYS[1], 'ver', ARGV[2], 'seq', ARGV[3], 'filter', ARGV[4])
+        if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'position', ARGV[5]) end
+        redis.call('PEXPIRE', KEYS[1], ARGV[6])
+        if ARGV[7] ~= '' then redis.call('PUBLISH', ARGV[7], ARGV[8]) end
+        return 1
+        """
+
+    private struct PreparedWrite: Sendable {
+        let key: String
+        let arguments: [String]
+        /// The geo script's four arguments for this driver, when they are online.
+        let geo: [String]?
+        let whenDone: @Sendable (Result<PlannedIngestOutcome, any Error>) -> Void
+    }
+
+    private enum Job: Sendable {
+        case write(PreparedWrite)
+        case commands([[String]], @Sendable (Result<[RedisReply], any Error>) -> Void)
+    }
+
+    private struct Queue {
+        var jobs: [Job] = []
+        /// The thread is waiting, or about to, on `wake`: the next job must signal it.
+        var sleeping = false
+        var closed = false
+        /// Tests hold the rounds to queue writes that must share one.
+        var held = false
+        var statistics = Statistics()
+    }
+
+    /// What only the pipeline's thread touches.
+    private struct Round {
+        var shas: (write: String, geo: String)?
+        var geo: [String] = []
+    }
+
+    private let queue = Mutex(Queue())
+    private let wake = DispatchSemaphore(value: 0)
+    private let connection: RedisConnection
+    private let ingestPrefix: String
+    private let geoKeys: (positions: String, seen: String)
+    private let busPrefix: String
+    private let lifetimeMillis: String
+
+    /// A pipeline to `endpoint` writing the keys of `RedisDriverIngestStore(prefix: ingestPrefix)`,
+    /// `RedisGeoIndex(prefix: geoPrefix)` and the channels of `RedisTripBus(prefix: busPrefix)`.
+    public init(
+        endpoint: RedisEndpoint, ingestPrefix: String = "hail:ingest", geoPrefix: String = "hail:drivers",
+        busPrefix: String = "", lifetime: TimeInterval = 86_400
+    ) {
+        connection = RedisConnection(endpoint: endpoint)
+        self.ingestPrefix = ingestPrefix
+        geoKeys = RedisGeoIndex.keys(prefix: geoPrefix)
+        self.busPrefix = busPrefix
+        lifetimeMillis = String(Int(lifetime * 1000))
+        let thread = Thread { [self] in self.serve() }
+        thread.name = "hail-redis-ingest"
+        thread.start()
+    }
+
+    /// The counts so far.
+    public var statistics: Statistics { queue.withLock { $0.statistics } }
+
+    /// Reads the driver's hash and its `ver`.
+    public func load(driverID: String) async throws -> VersionedIngestState? {
+        let key = RedisDriverIngestStore.key(prefix: ingestPrefix, driverID: driverID)
+        let replies = try await commands([["HGETALL", key]])
+        return try RedisDriverIngestStore.decodeVersioned(try replies[0].checked())
+    }
+
+    /// Queues the batch's script call for the next round trip.
+    public func write(
+        _ write: PlannedIngestWrite, whenDone: @escaping @Sendable (Result<PlannedIngestOutcome, any Error>) -> Void
+    ) {
+        let arguments: [String]
+        do {
+            var channel = ""
+            var payload = ""
+            if let (message, topic) = write.publish, let text = RedisTripBus.payload(message) {
+                channel = RedisTripBus.channel(topic, prefix: busPrefix)
+                payload = text
+            }
+            arguments = [
+                write.expectedVersion, write.newVersion, String(write.seq),
+                try RedisDriverIngestStore.json(write.filter),
+                try write.position.map(RedisDriverIngestStore.json) ?? "", lifetimeMillis, channel, payload,
+            ]
+        } catch {
+            whenDone(.failure(error))
+            return
+        }
+        let geo = write.geo.map { coordinate, seenAt in
+            [write.driverID, "\(coordinate.lng)", "\(coordinate.lat)", "\(seenAt.timeIntervalSince1970)"]
+        }
+        let key = RedisDriverIngestStore.key(prefix: ingestPrefix, driverID: write.driverID)
+        submit(.write(PreparedWrite(key: key, arguments: arguments, geo: geo, whenDone: whenDone)))
+    }
+
+    /// Runs `commands` in the next round trip; their replies in order, errors among them not thrown.
+    func commands(_ commands: [[String]]) async throws -> [RedisReply] {
+        try await withCheckedThrowingContinuation { continuation in
+            submit(.commands(commands) { continuation.resume(with: $0) })
+        }
+    }
+
+    /// Lets the queued writes go, then closes the connection; later writes fail at once.
+    public func close() {
+        let signal = queue.withLock { queue in
+            queue.closed = true
+            defer { queue.sleeping = false }
+            return queue.sleeping
+        }
+        if signal { wake.signal() }
+    }
+
+    /// Holds the next round back until `held` is false again, so that what is queued meanwhile goes in it.
+    func holdRounds(_ held: Bool) {
+        let signal = queue.withLock { queue in
+            queue.held = held
+            defer { if !held { queue.sleeping = false } }
+            return !held && queue.sleeping
+        }
+        if signal { wake.signal() }
+    }
+
+    private func submit(_ job: Job) {
+        let (accepted, signal) = queue.withLock { queue -> (Bool, Bool) in
+            guard !queue.closed else { return (false, false) }
+            queue.jobs.append(job)
+            defer { queue.sleeping = false }
+            return (true, queue.sleeping)
+        }
+        if signal { wake.signal() }
+        guard !accepted else { return }
+        switch job {
+        case .write(let write): write.whenDone(.failure(RedisError.closed))
+        case .commands(_, let done): done(.failure(RedisError.closed))
+        }
+    }
+
+    private enum Step {
+        case run([Job])
+        case wait
+        case stop
+    }
+
+    private func serve() {
+        var round = Round()
+        loop: while true {
+            let step = queue.withLock { queue -> Step in
+                if !queue.held, !queue.jobs.isEmpty || !round.geo.isEmpty {
+                    var taken: [Job] = []
+                    swap(&taken, &queue.jobs)
+                    return .run(taken)
+                }
+                if queue.closed, !queue.held, queue.jobs.isEmpty { return .stop }
+                queue.sleeping = true
+                return .wait
+            }
+            switch step {
+            case .run(let jobs): run(jobs, &round)
+            case .wait: wake.wait()
+            case .stop: break loop
+            }
+        }
+        connection.close()
+    }
+
+    /// One round trip: the scripts loaded first if they are not, then the last round's geo updates and every
+    /// job, written at once and answered in order.
+    private func run(_ jobs: [Job], _ round: inout Round) {
+        let shas: (write: String, geo: String)
+        do {
+            shas = try round.shas ?? loadScripts()
+            round.shas = shas
+        } catch {
+            fail(jobs, error, &round)
+            return
+        }
+        var commands: [[String]] = []
+        let geo = round.geo
+        if !geo.isEmpty {
+            commands.append(["EVALSHA", shas.geo, "2", geoKeys.positions, geoKeys.seen] + geo)
+        }
+        for job in jobs {
+            switch job {
+            case .write(let write): commands.append(["EVALSHA", shas.write, "1", write.key] + write.arguments)
+            case .commands(let batch, _): commands += batch
+            }
+        }
+        let replies: [RedisReply]
+        do {
+            replies = try connection.pipeline(commands)
+        } catch {
+            fail(jobs, error, &round)
+            return
+        }
+        var next = 0
+        var lostGeo = 0
+        round.geo = []
+        if !geo.isEmpty {
+            if case .error(let message) = replies[0] {
+                if message.hasPrefix("NOSCRIPT") {
+                    round.shas = nil
+                    round.geo = geo
+                } else {
+                    lostGeo = geo.count / 4
+                }
+            }
+            next = 1
+        }
+        var retry: [Job] = []
+        var answered = 0
+        var stale = 0
+        // Counted before anyone hears back, so a caller that saw its answer sees its round counted.
+        var completions: [@Sendable () -> Void] = []
+        for job in jobs {
+            switch job {
+            case .write(let write):
+                let reply = replies[next]
+                next += 1
+                switch reply {
+                case .integer(1):
+                    answered += 1
+                    if let member = write.geo { round.geo += member }
+                    completions.append { write.whenDone(.success(.applied)) }
+                case .integer(0):
+                    answered += 1
+                    stale += 1
+                    completions.append { write.whenDone(.success(.stale)) }
+                case .error(let message) where message.hasPrefix("NOSCRIPT"):
+                    // The server lost its scripts; nothing was written, so the call goes again once they are back.
+                    round.shas = nil
+                    retry.append(job)
+                default:
+                    let error = RedisError.unexpected("the ingest script answered \(reply)")
+                    completions.append { write.whenDone(.failure(error)) }
+                }
+            case .commands(let batch, let done):
+                let answers = Array(replies[next..<next + batch.count])
+                completions.append { done(.success(answers)) }
+                next += batch.count
+            }
+        }
+        queue.withLock { queue in
+            queue.jobs.insert(contentsOf: retry, at: 0)
+            queue.statistics.roundTrips += 1
+            queue.statistics.commands += commands.count
+            queue.statistics.writes += answered
+            queue.statistics.largestRound = max(queue.statistics.largestRound, answered)
+            queue.statistics.staleWrites += stale
+            queue.statistics.lostGeoUpdates += lostGeo
+        }
+        for completion in completions { completion() }
+    }
+
+    /// Loads both scripts (a round trip of its own) and returns their SHAs.
+    private func loadScripts() throws -> (write: String, geo: String) {
+        let replies = try connection.pipeline([
+            ["SCRIPT", "LOAD", Self.writeScript], ["SCRIPT", "LOAD", RedisGeoIndex.updateScript],
+        ])
+        guard let write = try replies[0].checked().text, let geo = try replies[1].checked().text else {
+            throw RedisError.unexpected("SCRIPT LOAD answered \(replies)")
+        }
+        queue.withLock { $0.statistics.scriptLoads += 1 }
+        return (write, geo)
+    }
+
+    /// A round that could not be written or read: the connection is gone (the next round reconnects), and
+    /// whether the writes were applied is unknown, so each fails and its batch is taken back.
+    private func fail(_ jobs: [Job], _ error: any Error, _ round: inout Round) {
+        let lostGeo = round.geo.count / 4
+        round = Round()
+        queue.withLock { queue in
+            queue.statistics.lostGeoUpdates += lostGeo
+        }
+        for job in jobs {
+            switch job {
+            case .write(let write): write.whenDone(.failure(error))
+            case .commands(_, let done): done(.failure(error))
+            }
+        }
+    }
+}

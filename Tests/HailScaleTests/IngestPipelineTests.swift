@@ -1,0 +1,147 @@
+import Foundation
+import HailCore
+import HailProtocol
+import HailServer
+import Testing
+
+@testable import HailScale
+
+/// The scaled node's per-batch write (`RedisIngestPipeline`): planned on the node from its copy of the
+/// driver's state, one script call per batch, many drivers' batches in one round trip, and the step-by-step
+/// path whenever the copy is stale.
+@Suite(
+    "One Redis round trip per location batch",
+    .enabled(
+        if: ScaleServices.hasPostgres && ScaleServices.hasRedis, "start PostgreSQL and Redis with scripts/services.sh"))
+struct IngestPipelineTests {
+    static let near = CrossNodeTests.near
+
+    /// Where driver `index` of a test goes next: a few metres apart, so each lands on its own spot.
+    static func spot(_ index: Int) -> Coordinate {
+        Coordinate(lat: 43.7400 + Double(index) * 0.0001, lng: 7.4280)
+    }
+
+    @Test func fortyDriversBatchesQueuedTogetherGoInOneRoundTrip() async throws {
+        try await CrossNodeTests.withTwoNodes { nodeA, nodeB in
+            let drivers = (0..<40).map { "driver-\($0)" }
+            for id in drivers { try await nodeA.online(driver: id, at: Self.near) }
+            let before = nodeA.pipeline.statistics
+            let t = nodeA.services.time.now() + 60
+
+            nodeA.pipeline.holdRounds(true)
+            let sent = drivers.enumerated().map { index, id in
+                StreamedBatch(fleet: nodeA.services.fleet, driver: id, seq: 2, at: Self.spot(index), t: t)
+            }
+            #expect(sent.filter(\.isWriting).count == 40)
+            nodeA.pipeline.holdRounds(false)
+            for batch in sent { #expect(await batch.committed()) }
+            // A read queued now shares the round that carries the forty positions to the geo index.
+            _ = try await nodeA.pipeline.load(driverID: drivers[0])
+
+            let after = nodeA.pipeline.statistics
+            // The forty writes in one round; the geo update and the read after it, together or one by one.
+            #expect(after.largestRound == 40)
+            #expect((2...3).contains(after.roundTrips - before.roundTrips))
+            #expect(after.commands - before.commands == 42)
+            #expect(after.writes - before.writes == 40)
+            #expect(after.staleWrites == before.staleWrites)
+            // Every node sees what the one round trip wrote: seq, position and the geo index.
+            for (index, id) in drivers.enumerated() {
+                let position = await nodeB.services.fleet.position(driverID: id)
+                #expect(position?.seq == 2)
+                #expect(position?.coordinate == Self.spot(index))
+            }
+            let hits = try await nodeB.services.fleet.availableDrivers(near: Self.spot(20), excluding: [], limit: 1)
+            #expect(hits.map(\.driverID) == ["driver-20"])
+            let nearest = try #require(hits.first)
+            #expect(nearest.distance < 1)
+        }
+    }
+
+    @Test func aTripAcceptedOnAnotherNodeMakesTheCopyStaleAndTheRiderStillSeesTheCar() async throws {
+        try await CrossNodeTests.withTwoNodes { nodeA, nodeB in
+            try await nodeA.online(driver: "driver-1", at: Self.near)
+            let created = await nodeB.call(
+                "POST", "/v1/trips", token: nodeB.token(.rider, "rider-1"), body: TwoNodeTests.request,
+                key: UUID().uuidString)
+            let trip = try HailJSON.decode(Trip.self, from: created.body)
+            let watching = await nodeB.services.bus.subscribe(to: .trip(trip.id))
+            // Accepted through node B: node A's copy of the driver says they serve no trip.
+            let accepted = await nodeB.call(
+                "POST", "/v1/trips/\(trip.id)/accept", token: nodeB.token(.driver, "driver-1"), key: UUID().uuidString)
+            #expect(accepted.status == 200)
+
+            let t = nodeA.services.time.now() + 5
+            let stale = StreamedBatch(fleet: nodeA.services.fleet, driver: "driver-1", seq: 2, at: Self.spot(1), t: t)
+            #expect(stale.isWriting)
+            #expect(await stale.committed())
+            #expect(nodeA.pipeline.statistics.staleWrites == 1)
+            // Planned again on the stored state, the next batch is written in one step, publish included.
+            let fresh = StreamedBatch(
+                fleet: nodeA.services.fleet, driver: "driver-1", seq: 3, at: Self.spot(2), t: t + 1)
+            #expect(await fresh.committed())
+            #expect(nodeA.pipeline.statistics.staleWrites == 1)
+
+            let seen = await RedisTests.first(3, of: watching)
+            #expect(seen.map { $0.text.contains("driverAssigned") } == [true, false, false])
+            let moved = try seen.dropFirst().map { message in
+                try HailJSON.decode(RiderServerFrame.self, from: Data(message.text.utf8))
+            }
+            let seqs = moved.compactMap { frame -> Int64? in
+                if case .driverMoved(let moved) = frame { return moved.location.seq }
+                return nil
+            }
+            #expect(seqs == [2, 3])
+        }
+    }
+
+    @Test func scriptsFlushedFromRedisAreLoadedAgainAndTheBatchApplies() async throws {
+        try await CrossNodeTests.withTwoNodes { nodeA, nodeB in
+            try await nodeA.online(driver: "driver-1", at: Self.near)
+            let loads = nodeA.pipeline.statistics.scriptLoads
+            #expect(loads == 1)
+            _ = try await nodeA.redis.run { connection in try connection.command(["SCRIPT", "FLUSH"]).checked() }
+
+            let t = nodeA.services.time.now() + 1
+            let batch = StreamedBatch(fleet: nodeA.services.fleet, driver: "driver-1", seq: 2, at: Self.spot(3), t: t)
+            #expect(batch.isWriting)
+            #expect(await batch.committed())
+            #expect(nodeA.pipeline.statistics.scriptLoads == 2)
+            #expect(await nodeB.services.fleet.position(driverID: "driver-1")?.coordinate == Self.spot(3))
+        }
+    }
+
+    @Test func aBatchTheCopyCallsOldIsAcknowledgedWithoutARoundTrip() async throws {
+        try await CrossNodeTests.withTwoNodes { nodeA, _ in
+            try await nodeA.online(driver: "driver-1", at: Self.near)
+            let before = nodeA.pipeline.statistics
+            let replay = StreamedBatch(
+                fleet: nodeA.services.fleet, driver: "driver-1", seq: 1, at: Self.spot(4), t: nodeA.services.time.now())
+            guard case .done(let result)? = replay.outcome else {
+                Issue.record("a replayed batch was \(String(describing: replay.outcome))")
+                return
+            }
+            #expect(result.applied == false)
+            #expect(result.ackSeq == 1)
+            #expect(nodeA.pipeline.statistics == before)
+        }
+    }
+
+    @Test func aWriteToAnUnreachableRedisFailsAsAConnectionFailure() async throws {
+        // Port 1 on loopback: nothing listens, so the connect is refused at once.
+        let pipeline = RedisIngestPipeline(endpoint: try RedisEndpoint(url: "redis://127.0.0.1:1"))
+        defer { pipeline.close() }
+        let write = PlannedIngestWrite(
+            driverID: "driver-1", seq: 2, expectedVersion: "v1", newVersion: "v2", filter: LocationFilter(),
+            position: nil, publish: nil, geo: (Self.near, Date(timeIntervalSince1970: 1_796_220_000)))
+        let outcome = await withCheckedContinuation { continuation in
+            pipeline.write(write) { continuation.resume(returning: $0) }
+        }
+        guard case .failure(let error) = outcome else {
+            Issue.record("the write answered \(outcome)")
+            return
+        }
+        #expect((error as? RedisError)?.isConnectionFailure == true)
+        #expect(pipeline.statistics.writes == 0)
+    }
+}
