@@ -37,13 +37,21 @@ final class ConnectionThreads<Connection: ThreadOwnedConnection>: Sendable {
     /// Runs `body` on the next free thread with that thread's connection.
     func run<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            let accepted = queue.withLock { queue -> Bool in
-                guard !queue.closed else { return false }
-                queue.jobs.append { connection in continuation.resume(with: Result { try body(connection) }) }
-                return true
-            }
-            if accepted { pending.signal() } else { continuation.resume(throwing: closedError) }
+            let accepted = submit { connection in continuation.resume(with: Result { try body(connection) }) }
+            if !accepted { continuation.resume(throwing: closedError) }
         }
+    }
+
+    /// Queues `job` for the next free thread and returns at once, from any thread; false when the threads are
+    /// closed and the job will never run.
+    func submit(_ job: @escaping @Sendable (Connection) -> Void) -> Bool {
+        let accepted = queue.withLock { queue -> Bool in
+            guard !queue.closed else { return false }
+            queue.jobs.append(job)
+            return true
+        }
+        if accepted { pending.signal() }
+        return accepted
     }
 
     /// Refuses new jobs, lets the queued ones finish, then closes every connection on its own thread.

@@ -36,6 +36,29 @@ extension Optional: PostgresEncodable where Wrapped: PostgresEncodable {
     public var postgresText: String? { self.flatMap(\.postgresText) }
 }
 
+extension Array: PostgresEncodable where Element: PostgresEncodable {
+    /// The array literal: `{"a","b\"c",NULL}`, every element quoted so commas, braces and spaces in strings
+    /// stay inside it, and a nil element as an unquoted NULL.
+    public var postgresText: String? {
+        var text = "{"
+        for (index, element) in enumerated() {
+            if index > 0 { text.append(",") }
+            guard let elementText = element.postgresText else {
+                text.append("NULL")
+                continue
+            }
+            text.append("\"")
+            for character in elementText {
+                if character == "\"" || character == "\\" { text.append("\\") }
+                text.append(character)
+            }
+            text.append("\"")
+        }
+        text.append("}")
+        return text
+    }
+}
+
 /// The `bytea` hex text format, both ways.
 enum PostgresBytes {
     private static let digits = Array("0123456789abcdef".utf8)

@@ -2,31 +2,36 @@ import Foundation
 import HailCore
 import HailServer
 
-/// Location history in PostgreSQL.
+/// Location history in PostgreSQL, written by group commit: concurrent appends share one statement.
 public struct PostgresLocationHistoryStore: LocationHistoryStore {
     let pool: PostgresPool
+    private let groupCommit: PostgresHistoryGroupCommit
 
-    /// Appends points in one transaction; a point whose device time the trip already has is a resend
-    /// (an unacknowledged batch that comes back as backlog after a reconnect, maybe to another node) and
-    /// is ignored.
+    /// A history on `pool`, whose schema is migrated with `PostgresTripStores.migrations`.
+    init(pool: PostgresPool) {
+        self.pool = pool
+        self.groupCommit = PostgresHistoryGroupCommit(pool: pool)
+    }
+
+    /// Enqueues the points for the next group commit and returns at once; `whenCommitted` runs once they are
+    /// durable, or with the error when none of them was written. A point whose device time the trip already
+    /// has is a resend (an unacknowledged batch that comes back as backlog after a reconnect, maybe to another
+    /// node) and is ignored.
+    public func append(
+        tripID: String, points: [HistoryPoint], whenCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void
+    ) {
+        groupCommit.append(tripID: tripID, points: points, whenCommitted: whenCommitted)
+    }
+
+    /// Appends points through the same group commit and returns once they are durable; resends are ignored.
     public func append(tripID: String, points: [HistoryPoint]) async throws {
-        guard !points.isEmpty else { return }
-        try await pool.run { connection in
-            try connection.transaction {
-                for point in points {
-                    try connection.query(
-                        """
-                        INSERT INTO location_history (trip_id, t, received_at, lat, lng, backlog)
-                        VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (trip_id, t) DO NOTHING
-                        """,
-                        [
-                            tripID, point.t.timeIntervalSince1970, point.receivedAt.timeIntervalSince1970,
-                            point.coordinate.lat, point.coordinate.lng, point.backlog,
-                        ])
-                }
-            }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            groupCommit.append(tripID: tripID, points: points) { continuation.resume(with: $0) }
         }
     }
+
+    /// How many groups and appends the group commit has written, for tests and benchmarks.
+    public var statistics: HistoryGroupCommit.Statistics { groupCommit.statistics }
 
     /// The trip's points in device-time order.
     public func history(tripID: String) async throws -> [HistoryPoint] {

@@ -28,14 +28,23 @@ public final class PostgresPool: Sendable {
     /// Runs `body` on a free connection's thread; once more on a new connection when the server had
     /// dropped the idle one before `body` reached it.
     public func run<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
-        try await threads.run { connection in
+        try await threads.run { connection in try Self.job(on: connection, body) }
+    }
+
+    /// Queues `body` for a free connection's thread without waiting for it, from any thread (`body` wraps its
+    /// statements in `job(on:_:)` for the retry `run` gives); false when the pool is closed and it never runs.
+    func submit(_ body: @escaping @Sendable (PostgresConnection) -> Void) -> Bool {
+        threads.submit(body)
+    }
+
+    /// One job's body on `connection`, run again on a new connection when the idle one had been dropped.
+    static func job<T>(on connection: PostgresConnection, _ body: (PostgresConnection) throws -> T) throws -> T {
+        connection.beginJob()
+        do {
+            return try body(connection)
+        } catch  where connection.droppedWhileIdle {
             connection.beginJob()
-            do {
-                return try body(connection)
-            } catch  where connection.droppedWhileIdle {
-                connection.beginJob()
-                return try body(connection)
-            }
+            return try body(connection)
         }
     }
 

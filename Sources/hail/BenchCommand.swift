@@ -1,4 +1,5 @@
 import Foundation
+import HailScale
 
 /// `hail bench`: measured throughput of this machine, for docs/BENCHMARKS.md.
 enum BenchCommand {
@@ -48,7 +49,9 @@ enum BenchCommand {
           --riders       ingest: share of drivers on a trip with a rider watching   default 0.1
           --server-loops ingest: the `hail server` child's --loops                  default one per core
           --postgres URL, --redis URL   ingest: the server children run on the scaled backends
-          --nodes 2      ingest: two server children on them, drivers on the first, riders on the second
+          --nodes N      ingest: 1 to 4 server children on them, drivers on every node, each rider on
+                         another node than its driver; reports Redis commands per batch and PostgreSQL
+                         transactions/s from the backends' own counters
           --json         print one JSON object instead of the table
           --server URL   measure a running server (http://HOST:PORT) instead of starting one
           --secret-file  with --server: its token secret (needed for ingest and --route estimates)
@@ -142,7 +145,7 @@ enum BenchCommand {
                         + "open files and this process may have \(descriptors) (ulimit -n); use at most "
                         + "\((descriptors - reserve) / perConnection)")
             }
-            let nodes = try args.integer("--nodes", default: 1, in: 1...2)
+            let nodes = try args.integer("--nodes", default: 1, in: 1...4)
             var scaled: [String] = []
             if let url = args["--postgres"] { scaled += ["--postgres", url] }
             if let url = args["--redis"] { scaled += ["--redis", url] }
@@ -155,34 +158,42 @@ enum BenchCommand {
                 }
                 scaled += ["--loops", String(try args.integer("--server-loops", default: 1, in: 1...64))]
             }
-            if nodes == 2, args["--postgres"] == nil || args["--redis"] == nil {
-                throw UsageError("--nodes 2 needs --postgres URL and --redis URL: the two nodes share them")
+            if nodes > 1, args["--postgres"] == nil || args["--redis"] == nil {
+                throw UsageError("--nodes \(nodes) needs --postgres URL and --redis URL: the nodes share them")
             }
             if args["--server"] == nil, !args.has("--in-process") {
                 // The default: the server in a child process of its own, so its CPU and RSS are its own.
                 signal(SIGPIPE, SIG_IGN)
                 do {
                     let server = try await ServerProcess.start(extraArguments: scaled)
-                    var riderNode: (target: BenchTarget, server: ServerProcess)?
+                    var servers = [server]
+                    var backends: IngestBenchmark.Backends?
                     do {
-                        let target = try BenchTarget.remote(
-                            url: "http://127.0.0.1:\(server.port)", secretFile: server.secretFile)
-                        if nodes == 2 {
-                            // Node B: riders there, drivers on node A; positions cross through Redis.
-                            let second = try await ServerProcess.start(
-                                extraArguments: scaled, secretFile: server.secretFile)
-                            riderNode = (
-                                try BenchTarget.remote(
-                                    url: "http://127.0.0.1:\(second.port)", secretFile: server.secretFile), second
-                            )
+                        // The other nodes share the first one's secret, so every token works on every node.
+                        while servers.count < nodes {
+                            servers.append(
+                                try await ServerProcess.start(extraArguments: scaled, secretFile: server.secretFile))
                         }
-                        let result = try await benchmark.run(on: target, server: server, riderNode: riderNode)
-                        await riderNode?.server.stop()
-                        await server.stop()
+                        if let postgres = args["--postgres"], let redis = args["--redis"] {
+                            backends = IngestBenchmark.Backends(
+                                redis: RedisClient(endpoint: try RedisEndpoint(url: redis), size: 1),
+                                postgres: try await PostgresPool.connect(url: postgres, size: 1, migrations: []))
+                        }
+                        let targets = try servers.map { child in
+                            IngestBenchmark.Node(
+                                target: try BenchTarget.remote(
+                                    url: "http://127.0.0.1:\(child.port)", secretFile: server.secretFile),
+                                server: child)
+                        }
+                        let result = try await benchmark.run(on: targets, backends: backends)
+                        backends?.redis.close()
+                        backends?.postgres.close()
+                        for child in servers { await child.stop() }
                         report(result, table: result.table, json: args.has("--json"))
                     } catch {
-                        await riderNode?.server.stop()
-                        await server.stop()
+                        backends?.redis.close()
+                        backends?.postgres.close()
+                        for child in servers { await child.stop() }
                         throw error
                     }
                 } catch let error as BenchFailure {

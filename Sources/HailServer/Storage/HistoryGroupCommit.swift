@@ -1,5 +1,4 @@
 import HailStorage
-import Synchronization
 
 /// Location history appends from any thread, written many batches to one SQLite transaction (group commit).
 ///
@@ -37,28 +36,18 @@ public final class HistoryGroupCommit: Sendable {
         public var failedGroups = 0
         /// Appends completed with an error, in a failed group or alone in a committed one.
         public var failedAppends = 0
+
+        /// No group yet.
+        public init() {}
     }
 
-    /// One caller's batch and the callback waiting for it.
-    private struct Append: Sendable {
-        let tripID: String
-        let points: [HistoryPoint]
-        let whenCommitted: @Sendable (Result<Void, any Error>) -> Void
-    }
-
-    /// Everything shared between the appending threads and the drain.
-    private struct State {
-        var pending: [Append] = []
-        /// True from the moment a drain is scheduled until it finds nothing pending, so there is one at a time.
-        var draining = false
-        var statistics = Statistics()
-    }
+    private typealias Append = HistoryAppendQueue.Append
 
     private static let insertSQL =
         "INSERT OR IGNORE INTO location_history (trip_id, t, received_at, lat, lng, backlog) VALUES (?, ?, ?, ?, ?, ?)"
 
     private let database: SQLiteDatabase
-    private let state = Mutex(State())
+    private let queue = HistoryAppendQueue()
 
     /// Group-commits into the `location_history` table of `database`, which must already be migrated.
     public init(database: SQLiteDatabase) {
@@ -73,17 +62,7 @@ public final class HistoryGroupCommit: Sendable {
     public func append(
         tripID: String, points: [HistoryPoint], whenCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void
     ) {
-        guard !points.isEmpty else {
-            whenCommitted(.success(()))
-            return
-        }
-        let startsDrain = state.withLock { state in
-            state.pending.append(Append(tripID: tripID, points: points, whenCommitted: whenCommitted))
-            guard !state.draining else { return false }
-            state.draining = true
-            return true
-        }
-        if startsDrain { scheduleFirstDrain() }
+        if queue.enqueue(tripID: tripID, points: points, whenCommitted: whenCommitted) { scheduleFirstDrain() }
     }
 
     /// Appends `points` through the same groups and returns once they are durable.
@@ -94,7 +73,7 @@ public final class HistoryGroupCommit: Sendable {
     }
 
     /// The counts so far.
-    public var statistics: Statistics { state.withLock { $0.statistics } }
+    public var statistics: Statistics { queue.statistics }
 
     /// Puts a drain on the writer's queue from whatever thread made the first append.
     private func scheduleFirstDrain() {
@@ -109,31 +88,10 @@ public final class HistoryGroupCommit: Sendable {
 
     /// Commits everything pending as one group, completes its appends, and queues the next group if any.
     private func drainOneGroup(on database: isolated SQLiteDatabase) {
-        let group = state.withLock { state in
-            var taken: [Append] = []
-            swap(&taken, &state.pending)
-            return taken
-        }
+        let group = queue.takeGroup()
         let outcomes = Self.write(group, on: database)
-        state.withLock { state in
-            // Counted before the completions run, so a caller that saw its completion sees its group counted.
-            let failures = outcomes.failures.count
-            if outcomes.committed {
-                state.statistics.committedGroups += 1
-            } else if !group.isEmpty {
-                state.statistics.failedGroups += 1
-            }
-            state.statistics.committedAppends += group.count - failures
-            state.statistics.failedAppends += failures
-        }
-        for (index, append) in group.enumerated() {
-            append.whenCommitted(outcomes.failures[index].map { .failure($0) } ?? .success(()))
-        }
-        let more = state.withLock { state in
-            if state.pending.isEmpty { state.draining = false }
-            return state.draining
-        }
-        guard more else { return }
+        queue.complete(group, committed: outcomes.committed, failures: outcomes.failures)
+        guard queue.continueDraining() else { return }
         // The task inherits the database's isolation (it uses the isolated parameter), so it is enqueued on the
         // writer thread's own queue from that thread: behind the trip commits that arrived during this group,
         // which therefore run first, and with no other thread woken.

@@ -1,5 +1,6 @@
 import Foundation
 import HailNet
+import HailScale
 
 /// `hail bench ingest`: N drivers online, each on its own driver stream sending location batches and
 /// awaiting acks; measures acknowledged fixes per second and send-to-ack latency.
@@ -33,14 +34,42 @@ struct IngestBenchmark: Sendable {
     /// How long after the window the drivers wait for outstanding acks.
     static let grace = Duration.seconds(3)
 
+    /// One server the drivers and riders use.
+    struct Node: Sendable {
+        /// Where it listens (it must be able to mint tokens).
+        let target: BenchTarget
+        /// The child process behind `target`, whose CPU and memory are read too; nil in-process or remote.
+        let server: ServerProcess?
+    }
+
+    /// The scaled mode's shared PostgreSQL and Redis, read at the window's edges to count their work.
+    struct Backends: Sendable {
+        /// The nodes' Redis.
+        let redis: RedisClient
+        /// The nodes' PostgreSQL.
+        let postgres: PostgresPool
+    }
+
+    /// The node driver `index` streams to: drivers in equal blocks over the nodes, so the watched ones (spread
+    /// evenly over the indices) are spread over the nodes too.
+    static func driverNode(_ index: Int, connections: Int, nodes: Int) -> Int {
+        index * nodes / max(1, connections)
+    }
+
+    /// The node the rider of a driver on `driverNode` watches from: the next one, so with two or more nodes
+    /// every position crosses from one node to another through Redis.
+    static func riderNode(of driverNode: Int, nodes: Int) -> Int { (driverNode + 1) % nodes }
+
     /// Runs against `target` (which must be able to mint driver tokens).
     /// `server`, when given, is the child process behind `target`: its CPU and memory are read too.
-    /// `riderNode`, when given, is a second node the riders use (the scaled mode: drivers on `target`,
-    /// riders there, positions crossing through Redis).
-    func run(
-        on target: BenchTarget, server: ServerProcess? = nil,
-        riderNode: (target: BenchTarget, server: ServerProcess)? = nil
-    ) async throws(BenchFailure) -> IngestBenchmarkResult {
+    func run(on target: BenchTarget, server: ServerProcess? = nil) async throws(BenchFailure) -> IngestBenchmarkResult {
+        try await run(on: [Node(target: target, server: server)])
+    }
+
+    /// Runs against `nodes`: one node, or several on the same PostgreSQL and Redis (`backends`) with drivers on
+    /// every node and each rider on another node than its driver's.
+    func run(on nodes: [Node], backends: Backends? = nil) async throws(BenchFailure) -> IngestBenchmarkResult {
+        let target = nodes[0].target
         let runTag = String(UUID().uuidString.prefix(8)).lowercased()
         let machine = BenchMachine.current()
         // The drivers' timelines start a week ago: a saturating run sends fixes faster than real time, and
@@ -52,8 +81,13 @@ struct IngestBenchmark: Sendable {
         }
         try factories[0].selfCheck()
         let tokens = (0..<connections).map { target.token(role: .driver, subject: "bench-\(runTag)-driver-\($0)") }
-        let countersBefore = await ServerCounters.scrape(target.endpoint)
-        try await goOnline(tokens: tokens, endpoint: target.endpoint)
+        let nodeOf = (0..<connections).map { Self.driverNode($0, connections: connections, nodes: nodes.count) }
+        var countersBefore: [ServerCounters?] = []
+        for node in nodes { countersBefore.append(await ServerCounters.scrape(node.target.endpoint)) }
+        for (number, node) in nodes.enumerated() {
+            let indices = nodeOf.indices.filter { nodeOf[$0] == number }
+            try await goOnline(tokens: indices.map { tokens[$0] }, endpoint: node.target.endpoint)
+        }
 
         let client: WebSocketClient
         var clients: [WebSocketClient] = []
@@ -77,15 +111,24 @@ struct IngestBenchmark: Sendable {
             throw BenchFailure("cannot start the WebSocket client: \(error)")
         }
         let watched = watchedDrivers()
-        let setup = await TripSetup(
-            target: target, riderTarget: riderNode?.target ?? target, runTag: runTag, client: client,
-            startMilliseconds: startMilliseconds
-        ).run(
-            drivers: watched.map { (index: $0, token: tokens[$0], factory: factories[$0]) })
+        var setup: (pairs: [TripSetup.Pair], failures: [String]) = ([], [])
+        for (number, node) in nodes.enumerated() {
+            let riderTarget =
+                nodes.count == 1 ? node.target : nodes[Self.riderNode(of: number, nodes: nodes.count)].target
+            let onNode = await TripSetup(
+                target: node.target, riderTarget: riderTarget, runTag: runTag, client: client,
+                startMilliseconds: startMilliseconds
+            ).run(
+                drivers: watched.filter { nodeOf[$0] == number }.map {
+                    (index: $0, token: tokens[$0], factory: factories[$0])
+                })
+            setup.pairs += onNode.pairs
+            setup.failures += onNode.failures
+        }
         let logs = Dictionary(uniqueKeysWithValues: setup.pairs.map { ($0.driverIndex, SendLog()) })
         let sources = sourceAddresses(for: target.endpoint)
         let connected = await connectAll(
-            clients: clients, tokens: tokens, endpoint: target.endpoint, sources: sources)
+            clients: clients, tokens: tokens, endpoints: nodeOf.map { nodes[$0].target.endpoint }, sources: sources)
         guard connected.contains(where: { $0.connection != nil }) else {
             for client in clients { await client.shutdown() }
             throw BenchFailure(
@@ -120,7 +163,7 @@ struct IngestBenchmark: Sendable {
         let watches = setup.pairs.compactMap { pair in
             logs[pair.driverIndex].map { RiderWatch(connection: pair.rider, log: $0) }
         }
-        let usage = await withTaskGroup(of: [ProcessUsage?]?.self) { group in
+        let usage = await withTaskGroup(of: WindowReadings?.self) { group in
             for watch in watches {
                 group.addTask {
                     await watch.run(windowStart: start, windowEnd: end, books: books)
@@ -154,13 +197,25 @@ struct IngestBenchmark: Sendable {
             }
             group.addTask {
                 try? await Task.sleep(until: start, clock: clock)
-                let before = [ProcessUsage.current(), server?.usage(), riderNode?.server.usage()]
+                var readings = WindowReadings()
+                readings.generator.before = ProcessUsage.current()
+                readings.nodes = nodes.map { (before: $0.server?.usage(), after: nil) }
+                if let backends {
+                    readings.backendsBefore = try? await BackendCounters.read(
+                        redis: backends.redis, postgres: backends.postgres)
+                }
                 try? await Task.sleep(until: end, clock: clock)
-                return before + [ProcessUsage.current(), server?.usage(), riderNode?.server.usage()]
+                readings.generator.after = ProcessUsage.current()
+                for (index, node) in nodes.enumerated() { readings.nodes[index].after = node.server?.usage() }
+                if let backends {
+                    readings.backendsAfter = try? await BackendCounters.read(
+                        redis: backends.redis, postgres: backends.postgres)
+                }
+                return readings
             }
-            var usage: [ProcessUsage?] = [nil, nil, nil, nil, nil, nil]
-            for await result in group { if let result { usage = result } }
-            return usage
+            var readings = WindowReadings()
+            for await result in group { if let result { readings = result } }
+            return readings
         }
         var tally = AckLedger.Tally()
         for session in sessions { tally.absorb(session.ledger.tally()) }
@@ -172,15 +227,24 @@ struct IngestBenchmark: Sendable {
             messagesReceived: snapshots.reduce(0) { $0 + $1.messagesReceived }
         )
         for client in clients { await client.shutdown() }
-        let countersAfter = await ServerCounters.scrape(target.endpoint)
         var serverCounts: [String: Int]?
-        if let countersBefore, let countersAfter { serverCounts = countersAfter.since(countersBefore) }
+        for (index, node) in nodes.enumerated() {
+            // Counted only when every node answered, so the sum is never a part passed off as the whole.
+            guard let before = countersBefore[index], let after = await ServerCounters.scrape(node.target.endpoint)
+            else {
+                serverCounts = nil
+                break
+            }
+            serverCounts = (serverCounts ?? [:]).merging(after.since(before), uniquingKeysWith: +)
+        }
+        var backendCounts: BackendCounters?
+        if let before = usage.backendsBefore, let after = usage.backendsAfter { backendCounts = after.since(before) }
         return IngestBenchmarkResult(
             settings: self, target: target, connected: sessions.count,
             connectFailures: connected.compactMap(\.failure), sourceAddresses: sources, tally: tally,
             wire: (written: wire.messagesSent, read: wire.messagesReceived),
-            serverCounts: serverCounts, before: usage[0], after: usage[3], serverBefore: usage[1],
-            serverAfter: usage[4], riderNodeBefore: usage[2], riderNodeAfter: usage[5],
+            serverCounts: serverCounts, before: usage.generator.before, after: usage.generator.after,
+            nodes: usage.nodes, backends: backendCounts,
             riders: IngestBenchmarkResult.Riders(
                 asked: watched.count, watching: setup.pairs.count, setupFailures: Array(setup.failures.prefix(5)),
                 books: books.totals),
@@ -240,17 +304,30 @@ struct IngestBenchmark: Sendable {
         var reader = DriverSessionSlot()
     }
 
-    /// Opens every driver stream, `connectConcurrency` handshakes at a time.
-    private func connectAll(clients: [WebSocketClient], tokens: [String], endpoint: HTTPEndpoint, sources: [String])
-        async -> [Slot]
-    {
-        let url = endpoint.webSocketBase + "/v1/drivers/me/live"
-        return await withTaskGroup(of: (Int, Slot).self) { group in
+    /// What was read at the window's start and end: CPU and memory of the generator and each node, and the
+    /// backends' counters.
+    struct WindowReadings: Sendable {
+        /// This process.
+        var generator: (before: ProcessUsage?, after: ProcessUsage?) = (nil, nil)
+        /// Each node's child process, in node order.
+        var nodes: [(before: ProcessUsage?, after: ProcessUsage?)] = []
+        /// PostgreSQL's and Redis's counters at the start.
+        var backendsBefore: BackendCounters?
+        /// And at the end.
+        var backendsAfter: BackendCounters?
+    }
+
+    /// Opens every driver stream (driver `i` to `endpoints[i]`), `connectConcurrency` handshakes at a time.
+    private func connectAll(
+        clients: [WebSocketClient], tokens: [String], endpoints: [HTTPEndpoint], sources: [String]
+    ) async -> [Slot] {
+        await withTaskGroup(of: (Int, Slot).self) { group in
             var slots = [Slot](repeating: Slot(), count: tokens.count)
             var next = 0
             /// Starts the handshake of driver `index`.
             func launch(_ index: Int) {
                 let token = tokens[index]
+                let url = endpoints[index].webSocketBase + "/v1/drivers/me/live"
                 let source = sources.isEmpty ? nil : sources[index % sources.count]
                 group.addTask {
                     let reader = DriverSessionSlot()

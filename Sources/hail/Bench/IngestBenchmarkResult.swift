@@ -1,4 +1,5 @@
 import Foundation
+import HailScale
 
 /// What `hail bench ingest` measured, printed as a table or as one JSON object.
 struct IngestBenchmarkResult: Encodable, Sendable {
@@ -28,6 +29,28 @@ struct IngestBenchmarkResult: Encodable, Sendable {
             driverMovedReceived = books.received
             unmatched = books.unmatched
             latency = LatencySummary(microseconds: books.latencies)
+        }
+    }
+
+    /// What the shared backends of the scaled mode did over the window, from their own counters.
+    struct Backends: Encodable, Sendable {
+        /// Commands Redis took from clients per batch acknowledged in the window (`total_commands_processed`:
+        /// a script call counts once, whatever it runs inside).
+        let redisCommandsPerBatch: Double
+        /// Calls per batch counted by `INFO commandstats`, the commands scripts ran included.
+        let redisCallsPerBatch: Double
+        /// `INFO commandstats` calls over the window, by command.
+        let redisCalls: [String: Int]
+        /// Transactions PostgreSQL committed per second over the window (`pg_stat_database.xact_commit`).
+        let postgresTransactionsPerSecond: Double
+
+        /// Per batch and per second from the counters' change over the window.
+        init(_ counters: BackendCounters, batches: Int, seconds: Double) {
+            let perBatch = { (count: Int) in batches > 0 ? (Double(count) / Double(batches)).rounded(toPlaces: 2) : 0 }
+            redisCommandsPerBatch = perBatch(counters.redisCommandsProcessed)
+            redisCallsPerBatch = perBatch(counters.redisCalls.values.reduce(0, +))
+            redisCalls = counters.redisCalls
+            postgresTransactionsPerSecond = (Double(counters.postgresCommits) / seconds).rounded(toPlaces: 1)
         }
     }
 
@@ -86,8 +109,8 @@ struct IngestBenchmarkResult: Encodable, Sendable {
     let latencyMs: [String: Double]
     /// `driverSendToRiderReceive` or `driverSendToAck`.
     let latencyMeasured: String
-    /// The server child's CPU over the window in percent of one core; nil when the server is in-process
-    /// or remote (then `processCPUPercent` holds server and load generator together).
+    /// The server children's CPU over the window in percent of one core, every node's together; nil when the
+    /// server is in-process or remote (then `processCPUPercent` holds server and load generator together).
     let serverCpuPercent: Double?
     /// The server's share of the CPU the whole run used (server / (server + load generator)).
     let serverCpuShare: Double?
@@ -96,14 +119,16 @@ struct IngestBenchmarkResult: Encodable, Sendable {
     /// The load generator's own CPU microseconds per batch acknowledged in the window, beside the server's:
     /// a figure near the server's would mean the generator, not the server, limits the run.
     let clientCpuMicrosPerBatch: Double?
-    /// The server child's resident memory at the end of the window, bytes.
+    /// The server children's resident memory at the end of the window, bytes, every node's together.
     let serverRssBytes: Int?
-    /// Nodes measured: 1, or 2 in the scaled mode (drivers on the first, riders on the second).
+    /// Nodes measured: 1, or more in the scaled mode (drivers on every node, each rider on another node).
     let nodes: Int
-    /// The riders' node's CPU over the window in percent of one core (scaled mode only).
-    let riderNodeCpuPercent: Double?
-    /// The riders' node's resident memory at the end of the window, bytes (scaled mode only).
-    let riderNodeRssBytes: Int?
+    /// Each node's CPU over the window in percent of one core, in node order (scaled mode with 2 or more).
+    let nodeCpuPercent: [Double]?
+    /// Each node's resident memory at the end of the window, bytes (scaled mode with 2 or more).
+    let nodeRssBytes: [Int]?
+    /// Redis and PostgreSQL work over the window (scaled mode).
+    let backends: Backends?
     /// Fixes not accepted: batches never acked, by reason, plus the server's own drops by reason.
     let dropped: [String: Int]
     /// The machine and build.
@@ -116,9 +141,8 @@ struct IngestBenchmarkResult: Encodable, Sendable {
         settings: IngestBenchmark, target: BenchTarget, connected: Int, connectFailures: [String],
         sourceAddresses: [String], tally: AckLedger.Tally, wire: (written: Int, read: Int),
         serverCounts: [String: Int]?, before: ProcessUsage?,
-        after: ProcessUsage?, serverBefore: ProcessUsage? = nil, serverAfter: ProcessUsage? = nil,
-        riderNodeBefore: ProcessUsage? = nil, riderNodeAfter: ProcessUsage? = nil, riders: Riders? = nil,
-        machine: BenchMachine
+        after: ProcessUsage?, nodes nodeUsage: [(before: ProcessUsage?, after: ProcessUsage?)] = [],
+        backends: BackendCounters? = nil, riders: Riders? = nil, machine: BenchMachine
     ) {
         encoding = settings.binary ? "binary" : "json"
         connections = settings.connections
@@ -157,15 +181,20 @@ struct IngestBenchmarkResult: Encodable, Sendable {
         let acceptedShare = counted > 0 ? Double(serverCounts?["accepted"] ?? 0) / Double(counted) : 1
         updatesPerSecond = (ackedUpdatesPerSecond * acceptedShare).rounded(toPlaces: 1)
         self.riders = riders
-        nodes = riderNodeAfter == nil ? 1 : 2
-        if let riderNodeBefore, let riderNodeAfter {
-            riderNodeCpuPercent = riderNodeAfter.cpuPercent(since: riderNodeBefore, wallSeconds: wall).rounded(
-                toPlaces: 1)
-            riderNodeRssBytes = riderNodeAfter.residentBytes
-        } else {
-            riderNodeCpuPercent = nil
-            riderNodeRssBytes = nil
+        nodes = max(1, nodeUsage.count)
+        // The children's figures only when every node could be read, so a total is never part of the nodes.
+        let measured = nodeUsage.compactMap { usage in
+            usage.before.flatMap { before in usage.after.map { (before, $0) } }
         }
+        let children = measured.count == nodeUsage.count && !measured.isEmpty ? measured : []
+        if children.count > 1 {
+            nodeCpuPercent = children.map { $1.cpuPercent(since: $0, wallSeconds: wall).rounded(toPlaces: 1) }
+            nodeRssBytes = children.map { $1.residentBytes }
+        } else {
+            nodeCpuPercent = nil
+            nodeRssBytes = nil
+        }
+        self.backends = backends.map { Backends($0, batches: tally.ackedBatchesInWindow, seconds: wall) }
         let headline = (riders?.latency.count ?? 0) > 0 ? riders!.latency : latency
         latencyMeasured = (riders?.latency.count ?? 0) > 0 ? "driverSendToRiderReceive" : "driverSendToAck"
         latencyMs = ["p50": headline.p50Ms, "p99": headline.p99Ms, "p999": headline.p999Ms, "max": headline.maxMs]
@@ -174,18 +203,22 @@ struct IngestBenchmarkResult: Encodable, Sendable {
             guard let from, let to, tally.ackedBatchesInWindow > 0 else { return nil }
             return ((to.cpuSeconds - from.cpuSeconds) * 1e6 / Double(tally.ackedBatchesInWindow)).rounded(toPlaces: 2)
         }
-        serverCpuMicrosPerBatch = microsPerBatch(serverBefore, serverAfter)
         clientCpuMicrosPerBatch = microsPerBatch(before, after)
-        if let serverBefore, let serverAfter {
-            let serverCPU = serverAfter.cpuPercent(since: serverBefore, wallSeconds: wall)
+        if !children.isEmpty {
+            let serverCPU = children.reduce(0) { $0 + $1.1.cpuPercent(since: $1.0, wallSeconds: wall) }
+            serverCpuMicrosPerBatch =
+                tally.ackedBatchesInWindow > 0
+                ? (children.reduce(0) { $0 + $1.1.cpuSeconds - $1.0.cpuSeconds } * 1e6
+                    / Double(tally.ackedBatchesInWindow)).rounded(toPlaces: 2) : nil
             serverCpuPercent = serverCPU.rounded(toPlaces: 1)
-            serverRssBytes = serverAfter.residentBytes
+            serverRssBytes = children.reduce(0) { $0 + $1.1.residentBytes }
             if let generator = processCPUPercent, serverCPU + generator > 0 {
                 serverCpuShare = (serverCPU / (serverCPU + generator)).rounded(toPlaces: 3)
             } else {
                 serverCpuShare = nil
             }
         } else {
+            serverCpuMicrosPerBatch = nil
             serverCpuPercent = nil
             serverRssBytes = target.inProcess ? (after?.residentBytes) : nil
             serverCpuShare = nil
@@ -195,13 +228,17 @@ struct IngestBenchmarkResult: Encodable, Sendable {
         self.dropped = dropped
         self.machine = machine
         note =
-            serverAfter != nil
-            ? "the server is a `hail server` child process: server CPU and RSS are its own; process CPU and RSS "
-                + "are the load generator's"
-            : target.inProcess
-                ? "server and load generator (\(connected) WebSocket clients) share this process and its "
-                    + "\(machine.cores) cores; CPU% and RSS are both together"
-                : "CPU% and RSS are the load generator's; read the server's on its host"
+            children.count > 1
+            ? "the servers are \(children.count) `hail server` child processes on one PostgreSQL and Redis: server "
+                + "CPU and RSS are theirs together (per node in nodeCpuPercent and nodeRssBytes; Redis's and "
+                + "PostgreSQL's own CPU is not in them); process CPU and RSS are the load generator's"
+            : !children.isEmpty
+                ? "the server is a `hail server` child process: server CPU and RSS are its own; process CPU and RSS "
+                    + "are the load generator's"
+                : target.inProcess
+                    ? "server and load generator (\(connected) WebSocket clients) share this process and its "
+                        + "\(machine.cores) cores; CPU% and RSS are both together"
+                    : "CPU% and RSS are the load generator's; read the server's on its host"
     }
 
     /// The human-readable report.
@@ -254,11 +291,20 @@ struct IngestBenchmarkResult: Encodable, Sendable {
         if let serverRssBytes, serverCpuPercent != nil {
             table.add("server RSS", "\((Double(serverRssBytes) / 1_048_576).fixed(1)) MiB")
         }
-        if let riderNodeCpuPercent, let riderNodeRssBytes {
+        if let nodeCpuPercent, let nodeRssBytes {
             table.add(
-                "riders' node",
-                "\(riderNodeCpuPercent.fixed(0))% of one core, \((Double(riderNodeRssBytes) / 1_048_576).fixed(1)) MiB RSS "
-                    + "(a second `hail server` on the same PostgreSQL and Redis)")
+                "nodes",
+                zip(nodeCpuPercent, nodeRssBytes).enumerated().map { index, node in
+                    "\(index + 1): \(node.0.fixed(0))% CPU, \((Double(node.1) / 1_048_576).fixed(0)) MiB"
+                }.joined(separator: "; ") + " (`hail server` children on one PostgreSQL and Redis)")
+        }
+        if let backends {
+            let busiest = backends.redisCalls.sorted { $0.value > $1.value }.prefix(6).map { "\($0.key) \($0.value)" }
+            table.add(
+                "Redis per batch",
+                "\(backends.redisCommandsPerBatch.fixed(2)) commands from clients, \(backends.redisCallsPerBatch.fixed(2)) "
+                    + "calls with those scripts ran (\(busiest.joined(separator: ", ")))")
+            table.add("PostgreSQL", "\(backends.postgresTransactionsPerSecond.fixed(0)) transactions/s committed")
         }
         if let processCPUPercent { table.add("process CPU", "\(processCPUPercent.fixed(0))% of one core") }
         if let serverCpuMicrosPerBatch {

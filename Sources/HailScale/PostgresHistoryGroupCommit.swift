@@ -1,0 +1,115 @@
+import Foundation
+import HailServer
+
+/// Location history appends from any thread, written many batches to one PostgreSQL statement (group commit).
+///
+/// Every driver on a trip sends a batch a second, and a transaction per batch is a round trip and a WAL flush
+/// each. Here an append only enqueues under a mutex. The first append that finds no group in flight queues one
+/// job on the pool; the job takes everything pending and writes it as a single `INSERT … SELECT FROM unnest(…)`
+/// whose six parameters are arrays, one element per point. One statement outside `BEGIN` is one transaction,
+/// so a group is one round trip and one commit however many drivers it holds; only after it commits are the
+/// appends' completions called, so an acknowledged point survives a SIGKILL of the node (the server commits
+/// synchronously). Appends that arrive meanwhile wait for the next group, which the job queues behind the
+/// pool's other work: groups grow with the load and the commits per second stay bounded.
+///
+/// A group that fails on its data (a statement error, not a lost connection) is written again one append per
+/// statement, so one bad batch fails alone. A resent point (`ON CONFLICT (trip_id, t) DO NOTHING`) is ignored,
+/// within a group as across groups.
+final class PostgresHistoryGroupCommit: Sendable {
+    private typealias Append = HistoryAppendQueue.Append
+
+    static let insertSQL = """
+        INSERT INTO location_history (trip_id, t, received_at, lat, lng, backlog)
+        SELECT * FROM unnest($1::text[], $2::float8[], $3::float8[], $4::float8[], $5::float8[], $6::bool[])
+        ON CONFLICT (trip_id, t) DO NOTHING
+        """
+
+    /// The most appends one statement carries, so a backlog after an outage is written in bounded pieces.
+    static let largestGroup = 4096
+
+    private let pool: PostgresPool
+    private let queue = HistoryAppendQueue()
+
+    /// Group-commits into `pool`'s `location_history` table.
+    init(pool: PostgresPool) {
+        self.pool = pool
+    }
+
+    /// Enqueues `points` for the next group and returns at once, so it is safe on a network loop thread.
+    /// `whenCommitted` runs exactly once, on a pool thread: success after the group committed, or the error,
+    /// and then none of these points was written.
+    func append(
+        tripID: String, points: [HistoryPoint], whenCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void
+    ) {
+        if queue.enqueue(tripID: tripID, points: points, whenCommitted: whenCommitted) { queueDrain() }
+    }
+
+    /// The counts so far.
+    var statistics: HistoryGroupCommit.Statistics { queue.statistics }
+
+    private func queueDrain() {
+        guard !pool.submit({ connection in self.drainOneGroup(on: connection) }) else { return }
+        // The pool is closed: nothing pending will ever be written, so every append hears so now.
+        queue.failPending(PostgresError.closed)
+    }
+
+    /// Commits up to `largestGroup` pending appends as one statement, completes them, and queues the next group.
+    private func drainOneGroup(on connection: PostgresConnection) {
+        let group = queue.takeGroup(limit: Self.largestGroup)
+        let failures = Self.write(group, on: connection)
+        queue.complete(group, committed: failures.count < group.count, failures: failures)
+        if queue.continueDraining() { queueDrain() }
+    }
+
+    /// Writes the group in one statement; on a data error, each append in a statement of its own. Returns the
+    /// appends that failed, by index.
+    private static func write(_ group: [Append], on connection: PostgresConnection) -> [Int: any Error] {
+        guard !group.isEmpty else { return [:] }
+        do {
+            try PostgresPool.job(on: connection) { connection in try insert(group[...], on: connection) }
+            return [:]
+        } catch let error as PostgresError where !error.isConnectionFailure && group.count > 1 {
+            var failures: [Int: any Error] = [:]
+            for index in group.indices {
+                do {
+                    try PostgresPool.job(on: connection) { connection in
+                        try insert(group[index...index], on: connection)
+                    }
+                } catch {
+                    failures[index] = error
+                }
+            }
+            return failures
+        } catch {
+            return Dictionary(uniqueKeysWithValues: group.indices.map { ($0, error) })
+        }
+    }
+
+    /// One `INSERT` of every point of `appends`, the columns sent as six arrays.
+    private static func insert(_ appends: ArraySlice<Append>, on connection: PostgresConnection) throws {
+        let count = appends.reduce(0) { $0 + $1.points.count }
+        var tripIDs: [String] = []
+        var times: [Double] = []
+        var received: [Double] = []
+        var lats: [Double] = []
+        var lngs: [Double] = []
+        var backlogs: [Bool] = []
+        tripIDs.reserveCapacity(count)
+        times.reserveCapacity(count)
+        received.reserveCapacity(count)
+        lats.reserveCapacity(count)
+        lngs.reserveCapacity(count)
+        backlogs.reserveCapacity(count)
+        for append in appends {
+            for point in append.points {
+                tripIDs.append(append.tripID)
+                times.append(point.t.timeIntervalSince1970)
+                received.append(point.receivedAt.timeIntervalSince1970)
+                lats.append(point.coordinate.lat)
+                lngs.append(point.coordinate.lng)
+                backlogs.append(point.backlog)
+            }
+        }
+        try connection.query(insertSQL, [tripIDs, times, received, lats, lngs, backlogs])
+    }
+}
