@@ -1,12 +1,10 @@
 import Foundation
 
 /// Counters read from the shared backends themselves, so a benchmark counts their work instead of inferring it:
-/// Redis's `INFO commandstats` and `INFO stats`, and PostgreSQL's `pg_stat_database`.
+/// Redis's `INFO commandstats` and PostgreSQL's `pg_stat_database`.
 public struct BackendCounters: Sendable, Hashable {
     /// Calls per Redis command (`evalsha`, `hset`, `geoadd`, …), the commands scripts ran included.
     public var redisCalls: [String: Int] = [:]
-    /// Commands Redis took from its clients (`total_commands_processed`): a script call counts once.
-    public var redisCommandsProcessed = 0
     /// Transactions the database committed (`xact_commit`), every client's.
     public var postgresCommits = 0
 
@@ -17,14 +15,10 @@ public struct BackendCounters: Sendable, Hashable {
     public static func read(redis: RedisClient?, postgres: PostgresPool?) async throws -> BackendCounters {
         var counters = BackendCounters()
         if let redis {
-            let (commandStats, stats) = try await redis.run { connection in
-                (
-                    try connection.command(["INFO", "commandstats"]).checked().text ?? "",
-                    try connection.command(["INFO", "stats"]).checked().text ?? ""
-                )
+            let commandStats = try await redis.run { connection in
+                try connection.command(["INFO", "commandstats"]).checked().text ?? ""
             }
             counters.redisCalls = Self.commandCalls(commandStats)
-            counters.redisCommandsProcessed = Self.field("total_commands_processed", in: stats) ?? 0
         }
         if let postgres {
             counters.postgresCommits = try await postgres.run { connection in
@@ -37,6 +31,16 @@ public struct BackendCounters: Sendable, Hashable {
         return counters
     }
 
+    /// Script invocations among `redisCalls` (`evalsha`, `eval`, `fcall` and their read-only forms): the calls a
+    /// client made that ran a script. Redis counts the commands a script runs as calls of their own, in
+    /// `commandstats` and in `total_commands_processed` alike, so this is how calls from clients are told apart.
+    public var redisScriptCalls: Int {
+        Self.scriptCommands.reduce(0) { $0 + (redisCalls[$1] ?? 0) }
+    }
+
+    /// Commands that run a script.
+    static let scriptCommands = ["evalsha", "eval", "evalsha_ro", "eval_ro", "fcall", "fcall_ro"]
+
     /// What happened between `earlier` and this reading.
     public func since(_ earlier: BackendCounters) -> BackendCounters {
         var delta = BackendCounters()
@@ -44,7 +48,6 @@ public struct BackendCounters: Sendable, Hashable {
             let added = calls - (earlier.redisCalls[command] ?? 0)
             if added > 0 { delta.redisCalls[command] = added }
         }
-        delta.redisCommandsProcessed = redisCommandsProcessed - earlier.redisCommandsProcessed
         delta.postgresCommits = postgresCommits - earlier.postgresCommits
         return delta
     }
@@ -62,11 +65,4 @@ public struct BackendCounters: Sendable, Hashable {
         return calls
     }
 
-    /// The integer after `name:` in an INFO section.
-    static func field(_ name: String, in info: String) -> Int? {
-        for line in info.split(whereSeparator: \.isNewline) where line.hasPrefix(name + ":") {
-            return Int(line.dropFirst(name.count + 1).trimmingCharacters(in: .whitespaces))
-        }
-        return nil
-    }
 }

@@ -103,8 +103,8 @@ public struct RedisDriverIngestStore: DriverIngestStore {
 
     /// Stores the filter and, when one was published, the position.
     public func saveFix(driverID: String, filter: LocationFilter, position: DriverLocation?) async throws {
-        var command = ["HSET", key(driverID), "filter", try Self.json(filter), "ver", Self.newVersion()]
-        if let position { command += ["position", try Self.json(position)] }
+        var command = ["HSET", key(driverID), "filter", IngestStateText.filter(filter), "ver", Self.newVersion()]
+        if let position { command += ["position", IngestStateText.position(position)] }
         try await write([command])
     }
 
@@ -179,14 +179,10 @@ public struct RedisDriverIngestStore: DriverIngestStore {
         let decoder = JSONDecoder()
         var state = DriverIngestState()
         state.lastSeq = fields["seq"].flatMap { Int64($0) }
-        if let filter = fields["filter"] {
-            state.filter = try decoder.decode(LocationFilter.self, from: Data(filter.utf8))
-        }
+        if let filter = fields["filter"] { state.filter = try IngestStateText.filter(from: filter) }
         state.online = fields["online"] == "1"
         state.degraded = fields["degraded"] == "1"
-        if let position = fields["position"] {
-            state.position = try decoder.decode(DriverLocation.self, from: Data(position.utf8))
-        }
+        if let position = fields["position"] { state.position = try IngestStateText.position(from: position) }
         if let trip = fields["trip"] { state.trip = try decoder.decode(TripRecord.self, from: Data(trip.utf8)) }
         state.tripKnown = fields["tripID"] != nil
         return VersionedIngestState(state: state, version: fields["ver"] ?? "")

@@ -21,13 +21,24 @@ public struct RedisGeoIndex: GeoIndex {
         return ids
         """
 
-    /// Puts or moves drivers given as ARGV groups of (driver, longitude, latitude, seen at), in one step.
+    /// Puts or moves drivers given as ARGV groups of (driver, longitude, latitude, seen at), in one step: one
+    /// GEOADD and one ZADD per 500 drivers (Lua's `unpack` has a bounded stack).
     static let updateScript = """
-        for i = 1, #ARGV, 4 do
-            redis.call('GEOADD', KEYS[1], ARGV[i + 1], ARGV[i + 2], ARGV[i])
-            redis.call('ZADD', KEYS[2], ARGV[i + 3], ARGV[i])
+        local count = #ARGV / 4
+        for first = 0, count - 1, 500 do
+            local positions, seen = {}, {}
+            for i = first, math.min(first + 500, count) - 1 do
+                local at = i * 4
+                positions[#positions + 1] = ARGV[at + 2]
+                positions[#positions + 1] = ARGV[at + 3]
+                positions[#positions + 1] = ARGV[at + 1]
+                seen[#seen + 1] = ARGV[at + 4]
+                seen[#seen + 1] = ARGV[at + 1]
+            end
+            redis.call('GEOADD', KEYS[1], unpack(positions))
+            redis.call('ZADD', KEYS[2], unpack(seen))
         end
-        return #ARGV / 4
+        return count
         """
 
     /// An index under the keys `<prefix>:{geo}:positions` and `<prefix>:{geo}:seen`.

@@ -37,8 +37,11 @@ public final class RedisIngestPipeline: DriverIngestPipeline {
     // none), payload. Returns 1 when written, 0 (nothing changed) when `ver` is not the expected one.
     static let writeScript = """
         if redis.call('HGET', KEYS[1], 'ver') ~= ARGV[1] then return 0 end
-        redis.call('HSET', KEYS[1], 'ver', ARGV[2], 'seq', ARGV[3], 'filter', ARGV[4])
-        if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'position', ARGV[5]) end
+        if ARGV[5] == '' then
+            redis.call('HSET', KEYS[1], 'ver', ARGV[2], 'seq', ARGV[3], 'filter', ARGV[4])
+        else
+            redis.call('HSET', KEYS[1], 'ver', ARGV[2], 'seq', ARGV[3], 'filter', ARGV[4], 'position', ARGV[5])
+        end
         redis.call('PEXPIRE', KEYS[1], ARGV[6])
         if ARGV[7] ~= '' then redis.call('PUBLISH', ARGV[7], ARGV[8]) end
         return 1
@@ -65,6 +68,15 @@ public final class RedisIngestPipeline: DriverIngestPipeline {
         /// Tests hold the rounds to queue writes that must share one.
         var held = false
         var statistics = Statistics()
+        /// Where the rounds are counted for `/metrics`, once `reportStatistics(to:)` is called.
+        var metrics: Metrics?
+    }
+
+    /// The `/metrics` series a round adds to, resolved once.
+    private struct Metrics: Sendable {
+        let roundTrips: MetricsRegistry.Counter
+        let applied: MetricsRegistry.Counter
+        let stale: MetricsRegistry.Counter
     }
 
     /// What only the pipeline's thread touches.
@@ -100,6 +112,28 @@ public final class RedisIngestPipeline: DriverIngestPipeline {
     /// The counts so far.
     public var statistics: Statistics { queue.withLock { $0.statistics } }
 
+    /// Counts the rounds in `registry` from now on: `hail_redis_ingest_round_trips_total` and
+    /// `hail_redis_ingest_writes_total` by result, so an operator (and `hail bench ingest`) can divide one by
+    /// the other and see how many batches share a round trip.
+    public func reportStatistics(to registry: MetricsRegistry) {
+        Self.declareMetrics(in: registry)
+        let metrics = Metrics(
+            roundTrips: registry.counter("hail_redis_ingest_round_trips_total"),
+            applied: registry.counter("hail_redis_ingest_writes_total", labels: ["result": "applied"]),
+            stale: registry.counter("hail_redis_ingest_writes_total", labels: ["result": "stale"]))
+        queue.withLock { $0.metrics = metrics }
+    }
+
+    /// Declares the metrics the pipeline reports, so they are exposed before its first round.
+    public static func declareMetrics(in registry: MetricsRegistry) {
+        registry.declare(
+            "hail_redis_ingest_round_trips_total", type: "counter",
+            help: "Pipelined round trips to Redis that carried location batches' ingest writes.")
+        registry.declare(
+            "hail_redis_ingest_writes_total", type: "counter",
+            help: "Location batches' ingest writes Redis answered, by result (applied, or stale and retried locked).")
+    }
+
     /// Reads the driver's hash and its `ver`.
     public func load(driverID: String) async throws -> VersionedIngestState? {
         let key = RedisDriverIngestStore.key(prefix: ingestPrefix, driverID: driverID)
@@ -111,23 +145,16 @@ public final class RedisIngestPipeline: DriverIngestPipeline {
     public func write(
         _ write: PlannedIngestWrite, whenDone: @escaping @Sendable (Result<PlannedIngestOutcome, any Error>) -> Void
     ) {
-        let arguments: [String]
-        do {
-            var channel = ""
-            var payload = ""
-            if let (message, topic) = write.publish, let text = RedisTripBus.payload(message) {
-                channel = RedisTripBus.channel(topic, prefix: busPrefix)
-                payload = text
-            }
-            arguments = [
-                write.expectedVersion, write.newVersion, String(write.seq),
-                try RedisDriverIngestStore.json(write.filter),
-                try write.position.map(RedisDriverIngestStore.json) ?? "", lifetimeMillis, channel, payload,
-            ]
-        } catch {
-            whenDone(.failure(error))
-            return
+        var channel = ""
+        var payload = ""
+        if let (message, topic) = write.publish, let text = RedisTripBus.payload(message) {
+            channel = RedisTripBus.channel(topic, prefix: busPrefix)
+            payload = text
         }
+        let arguments = [
+            write.expectedVersion, write.newVersion, String(write.seq), IngestStateText.filter(write.filter),
+            write.position.map(IngestStateText.position) ?? "", lifetimeMillis, channel, payload,
+        ]
         let geo = write.geo.map { coordinate, seenAt in
             [write.driverID, "\(coordinate.lng)", "\(coordinate.lat)", "\(seenAt.timeIntervalSince1970)"]
         }
@@ -281,7 +308,7 @@ public final class RedisIngestPipeline: DriverIngestPipeline {
                 next += batch.count
             }
         }
-        queue.withLock { queue in
+        let metrics = queue.withLock { queue in
             queue.jobs.insert(contentsOf: retry, at: 0)
             queue.statistics.roundTrips += 1
             queue.statistics.commands += commands.count
@@ -289,6 +316,12 @@ public final class RedisIngestPipeline: DriverIngestPipeline {
             queue.statistics.largestRound = max(queue.statistics.largestRound, answered)
             queue.statistics.staleWrites += stale
             queue.statistics.lostGeoUpdates += lostGeo
+            return queue.metrics
+        }
+        if let metrics, answered > 0 {
+            metrics.roundTrips.add()
+            metrics.applied.add(Double(answered - stale))
+            if stale > 0 { metrics.stale.add(Double(stale)) }
         }
         for completion in completions { completion() }
     }

@@ -94,6 +94,7 @@ public struct ScaledBackends: Sendable {
     {
         let metrics = ServerMetrics()
         (bus as? RedisTripBus)?.reportFailures(to: metrics.registry)
+        (ingestPipeline as? RedisIngestPipeline)?.reportStatistics(to: metrics.registry)
         return await ServerServices.make(
             configuration: configuration, tokens: tokens, time: time, metrics: metrics, trips: trips, history: history,
             bus: bus, geo: geo, offers: offers, ingestState: ingestState, ingestPipeline: ingestPipeline,

@@ -25,7 +25,14 @@ struct IngestPipelineTests {
         try await CrossNodeTests.withTwoNodes { nodeA, nodeB in
             let drivers = (0..<40).map { "driver-\($0)" }
             for id in drivers { try await nodeA.online(driver: id, at: Self.near) }
+            // Past the geo refresh interval since going online wrote each driver's entry: this batch writes it.
+            nodeA.clock.advance(by: .seconds(1))
             let before = nodeA.pipeline.statistics
+            let registry = nodeA.services.metrics.registry
+            let metricsBefore = (
+                roundTrips: registry.value("hail_redis_ingest_round_trips_total"),
+                applied: registry.value("hail_redis_ingest_writes_total", labels: ["result": "applied"])
+            )
             let t = nodeA.services.time.now() + 60
 
             nodeA.pipeline.holdRounds(true)
@@ -45,6 +52,11 @@ struct IngestPipelineTests {
             #expect(after.commands - before.commands == 42)
             #expect(after.writes - before.writes == 40)
             #expect(after.staleWrites == before.staleWrites)
+            // /metrics says the same: one round trip carried the forty writes (the geo round carried none).
+            #expect(registry.value("hail_redis_ingest_round_trips_total") - metricsBefore.roundTrips == 1)
+            #expect(
+                registry.value("hail_redis_ingest_writes_total", labels: ["result": "applied"]) - metricsBefore.applied
+                    == 40)
             // Every node sees what the one round trip wrote: seq, position and the geo index.
             for (index, id) in drivers.enumerated() {
                 let position = await nodeB.services.fleet.position(driverID: id)
@@ -55,6 +67,45 @@ struct IngestPipelineTests {
             #expect(hits.map(\.driverID) == ["driver-20"])
             let nearest = try #require(hits.first)
             #expect(nearest.distance < 1)
+        }
+    }
+
+    @Test func aDriversGeoEntryIsRewrittenAtMostTwiceASecondWhileTheirSharedStateMovesWithEveryBatch()
+        async throws
+    {
+        try await CrossNodeTests.withTwoNodes { nodeA, nodeB in
+            try await nodeA.online(driver: "driver-1", at: Self.near)
+            let t = nodeA.services.time.now() + 60
+            /// Streams batch `seq` at `spot(seq)` and waits for its acknowledgement.
+            func send(_ seq: Int64) async {
+                let batch = StreamedBatch(
+                    fleet: nodeA.services.fleet, driver: "driver-1", seq: seq, at: Self.spot(Int(seq)),
+                    t: t + Double(seq))
+                #expect(batch.isWriting)
+                #expect(await batch.committed())
+                // The geo update rides at the head of the round after its batch's: a read makes that round.
+                _ = try? await nodeA.pipeline.load(driverID: "driver-1")
+            }
+            /// Which spot node B's nearby search finds the driver at (Redis keeps positions to about 0.6 m; the
+            /// spots are 11 m apart).
+            func indexed() async throws -> Int? {
+                let hit = try await nodeB.services.fleet.availableDrivers(near: Self.near, excluding: [], limit: 1)
+                    .first
+                guard let hit else { return nil }
+                return (0..<10).first { spot in hit.coordinate.distance(to: Self.spot(spot)) < 1 }
+            }
+            nodeA.clock.advance(by: .seconds(1))
+            await send(2)
+            #expect(try await indexed() == 2)
+            // 0.4 s later: the hash moves (node B sees seq 3), the index still holds seq 2's position.
+            nodeA.clock.advance(by: .milliseconds(400))
+            await send(3)
+            #expect(await nodeB.services.fleet.position(driverID: "driver-1")?.coordinate == Self.spot(3))
+            #expect(try await indexed() == 2)
+            // 0.5 s after the last rewrite: the index takes seq 4's position.
+            nodeA.clock.advance(by: .milliseconds(100))
+            await send(4)
+            #expect(try await indexed() == 4)
         }
     }
 

@@ -34,6 +34,7 @@ struct ScaleNode {
             offers: RedisOfferStore(client: redis, prefix: prefix + "offers"),
             ingestState: RedisDriverIngestStore(client: redis, prefix: prefix + "ingest"), ingestPipeline: pipeline,
             searchLeases: RedisSearchLeases(client: redis, prefix: prefix + "searches"))
+        pipeline.reportStatistics(to: services.metrics.registry)
         api = HailAPI(services: services)
     }
 

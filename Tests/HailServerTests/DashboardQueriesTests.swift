@@ -10,10 +10,11 @@ struct DashboardQueriesTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("deploy/prometheus")
 
-    /// Every metric name `/metrics` declares: the server's, and the scaled mode's Redis bus.
+    /// Every metric name `/metrics` declares: the server's, and the scaled mode's Redis bus and ingest pipeline.
     static func exposed() -> Set<String> {
         let metrics = ServerMetrics()
         RedisTripBus.declareMetrics(in: metrics.registry)
+        RedisIngestPipeline.declareMetrics(in: metrics.registry)
         return Set(
             metrics.registry.render().split(separator: "\n").compactMap { line -> String? in
                 guard line.hasPrefix("# TYPE ") else { return nil }
@@ -46,7 +47,7 @@ struct DashboardQueriesTests {
         let expressions = panels.flatMap { panel in
             (panel["targets"] as? [[String: Any]] ?? []).compactMap { $0["expr"] as? String }
         }
-        #expect(expressions.count == 16)
+        #expect(expressions.count == 18)
         let exposed = Self.exposed()
         var queried = Set<String>()
         for expression in expressions {

@@ -90,6 +90,12 @@ public struct LocationFilter: Codable, Sendable, Hashable {
     /// Creates a filter with no history.
     public init() {}
 
+    /// Restores a filter from its reference fix and counts, as a store kept them.
+    public init(lastAccepted: LocationPoint?, counts: Counts) {
+        self.lastAccepted = lastAccepted
+        self.counts = counts
+    }
+
     /// Judges `point`, updating the reference and the counts.
     public mutating func evaluate(_ point: LocationPoint) -> Verdict {
         let verdict = Self.judge(point, after: lastAccepted)

@@ -27,6 +27,12 @@ public final class Fleet: Sendable {
         /// How far ahead of the server's clock a fix's device time may be (phone clocks drift; this is more
         /// than the ±2 min the apps are tested with). A fix further ahead is dropped as `future`.
         public var maximumClockAheadSeconds: TimeInterval = 300
+        /// How often at most the scaled mode rewrites an online driver's geo index entry (server time). A batch
+        /// sooner after the last rewrite moves only the driver's shared state: under a saturating load, geo
+        /// writes stay at two a second per driver instead of one per batch, and a driver sending once a
+        /// second (the app's pace) has every batch in the index. The index then trails the driver's newest
+        /// fix by at most this long.
+        public var geoRefreshSeconds: TimeInterval = 0.5
 
         /// The defaults.
         public init() {}
@@ -58,6 +64,8 @@ public final class Fleet: Sendable {
         var counters: LocationCounters?
         /// The shared state as this node last read or wrote it (scaled mode), to plan the next batch on.
         var cache: VersionedIngestState?
+        /// When this node last wrote the driver's geo index entry (scaled mode), for `geoRefreshSeconds`.
+        var geoWrittenAt: Date?
     }
 
     private let configuration: Configuration
@@ -199,7 +207,9 @@ public final class Fleet: Sendable {
             }
             if let (tripID, points) = plan.history { try await history.append(tripID: tripID, points: points) }
             recordMetrics(plan)
-            drivers.withValue(driverID) { $0 = plan.local }
+            var local = plan.local
+            if plan.geoUpdate != nil { local.geoWrittenAt = now }
+            drivers.withValue(driverID) { [local] in $0 = local }
             await refreshCache(driverID: driverID)
             return plan.result
         } catch {
@@ -277,12 +287,16 @@ public final class Fleet: Sendable {
         // The stored seq never falls below a copy's (a rewind only goes back to a seq that was stored), so a
         // batch the copy calls old is old.
         if let last = cached.state.lastSeq, batch.seq <= last { return .done(duplicate(batch, client: client)) }
-        let plan = plan(batch, of: driverID, client: client, now: time.now(), shared: cached.state)
+        let now = time.now()
+        let plan = plan(batch, of: driverID, client: client, now: now, shared: cached.state)
         let version = versionPrefix + "-" + String(versionCounter.add(1, ordering: .relaxed).newValue)
+        let refreshesGeo =
+            plan.geoUpdate != nil
+            && plan.local.geoWrittenAt.map { now.timeIntervalSince($0) >= configuration.geoRefreshSeconds } ?? true
         let write = PlannedIngestWrite(
             driverID: driverID, seq: batch.seq, expectedVersion: cached.version, newVersion: version,
             filter: plan.filter, position: plan.position, publish: plan.publish.map { ($0.0, $0.1) },
-            geo: plan.geoUpdate.map { ($0.0, $0.1) })
+            geo: refreshesGeo ? plan.geoUpdate.map { ($0.0, $0.1) } : nil)
         let previous = cached.state.lastSeq
         pipeline.write(write) { [self] outcome in
             switch outcome {
@@ -294,6 +308,7 @@ public final class Fleet: Sendable {
                 if let position = plan.position { after.position = position }
                 var local = plan.local
                 local.cache = VersionedIngestState(state: after, version: version)
+                if refreshesGeo { local.geoWrittenAt = now }
                 drivers.withValue(driverID) { $0 = local }
                 whenWritten()
                 guard let (tripID, points) = plan.history else {

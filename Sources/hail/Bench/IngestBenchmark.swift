@@ -228,6 +228,7 @@ struct IngestBenchmark: Sendable {
         )
         for client in clients { await client.shutdown() }
         var serverCounts: [String: Int]?
+        var ingestRounds = (roundTrips: 0, writes: 0)
         for (index, node) in nodes.enumerated() {
             // Counted only when every node answered, so the sum is never a part passed off as the whole.
             guard let before = countersBefore[index], let after = await ServerCounters.scrape(node.target.endpoint)
@@ -236,6 +237,8 @@ struct IngestBenchmark: Sendable {
                 break
             }
             serverCounts = (serverCounts ?? [:]).merging(after.since(before), uniquingKeysWith: +)
+            let rounds = after.redisIngestSince(before)
+            ingestRounds = (ingestRounds.roundTrips + rounds.roundTrips, ingestRounds.writes + rounds.writes)
         }
         var backendCounts: BackendCounters?
         if let before = usage.backendsBefore, let after = usage.backendsAfter { backendCounts = after.since(before) }
@@ -245,6 +248,7 @@ struct IngestBenchmark: Sendable {
             wire: (written: wire.messagesSent, read: wire.messagesReceived),
             serverCounts: serverCounts, before: usage.generator.before, after: usage.generator.after,
             nodes: usage.nodes, backends: backendCounts,
+            ingestRounds: serverCounts == nil || ingestRounds.roundTrips == 0 ? nil : ingestRounds,
             riders: IngestBenchmarkResult.Riders(
                 asked: watched.count, watching: setup.pairs.count, setupFailures: Array(setup.failures.prefix(5)),
                 books: books.totals),

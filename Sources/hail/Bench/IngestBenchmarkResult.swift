@@ -34,20 +34,23 @@ struct IngestBenchmarkResult: Encodable, Sendable {
 
     /// What the shared backends of the scaled mode did over the window, from their own counters.
     struct Backends: Encodable, Sendable {
-        /// Commands Redis took from clients per batch acknowledged in the window (`total_commands_processed`:
-        /// a script call counts once, whatever it runs inside).
-        let redisCommandsPerBatch: Double
+        /// Script calls per batch acknowledged in the window (`evalsha` and the like): how many scripts a batch
+        /// costs Redis, whatever they run inside.
+        let redisScriptCallsPerBatch: Double
         /// Calls per batch counted by `INFO commandstats`, the commands scripts ran included.
         let redisCallsPerBatch: Double
         /// `INFO commandstats` calls over the window, by command.
         let redisCalls: [String: Int]
         /// Transactions PostgreSQL committed per second over the window (`pg_stat_database.xact_commit`).
         let postgresTransactionsPerSecond: Double
+        /// Batches' ingest writes per pipelined round trip to Redis, from the nodes' own
+        /// `hail_redis_ingest_*` counters over the whole run; nil when a node's `/metrics` could not be read.
+        var batchesPerRoundTrip: Double?
 
         /// Per batch and per second from the counters' change over the window.
         init(_ counters: BackendCounters, batches: Int, seconds: Double) {
             let perBatch = { (count: Int) in batches > 0 ? (Double(count) / Double(batches)).rounded(toPlaces: 2) : 0 }
-            redisCommandsPerBatch = perBatch(counters.redisCommandsProcessed)
+            redisScriptCallsPerBatch = perBatch(counters.redisScriptCalls)
             redisCallsPerBatch = perBatch(counters.redisCalls.values.reduce(0, +))
             redisCalls = counters.redisCalls
             postgresTransactionsPerSecond = (Double(counters.postgresCommits) / seconds).rounded(toPlaces: 1)
@@ -142,7 +145,8 @@ struct IngestBenchmarkResult: Encodable, Sendable {
         sourceAddresses: [String], tally: AckLedger.Tally, wire: (written: Int, read: Int),
         serverCounts: [String: Int]?, before: ProcessUsage?,
         after: ProcessUsage?, nodes nodeUsage: [(before: ProcessUsage?, after: ProcessUsage?)] = [],
-        backends: BackendCounters? = nil, riders: Riders? = nil, machine: BenchMachine
+        backends: BackendCounters? = nil, ingestRounds: (roundTrips: Int, writes: Int)? = nil, riders: Riders? = nil,
+        machine: BenchMachine
     ) {
         encoding = settings.binary ? "binary" : "json"
         connections = settings.connections
@@ -194,7 +198,12 @@ struct IngestBenchmarkResult: Encodable, Sendable {
             nodeCpuPercent = nil
             nodeRssBytes = nil
         }
-        self.backends = backends.map { Backends($0, batches: tally.ackedBatchesInWindow, seconds: wall) }
+        var shared = backends.map { Backends($0, batches: tally.ackedBatchesInWindow, seconds: wall) }
+        if let ingestRounds, ingestRounds.roundTrips > 0 {
+            shared?.batchesPerRoundTrip = (Double(ingestRounds.writes) / Double(ingestRounds.roundTrips)).rounded(
+                toPlaces: 2)
+        }
+        self.backends = shared
         let headline = (riders?.latency.count ?? 0) > 0 ? riders!.latency : latency
         latencyMeasured = (riders?.latency.count ?? 0) > 0 ? "driverSendToRiderReceive" : "driverSendToAck"
         latencyMs = ["p50": headline.p50Ms, "p99": headline.p99Ms, "p999": headline.p999Ms, "max": headline.maxMs]
@@ -302,8 +311,9 @@ struct IngestBenchmarkResult: Encodable, Sendable {
             let busiest = backends.redisCalls.sorted { $0.value > $1.value }.prefix(6).map { "\($0.key) \($0.value)" }
             table.add(
                 "Redis per batch",
-                "\(backends.redisCommandsPerBatch.fixed(2)) commands from clients, \(backends.redisCallsPerBatch.fixed(2)) "
-                    + "calls with those scripts ran (\(busiest.joined(separator: ", ")))")
+                "\(backends.redisScriptCallsPerBatch.fixed(2)) script calls, \(backends.redisCallsPerBatch.fixed(2)) "
+                    + "commands with those the scripts ran (\(busiest.joined(separator: ", ")))"
+                    + (backends.batchesPerRoundTrip.map { "; \($0.fixed(1)) batches per round trip" } ?? ""))
             table.add("PostgreSQL", "\(backends.postgresTransactionsPerSecond.fixed(0)) transactions/s committed")
         }
         if let processCPUPercent { table.add("process CPU", "\(processCPUPercent.fixed(0))% of one core") }

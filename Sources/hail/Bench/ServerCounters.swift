@@ -1,8 +1,13 @@
 /// The server's own location counters, read from `GET /metrics` before and after a run, so the
-/// report can say how many acknowledged fixes the server's filter actually kept.
+/// report can say how many acknowledged fixes the server's filter actually kept and, in scaled mode, how many
+/// batches shared each round trip to Redis.
 struct ServerCounters: Sendable {
     /// `hail_location_updates_total` summed over labels other than `result`, by result.
     let locationUpdates: [String: Double]
+    /// `hail_redis_ingest_round_trips_total` (zero on an embedded node).
+    let redisIngestRoundTrips: Double
+    /// `hail_redis_ingest_writes_total` summed over its results.
+    let redisIngestWrites: Double
 
     /// Scrapes `/metrics` on `endpoint`; nil when it cannot be read (the figures then go without it).
     static func scrape(_ endpoint: HTTPEndpoint) async -> ServerCounters? {
@@ -14,13 +19,17 @@ struct ServerCounters: Sendable {
         return ServerCounters(prometheus: String(decoding: reply.body, as: UTF8.self))
     }
 
-    /// Parses Prometheus text, keeping the `hail_location_updates_total` samples.
+    /// Parses Prometheus text, keeping the `hail_location_updates_total` and Redis ingest samples.
     init(prometheus text: String) {
         var totals: [String: Double] = [:]
-        for line in text.split(separator: "\n") where line.hasPrefix("hail_location_updates_total{") {
+        var (roundTrips, writes) = (0.0, 0.0)
+        for line in text.split(separator: "\n") where line.hasPrefix("hail_") {
             guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else {
                 continue
             }
+            if line.hasPrefix("hail_redis_ingest_round_trips_total ") { roundTrips += value }
+            if line.hasPrefix("hail_redis_ingest_writes_total{") { writes += value }
+            guard line.hasPrefix("hail_location_updates_total{") else { continue }
             var result = "unknown"
             if let range = line.range(of: #"result=""#) {
                 result = String(line[range.upperBound...].prefix { $0 != "\"" })
@@ -28,6 +37,15 @@ struct ServerCounters: Sendable {
             totals[result, default: 0] += value
         }
         locationUpdates = totals
+        (redisIngestRoundTrips, redisIngestWrites) = (roundTrips, writes)
+    }
+
+    /// Round trips and writes to Redis's ingest pipeline between `earlier` and now.
+    func redisIngestSince(_ earlier: ServerCounters) -> (roundTrips: Int, writes: Int) {
+        (
+            Int((redisIngestRoundTrips - earlier.redisIngestRoundTrips).rounded()),
+            Int((redisIngestWrites - earlier.redisIngestWrites).rounded())
+        )
     }
 
     /// What was added between `earlier` and now, by result, dropping results that did not move.
