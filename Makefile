@@ -64,9 +64,12 @@ fuzz:
 fuzz-short:
 	FUZZ_FRESH=1 bash Fuzz/fuzz.sh 5
 
-## Fails when a file is not formatted per .swift-format; `make format` fixes it.
+## Fails when a file is not formatted per .swift-format (`make format` fixes it), and when Sources, Tests or Fuzz
+## start a Foundation `Process`, which crashes now and then on Linux (HailProcess's ChildProcess says why; use it).
 lint:
 	swift format lint --strict --recursive Package.swift Sources Tests Fuzz
+	@if grep -rnE --include='*.swift' '\bProcess(\(\)|\.run\()' Sources Tests Fuzz; then \
+		echo "Foundation's Process is not used in Hail: start children with HailProcess's ChildProcess"; exit 1; fi
 
 format:
 	swift format format --in-place --recursive Package.swift Sources Tests Fuzz

@@ -109,7 +109,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HailCoreTests", dependencies: ["HailCore", "HailTesting"]),
-        .testTarget(name: "HailStorageTests", dependencies: ["HailStorage"]),
+        .testTarget(name: "HailStorageTests", dependencies: ["HailStorage", "HailProcess"]),
         .testTarget(
             name: "HailScaleTests",
             dependencies: [
@@ -120,7 +120,7 @@ let package = Package(
             name: "HailSimTests",
             dependencies: [
                 "HailSim", "HailRoads", "HailServer", "HailCore", "HailProtocol", "HailClient", "HailNet",
-                "HailTesting",
+                "HailTesting", "HailProcess",
             ]
         ),
         .testTarget(name: "HailRoadsTests", dependencies: ["HailRoads", "HailCore", "HailTesting"]),
@@ -146,7 +146,7 @@ let package = Package(
             dependencies: [
                 "HailAppStore", "HailRider",
                 "HailDriver", "HailClient", "HailServer", "HailStorage", "HailCore", "HailProtocol", "HailNet",
-                "HailTesting",
+                "HailTesting", "HailProcess",
             ]
         ),
         .testTarget(name: "HailProtocolTests", dependencies: ["HailProtocol", "HailCore", "HailTesting"]),

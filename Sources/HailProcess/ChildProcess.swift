@@ -6,6 +6,12 @@ import Synchronization
 /// every signal unblocked and at its default action, whatever the starting thread had (a libdispatch or
 /// cooperative-pool thread blocks SIGTERM, and `signal(SIGTERM, SIG_IGN)` survives exec), sees none of Hail's
 /// descriptors but the three it is given, and is sent `deathSignal` when Hail's process ends, however it ends.
+///
+/// Every child Hail starts, in its tests too, goes through this type and never through Foundation's `Process`:
+/// on Linux (Swift 6.3.1) swift-corelibs-foundation's `run()` of a `Process` crashes now and then with a SIGSEGV in
+/// memcpy, because `findMaximumOpenFromProcSelfFD()` copies the whole 256-byte `d_name` of each `/proc/self/fd`
+/// entry and reads past the end of glibc's readdir buffer (fixed upstream by swift-corelibs-foundation PR #5472).
+/// `make lint` fails when a `Process` is created in Sources or Tests.
 public final class ChildProcess: Sendable {
     /// The child's process id.
     public let pid: Int32

@@ -107,7 +107,9 @@ def main():
             return car.driverID;""")
         element = WebDriverWait(driver, 10).until(
             lambda d: d.find_element(By.CSS_SELECTOR, f'.car[data-driver="{target}"]'))
-        element.click()
+        # The click goes to the car's own element: a neighbouring car drawn over it would take a pointer click
+        # at that spot (chromedriver refuses it as intercepted), and the card must be this car's.
+        driver.execute_script("arguments[0].click()", element)
         WebDriverWait(driver, 10).until(lambda d: d.execute_script(CARD)["shown"] == "block")
         card = driver.execute_script(CARD)
         result["clickedDriver"] = target

@@ -1,4 +1,5 @@
 import Foundation
+import HailProcess
 import HailTesting
 import Testing
 
@@ -21,7 +22,7 @@ struct BenchCommandTests {
             let state = process.process.isRunning ? "was still running" : "had exited"
             Issue.record(
                 "hail bench \(arguments.joined(separator: " ")) did not end in \(Int(seconds)) s; the process \(state)")
-            process.process.terminate()
+            process.process.send(SIGTERM)
         }
         return ((lines ?? []).joined(separator: "\n"), lines == nil ? nil : await process.status())
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HailCore
+import HailProcess
 import HailProtocol
 import HailServer
 
@@ -167,18 +168,17 @@ enum Psql {
         guard let executable else {
             throw HarnessError(description: "psql is not installed (apt-get install postgresql-client)")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-F", "\t", "-d", url, "-c", sql]
         let output = Pipe()
         let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
+        let process = try ChildProcess.start(
+            executable, ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-F", "\t", "-d", url, "-c", sql],
+            standardOutput: output.fileHandleForWriting.fileDescriptor,
+            standardError: errors.fileHandleForWriting.fileDescriptor)
+        try output.fileHandleForWriting.close()
+        try errors.fileHandleForWriting.close()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         let problem = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        guard process.waitUntilExit() == .exited(0) else {
             throw HarnessError(description: "psql failed: \(String(decoding: problem, as: UTF8.self))")
         }
         return String(decoding: data, as: UTF8.self).split(separator: "\n").map {

@@ -1,5 +1,6 @@
 import Foundation
 import HailDriver
+import HailProcess
 import HailServer
 import HailTesting
 import Synchronization
@@ -16,7 +17,9 @@ final class CrashLoopServer: Sendable {
     /// What it stores where: `--db FILE`, or `--postgres URL --redis URL` with schema and prefix.
     let storageArguments: [String]
     let secretPath: String
-    private let running = Mutex<Process?>(nil)
+    /// The running child and the pipe its standard output goes to, held together: releasing the pipe closes the
+    /// read end its readability handler watches.
+    private let running = Mutex<(child: ChildProcess, output: Pipe)?>(nil)
     private let counts = Mutex<(kills: Int, starts: Int)>((0, 0))
 
     init(storageArguments: [String], secretPath: String) throws {
@@ -76,13 +79,7 @@ final class CrashLoopServer: Sendable {
     }
 
     private func launchOnce() async throws -> Bool {
-        let process = Process()
-        process.executableURL = Self.executable
-        process.arguments =
-            ["server", "--port", "\(port)", "--secret-file", secretPath, "--quiet"] + storageArguments
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
         let (chunks, continuation) = AsyncStream.makeStream(of: String.self)
         output.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
@@ -93,7 +90,11 @@ final class CrashLoopServer: Sendable {
             }
             continuation.yield(String(decoding: data, as: UTF8.self))
         }
-        try process.run()
+        let process = try ChildProcess.start(
+            Self.executable.path,
+            ["server", "--port", "\(port)", "--secret-file", secretPath, "--quiet"] + storageArguments,
+            standardOutput: output.fileHandleForWriting.fileDescriptor)
+        try output.fileHandleForWriting.close()
         let listening = await withDeadline(20) { () -> Bool? in
             var text = ""
             for await chunk in chunks {
@@ -103,25 +104,27 @@ final class CrashLoopServer: Sendable {
             return false
         }
         if listening == true {
-            running.withLock { $0 = process }
+            running.withLock { $0 = (process, output) }
             return true
         }
         // It exited (or hung): make sure it is gone before the next attempt takes the port.
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.send(SIGKILL)
+        _ = process.waitUntilExit()
+        // The pipe lives until here on this path too, so its read end stays open while the child may still write.
+        withExtendedLifetime(output) {}
         return false
     }
 
     /// SIGKILL: no chance to flush or close anything. `counted` is false for the kill that ends the run.
     func kill(counted: Bool = true) {
         guard
-            let process = running.withLock({ current -> Process? in
+            let process = running.withLock({ current -> ChildProcess? in
                 defer { current = nil }
-                return current
+                return current?.child
             })
         else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.send(SIGKILL)
+        _ = process.waitUntilExit()
         if counted { counts.withLock { $0.kills += 1 } }
     }
 }

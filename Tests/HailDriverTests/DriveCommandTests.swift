@@ -1,6 +1,7 @@
 import Foundation
 import HailCore
 import HailDriver
+import HailProcess
 import HailProtocol
 import HailServer
 import Synchronization
@@ -12,9 +13,8 @@ import Testing
 /// it: a process another test spawned at the same moment may hold a copy of the pipe's write end for as long as it
 /// runs, and the child's end of file would never come.
 final class DriveProcess: Sendable {
-    let process: Process
+    let process: ChildProcess
     let lines: AsyncStream<String>
-    private let exit = Locked<(status: Int32?, continuation: CheckedContinuation<Int32, Never>?)>((nil, nil))
 
     static var executable: URL {
         URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
@@ -22,24 +22,15 @@ final class DriveProcess: Sendable {
     }
 
     init(_ arguments: [String], command: String = "drive") throws {
-        process = Process()
-        process.executableURL = Self.executable
-        process.arguments = [command] + arguments
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
         let (lines, continuation) = AsyncStream.makeStream(of: String.self)
         self.lines = lines
-        process.terminationHandler = { [exit] process in
-            let waiter = exit.value.withLock { state in
-                state.status = process.terminationStatus
-                return state.continuation
-            }
-            waiter?.resume(returning: process.terminationStatus)
-        }
-        try process.run()
+        let process = try ChildProcess.start(
+            Self.executable.path, [command] + arguments, standardOutput: output.fileHandleForWriting.fileDescriptor)
+        self.process = process
+        try output.fileHandleForWriting.close()
         let reading = output.fileHandleForReading
-        let exited: @Sendable () -> Bool = { [exit] in exit.value.withLock { $0.status != nil } }
+        let exited: @Sendable () -> Bool = { process.termination != nil }
         Thread {
             Self.readLines(from: reading, exited: exited) { continuation.yield($0) }
             continuation.finish()
@@ -78,14 +69,11 @@ final class DriveProcess: Sendable {
         if !buffer.isEmpty { line(String(decoding: buffer, as: UTF8.self)) }
     }
 
+    /// The exit status, or the signal's number when a signal ended it (what Foundation's `Process` reported).
     func status() async -> Int32 {
-        await withCheckedContinuation { continuation in
-            let done = exit.value.withLock { state -> Int32? in
-                if let status = state.status { return status }
-                state.continuation = continuation
-                return nil
-            }
-            if let done { continuation.resume(returning: done) }
+        switch await process.waitForExit() {
+        case .exited(let code): code
+        case .signalled(let number): number
         }
     }
 }

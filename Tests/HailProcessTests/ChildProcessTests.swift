@@ -38,6 +38,21 @@ struct ChildProcessTests {
         #expect(ended == .exited(0))
     }
 
+    @Test("the environment given is laid over this process's, and one descriptor can be both output and error")
+    func environmentAndSharedOutput() async throws {
+        // What the tests that left Foundation's Process rely on: a variable added for the child, the rest inherited,
+        // and a program's output and errors interleaved on one pipe.
+        let pipe = Pipe()
+        let child = try ChildProcess.start(
+            "/bin/sh", ["-c", #"echo "$HAIL_CHILD_GIVEN $PATH"; echo problem >&2"#],
+            environment: ["HAIL_CHILD_GIVEN": "given"], standardOutput: pipe.fileHandleForWriting.fileDescriptor,
+            standardError: pipe.fileHandleForWriting.fileDescriptor)
+        try pipe.fileHandleForWriting.close()
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(text == "given \(ProcessInfo.processInfo.environment["PATH"] ?? "")\nproblem\n")
+        #expect(await child.waitForExit() == .exited(0))
+    }
+
     @Test("the death signal comes when the thread that forked ends (the spawner thread lives for the process)")
     func deathSignal() async throws {
         let started = await withCheckedContinuation { continuation in

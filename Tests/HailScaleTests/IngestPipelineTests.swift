@@ -146,21 +146,7 @@ struct IngestPipelineTests {
         }
     }
 
-    @Test func scriptsFlushedFromRedisAreLoadedAgainAndTheBatchApplies() async throws {
-        try await CrossNodeTests.withTwoNodes { nodeA, nodeB in
-            try await nodeA.online(driver: "driver-1", at: Self.near)
-            let loads = nodeA.pipeline.statistics.scriptLoads
-            #expect(loads == 1)
-            _ = try await nodeA.redis.run { connection in try connection.command(["SCRIPT", "FLUSH"]).checked() }
-
-            let t = nodeA.services.time.now() + 1
-            let batch = StreamedBatch(fleet: nodeA.services.fleet, driver: "driver-1", seq: 2, at: Self.spot(3), t: t)
-            #expect(batch.isWriting)
-            #expect(await batch.committed())
-            #expect(nodeA.pipeline.statistics.scriptLoads == 2)
-            #expect(await nodeB.services.fleet.position(driverID: "driver-1")?.coordinate == Self.spot(3))
-        }
-    }
+    // Scripts flushed from Redis: `RedisScriptReloadTests` (HailServerTests), on a Redis of its own.
 
     @Test func aBatchTheCopyCallsOldIsAcknowledgedWithoutARoundTrip() async throws {
         try await CrossNodeTests.withTwoNodes { nodeA, _ in

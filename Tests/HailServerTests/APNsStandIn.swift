@@ -1,4 +1,5 @@
 import Foundation
+import HailProcess
 
 /// The APNs stand-in (`Tests/APNs/apns_standin.py`, on Debian's python3-h2 and python3-cryptography): an HTTP/2
 /// server over TLS on loopback with a throwaway certificate, which records every request and answers per token.
@@ -53,8 +54,10 @@ final class APNsStandIn {
             && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/cryptography")
     }
 
-    let process: Process
+    let process: ChildProcess
     let input = Pipe()
+    // Held for the child's lifetime: releasing the pipe closes the read end its readability handler watches.
+    private let output: Pipe
     /// A line per request, printed once the request is in the log.
     private let announced = Inbox<String>()
     let directory: URL
@@ -76,15 +79,16 @@ final class APNsStandIn {
         let script = answers.mapValues { $0.map { [$0.0 as Any, ($0.1 as Any?) ?? NSNull()] } }
         let scriptJSON = String(decoding: try JSONSerialization.data(withJSONObject: script), as: UTF8.self)
         let output = Pipe()
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.python)
-        process.arguments = [
-            Self.script, "--dir", directory.path, "--log", directory.appendingPathComponent("requests.jsonl").path,
-            "--script", scriptJSON,
-        ]
-        process.standardOutput = output
-        process.standardInput = input
-        try process.run()
+        self.output = output
+        process = try ChildProcess.start(
+            Self.python,
+            [
+                Self.script, "--dir", directory.path, "--log", directory.appendingPathComponent("requests.jsonl").path,
+                "--script", scriptJSON,
+            ], standardInput: input.fileHandleForReading.fileDescriptor,
+            standardOutput: output.fileHandleForWriting.fileDescriptor)
+        try input.fileHandleForReading.close()
+        try output.fileHandleForWriting.close()
         // The first line is `ready <port>`, printed once the certificate, the key and the listener exist.
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
@@ -129,9 +133,9 @@ final class APNsStandIn {
 
     /// Stops the stand-in and deletes its files.
     func stop() {
-        // Closing its input stops it: a child inherits the test's signal mask, where SIGTERM may be blocked.
+        // Closing its input stops it: the script exits at the end of its standard input.
         try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        _ = process.waitUntilExit()
         try? FileManager.default.removeItem(at: directory)
     }
 

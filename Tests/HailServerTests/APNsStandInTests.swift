@@ -185,8 +185,8 @@ struct APNsStandInTests {
                 "--apns-topic", "com.example.rider", "--apns-host", standIn.host, "--apns-ca-file", standIn.caPath,
             ], in: folder)
         defer {
-            process.terminate()
-            process.waitUntilExit()
+            process.send(SIGTERM)
+            _ = process.waitUntilExit()
         }
         let secret = try ServerSecret.load(at: folder.appendingPathComponent("hail.secret").path)
         let authority = TokenAuthority(authenticator: HMACAuthenticator(secret: secret))

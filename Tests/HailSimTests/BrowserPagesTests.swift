@@ -1,6 +1,7 @@
 import Foundation
 import HailClient
 import HailCore
+import HailProcess
 import HailProtocol
 import HailRoads
 import HailServer
@@ -89,21 +90,17 @@ struct BrowserPagesTests {
 
     /// Runs the Selenium script to its end and returns its last line of output.
     static func runScript(at path: URL = script, _ arguments: [String]) async throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = [path.path] + arguments
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.standardError
-        let ended = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { ended.continuation.yield($0.terminationStatus) }
-        try process.run()
-        DispatchQueue.global().asyncAfter(deadline: .now() + 180) { if process.isRunning { process.terminate() } }
+        let process = try ChildProcess.start(
+            python, [path.path] + arguments, standardOutput: output.fileHandleForWriting.fileDescriptor,
+            standardError: FileHandle.standardError.fileDescriptor)
+        try output.fileHandleForWriting.close()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 180) { if process.isRunning { process.send(SIGTERM) } }
         // Read on a thread of its own so the main actor (the city's apps) keeps running meanwhile.
         let text = await Task.detached {
             String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         }.value
-        for await _ in ended.stream { break }
+        _ = await process.waitForExit()
         return text.split(separator: "\n").last.map(String.init) ?? ""
     }
 }

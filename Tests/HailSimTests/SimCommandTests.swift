@@ -1,4 +1,5 @@
 import Foundation
+import HailProcess
 import Testing
 
 /// `hail sim` and `hail demo --headless` as a user runs them: a child process, its output and its report.
@@ -11,22 +12,21 @@ struct SimCommandTests {
 
     /// Runs `hail` with `arguments` to its end (killed after `deadline` seconds); returns status and output.
     static func run(_ arguments: [String], deadline: Double = 180) async throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        let ended = AsyncStream<Int32>.makeStream()
-        process.terminationHandler = { ended.continuation.yield($0.terminationStatus) }
-        try process.run()
-        DispatchQueue.global().asyncAfter(deadline: .now() + deadline) { if process.isRunning { process.terminate() } }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        var status: Int32 = -1
-        for await code in ended.stream {
-            status = code
-            break
+        let process = try ChildProcess.start(
+            executable.path, arguments, standardOutput: output.fileHandleForWriting.fileDescriptor,
+            standardError: output.fileHandleForWriting.fileDescriptor)
+        try output.fileHandleForWriting.close()
+        DispatchQueue.global().asyncAfter(deadline: .now() + deadline) {
+            if process.isRunning { process.send(SIGTERM) }
         }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        // The exit status, or the signal's number when a signal ended it (what Foundation's `Process` reported).
+        let status: Int32 =
+            switch await process.waitForExit() {
+            case .exited(let code): code
+            case .signalled(let number): number
+            }
         return (status, text)
     }
 

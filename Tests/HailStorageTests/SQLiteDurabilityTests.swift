@@ -1,4 +1,5 @@
 import Foundation
+import HailProcess
 import HailStorage
 import Testing
 
@@ -18,19 +19,16 @@ import Testing
         func everyCommitSurvivesSIGKILL(durability: String) throws {
             let directory = try TemporaryDirectory()
             let path = directory.database()
-            let child = Process()
-            child.executableURL = URL(
-                fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-            child.arguments = ["--testing-library", "swift-testing", "--filter", "actAsKilledChild"]
-            var environment = ProcessInfo.processInfo.environment
-            environment[Self.databaseVariable] = path
-            environment[Self.durabilityVariable] = durability
-            child.environment = environment
             let output = Pipe()
             let errors = Pipe()
-            child.standardOutput = output
-            child.standardError = errors
-            try child.run()
+            let child = try ChildProcess.start(
+                try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"),
+                ["--testing-library", "swift-testing", "--filter", "actAsKilledChild"],
+                environment: [Self.databaseVariable: path, Self.durabilityVariable: durability],
+                standardOutput: output.fileHandleForWriting.fileDescriptor,
+                standardError: errors.fileHandleForWriting.fileDescriptor)
+            try output.fileHandleForWriting.close()
+            try errors.fileHandleForWriting.close()
 
             // Block on the pipe until enough commits are reported; the child keeps committing meanwhile, so the
             // kill lands in the middle of its work.
@@ -49,13 +47,12 @@ import Testing
                     }
                 }
             }
-            kill(child.processIdentifier, SIGKILL)
-            child.waitUntilExit()
+            child.send(SIGKILL)
+            let ended = child.waitUntilExit()
             let childErrors = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             try #require(
                 acknowledged >= Self.acknowledgedBeforeKill, "child stopped early; its stderr: \(childErrors)")
-            #expect(child.terminationReason == .uncaughtSignal)
-            #expect(child.terminationStatus == SIGKILL)
+            #expect(ended == .signalled(SIGKILL))
 
             let reopened = try SQLiteConnection(.file(path), migrations: Self.schema)
             let ids = try reopened.query("SELECT id, payload FROM acked ORDER BY id").map { row in

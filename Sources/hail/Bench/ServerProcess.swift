@@ -96,6 +96,12 @@ final class ServerProcess: Sendable {
                 try? await Task.sleep(for: .seconds(timeoutSeconds))
                 return nil
             }
+            // A child that could not start (a database that does not exist, a port taken) exits at once: say so
+            // then, not after the whole timeout.
+            group.addTask {
+                _ = await process.waitForExit()
+                return nil
+            }
             let first = await group.next() ?? nil
             group.cancelAll()
             return first
@@ -105,10 +111,21 @@ final class ServerProcess: Sendable {
             process: process, output: output)
         guard port != nil else {
             let said = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            let ended = process.termination
             await server.stop()
+            // The server's own error line, not the usage it prints after it.
+            let reason = said.split(separator: "\n").first { $0.hasPrefix("hail server:") }.map(String.init)
             throw BenchFailure(
-                "`hail server` did not say it was listening within \(Int(timeoutSeconds)) s"
-                    + (said.isEmpty ? "" : ": \(said.suffix(400))"))
+                (ended.map { ended -> String in
+                    switch ended {
+                    case .exited(let status):
+                        return "`hail server` exited with status \(status) before it was listening"
+                    case .signalled(let signal):
+                        return "`hail server` was ended by signal \(signal) before it was listening"
+                    }
+                }
+                    ?? "`hail server` did not say it was listening within \(Int(timeoutSeconds)) s")
+                    + (reason.map { ": \($0)" } ?? (said.isEmpty ? "" : ": \(said.suffix(400))")))
         }
         return server
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HailNet
+import HailProcess
 import HailProtocol
 import HailServer
 import Testing
@@ -8,22 +9,15 @@ import Testing
 @Suite("Hostile: hail server limit flags", .serialized)
 struct ServerFlagsTests {
     /// Runs `hail server` with `arguments` (port, database and secret are added) until it reports its port.
-    static func start(_ arguments: [String], in folder: URL) async throws -> (Process, Int) {
-        let process = Process()
-        process.executableURL = ServerProcess.executable
-        process.arguments =
-            [
-                "server", "--port", "0", "--quiet", "--db", folder.appendingPathComponent("hail.db").path,
-                "--secret-file", folder.appendingPathComponent("hail.secret").path,
-            ] + arguments
+    static func start(_ arguments: [String], in folder: URL) async throws -> (ChildProcess, Int) {
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
         let lines = Inbox<String>()
+        // The handler holds the pipe until end of file, when the child has gone: the caller keeps only the child,
+        // and releasing the pipe earlier would close the read end the handler watches.
         output.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
             if data.isEmpty {
-                handle.readabilityHandler = nil
+                output.fileHandleForReading.readabilityHandler = nil
                 Task { await lines.finish() }
                 return
             }
@@ -31,13 +25,19 @@ struct ServerFlagsTests {
                 Task { await lines.put(String(line)) }
             }
         }
-        try process.run()
+        let process = try ChildProcess.start(
+            ServerProcess.executable.path,
+            [
+                "server", "--port", "0", "--quiet", "--db", folder.appendingPathComponent("hail.db").path,
+                "--secret-file", folder.appendingPathComponent("hail.secret").path,
+            ] + arguments, standardOutput: output.fileHandleForWriting.fileDescriptor)
+        try output.fileHandleForWriting.close()
         while let line = await lines.next(within: 20) {
             if let range = line.range(of: "listening on http://127.0.0.1:") {
                 return (process, Int(line[range.upperBound...].prefix { $0.isNumber }) ?? 0)
             }
         }
-        process.terminate()
+        process.send(SIGTERM)
         throw LoopbackError(description: "hail server did not report its port")
     }
 
@@ -47,19 +47,20 @@ struct ServerFlagsTests {
         of arguments: [String], command: [String] = ["server", "--port", "0", "--db", "/nonexistent/never.db"]
     ) async throws -> (status: Int32, text: String) {
         try #require(FileManager.default.isExecutableFile(atPath: ServerProcess.executable.path))
-        let process = Process()
-        process.executableURL = ServerProcess.executable
-        process.arguments = command + arguments
         let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let text = try await onItsOwnThread { () -> String in
+        let process = try ChildProcess.start(
+            ServerProcess.executable.path, command + arguments,
+            standardError: errors.fileHandleForWriting.fileDescriptor)
+        try errors.fileHandleForWriting.close()
+        let (ended, text) = try await onItsOwnThread { () -> (ChildProcess.Termination, String) in
             let data = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
+            return (process.waitUntilExit(), String(decoding: data, as: UTF8.self))
         }
-        return (process.terminationStatus, text)
+        // The exit status, or the signal's number when a signal ended it (what Foundation's `Process` reported).
+        switch ended {
+        case .exited(let code): return (code, text)
+        case .signalled(let number): return (number, text)
+        }
     }
 
     @Test func theFlagsSetTheLimitsTheServerEnforces() async throws {
@@ -80,8 +81,8 @@ struct ServerFlagsTests {
         ]
         let refused = await ServerHarness.overTheWire(base, "GET", "/healthz", headers: [:], body: Data())
         let elapsed = Date().timeIntervalSince(firstSent)
-        process.terminate()
-        process.waitUntilExit()
+        process.send(SIGTERM)
+        _ = process.waitUntilExit()
         #expect(statuses == [200, 200])
         #expect(refused.status == 429)
         // The clock is real: the next token is 100 s after the first request, less what has passed since.
@@ -123,8 +124,8 @@ struct ServerFlagsTests {
             if (try? await socket.nextText(within: 10))?.contains(#""type":"hello""#) == true { hellos += 1 }
         }
         await client.shutdown()
-        process.terminate()
-        process.waitUntilExit()
+        process.send(SIGTERM)
+        _ = process.waitUntilExit()
         #expect(hellos == 40)
     }
 

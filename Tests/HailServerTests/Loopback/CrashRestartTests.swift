@@ -1,13 +1,16 @@
 import Foundation
 import HailCore
+import HailProcess
 import HailProtocol
 import HailServer
 import Testing
 
 /// `hail server` as a child process, so it can be killed for real.
 final class ServerProcess: Sendable {
-    let process: Process
+    let process: ChildProcess
     let port: Int
+    // Held for the child's lifetime: releasing the pipe closes the read end its readability handler watches.
+    private let output: Pipe
 
     /// The `hail` executable built beside this test binary.
     static var executable: URL {
@@ -17,12 +20,7 @@ final class ServerProcess: Sendable {
 
     /// Starts `hail server --port 0` on `database` and waits for its "listening on" line.
     static func start(database: String, secret: String) async throws -> ServerProcess {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = ["server", "--port", "0", "--db", database, "--secret-file", secret, "--quiet"]
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
         let lines = Inbox<String>()
         output.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
@@ -35,28 +33,32 @@ final class ServerProcess: Sendable {
                 Task { await lines.put(String(line)) }
             }
         }
-        try process.run()
+        let process = try ChildProcess.start(
+            executable.path, ["server", "--port", "0", "--db", database, "--secret-file", secret, "--quiet"],
+            standardOutput: output.fileHandleForWriting.fileDescriptor)
+        try output.fileHandleForWriting.close()
         while let line = await lines.next(within: 20) {
             if let range = line.range(of: "listening on http://127.0.0.1:") {
                 let port = Int(line[range.upperBound...].prefix { $0.isNumber }) ?? 0
-                return ServerProcess(process: process, port: port)
+                return ServerProcess(process: process, port: port, output: output)
             }
         }
-        process.terminate()
+        process.send(SIGTERM)
         throw LoopbackError(description: "hail server did not report its port")
     }
 
-    private init(process: Process, port: Int) {
+    private init(process: ChildProcess, port: Int, output: Pipe) {
         self.process = process
         self.port = port
+        self.output = output
     }
 
     var base: String { "http://127.0.0.1:\(port)" }
 
     /// SIGKILL: no chance to flush or close anything.
     func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.send(SIGKILL)
+        _ = process.waitUntilExit()
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import HailCore
+import HailProcess
 import HailProtocol
 import HailServer
 import Testing
@@ -49,15 +50,7 @@ struct FleetPageBrowserTests {
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent(
             "hail-chromium-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: profile) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: chromium!)
-        process.arguments = [
-            "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile.path)",
-            "--virtual-time-budget=5000", "--dump-dom", url,
-        ]
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
         let collected = Inbox<Data>()
         output.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
@@ -68,10 +61,18 @@ struct FleetPageBrowserTests {
                 Task { await collected.put(data) }
             }
         }
-        try process.run()
+        let process = try ChildProcess.start(
+            chromium!,
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile.path)",
+                "--virtual-time-budget=5000", "--dump-dom", url,
+            ], standardOutput: output.fileHandleForWriting.fileDescriptor)
+        try output.fileHandleForWriting.close()
         var dom = Data()
         while let chunk = await collected.next(within: 60) { dom.append(chunk) }
-        if process.isRunning { process.terminate() }
+        if process.isRunning { process.send(SIGTERM) }
+        // The pipe lives until here, so its read end stays open while the page is read.
+        withExtendedLifetime(output) {}
         return String(decoding: dom, as: UTF8.self)
     }
 }

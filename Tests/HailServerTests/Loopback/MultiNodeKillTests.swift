@@ -1,6 +1,7 @@
 import Foundation
 import HailCore
 import HailNet
+import HailProcess
 import HailProtocol
 import HailScale
 import HailServer
@@ -8,22 +9,16 @@ import Testing
 
 /// `hail server --postgres --redis` as a child process: one node of a scaled deployment, killable for real.
 final class NodeProcess: Sendable {
-    let process: Process
+    let process: ChildProcess
     let port: Int
+    // Held for the child's lifetime: releasing the pipe closes the read end its readability handler watches.
+    private let output: Pipe
 
     /// Starts a node on the test's schema and key prefix and waits for its "listening on" line.
     static func start(postgresURL: String, redisURL: String, schema: String, prefix: String, secret: String)
         async throws -> NodeProcess
     {
-        let process = Process()
-        process.executableURL = ServerProcess.executable
-        process.arguments = [
-            "server", "--port", "0", "--postgres", postgresURL, "--redis", redisURL, "--postgres-schema", schema,
-            "--redis-prefix", prefix, "--secret-file", secret, "--db", "/nonexistent/unused.db", "--quiet",
-        ]
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
         let lines = Inbox<String>()
         output.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
@@ -36,20 +31,27 @@ final class NodeProcess: Sendable {
                 Task { await lines.put(String(line)) }
             }
         }
-        try process.run()
+        let process = try ChildProcess.start(
+            ServerProcess.executable.path,
+            [
+                "server", "--port", "0", "--postgres", postgresURL, "--redis", redisURL, "--postgres-schema", schema,
+                "--redis-prefix", prefix, "--secret-file", secret, "--db", "/nonexistent/unused.db", "--quiet",
+            ], standardOutput: output.fileHandleForWriting.fileDescriptor)
+        try output.fileHandleForWriting.close()
         while let line = await lines.next(within: 30) {
             if let range = line.range(of: "listening on http://127.0.0.1:") {
                 let port = Int(line[range.upperBound...].prefix { $0.isNumber }) ?? 0
-                return NodeProcess(process: process, port: port)
+                return NodeProcess(process: process, port: port, output: output)
             }
         }
-        process.terminate()
+        process.send(SIGTERM)
         throw LoopbackError(description: "hail server --postgres --redis did not report its port")
     }
 
-    private init(process: Process, port: Int) {
+    private init(process: ChildProcess, port: Int, output: Pipe) {
         self.process = process
         self.port = port
+        self.output = output
     }
 
     var base: String { "http://127.0.0.1:\(port)" }
@@ -57,8 +59,8 @@ final class NodeProcess: Sendable {
     /// SIGKILL: no chance to flush, close a socket or tell anyone.
     func kill() {
         guard process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.send(SIGKILL)
+        _ = process.waitUntilExit()
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HailCore
 import HailNet
+import HailProcess
 import HailProtocol
 import HailScale
 import HailServer
@@ -14,7 +15,9 @@ import Testing
 /// A `redis-server` of this test's own on a free loopback port, so killing it disturbs no other test.
 final class PrivateRedis: Sendable {
     let port: Int
-    private let process: Mutex<Process?>
+    /// The running server and the pipe its standard output goes to, held together: releasing the pipe closes the
+    /// read end its readability handler watches.
+    private let process: Mutex<(child: ChildProcess, output: Pipe)?>
 
     init() throws {
         port = try Self.freePort()
@@ -25,14 +28,7 @@ final class PrivateRedis: Sendable {
 
     /// Starts the server and waits for its "Ready to accept connections" line.
     func start() async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
-        process.arguments = [
-            "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel", "notice",
-        ]
         let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
         let lines = Inbox<String>()
         output.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
@@ -45,8 +41,14 @@ final class PrivateRedis: Sendable {
                 Task { await lines.put(String(line)) }
             }
         }
-        try process.run()
-        self.process.withLock { $0 = process }
+        let process = try ChildProcess.start(
+            "/usr/bin/redis-server",
+            [
+                "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel",
+                "notice",
+            ], standardOutput: output.fileHandleForWriting.fileDescriptor)
+        try output.fileHandleForWriting.close()
+        self.process.withLock { $0 = (process, output) }
         while let line = await lines.next(within: 20) {
             if line.contains("Ready to accept connections") { return }
         }
@@ -56,9 +58,9 @@ final class PrivateRedis: Sendable {
 
     /// SIGKILL: Redis vanishes mid-conversation.
     func kill() {
-        guard let process = process.withLock({ $0 }), process.isRunning else { return }
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        guard let process = process.withLock({ $0?.child }), process.isRunning else { return }
+        process.send(SIGKILL)
+        _ = process.waitUntilExit()
     }
 
     private static func freePort() throws -> Int {
