@@ -16,25 +16,37 @@ enum IngestStateText {
     /// none) and the counts (accepted, invalid, poor accuracy, out of order, impossible speed).
     static func filter(_ filter: LocationFilter) -> String {
         var text = filterTag
+        // One allocation for the whole text: each number's own text is small enough to be held inline.
+        text.reserveCapacity(160)
         if let point = filter.lastAccepted {
             for value in [point.lat, point.lng, point.accuracy, point.heading, point.speed] {
-                text += "\(value),"
+                text.append(value.description)
+                text.append(",")
             }
-            text += "\(point.t.timeIntervalSinceReferenceDate)"
+            text.append(point.t.timeIntervalSinceReferenceDate.description)
         } else {
-            text += ",,,,,"
+            text.append(",,,,,")
         }
         let counts = filter.counts
         for count in [counts.accepted, counts.invalid, counts.poorAccuracy, counts.outOfOrder, counts.impossibleSpeed] {
-            text += ",\(count)"
+            text.append(",")
+            text.append(count.description)
         }
         return text
     }
 
     /// `p1:` then lat, lng, heading, seq and the time received.
     static func position(_ position: DriverLocation) -> String {
-        positionTag + "\(position.coordinate.lat),\(position.coordinate.lng),\(position.heading),\(position.seq),"
-            + "\(position.receivedAt.timeIntervalSinceReferenceDate)"
+        var text = positionTag
+        text.reserveCapacity(96)
+        for value in [position.coordinate.lat, position.coordinate.lng, position.heading] {
+            text.append(value.description)
+            text.append(",")
+        }
+        text.append(position.seq.description)
+        text.append(",")
+        text.append(position.receivedAt.timeIntervalSinceReferenceDate.description)
+        return text
     }
 
     /// The filter in `text`, either form.

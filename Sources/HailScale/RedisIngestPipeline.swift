@@ -147,9 +147,9 @@ public final class RedisIngestPipeline: DriverIngestPipeline {
     ) {
         var channel = ""
         var payload = ""
-        if let (message, topic) = write.publish, let text = RedisTripBus.payload(message) {
+        if let (message, topic) = write.publish {
             channel = RedisTripBus.channel(topic, prefix: busPrefix)
-            payload = text
+            payload = RedisTripBus.payload(message)
         }
         let arguments = [
             write.expectedVersion, write.newVersion, String(write.seq), IngestStateText.filter(write.filter),

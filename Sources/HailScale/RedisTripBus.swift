@@ -17,13 +17,6 @@ import Synchronization
 /// resync from the trip store, which holds every trip change), and a publish that fails is retried once
 /// on a fresh connection, then counted (`hail_bus_publish_failures_total`) and logged.
 public final class RedisTripBus: TripBus {
-    private struct Wire: Codable {
-        var kind: BusMessage.Kind
-        var text: String
-        var endsStream: Bool
-        var publishedAt: Double?
-    }
-
     private struct Listener {
         var continuation: AsyncStream<BusMessage>.Continuation
         /// False until Redis confirms the SUBSCRIBE this listener waits for: messages read before that
@@ -89,17 +82,11 @@ public final class RedisTripBus: TripBus {
     static func channel(_ topic: BusTopic, prefix: String) -> String { prefix + topic.description }
 
     /// `message` as it travels on a channel, for a publish made by a script (`RedisIngestPipeline`).
-    static func payload(_ message: BusMessage) -> String? {
-        let wire = Wire(
-            kind: message.kind, text: message.text, endsStream: message.endsStream,
-            publishedAt: message.publishedAt?.timeIntervalSince1970)
-        guard let data = try? JSONEncoder().encode(wire) else { return nil }
-        return String(decoding: data, as: UTF8.self)
-    }
+    static func payload(_ message: BusMessage) -> String { BusPayloadText.payload(message) }
 
     /// Publishes `message` to every node's subscribers of `topic`.
     public func publish(_ message: BusMessage, to topic: BusTopic) async {
-        guard let payload = Self.payload(message) else { return }
+        let payload = Self.payload(message)
         let command = ["PUBLISH", Self.channel(topic, prefix: prefix), payload]
         // A failed command drops its connection, so the retry reconnects. If that fails too the watchers
         // miss this message; their streams ended when the subscriber lost Redis, and they resync from the
@@ -293,11 +280,7 @@ public final class RedisTripBus: TripBus {
         else { return }
         switch kind {
         case "message":
-            guard let payload = parts[2].text, let wire = try? JSONDecoder().decode(Wire.self, from: Data(payload.utf8))
-            else { return }
-            let message = BusMessage(
-                kind: wire.kind, text: wire.text, endsStream: wire.endsStream,
-                publishedAt: wire.publishedAt.map(Date.init(timeIntervalSince1970:)))
+            guard let payload = parts[2].text, let message = BusPayloadText.message(from: payload) else { return }
             state.withLock { state in
                 guard let streams = state.streams[channel] else { return }
                 for listener in streams.values where listener.live { listener.continuation.yield(message) }

@@ -282,7 +282,8 @@ public final class Fleet: Sendable {
         driverID: String, batch: LocationBatch, client: ClientInfo?, whenWritten: @escaping @Sendable () -> Void,
         whenCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void
     ) -> LoopIngest? {
-        guard let pipeline, let cached = drivers[driverID]?.cache, cached.state.tripKnown, !cached.version.isEmpty
+        guard let pipeline, let cached = drivers.withValue(driverID, { $0?.cache }), cached.state.tripKnown,
+            !cached.version.isEmpty
         else { return nil }
         // The stored seq never falls below a copy's (a rewind only goes back to a seq that was stored), so a
         // batch the copy calls old is old.

@@ -21,11 +21,8 @@ final class ShardedMap<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     /// Runs `body` on the value stored for `key` (nil when absent; setting nil removes it), under its shard's lock.
     func withValue<T>(_ key: Key, _ body: (inout Value?) throws -> T) rethrows -> T {
-        try shard(key).entries.withLock { entries in
-            var value = entries[key]
-            defer { entries[key] = value }
-            return try body(&value)
-        }
+        // In place: the value is neither copied out nor hashed again to be written back.
+        try shard(key).entries.withLock { entries in try body(&entries[key]) }
     }
 
     /// The value stored for `key`.
