@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,7 +14,7 @@
 
 // Only async-signal-safe calls from here to exec: the parent has many threads and one of them may hold a lock.
 static void child(int report, pid_t parent, const char *path, char *const argv[], char *const envp[], int fds[3],
-                  int death_signal) {
+                  int death_signal, const int *cpus, int cpu_count) {
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
@@ -28,9 +29,21 @@ static void child(int report, pid_t parent, const char *path, char *const argv[]
         // The parent may have died between fork and prctl: then no signal will ever come.
         if (getppid() != parent) _exit(127);
     }
+    // Before exec, so every thread the program starts inherits the mask (set from the parent after fork, the
+    // program could already have started threads under the parent's).
+    if (cpu_count > 0) {
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        for (int index = 0; index < cpu_count; index++) {
+            if (cpus[index] >= 0 && cpus[index] < CPU_SETSIZE) CPU_SET(cpus[index], &set);
+        }
+        if (sched_setaffinity(0, sizeof set, &set) != 0) goto failed;
+    }
 #else
     (void)parent;
     (void)death_signal;
+    (void)cpus;
+    (void)cpu_count;
 #endif
     int null = -1;
     for (int target = 0; target < 3; target++) {
@@ -67,7 +80,7 @@ failed:;
 }
 
 int cspawn_start(pid_t *pid, const char *path, char *const argv[], char *const envp[], int in_fd, int out_fd,
-                 int err_fd, int death_signal) {
+                 int err_fd, int death_signal, const int *cpus, int cpu_count) {
     int report[2];
 #if defined(__linux__)
     if (pipe2(report, O_CLOEXEC) != 0) return errno;
@@ -87,7 +100,7 @@ int cspawn_start(pid_t *pid, const char *path, char *const argv[], char *const e
     }
     if (started == 0) {
         close(report[0]);
-        child(report[1], parent, path, argv, envp, fds, death_signal);
+        child(report[1], parent, path, argv, envp, fds, death_signal, cpus, cpu_count);
     }
     close(report[1]);
     int problem = 0;

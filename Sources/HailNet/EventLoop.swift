@@ -32,10 +32,8 @@ struct EventLoopOptions {
     /// this process may use (its affinity mask, which a container or `taskset` may narrow), or nil when that cannot
     /// be read.
     static func core(forLoop index: Int) -> Int? {
-        var cpus = [Int32](repeating: 0, count: 1_024)
-        let count = Int(hail_allowed_cpus(&cpus, Int32(cpus.count)))
-        guard count > 0 else { return nil }
-        return Int(cpus[index % count])
+        let cpus = ProcessorAffinity.allowed
+        return cpus.isEmpty ? nil : cpus[index % cpus.count]
     }
 
     /// `duration` in seconds.

@@ -34,15 +34,17 @@ public final class ChildProcess: Sendable {
     /// Starts `executable` (an absolute path) with `arguments`, this process's environment with `environment`
     /// laid over it, and the given descriptors as its standard input, output and error (nil: /dev/null).
     /// The parent keeps its own copies of the descriptors; close a pipe's write end after this returns.
+    /// `processors`, when not empty, are the only ones the child and its threads may run on (Linux; ignored
+    /// elsewhere): a benchmark gives each of several servers on one machine its own cores.
     public static func start(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:],
         standardInput: Int32? = nil, standardOutput: Int32? = nil, standardError: Int32? = nil,
-        deathSignal: Int32 = SIGTERM
+        deathSignal: Int32 = SIGTERM, processors: [Int] = []
     ) throws(ChildProcessError) -> ChildProcess {
         try start(
             executable, arguments, environment: environment, standardInput: standardInput,
             standardOutput: standardOutput, standardError: standardError, deathSignal: deathSignal,
-            onSpawnerThread: true)
+            processors: processors, onSpawnerThread: true)
     }
 
     /// `start`, forking on the calling thread instead when `onSpawnerThread` is false (tests: the death signal
@@ -50,7 +52,7 @@ public final class ChildProcess: Sendable {
     static func start(
         _ executable: String, _ arguments: [String], environment: [String: String] = [:],
         standardInput: Int32?, standardOutput: Int32?, standardError: Int32?, deathSignal: Int32,
-        onSpawnerThread: Bool
+        processors: [Int] = [], onSpawnerThread: Bool
     ) throws(ChildProcessError) -> ChildProcess {
         let variables = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
             .map { "\($0.key)=\($0.value)" }
@@ -58,7 +60,7 @@ public final class ChildProcess: Sendable {
         // The death signal is tied to the thread that forks, so every fork happens on one thread that lives as
         // long as the process; a cooperative-pool thread retiring would otherwise take its children with it.
         let fork = { @Sendable () -> Result<Int32, ChildProcessError> in
-            spawn(executable, [executable] + arguments, variables, descriptors, deathSignal)
+            spawn(executable, [executable] + arguments, variables, descriptors, deathSignal, processors.map(Int32.init))
         }
         let result = onSpawnerThread ? SpawnerThread.run(fork) : fork()
         let pid = try result.get()
@@ -146,7 +148,7 @@ public final class ChildProcess: Sendable {
 
     private static func spawn(
         _ path: String, _ arguments: [String], _ environment: [String], _ descriptors: (Int32, Int32, Int32),
-        _ deathSignal: Int32
+        _ deathSignal: Int32, _ processors: [Int32]
     ) -> Result<Int32, ChildProcessError> {
         let argv = arguments.map { strdup($0) } + [nil]
         let envp = environment.map { strdup($0) } + [nil]
@@ -155,7 +157,8 @@ public final class ChildProcess: Sendable {
         }
         var pid: pid_t = 0
         let problem = cspawn_start(
-            &pid, path, argv, envp, descriptors.0, descriptors.1, descriptors.2, deathSignal)
+            &pid, path, argv, envp, descriptors.0, descriptors.1, descriptors.2, deathSignal, processors,
+            Int32(processors.count))
         guard problem == 0 else {
             return .failure(ChildProcessError(executable: path, errno: problem))
         }

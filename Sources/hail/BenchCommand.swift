@@ -1,4 +1,5 @@
 import Foundation
+import HailNet
 import HailScale
 
 /// `hail bench`: measured throughput of this machine, for docs/BENCHMARKS.md.
@@ -47,11 +48,11 @@ enum BenchCommand {
           --points       ingest: fixes per batch, 1 to 1000                     default 3
           --binary       ingest: compact binary frames instead of JSON text
           --riders       ingest: share of drivers on a trip with a rider watching   default 0.1
-          --server-loops ingest: the `hail server` child's --loops                  default one per core
+          --server-loops ingest: the `hail server` child's --loops    default one per core (its share with --nodes)
           --postgres URL, --redis URL   ingest: the server children run on the scaled backends
           --nodes N      ingest: 1 to 4 server children on them, drivers on every node, each rider on
-                         another node than its driver; reports Redis commands per batch and PostgreSQL
-                         transactions/s from the backends' own counters
+                         another node than its driver, each node on its share of the cores; reports
+                         Redis commands per batch and PostgreSQL transactions/s from the backends' own counters
           --json         print one JSON object instead of the table
           --server URL   measure a running server (http://HOST:PORT) instead of starting one
           --secret-file  with --server: its token secret (needed for ingest and --route estimates)
@@ -152,11 +153,21 @@ enum BenchCommand {
             if !scaled.isEmpty || nodes > 1, args["--server"] != nil || args.has("--in-process") {
                 throw UsageError("--postgres, --redis and --nodes start their own `hail server` children")
             }
+            // Several nodes on one machine share its cores as separate machines would: each gets its share
+            // (at least one) to run on and as many loops, so the nodes' loops do not all pin to the same cores.
+            let cores = ProcessorAffinity.allowed
+            let share = max(1, cores.count / nodes)
+            let placement = { (node: Int) -> [Int] in
+                guard nodes > 1, !cores.isEmpty else { return [] }
+                return (0..<share).map { cores[(node * share + $0) % cores.count] }
+            }
             if args["--server-loops"] != nil {
                 if args["--server"] != nil || args.has("--in-process") {
                     throw UsageError("--server-loops sets the `hail server` child's --loops; it needs no --server")
                 }
                 scaled += ["--loops", String(try args.integer("--server-loops", default: 1, in: 1...64))]
+            } else if nodes > 1 {
+                scaled += ["--loops", String(share)]
             }
             if nodes > 1, args["--postgres"] == nil || args["--redis"] == nil {
                 throw UsageError("--nodes \(nodes) needs --postgres URL and --redis URL: the nodes share them")
@@ -165,14 +176,16 @@ enum BenchCommand {
                 // The default: the server in a child process of its own, so its CPU and RSS are its own.
                 signal(SIGPIPE, SIG_IGN)
                 do {
-                    let server = try await ServerProcess.start(extraArguments: scaled)
+                    let server = try await ServerProcess.start(extraArguments: scaled, processors: placement(0))
                     var servers = [server]
                     var backends: IngestBenchmark.Backends?
                     do {
                         // The other nodes share the first one's secret, so every token works on every node.
                         while servers.count < nodes {
                             servers.append(
-                                try await ServerProcess.start(extraArguments: scaled, secretFile: server.secretFile))
+                                try await ServerProcess.start(
+                                    extraArguments: scaled, secretFile: server.secretFile,
+                                    processors: placement(servers.count)))
                         }
                         if let postgres = args["--postgres"], let redis = args["--redis"] {
                             backends = IngestBenchmark.Backends(

@@ -91,9 +91,12 @@ final class DriverStreamHandler: WebSocketInboundHandler {
             connection.send(text: text)
         }
         send(.hello(serverTime: services.time.now()))
-        if let record = try? await services.trips.activeRecord(driverID: driverID) {
-            send(.tripUpdated(await services.withLiveFields(record.trip)))
-        }
+        do {
+            let active = try await services.trips.activeRecord(driverID: driverID)
+            if let active { send(.tripUpdated(await services.withLiveFields(active.trip))) }
+            // Only a lookup that answered may say "no trip": after a failed one the first batch looks again.
+            await services.fleet.prepare(driverID: driverID, activeTrip: active)
+        } catch {}
         if let offer = await services.dispatcher.currentOffer(for: driverID),
             let record = try? await services.trips.record(id: offer.tripID)
         {

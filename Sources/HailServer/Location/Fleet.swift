@@ -350,6 +350,20 @@ public final class Fleet: Sendable {
         }
     }
 
+    /// Makes ready, when a driver's stream opens, what their batches are planned on: the trip they serve (`record`,
+    /// just read from the trip store) and, in the scaled mode, this node's copy of their shared state. Their first
+    /// batch then takes the fast path instead of the locked one with its trip lookup: a node taking over the
+    /// drivers of one that died does that work while the streams open, not on their first positions. A failure
+    /// only leaves the work to the first batch.
+    public func prepare(driverID: String, activeTrip record: TripRecord?) async {
+        do {
+            try await ingestState.loadedTrip(record, driverID: driverID)
+        } catch {
+            return
+        }
+        await refreshCache(driverID: driverID)
+    }
+
     /// Reads the driver's shared state into this node's copy (scaled mode), for the next batch to plan on.
     private func refreshCache(driverID: String) async {
         guard let pipeline else { return }

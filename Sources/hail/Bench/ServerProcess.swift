@@ -32,10 +32,12 @@ final class ServerProcess: Sendable {
 
     /// Starts `hail server --port 0 ... extraArguments` from this very executable and waits for its
     /// "listening" line. The child inherits this process's open-file limit.
-    /// `secretFile`, when given, is another node's secret, so tokens minted for one are good on both.
-    static func start(extraArguments: [String] = [], secretFile given: String? = nil, timeoutSeconds: Double = 60)
-        async throws(BenchFailure) -> ServerProcess
-    {
+    /// `secretFile`, when given, is another node's secret, so tokens minted for one are good on both;
+    /// `processors`, when not empty, are the only cores the child runs on (its loops pin to them in order).
+    static func start(
+        extraArguments: [String] = [], secretFile given: String? = nil, processors: [Int] = [],
+        timeoutSeconds: Double = 60
+    ) async throws(BenchFailure) -> ServerProcess {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "hail-bench-server-\(UUID().uuidString)", isDirectory: true)
         do {
@@ -76,7 +78,7 @@ final class ServerProcess: Sendable {
         do {
             process = try ChildProcess.start(
                 executable, arguments, standardOutput: output.fileHandleForWriting.fileDescriptor,
-                standardError: errors?.fileDescriptor)
+                standardError: errors?.fileDescriptor, processors: processors)
             try? output.fileHandleForWriting.close()
             try? errors?.close()
             ChildProcesses.started(process.pid)
@@ -99,7 +101,9 @@ final class ServerProcess: Sendable {
             // A child that could not start (a database that does not exist, a port taken) exits at once: say so
             // then, not after the whole timeout.
             group.addTask {
-                _ = await process.waitForExit()
+                // Polled, not awaited: the group ends only when every task has, and `waitForExit` would hold it
+                // until the server stops.
+                while process.isRunning, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(50)) }
                 return nil
             }
             let first = await group.next() ?? nil

@@ -5,15 +5,19 @@ import HailProtocol
 import HailServer
 import Testing
 
-/// The fleet page in a real browser: headless Chromium loads `/` from the real server, runs its script
-/// against `/v1/fleet/live`, and the DOM it leaves says what an operator would read.
+/// The fleet page in a real browser: headless Chromium, driven by Selenium (`Tests/Browser/check_fleet_page.py`),
+/// loads `/` from the real server, runs its script against `/v1/fleet/live`, and the page says what an operator
+/// would read.
 @Suite("The fleet page in a real browser", .serialized)
 struct FleetPageBrowserTests {
-    static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].first {
-        FileManager.default.isExecutableFile(atPath: $0)
-    }
+    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Browser/check_fleet_page.py")
+    static let ready =
+        FileManager.default.isExecutableFile(atPath: "/usr/bin/chromedriver")
+        && FileManager.default.isExecutableFile(atPath: "/usr/bin/chromium")
+        && FileManager.default.fileExists(atPath: "/usr/lib/python3/dist-packages/selenium")
 
-    @Test(.enabled(if: chromium != nil, "needs Chromium (scripts/setup.sh installs it on Debian)"))
+    @Test(.enabled(if: ready, "needs chromium, chromium-driver and python3-selenium (scripts/setup.sh)"))
     func theFleetPageShowsTheOnlineCars() async throws {
         let server = try await LoopbackServer.start()
         defer { Task { await server.stop() } }
@@ -32,24 +36,18 @@ struct FleetPageBrowserTests {
             _ = try await server.http("POST", "/v1/drivers/me/locations", token: token, body: point)
         }
         let url = "\(server.base)/?access_token=\(server.token(.operator, "ops"))"
-        // Chromium's virtual time (`--virtual-time-budget`) runs ahead while no request is pending, and an open
-        // WebSocket's next frame is not one: on a busy machine the DOM can be dumped before the stream's snapshot
-        // arrives ("connecting…"). Each try loads the page afresh; the page must show the cars on one of them.
-        var dom = ""
-        for _ in 0..<5 {
-            dom = try await Self.dumpDOM(url)
-            if dom.contains(#"<span id="status">2 cars"#) { break }
-        }
-        #expect(dom.contains(#"<span id="status">2 cars"#), "\(dom.prefix(300))")
+        // The script waits for the status line on the real clock: Chromium's `--dump-dom` under virtual time
+        // could dump the page before the stream's snapshot arrived on a busy machine ("connecting…").
+        let output = try await Self.run(["--url", url, "--status-prefix", "2 cars"])
+        let page = try #require(
+            try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any], "\(output)")
+        #expect((page["status"] as? String)?.hasPrefix("2 cars") == true, "\(page)")
         // Leaflet came from the server's system copy and took the map's element.
-        #expect(dom.contains("leaflet-container"), "\(dom.prefix(600))")
+        #expect(page["leaflet"] as? Bool == true, "\(page)")
     }
 
-    /// Runs headless Chromium on `url` and returns the DOM after the page's scripts ran.
-    static func dumpDOM(_ url: String) async throws -> String {
-        let profile = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "hail-chromium-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: profile) }
+    /// Runs the script with `arguments` and returns the last line it printed.
+    static func run(_ arguments: [String]) async throws -> String {
         let output = Pipe()
         let collected = Inbox<Data>()
         output.fileHandleForReading.readabilityHandler = { handle in
@@ -62,17 +60,14 @@ struct FleetPageBrowserTests {
             }
         }
         let process = try ChildProcess.start(
-            chromium!,
-            [
-                "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=\(profile.path)",
-                "--virtual-time-budget=5000", "--dump-dom", url,
-            ], standardOutput: output.fileHandleForWriting.fileDescriptor)
+            "/usr/bin/python3", [script.path] + arguments, standardOutput: output.fileHandleForWriting.fileDescriptor,
+            standardError: FileHandle.standardError.fileDescriptor)
         try output.fileHandleForWriting.close()
-        var dom = Data()
-        while let chunk = await collected.next(within: 60) { dom.append(chunk) }
+        var text = Data()
+        while let chunk = await collected.next(within: 120) { text.append(chunk) }
         if process.isRunning { process.send(SIGTERM) }
-        // The pipe lives until here, so its read end stays open while the page is read.
+        // The pipe lives until here, so its read end stays open while the output is read.
         withExtendedLifetime(output) {}
-        return String(decoding: dom, as: UTF8.self)
+        return String(decoding: text, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
     }
 }

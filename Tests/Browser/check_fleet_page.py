@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""Loads the fleet page in headless Chromium and waits, on the real clock, for its status line to count the cars.
+
+Prints one JSON object: the status line as shown and whether Leaflet took the map's element. The wait is for the
+page's own state (the stream's snapshot arrived), not for a fixed time, so a busy machine only makes it slower.
+"""
+import argparse
+import json
+
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--status-prefix", required=True)
+    args = parser.parse_args()
+    options = Options()
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--window-size=1200,900"):
+        options.add_argument(flag)
+    options.binary_location = "/usr/bin/chromium"
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    try:
+        driver.get(args.url)
+        try:
+            WebDriverWait(driver, 60).until(
+                lambda d: d.find_element(By.ID, "status").text.startswith(args.status_prefix))
+        except TimeoutException:
+            pass
+        result = {
+            "status": driver.find_element(By.ID, "status").text,
+            "leaflet": len(driver.find_elements(By.CSS_SELECTOR, "#map.leaflet-container")) == 1,
+        }
+    finally:
+        driver.quit()
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
