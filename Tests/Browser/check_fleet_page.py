@@ -7,12 +7,11 @@ page's own state (the stream's snapshot arrived), not for a fixed time, so a bus
 import argparse
 import json
 
-from selenium import webdriver
 from selenium.common.exceptions import TimeoutException
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
+
+from check_pages import browser
 
 
 def main():
@@ -20,11 +19,7 @@ def main():
     parser.add_argument("--url", required=True)
     parser.add_argument("--status-prefix", required=True)
     args = parser.parse_args()
-    options = Options()
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--window-size=1200,900"):
-        options.add_argument(flag)
-    options.binary_location = "/usr/bin/chromium"
-    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver = browser()
     try:
         driver.get(args.url)
         try:
