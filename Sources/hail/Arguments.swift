@@ -37,8 +37,24 @@ struct Arguments {
     }
 }
 
-/// A mistake on the command line: printed with the command's usage, exit status 64.
+/// Why a command stopped: a mistake on the command line (printed with the command's usage, exit status 64), or a
+/// run that could not happen with options that were fine (a database that does not exist, a port taken: the
+/// message alone, exit status 1, since the usage would bury the reason).
 struct UsageError: Error {
     let message: String
-    init(_ message: String) { self.message = message }
+    /// True for a mistake in the options, which the usage helps to fix.
+    let isUsage: Bool
+
+    init(_ message: String) {
+        self.message = message
+        isUsage = true
+    }
+
+    /// A run that could not happen, although its options were well formed.
+    static func failed(_ message: String) -> UsageError { UsageError(message, isUsage: false) }
+
+    private init(_ message: String, isUsage: Bool) {
+        self.message = message
+        self.isUsage = isUsage
+    }
 }

@@ -106,7 +106,7 @@ enum DemoCommand {
         do {
             server = try await BackendServer.start(options)
         } catch {
-            throw UsageError("the server could not start (is port \(port) taken? try --port 0): \(error)")
+            throw UsageError.failed("the server could not start (is port \(port) taken? try --port 0): \(error)")
         }
         let base = "http://127.0.0.1:\(server.port)"
         let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret))

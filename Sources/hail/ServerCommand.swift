@@ -133,7 +133,7 @@ enum ServerCommand {
                 server = try await BackendServer.start(options)
             }
         } catch {
-            throw UsageError("the server could not start: \(error)")
+            throw UsageError.failed("the server could not start: \(error)")
         }
         if args["--public-url"] == nil {
             // Share links point where this server really listens.

@@ -37,7 +37,7 @@ struct SimRun {
         do {
             server = try await BackendServer.start(options)
         } catch {
-            throw UsageError("the server could not start: \(error)")
+            throw UsageError.failed("the server could not start: \(error)")
         }
         let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret))
         let minter: City.TokenMinter = { role, subject in

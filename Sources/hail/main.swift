@@ -32,48 +32,57 @@ func fail(_ message: String, usage: String) -> Never {
     exit(64)
 }
 
+/// Prints why `error` stopped the command: with the usage when the options were wrong.
+func fail(_ error: UsageError, usage: String) -> Never {
+    guard error.isUsage else {
+        FileHandle.standardError.write(Data("hail \(command ?? ""): \(error.message)\n".utf8))
+        exit(1)
+    }
+    fail(error.message, usage: usage)
+}
+
 switch command {
 case "server":
     if wantsHelp {
         print(ServerCommand.usage)
     } else {
-        do { try await ServerCommand.run(rest) } catch { fail(error.message, usage: ServerCommand.usage) }
+        do { try await ServerCommand.run(rest) } catch { fail(error, usage: ServerCommand.usage) }
     }
 case "demo":
     if wantsHelp {
         print(DemoCommand.usage)
     } else {
-        do { try await DemoCommand.run(rest) } catch { fail(error.message, usage: DemoCommand.usage) }
+        do { try await DemoCommand.run(rest) } catch { fail(error, usage: DemoCommand.usage) }
     }
 case "sim":
     if wantsHelp {
         print(SimCommand.usage)
     } else {
-        do { try await SimCommand.run(rest) } catch { fail(error.message, usage: SimCommand.usage) }
+        do { try await SimCommand.run(rest) } catch { fail(error, usage: SimCommand.usage) }
     }
 case "token":
     if wantsHelp {
         print(TokenCommand.usage)
     } else {
-        do { try TokenCommand.run(rest) } catch { fail(error.message, usage: TokenCommand.usage) }
+        do { try TokenCommand.run(rest) } catch { fail(error, usage: TokenCommand.usage) }
     }
 case "ride":
     if wantsHelp {
         say(RideCommand.usage)
     } else {
-        do { try await RideCommand.run(rest) } catch { fail(error.message, usage: RideCommand.usage) }
+        do { try await RideCommand.run(rest) } catch { fail(error, usage: RideCommand.usage) }
     }
 case "drive":
     if wantsHelp {
         say(DriveCommand.usage)
     } else {
-        do { try await DriveCommand.run(rest) } catch { fail(error.message, usage: DriveCommand.usage) }
+        do { try await DriveCommand.run(rest) } catch { fail(error, usage: DriveCommand.usage) }
     }
 case "bench":
     if wantsHelp {
         say(BenchCommand.usage)
     } else {
-        do { try await BenchCommand.run(rest) } catch { fail(error.message, usage: BenchCommand.usage) }
+        do { try await BenchCommand.run(rest) } catch { fail(error, usage: BenchCommand.usage) }
     }
 case "walkthrough":
     if wantsHelp {

@@ -129,6 +129,15 @@ struct ServerFlagsTests {
         #expect(hellos == 40)
     }
 
+    @Test func aServerThatCannotOpenItsDatabaseSaysWhyWithoutTheUsageAndExits1() async throws {
+        // The options are well formed; the run cannot happen. The usage would bury the one line that says why.
+        let (status, text) = try await Self.refusal(of: [])
+        #expect(status == 1)
+        #expect(text.hasPrefix("hail server: the server could not start: "), "\(text.prefix(300))")
+        #expect(text.contains("/nonexistent/never.db"), "\(text.prefix(300))")
+        #expect(!text.contains("usage:"), "\(text.prefix(300))")
+    }
+
     @Test(arguments: [
         (
             [
