@@ -6,6 +6,7 @@ import HailProtocol
 import HailRoads
 import HailServer
 import HailSim
+import HailTesting
 import Testing
 
 /// The pages in a real browser, driven by Selenium (`Tests/Browser/check_pages.py`) against a real server
@@ -96,10 +97,11 @@ struct BrowserPagesTests {
             standardError: FileHandle.standardError.fileDescriptor)
         try output.fileHandleForWriting.close()
         DispatchQueue.global().asyncAfter(deadline: .now() + 180) { if process.isRunning { process.send(SIGTERM) } }
-        // Read on a thread of its own so the main actor (the city's apps) keeps running meanwhile.
-        let text = await Task.detached {
+        // Read on a thread of its own: a task blocked here would hold a pool thread for the whole script, and
+        // with another such wait elsewhere in the suite the city's apps and the server would stop.
+        let text = try await onItsOwnThread {
             String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        }.value
+        }
         _ = await process.waitForExit()
         return text.split(separator: "\n").last.map(String.init) ?? ""
     }

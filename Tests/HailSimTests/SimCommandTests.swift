@@ -1,5 +1,6 @@
 import Foundation
 import HailProcess
+import HailTesting
 import Testing
 
 /// `hail sim` and `hail demo --headless` as a user runs them: a child process, its output and its report.
@@ -20,7 +21,10 @@ struct SimCommandTests {
         DispatchQueue.global().asyncAfter(deadline: .now() + deadline) {
             if process.isRunning { process.send(SIGTERM) }
         }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        // Off the cooperative pool: the run lasts its whole scenario (`onItsOwnThread` says why).
+        let text = try await onItsOwnThread {
+            String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        }
         // The exit status, or the signal's number when a signal ended it (what Foundation's `Process` reported).
         let status: Int32 =
             switch await process.waitForExit() {

@@ -3,6 +3,7 @@ import HailCore
 import HailNet
 import HailProtocol
 import HailServer
+import HailTesting
 import Testing
 
 /// A WebSocket client that never reads while the server pushes: positions are dropped oldest-first

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HailTesting
 
 /// A blocking TCP client with byte-exact control, for clients that misbehave on purpose: dribbling,
 /// never reading, hand-made WebSocket frames. Blocking calls go through `offPool` (their own thread).
@@ -188,15 +189,5 @@ final class HostileSocket: @unchecked Sendable {
             let text = String(decoding: frame.payload, as: UTF8.self)
             if frame.opcode == 1, text.contains(needle) { return text }
         }
-    }
-}
-
-/// Runs blocking work on a fresh thread and awaits its result.
-func onItsOwnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        let thread = Thread {
-            do { continuation.resume(returning: try body()) } catch { continuation.resume(throwing: error) }
-        }
-        thread.start()
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HailCore
 import HailProtocol
 import HailServer
+import HailTesting
 import Testing
 
 /// Too much and malformed: bodies over the limit (413), WebSocket messages over it whole or in fragments

@@ -3,6 +3,7 @@ import HailNet
 import HailProcess
 import HailProtocol
 import HailServer
+import HailTesting
 import Testing
 
 /// `hail server`'s limit flags, end to end: the real executable, limited by what its flags say.

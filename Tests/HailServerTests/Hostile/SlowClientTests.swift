@@ -2,6 +2,7 @@ import Foundation
 import HailCore
 import HailProtocol
 import HailServer
+import HailTesting
 import Synchronization
 import Testing
 
