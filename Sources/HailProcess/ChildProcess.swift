@@ -20,7 +20,14 @@ public final class ChildProcess: Sendable {
 
     private struct State {
         var termination: Termination?
-        var waiters: [CheckedContinuation<Termination, Never>] = []
+        /// Tasks waiting for the end, by a number of their own so a cancelled one can be taken out.
+        var waiters: [UInt64: CheckedContinuation<Termination?, Never>] = [:]
+        var nextWaiter: UInt64 = 0
+
+        mutating func takeWaiterNumber() -> UInt64 {
+            nextWaiter += 1
+            return nextWaiter
+        }
     }
 
     /// How the child ended.
@@ -93,14 +100,33 @@ public final class ChildProcess: Sendable {
         state.withLock { if $0.termination == nil { _ = kill(pid, number) } }
     }
 
-    /// Waits for the child to end.
+    /// Waits for the child to end, however long that takes (cancelling the task does not end the wait).
     public func waitForExit() async -> Termination {
+        // Only a cancellation handler resumes a waiter with nil, and this wait has none.
+        await wait(id: state.withLock { $0.takeWaiterNumber() }, cancellable: false) ?? .exited(-1)
+    }
+
+    /// Waits for the child to end, or for the calling task to be cancelled (nil then, the child untouched): for a
+    /// wait that races others, such as a server's "listening" line against its exit.
+    public func waitForExitUnlessCancelled() async -> Termination? {
+        let id = state.withLock { $0.takeWaiterNumber() }
+        return await withTaskCancellationHandler {
+            await wait(id: id, cancellable: true)
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: nil)
+        }
+    }
+
+    private func wait(id: UInt64, cancellable: Bool) async -> Termination? {
         await withCheckedContinuation { continuation in
-            let ended = state.withLock { state -> Termination? in
-                if state.termination == nil { state.waiters.append(continuation) }
-                return state.termination
+            // Under the lock the cancellation handler takes: a task cancelled before this point never waits.
+            let answer = state.withLock { state -> Termination?? in
+                if let ended = state.termination { return .some(ended) }
+                if cancellable, Task.isCancelled { return .some(nil) }
+                state.waiters[id] = continuation
+                return .none
             }
-            if let ended { continuation.resume(returning: ended) }
+            if let answer { continuation.resume(returning: answer) }
         }
     }
 
@@ -136,8 +162,8 @@ public final class ChildProcess: Sendable {
                 let ended: Termination =
                     signalNumber == 0 ? .exited((status >> 8) & 0xff) : .signalled(signalNumber)
                 state.termination = ended
-                defer { state.waiters = [] }
-                return (ended, state.waiters)
+                defer { state.waiters = [:] }
+                return (ended, Array(state.waiters.values))
             }
             exited.leave()
             for waiter in waiters { waiter.resume(returning: ended) }

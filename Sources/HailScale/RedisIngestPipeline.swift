@@ -149,7 +149,7 @@ public final class RedisIngestPipeline: DriverIngestPipeline {
         var payload = ""
         if let (message, topic) = write.publish {
             channel = RedisTripBus.channel(topic, prefix: busPrefix)
-            payload = RedisTripBus.payload(message)
+            payload = BusPayloadText.payload(message)
         }
         let arguments = [
             write.expectedVersion, write.newVersion, String(write.seq), IngestStateText.filter(write.filter),

@@ -81,12 +81,9 @@ public final class RedisTripBus: TripBus {
     /// The channel of `topic` under `prefix`.
     static func channel(_ topic: BusTopic, prefix: String) -> String { prefix + topic.description }
 
-    /// `message` as it travels on a channel, for a publish made by a script (`RedisIngestPipeline`).
-    static func payload(_ message: BusMessage) -> String { BusPayloadText.payload(message) }
-
     /// Publishes `message` to every node's subscribers of `topic`.
     public func publish(_ message: BusMessage, to topic: BusTopic) async {
-        let payload = Self.payload(message)
+        let payload = BusPayloadText.payload(message)
         let command = ["PUBLISH", Self.channel(topic, prefix: prefix), payload]
         // A failed command drops its connection, so the retry reconnects. If that fails too the watchers
         // miss this message; their streams ended when the subscriber lost Redis, and they resync from the

@@ -77,6 +77,18 @@ struct ChildProcessTests {
         #expect(!child.isRunning)
     }
 
+    @Test("a wait that is cancelled ends at once with nil and leaves the child running; the next one sees its end")
+    func cancelledWait() async throws {
+        let child = try ChildProcess.start("/bin/sleep", ["600"])
+        let waiting = Task { await child.waitForExitUnlessCancelled() }
+        waiting.cancel()
+        #expect(await waiting.value == nil)
+        #expect(child.isRunning)
+        child.send(SIGKILL)
+        #expect(await child.waitForExitUnlessCancelled() == .signalled(SIGKILL))
+        #expect(await child.waitForExit() == .signalled(SIGKILL))
+    }
+
     @Test("a program that does not exist is an error naming it, not a child")
     func missingProgram() {
         do {

@@ -163,7 +163,7 @@ struct PushNotifierTests {
         let clock = ManualClock()
         let time = ServerTime(clock: clock, origin: Self.now)
         let sent = Mailbox<PushDelivery>()
-        let notifier = PushNotifier(sender: RecordingSender(sent: sent), now: time.now, attempts: 1)
+        let notifier = PushNotifier(sender: RecordingSender(sent: sent), now: time.now, clock: clock, attempts: 1)
         let driverSeq = Mutex<Int64>(1)
         await notifier.enrich { trip in
             var live = trip

@@ -248,7 +248,7 @@ struct IngestBenchmark: Sendable {
             wire: (written: wire.messagesSent, read: wire.messagesReceived),
             serverCounts: serverCounts, before: usage.generator.before, after: usage.generator.after,
             nodes: usage.nodes, backends: backendCounts,
-            ingestRounds: serverCounts == nil || ingestRounds.roundTrips == 0 ? nil : ingestRounds,
+            ingestRounds: serverCounts == nil ? nil : ingestRounds,
             riders: IngestBenchmarkResult.Riders(
                 asked: watched.count, watching: setup.pairs.count, setupFailures: Array(setup.failures.prefix(5)),
                 books: books.totals),

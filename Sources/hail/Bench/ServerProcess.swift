@@ -101,9 +101,9 @@ final class ServerProcess: Sendable {
             // A child that could not start (a database that does not exist, a port taken) exits at once: say so
             // then, not after the whole timeout.
             group.addTask {
-                // Polled, not awaited: the group ends only when every task has, and `waitForExit` would hold it
+                // Cancellable: the group ends only when every task has, so a wait for the end would hold it
                 // until the server stops.
-                while process.isRunning, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(50)) }
+                _ = await process.waitForExitUnlessCancelled()
                 return nil
             }
             let first = await group.next() ?? nil
