@@ -20,10 +20,19 @@ final class RedisConnection: @unchecked Sendable, ThreadOwnedConnection {
 
     /// Sends several commands in one write and reads their replies in order.
     func pipeline(_ commands: [[String]]) throws -> [RedisReply] {
+        var encoder = RedisCommandEncoder()
+        for command in commands { encoder.append(command) }
+        return try pipeline(encoder)
+    }
+
+    /// Sends the encoded commands in one write and reads their replies in order.
+    func pipeline(_ commands: RedisCommandEncoder) throws -> [RedisReply] {
+        guard commands.count > 0 else { return [] }
         let context = try open()
-        for command in commands { try append(command, to: context) }
+        try append(commands, to: context)
         var replies: [RedisReply] = []
-        for _ in commands {
+        replies.reserveCapacity(commands.count)
+        for _ in 0..<commands.count {
             var raw: UnsafeMutableRawPointer?
             guard redisGetReply(context, &raw) == REDIS_OK, let raw else { throw failure(context) }
             replies.append(Self.convert(raw))
@@ -38,7 +47,11 @@ final class RedisConnection: @unchecked Sendable, ThreadOwnedConnection {
     var fileDescriptor: Int32 { context?.pointee.fd ?? -1 }
 
     /// Queues a command in the output buffer without sending it.
-    func enqueue(_ arguments: [String]) throws { try append(arguments, to: try open()) }
+    func enqueue(_ arguments: [String]) throws {
+        var encoder = RedisCommandEncoder()
+        encoder.append(arguments)
+        try append(encoder, to: try open())
+    }
 
     /// Writes the whole output buffer.
     func flush() throws {
@@ -85,16 +98,10 @@ final class RedisConnection: @unchecked Sendable, ThreadOwnedConnection {
         return context
     }
 
-    private func append(_ arguments: [String], to context: UnsafeMutablePointer<redisContext>) throws {
-        // hiredis copies the arguments into its output buffer before returning.
-        let copies = arguments.map { strdup($0) }
-        defer { for copy in copies { free(copy) } }
-        var pointers = copies.map { $0.map { UnsafePointer($0) } }
-        let lengths = arguments.map { $0.utf8.count }
-        let status = pointers.withUnsafeMutableBufferPointer { argv in
-            lengths.withUnsafeBufferPointer { argvlen in
-                redisAppendCommandArgv(context, Int32(arguments.count), argv.baseAddress, argvlen.baseAddress)
-            }
+    private func append(_ commands: RedisCommandEncoder, to context: UnsafeMutablePointer<redisContext>) throws {
+        // hiredis copies the bytes into its output buffer before returning.
+        let status = commands.bytes.withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { redisAppendFormattedCommand(context, $0.baseAddress, $0.count) }
         }
         guard status == REDIS_OK else { throw failure(context) }
     }

@@ -3,17 +3,19 @@ import HailCore
 import HailServer
 import Synchronization
 
-/// The scaled ingest's Redis side: each planned batch is one script call on the driver's own hash (version
-/// check, seq, filter, position and the publish to the trip's channel), and the calls of every batch that
-/// arrives while the last round trip is out go together in one pipelined write, on one connection owned by
-/// one thread.
+/// The scaled ingest's Redis side: the batches planned while the last round trip was out are written
+/// together, as one script call that applies each (version check, seq, filter, position and the publish to
+/// the trip's channel) on the driver's own hash, on one connection owned by one thread.
 ///
-/// The script touches only `<prefix>:{driver:<id>}`, one slot on Redis Cluster. The geo index lives in
-/// another slot, so the positions of the batches a round applied go to it as one script call at the head of
-/// the next round: a position enters the index only once its batch is applied, and a round trip carries many
-/// drivers' writes and the geo update of the round before. Scripts are called by SHA (`EVALSHA`) after one
-/// `SCRIPT LOAD`; a server that answers `NOSCRIPT` (restarted, or `SCRIPT FLUSH`) gets them loaded again
-/// and the refused calls resent, so no batch sees the difference.
+/// Each driver's state is `<prefix>:{driver:<id>}`, one hash slot per driver; the round's call names every
+/// driver's key and is declared `allow-cross-slot-keys` (Redis 7), so on Redis Cluster a client sending it per
+/// node (the slots a node owns) still works, and on one Redis a round costs one script call, not one per
+/// batch: the call's own setup was most of what Redis spent on a batch. The geo index lives in another slot,
+/// so the positions of the batches a round applied go to it as one script call at the head of the next round:
+/// a position enters the index only once its batch is applied, and a round trip carries many drivers' writes
+/// and the geo update of the round before. Scripts are called by SHA (`EVALSHA`) after one `SCRIPT LOAD`; a
+/// server that answers `NOSCRIPT` (restarted, or `SCRIPT FLUSH`) gets them loaded again and the refused calls
+/// resent, so no batch sees the difference.
 public final class RedisIngestPipeline: DriverIngestPipeline {
     /// What the pipeline has done, for tests and benchmarks.
     public struct Statistics: Sendable, Hashable {
@@ -33,18 +35,32 @@ public final class RedisIngestPipeline: DriverIngestPipeline {
         public var lostGeoUpdates = 0
     }
 
-    // ARGV: expected ver, new ver, seq, filter, position ('' for none), lifetime in ms, channel ('' for
-    // none), payload. Returns 1 when written, 0 (nothing changed) when `ver` is not the expected one.
-    static let writeScript = """
-        if redis.call('HGET', KEYS[1], 'ver') ~= ARGV[1] then return 0 end
-        if ARGV[5] == '' then
-            redis.call('HSET', KEYS[1], 'ver', ARGV[2], 'seq', ARGV[3], 'filter', ARGV[4])
-        else
-            redis.call('HSET', KEYS[1], 'ver', ARGV[2], 'seq', ARGV[3], 'filter', ARGV[4], 'position', ARGV[5])
+    /// Arguments per write in `roundScript`'s ARGV.
+    static let argumentsPerWrite = 8
+
+    // KEYS: each write's driver hash. ARGV, 8 per write: expected ver, new ver, seq, filter, position ('' for
+    // none), lifetime in ms ('' to leave it), channel ('' for none), payload. Returns, per write, 1 when
+    // written, 0 (nothing changed) when `ver` is not the expected one.
+    static let roundScript = """
+        #!lua flags=allow-cross-slot-keys
+        local written = {}
+        for i, key in ipairs(KEYS) do
+            local a = (i - 1) * 8
+            if redis.call('HGET', key, 'ver') ~= ARGV[a + 1] then
+                written[i] = 0
+            else
+                if ARGV[a + 5] == '' then
+                    redis.call('HSET', key, 'ver', ARGV[a + 2], 'seq', ARGV[a + 3], 'filter', ARGV[a + 4])
+                else
+                    redis.call('HSET', key, 'ver', ARGV[a + 2], 'seq', ARGV[a + 3], 'filter', ARGV[a + 4],
+                        'position', ARGV[a + 5])
+                end
+                if ARGV[a + 6] ~= '' then redis.call('PEXPIRE', key, ARGV[a + 6]) end
+                if ARGV[a + 7] ~= '' then redis.call('PUBLISH', ARGV[a + 7], ARGV[a + 8]) end
+                written[i] = 1
+            end
         end
-        redis.call('PEXPIRE', KEYS[1], ARGV[6])
-        if ARGV[7] ~= '' then redis.call('PUBLISH', ARGV[7], ARGV[8]) end
-        return 1
+        return written
         """
 
     private struct PreparedWrite: Sendable {
@@ -153,7 +169,8 @@ public final class RedisIngestPipeline: DriverIngestPipeline {
         }
         let arguments = [
             write.expectedVersion, write.newVersion, String(write.seq), IngestStateText.filter(write.filter),
-            write.position.map(IngestStateText.position) ?? "", lifetimeMillis, channel, payload,
+            write.position.map(IngestStateText.position) ?? "", write.renewsLifetime ? lifetimeMillis : "", channel,
+            payload,
         ]
         let geo = write.geo.map { coordinate, seenAt in
             [write.driverID, "\(coordinate.lng)", "\(coordinate.lat)", "\(seenAt.timeIntervalSince1970)"]
@@ -243,17 +260,28 @@ public final class RedisIngestPipeline: DriverIngestPipeline {
             fail(jobs, error, &round)
             return
         }
-        var commands: [[String]] = []
-        let geo = round.geo
-        if !geo.isEmpty {
-            commands.append(["EVALSHA", shas.geo, "2", geoKeys.positions, geoKeys.seen] + geo)
-        }
+        var writes: [PreparedWrite] = []
+        var batches: [([[String]], @Sendable (Result<[RedisReply], any Error>) -> Void)] = []
         for job in jobs {
             switch job {
-            case .write(let write): commands.append(["EVALSHA", shas.write, "1", write.key] + write.arguments)
-            case .commands(let batch, _): commands += batch
+            case .write(let write): writes.append(write)
+            case .commands(let commands, let done): batches.append((commands, done))
             }
         }
+        var commands = RedisCommandEncoder(capacity: 512 * writes.count + 256)
+        let geo = round.geo
+        if !geo.isEmpty {
+            commands.append(["EVALSHA", shas.geo, "2", geoKeys.positions, geoKeys.seen], then: geo)
+        }
+        if !writes.isEmpty {
+            commands.beginCommand(arguments: 3 + writes.count * (1 + Self.argumentsPerWrite))
+            commands.argument("EVALSHA")
+            commands.argument(shas.write)
+            commands.argument(String(writes.count))
+            for write in writes { commands.argument(write.key) }
+            for write in writes { for argument in write.arguments { commands.argument(argument) } }
+        }
+        for (batch, _) in batches { for command in batch { commands.append(command) } }
         let replies: [RedisReply]
         do {
             replies = try connection.pipeline(commands)
@@ -280,33 +308,34 @@ public final class RedisIngestPipeline: DriverIngestPipeline {
         var stale = 0
         // Counted before anyone hears back, so a caller that saw its answer sees its round counted.
         var completions: [@Sendable () -> Void] = []
-        for job in jobs {
-            switch job {
-            case .write(let write):
-                let reply = replies[next]
-                next += 1
-                switch reply {
-                case .integer(1):
+        if !writes.isEmpty {
+            let reply = replies[next]
+            next += 1
+            switch reply {
+            case .array(let written) where written.count == writes.count:
+                for (write, outcome) in zip(writes, written) {
                     answered += 1
-                    if let member = write.geo { round.geo += member }
-                    completions.append { write.whenDone(.success(.applied)) }
-                case .integer(0):
-                    answered += 1
-                    stale += 1
-                    completions.append { write.whenDone(.success(.stale)) }
-                case .error(let message) where message.hasPrefix("NOSCRIPT"):
-                    // The server lost its scripts; nothing was written, so the call goes again once they are back.
-                    round.shas = nil
-                    retry.append(job)
-                default:
-                    let error = RedisError.unexpected("the ingest script answered \(reply)")
-                    completions.append { write.whenDone(.failure(error)) }
+                    if outcome == .integer(1) {
+                        if let member = write.geo { round.geo += member }
+                        completions.append { write.whenDone(.success(.applied)) }
+                    } else {
+                        stale += 1
+                        completions.append { write.whenDone(.success(.stale)) }
+                    }
                 }
-            case .commands(let batch, let done):
-                let answers = Array(replies[next..<next + batch.count])
-                completions.append { done(.success(answers)) }
-                next += batch.count
+            case .error(let message) where message.hasPrefix("NOSCRIPT"):
+                // The server lost its scripts; nothing was written, so the call goes again once they are back.
+                round.shas = nil
+                retry = writes.map { .write($0) }
+            default:
+                let error = RedisError.unexpected("the ingest script answered \(reply)")
+                for write in writes { completions.append { write.whenDone(.failure(error)) } }
             }
+        }
+        for (batch, done) in batches {
+            let answers = Array(replies[next..<next + batch.count])
+            completions.append { done(.success(answers)) }
+            next += batch.count
         }
         let metrics = queue.withLock { queue in
             queue.jobs.insert(contentsOf: retry, at: 0)
@@ -329,9 +358,13 @@ public final class RedisIngestPipeline: DriverIngestPipeline {
     /// Loads both scripts (a round trip of its own) and returns their SHAs.
     private func loadScripts() throws -> (write: String, geo: String) {
         let replies = try connection.pipeline([
-            ["SCRIPT", "LOAD", Self.writeScript], ["SCRIPT", "LOAD", RedisGeoIndex.updateScript],
+            ["SCRIPT", "LOAD", Self.roundScript], ["SCRIPT", "LOAD", RedisGeoIndex.updateScript],
         ])
-        guard let write = try replies[0].checked().text, let geo = try replies[1].checked().text else {
+        for case .error(let message) in replies {
+            throw RedisError.configuration(
+                "Redis refused the ingest scripts (Hail needs Redis 7 or later for their flags): \(message)")
+        }
+        guard let write = replies[0].text, let geo = replies[1].text else {
             throw RedisError.unexpected("SCRIPT LOAD answered \(replies)")
         }
         queue.withLock { $0.statistics.scriptLoads += 1 }

@@ -21,6 +21,14 @@ struct IngestPipelineTests {
         Coordinate(lat: 43.7400 + Double(index) * 0.0001, lng: 7.4280)
     }
 
+    /// Streams driver-1's batch `seq` to `node` at `spot(seq)`, its fix `seq` s after `t`, and waits for its ack.
+    static func stream(_ seq: Int64, to node: ScaleNode, after t: Date) async {
+        let batch = StreamedBatch(
+            fleet: node.services.fleet, driver: "driver-1", seq: seq, at: spot(Int(seq)), t: t + Double(seq))
+        #expect(batch.isWriting)
+        #expect(await batch.committed())
+    }
+
     @Test func fortyDriversBatchesQueuedTogetherGoInOneRoundTrip() async throws {
         try await CrossNodeTests.withTwoNodes { nodeA, nodeB in
             let drivers = (0..<40).map { "driver-\($0)" }
@@ -49,7 +57,8 @@ struct IngestPipelineTests {
             // The forty writes in one round; the geo update and the read after it, together or one by one.
             #expect(after.largestRound == 40)
             #expect((2...3).contains(after.roundTrips - before.roundTrips))
-            #expect(after.commands - before.commands == 42)
+            // One script call for the forty writes, then the geo update and the read.
+            #expect(after.commands - before.commands == 3)
             #expect(after.writes - before.writes == 40)
             #expect(after.staleWrites == before.staleWrites)
             // /metrics says the same: one round trip carried the forty writes (the geo round carried none).
@@ -76,13 +85,8 @@ struct IngestPipelineTests {
         try await CrossNodeTests.withTwoNodes { nodeA, nodeB in
             try await nodeA.online(driver: "driver-1", at: Self.near)
             let t = nodeA.services.time.now() + 60
-            /// Streams batch `seq` at `spot(seq)` and waits for its acknowledgement.
             func send(_ seq: Int64) async {
-                let batch = StreamedBatch(
-                    fleet: nodeA.services.fleet, driver: "driver-1", seq: seq, at: Self.spot(Int(seq)),
-                    t: t + Double(seq))
-                #expect(batch.isWriting)
-                #expect(await batch.committed())
+                await Self.stream(seq, to: nodeA, after: t)
                 // The geo update rides at the head of the round after its batch's: a read makes that round.
                 _ = try? await nodeA.pipeline.load(driverID: "driver-1")
             }
@@ -106,6 +110,38 @@ struct IngestPipelineTests {
             nodeA.clock.advance(by: .milliseconds(100))
             await send(4)
             #expect(try await indexed() == 4)
+        }
+    }
+
+    @Test func aDriversStateHasItsLifetimeRenewedOnceAMinuteNotWithEveryBatch() async throws {
+        try await CrossNodeTests.withTwoNodes { nodeA, _ in
+            try await nodeA.online(driver: "driver-1", at: Self.near)
+            let key = RedisDriverIngestStore.key(prefix: nodeA.ingestPrefix, driverID: "driver-1")
+            let t = nodeA.services.time.now() + 60
+            func send(_ seq: Int64) async { await Self.stream(seq, to: nodeA, after: t) }
+            func millisecondsLeft() async throws -> Int? {
+                guard case .integer(let left) = try await nodeA.pipeline.commands([["PTTL", key]])[0] else {
+                    return nil
+                }
+                return left
+            }
+            /// Shortens the key's lifetime to 100 s, as if it had been renewed a day less 100 s ago.
+            func shorten() async throws {
+                _ = try await nodeA.pipeline.commands([["PEXPIRE", key, "100000"]])[0].checked()
+            }
+            // The node's first write of the driver renews it: a day.
+            await send(2)
+            try await shorten()
+            #expect(try await millisecondsLeft().map { $0 <= 100_000 } == true)
+            // 59 s later the seq and position move, the lifetime is left as it is.
+            nodeA.clock.advance(by: .seconds(59))
+            await send(3)
+            #expect(try await nodeA.pipeline.load(driverID: "driver-1")?.state.lastSeq == 3)
+            #expect(try await millisecondsLeft().map { $0 <= 100_000 } == true)
+            // A minute after the last renewal it is renewed again, to a day.
+            nodeA.clock.advance(by: .seconds(1))
+            await send(4)
+            #expect(try await millisecondsLeft().map { $0 > 86_000_000 } == true)
         }
     }
 

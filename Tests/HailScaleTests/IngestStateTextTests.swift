@@ -17,7 +17,8 @@ struct IngestStateTextTests {
         backwards.t = Self.fix.t - 1
         _ = filter.evaluate(backwards)
         let text = IngestStateText.filter(filter)
-        #expect(text.hasPrefix("f1:43.7396123456789,7.4276123,4.5,271.25,13.9,"))
+        #expect(
+            text.hasPrefix("f2:4045deab9e0a3451,401db5dfffaf7828,4012000000000000,4070f40000000000,402bcccccccccccd,"))
         #expect(text.hasSuffix(",1,0,0,1,0"))
         let back = try IngestStateText.filter(from: text)
         #expect(back == filter)
@@ -28,8 +29,8 @@ struct IngestStateTextTests {
         var counts = LocationFilter.Counts()
         counts.poorAccuracy = 3
         let filter = LocationFilter(lastAccepted: nil, counts: counts)
-        #expect(IngestStateText.filter(filter) == "f1:,,,,,,0,0,3,0,0")
-        #expect(try IngestStateText.filter(from: "f1:,,,,,,0,0,3,0,0") == filter)
+        #expect(IngestStateText.filter(filter) == "f2:,,,,,,0,0,3,0,0")
+        #expect(try IngestStateText.filter(from: "f2:,,,,,,0,0,3,0,0") == filter)
     }
 
     @Test func aPositionComesBackExactly() throws {
@@ -37,8 +38,22 @@ struct IngestStateTextTests {
             coordinate: Coordinate(lat: 43.7401, lng: 7.4281), heading: 90, seq: 9_007_199_254_740_993,
             receivedAt: Date(timeIntervalSince1970: 1_796_220_001.5))
         let text = IngestStateText.position(position)
-        #expect(text.hasPrefix("p1:43.7401,7.4281,90.0,9007199254740993,"))
+        #expect(text.hasPrefix("p2:4045debb98c7e282,401db65fd8adab9f,4056800000000000,9007199254740993,"))
+        #expect(text.utf8.count == "p2:".utf8.count + 4 * 17 + "9007199254740993".utf8.count)
         #expect(try IngestStateText.position(from: text) == position)
+    }
+
+    @Test func stateWrittenInDecimalBeforeStillReads() throws {
+        var filter = LocationFilter()
+        _ = filter.evaluate(Self.fix)
+        let referenceSeconds = Self.fix.t.timeIntervalSinceReferenceDate.description
+        let decimalFilter = "f1:43.7396123456789,7.4276123,4.5,271.25,13.9,\(referenceSeconds),1,0,0,0,0"
+        #expect(try IngestStateText.filter(from: decimalFilter) == filter)
+        let position = try IngestStateText.position(from: "p1:43.7401,7.4281,90.0,12,815000001.5")
+        #expect(position.coordinate == Coordinate(lat: 43.7401, lng: 7.4281))
+        #expect(position.heading == 90)
+        #expect(position.seq == 12)
+        #expect(position.receivedAt == Date(timeIntervalSinceReferenceDate: 815_000_001.5))
     }
 
     @Test func stateWrittenAsJSONBeforeStillReads() throws {
@@ -54,6 +69,12 @@ struct IngestStateTextTests {
 
     @Test func damagedTextIsAnErrorNamingIt() {
         #expect(throws: RedisError.self) { try IngestStateText.filter(from: "f1:1,2,3") }
+        #expect(throws: RedisError.self) { try IngestStateText.filter(from: "f2:1,2,3") }
+        // A hex field that is not 16 digits long is damage, not a shorter number.
+        #expect(throws: RedisError.self) {
+            try IngestStateText.position(
+                from: "p2:4045debb98c7e28,401db65fd8adab9f,4056800000000000,1,4056800000000000")
+        }
         #expect(throws: RedisError.self) { try IngestStateText.position(from: "p1:a,b,c,d,e") }
         #expect(throws: RedisError.self) { try IngestStateText.position(from: "p1:1,2,3,4.5,6") }
     }

@@ -19,9 +19,12 @@ struct ScaleNode {
     let api: HailAPI
     let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: secret))
     let clock = ManualClock()
+    /// Where this node's driver ingest state is kept in Redis.
+    let ingestPrefix: String
 
     init(postgresURL: String, schema: String, redisURL: String, prefix: String) async throws {
         let endpoint = try RedisEndpoint(url: redisURL)
+        ingestPrefix = prefix + "ingest"
         stores = try await PostgresTripStores.open(url: postgresURL, schema: schema, connections: 2)
         redis = RedisClient(endpoint: endpoint)
         bus = try RedisTripBus(endpoint: endpoint, prefix: prefix)

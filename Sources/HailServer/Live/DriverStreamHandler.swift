@@ -11,8 +11,10 @@ import HailProtocol
 /// really is async (the stream's setup, a scaled node's first batch of a driver) runs in a task whose result
 /// comes back as an event; meanwhile the socket is not read, so a fast client waits in its own socket
 /// buffer rather than in the server's memory. In the scaled mode a batch is planned here too and written
-/// to Redis in one pipelined round trip; the socket is read again when it is written (`Written`), so each
-/// driver has one batch in the shared store's hands at a time and their batches apply in seq order.
+/// to Redis in one pipelined round trip; the next batch is taken once it is written (`Written`, or its
+/// `Committed` when no history follows), so each driver has one batch in the shared store's hands at a time
+/// and their batches apply in seq order. Batches read meanwhile wait here, up to `heldLimit`, before the
+/// socket stops being read: a driver that waits for its acks never makes the loop switch reading off and on.
 final class DriverStreamHandler: WebSocketInboundHandler {
     /// The stream's setup is done: its bus subscription, to end when the stream does.
     struct SetUp: Sendable { let subscription: BusSubscription }
@@ -28,6 +30,8 @@ final class DriverStreamHandler: WebSocketInboundHandler {
 
     /// Acks waiting for their commits before the socket stops being read.
     static let pendingAckLimit = 64
+    /// Messages read while a batch is in the works before the socket stops being read.
+    static let heldLimit = 4
 
     private let driverID: String
     private let client: ClientInfo?
@@ -40,6 +44,8 @@ final class DriverStreamHandler: WebSocketInboundHandler {
 
     private var ready = false
     private var ingesting = false
+    /// The batch being written through the scaled pipeline, whose `Committed` also says it was written.
+    private var writingSeq: Int64?
     private var paused = false
     private var held: [WebSocketMessage] = []
     /// Batches read and not yet acknowledged, in seq order; `true` once its ack may go.
@@ -109,7 +115,7 @@ final class DriverStreamHandler: WebSocketInboundHandler {
     func received(_ message: WebSocketMessage, on connection: WebSocketConnection) -> WebSocketReadAction {
         guard ready, !ingesting, held.isEmpty else {
             held.append(message)
-            return pause()
+            return wantsPause ? pause() : .proceed
         }
         take(message, on: connection)
         return wantsPause ? pause() : .proceed
@@ -126,10 +132,15 @@ final class DriverStreamHandler: WebSocketInboundHandler {
                 connection.close(code: failure.closeCode.rawValue, reason: LiveStreams.reason(failure.message))
                 return
             }
+            if committed.seq == writingSeq {
+                ingesting = false
+                writingSeq = nil
+            }
             if let index = acks.firstIndex(where: { $0.seq == committed.seq && !$0.done }) { acks[index].done = true }
             flushAcks(on: connection)
         case is Written:
             ingesting = false
+            writingSeq = nil
         case let ingested as Ingested:
             ingesting = false
             switch ingested.result {
@@ -164,7 +175,7 @@ final class DriverStreamHandler: WebSocketInboundHandler {
     }
 
     private var wantsPause: Bool {
-        !ready || ingesting || closeWhenDrained != nil || acks.count >= Self.pendingAckLimit
+        closeWhenDrained != nil || acks.count >= Self.pendingAckLimit || held.count >= Self.heldLimit
     }
 
     private func pause() -> WebSocketReadAction {
@@ -210,6 +221,7 @@ final class DriverStreamHandler: WebSocketInboundHandler {
         case .writing(let result)?:
             acks.append((result.ackSeq, false))
             ingesting = true
+            writingSeq = seq
         case nil:
             ingesting = true
             let (fleet, api, driverID, client) = (services.fleet, api, driverID, client)

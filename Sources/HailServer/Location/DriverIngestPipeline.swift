@@ -34,13 +34,17 @@ public struct PlannedIngestWrite: Sendable {
     public var publish: (message: BusMessage, topic: BusTopic)?
     /// Where the geo index puts an online driver, and when they were seen.
     public var geo: (coordinate: Coordinate, seenAt: Date)?
+    /// Whether the write renews the state's lifetime in the store (the node does it once in a while, not on
+    /// every batch).
+    public var renewsLifetime: Bool
 
     /// A planned write.
     public init(
         driverID: String, seq: Int64, expectedVersion: String, newVersion: String, filter: LocationFilter,
         position: DriverLocation?, publish: (message: BusMessage, topic: BusTopic)?,
-        geo: (coordinate: Coordinate, seenAt: Date)?
+        geo: (coordinate: Coordinate, seenAt: Date)?, renewsLifetime: Bool = true
     ) {
+        self.renewsLifetime = renewsLifetime
         self.driverID = driverID
         self.seq = seq
         self.expectedVersion = expectedVersion

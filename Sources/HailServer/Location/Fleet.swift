@@ -33,6 +33,10 @@ public final class Fleet: Sendable {
         /// second (the app's pace) has every batch in the index. The index then trails the driver's newest
         /// fix by at most this long.
         public var geoRefreshSeconds: TimeInterval = 0.5
+        /// How often at most the scaled mode renews the lifetime of a driver's shared state (a day, after which
+        /// a driver gone that long is forgotten): once a minute is as good as once a batch, at a fraction of
+        /// the work in Redis.
+        public var lifetimeRefreshSeconds: TimeInterval = 60
 
         /// The defaults.
         public init() {}
@@ -66,6 +70,8 @@ public final class Fleet: Sendable {
         var cache: VersionedIngestState?
         /// When this node last wrote the driver's geo index entry (scaled mode), for `geoRefreshSeconds`.
         var geoWrittenAt: Date?
+        /// When this node last renewed the lifetime of the driver's shared state, for `lifetimeRefreshSeconds`.
+        var lifetimeRenewedAt: Date?
     }
 
     private let configuration: Configuration
@@ -228,8 +234,9 @@ public final class Fleet: Sendable {
         /// Applied; its history points are being committed, and `whenCommitted` will say when the batch may
         /// be acknowledged (or that it failed and was taken back).
         case committing(IngestResult)
-        /// Being written to the shared stores (scaled mode): `whenWritten` says when the driver's next batch
-        /// may be taken, then `whenCommitted` when this one may be acknowledged (or that it failed).
+        /// Being written to the shared stores (scaled mode): `whenCommitted` says when it may be acknowledged
+        /// (or that it failed), and so that the driver's next batch may be taken. When history points follow
+        /// the write, `whenWritten` comes first, so the next batch need not wait for their commit.
         case writing(IngestResult)
     }
 
@@ -239,7 +246,8 @@ public final class Fleet: Sendable {
     /// network loop calls this for every batch it reads. Embedded, the geo index, the bus and the ingest
     /// state are lock-sharded memory, and the history goes to the group commit, whose `whenCommitted` is
     /// called once on the writer's thread. Scaled, the batch is planned here and written through the
-    /// pipeline (`.writing`): `whenWritten` then `whenCommitted`, or `whenCommitted` alone with the error.
+    /// pipeline (`.writing`): `whenWritten` then `whenCommitted` when history points are to be committed,
+    /// `whenCommitted` alone otherwise (one hop back to the loop per batch, not two) or with the error.
     public func ingestNow(
         driverID: String, batch: LocationBatch, client: ClientInfo?,
         whenWritten: @escaping @Sendable () -> Void = {},
@@ -294,10 +302,13 @@ public final class Fleet: Sendable {
         let refreshesGeo =
             plan.geoUpdate != nil
             && plan.local.geoWrittenAt.map { now.timeIntervalSince($0) >= configuration.geoRefreshSeconds } ?? true
+        let renewsLifetime =
+            plan.local.lifetimeRenewedAt.map { now.timeIntervalSince($0) >= configuration.lifetimeRefreshSeconds }
+            ?? true
         let write = PlannedIngestWrite(
             driverID: driverID, seq: batch.seq, expectedVersion: cached.version, newVersion: version,
             filter: plan.filter, position: plan.position, publish: plan.publish.map { ($0.0, $0.1) },
-            geo: refreshesGeo ? plan.geoUpdate.map { ($0.0, $0.1) } : nil)
+            geo: refreshesGeo ? plan.geoUpdate.map { ($0.0, $0.1) } : nil, renewsLifetime: renewsLifetime)
         let previous = cached.state.lastSeq
         pipeline.write(write) { [self] outcome in
             switch outcome {
@@ -310,12 +321,10 @@ public final class Fleet: Sendable {
                 var local = plan.local
                 local.cache = VersionedIngestState(state: after, version: version)
                 if refreshesGeo { local.geoWrittenAt = now }
+                if renewsLifetime { local.lifetimeRenewedAt = now }
                 drivers.withValue(driverID) { $0 = local }
+                guard let (tripID, points) = plan.history else { return whenCommitted(.success(())) }
                 whenWritten()
-                guard let (tripID, points) = plan.history else {
-                    whenCommitted(.success(()))
-                    return
-                }
                 history.append(tripID: tripID, points: points) { [self] result in
                     guard case .failure = result else { return whenCommitted(result) }
                     takeBack(driverID: driverID, seq: batch.seq, previous: previous) { whenCommitted(result) }
@@ -326,7 +335,6 @@ public final class Fleet: Sendable {
                 Task {
                     do {
                         _ = try await ingest(driverID: driverID, batch: batch, client: client)
-                        whenWritten()
                         whenCommitted(.success(()))
                     } catch {
                         whenCommitted(.failure(error))
