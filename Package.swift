@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "HailDriver", targets: ["HailDriver"]),
         .library(name: "HailTesting", targets: ["HailTesting"]),
         .library(name: "HailProcess", targets: ["HailProcess"]),
+        .library(name: "HailBench", targets: ["HailBench"]),
         .executable(name: "hail", targets: ["hail"]),
     ],
     targets: [
@@ -98,14 +99,23 @@ let package = Package(
         .target(name: "CSpawn"),
         .target(name: "HailProcess", dependencies: ["CSpawn"]),
         // Test support shipped as a target: seeded randomness, fixtures from ../shared/data.
-        .target(name: "HailTesting", dependencies: ["HailCore", "HailProtocol"]),
-        // The thin command-line front end.
+        .target(name: "HailTesting", dependencies: ["HailCore", "HailProtocol", "HailProcess"]),
+        // Every benchmark `hail bench` runs, in process, with typed results: load generators, server children,
+        // backend counters, and the road and client-core measurements.
+        .target(
+            name: "HailBench",
+            dependencies: [
+                "HailCore", "HailProtocol", "HailServer", "HailNet", "HailScale", "HailRoads", "HailDriver",
+                "HailProcess",
+            ]
+        ),
+        // The thin command-line front end: options parsed and handed to the libraries above.
         .executableTarget(
             name: "hail",
             dependencies: [
                 "HailCore", "HailProtocol", "HailServer", "HailNet", "HailStorage", "HailClient", "HailRider",
-                "HailDriver", "HailScale", "HailRoads", "HailSim", "HailAppStore", "HailTesting", "HailAPNs",
-                "HailProcess",
+                "HailDriver", "HailScale", "HailRoads", "HailSim", "HailAppStore", "HailAPNs", "HailProcess",
+                "HailBench",
             ]
         ),
         .testTarget(name: "HailCoreTests", dependencies: ["HailCore", "HailTesting"]),
@@ -124,7 +134,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HailRoadsTests", dependencies: ["HailRoads", "HailCore", "HailTesting"]),
-        .testTarget(name: "HailNetTests", dependencies: ["HailNet"]),
+        .testTarget(name: "HailNetTests", dependencies: ["HailNet", "HailTesting"]),
         .testTarget(name: "HailProcessTests", dependencies: ["HailProcess"]),
         .testTarget(
             name: "HailServerTests",
@@ -150,6 +160,10 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HailProtocolTests", dependencies: ["HailProtocol", "HailCore", "HailTesting"]),
+        .testTarget(
+            name: "HailBenchTests",
+            dependencies: ["HailBench", "HailCore", "HailRoads", "HailDriver", "HailProcess", "HailTesting"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -30,14 +30,14 @@ public struct GeneratedCity: Sendable {
         let rows = max(3, rows)
         self.columns = columns
         self.rows = rows
-        var random = SplitMix64(state: seed)
+        var random = SplitMix64(seed: seed)
         let projection = LocalProjection(origin: center)
         func place(_ column: Double, _ row: Double, jitter: Bool) -> Coordinate {
             var x = (column - Double(columns - 1) / 2) * blockMeters
             var y = (row - Double(rows - 1) / 2) * blockMeters
             if jitter {
-                x += random.nextSigned() * blockMeters * 0.1
-                y += random.nextSigned() * blockMeters * 0.1
+                x += random.signedUnit() * blockMeters * 0.1
+                y += random.signedUnit() * blockMeters * 0.1
             }
             return Coordinate(
                 lat: center.lat + y / projection.metersPerDegreeLat, lng: center.lng + x / projection.metersPerDegreeLng

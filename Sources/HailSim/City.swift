@@ -63,7 +63,7 @@ public final class City {
             tunnels: SimulatedCar.tunnels(of: graph), clock: clock, timeline: timeline, connector: connector,
             configuration: configuration)
         guard !world.spots.isEmpty else { return }
-        var random = SimRandom(seed: configuration.seed)
+        var random = SplitMix64(seed: configuration.seed)
         startedAt = timeline.now()
         if configuration.warmup <= 0 { measuredFrom = startedAt }
         let drivers = (0..<configuration.drivers).map {

@@ -21,7 +21,7 @@ struct CityWorld: Sendable {
     let configuration: CityConfiguration
 
     /// A random intersection of the main component.
-    func randomSpot(using random: inout SimRandom) -> Coordinate {
+    func randomSpot(using random: inout SplitMix64) -> Coordinate {
         spots[Int(random.next() % UInt64(spots.count))]
     }
 

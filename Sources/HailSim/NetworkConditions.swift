@@ -1,4 +1,5 @@
 import Foundation
+import HailCore
 import HailDriver
 
 /// One client's network on one profile, every fault drawn from its own seeded generator: when the dead
@@ -13,7 +14,7 @@ actor NetworkConditions {
 
     nonisolated let profile: NetworkProfile
     nonisolated let timeline: DriverTimeline
-    private var random: SimRandom
+    private var random: SplitMix64
     /// Dead zones and stalls as seconds since 1970, in order.
     nonisolated let deadZones: [ClosedRange<Double>]
     nonisolated let stalls: [ClosedRange<Double>]
@@ -26,7 +27,7 @@ actor NetworkConditions {
 
     /// Conditions with the dead zones and stalls given, for tests that need them at known times.
     init(
-        profile: NetworkProfile, timeline: DriverTimeline, random: SimRandom, deadZones: [ClosedRange<Double>],
+        profile: NetworkProfile, timeline: DriverTimeline, random: SplitMix64, deadZones: [ClosedRange<Double>],
         stalls: [ClosedRange<Double>], pressable: Bool = false
     ) {
         self.pressable = pressable
@@ -38,7 +39,7 @@ actor NetworkConditions {
     }
 
     init(
-        profile: NetworkProfile, timeline: DriverTimeline, random: SimRandom, horizon: TimeInterval = 86_400,
+        profile: NetworkProfile, timeline: DriverTimeline, random: SplitMix64, horizon: TimeInterval = 86_400,
         pressable: Bool = false
     ) {
         self.pressable = pressable
@@ -57,7 +58,7 @@ actor NetworkConditions {
 
     /// Windows of `seconds` starting as a Poisson process of `perHour`.
     static func windows(
-        perHour: Double, seconds: Double, from start: Double, horizon: Double, random: inout SimRandom
+        perHour: Double, seconds: Double, from start: Double, horizon: Double, random: inout SplitMix64
     ) -> [ClosedRange<Double>] {
         guard perHour > 0, seconds > 0 else { return [] }
         var windows: [ClosedRange<Double>] = []

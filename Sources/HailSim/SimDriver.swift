@@ -15,7 +15,7 @@ final class SimDriver {
     private(set) var model: DriverModel
     let car: SimulatedCar
     private let world: CityWorld
-    private var random: SimRandom
+    private var random: SplitMix64
     private let link: FaultyDriverLink
     private let store = MemoryOutboxStore()
     private let conditions: NetworkConditions
@@ -51,7 +51,7 @@ final class SimDriver {
         var onTripSeconds: Double
     }
 
-    init(id: String, world: CityWorld, random: SimRandom, confirm: @escaping @MainActor (Trip, Date) -> Void) {
+    init(id: String, world: CityWorld, random: SplitMix64, confirm: @escaping @MainActor (Trip, Date) -> Void) {
         var random = random
         self.id = id
         self.world = world

@@ -15,7 +15,7 @@ final class SimRider {
     /// What the rider's screen showed, judged.
     private(set) var audit = ScreenAudit()
     private let world: CityWorld
-    private var random: SimRandom
+    private var random: SplitMix64
     private let link: FaultyRiderLink
     /// The APNs device token this rider's phone has (`SimPushTokens`).
     private let deviceToken: Data
@@ -31,7 +31,7 @@ final class SimRider {
     private var killed = false
 
     init(
-        id: String, world: CityWorld, random: SimRandom, truth: @escaping @MainActor (String) -> TruthTrace?,
+        id: String, world: CityWorld, random: SplitMix64, truth: @escaping @MainActor (String) -> TruthTrace?,
         measuring: @escaping @MainActor () -> Bool = { true }, record: @escaping @MainActor (RiderOutcome) -> Void
     ) {
         var random = random

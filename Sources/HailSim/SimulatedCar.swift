@@ -23,7 +23,7 @@ actor SimulatedCar: LocationSource {
     private let timeline: DriverTimeline
     private let speedFactor: Double
     private let noiseMeters: Double
-    private var random: SimRandom
+    private var random: SplitMix64
     private var policy: LocationPolicy = .off
     private var route: Route?
     private var routeStartedAt = Date.distantPast
@@ -42,7 +42,7 @@ actor SimulatedCar: LocationSource {
     private var statusListeners: [AsyncStream<FixStatus>.Continuation] = []
 
     init(
-        start: Coordinate, timeline: DriverTimeline, speedFactor: Double, noiseMeters: Double, random: SimRandom,
+        start: Coordinate, timeline: DriverTimeline, speedFactor: Double, noiseMeters: Double, random: SplitMix64,
         tunnels: Set<Segment> = [], outlierProbability: Double = 0
     ) {
         position = start

@@ -39,8 +39,6 @@ enum DemoCommand {
         pushed.
         """
 
-    static let monaco = "../shared/data/osm/monaco.osm.pbf"
-
     static func run(_ arguments: [String]) async throws(UsageError) {
         let args = try Arguments(
             arguments,
@@ -144,7 +142,7 @@ enum DemoCommand {
 
     /// The road graph to drive on: `--map`, else Monaco when the shared data is there, else the generated city.
     static func loadMap(_ path: String?) throws(UsageError) -> (RoadGraph, String) {
-        let chosen = path ?? (FileManager.default.fileExists(atPath: monaco) ? monaco : nil)
+        let chosen = path ?? SharedDataFile.path(SharedDataFile.monacoMap)
         guard let chosen else { return (GeneratedCity(seed: 1).graph, "the generated city") }
         do {
             let graph = RoadGraph(extract: try OSMPBFReader.read(contentsOf: URL(fileURLWithPath: chosen)))

@@ -1,4 +1,5 @@
 import Foundation
+import HailTesting
 import Synchronization
 
 #if canImport(Glibc)

@@ -3,6 +3,7 @@ import HailCore
 import HailProcess
 import HailProtocol
 import HailServer
+import HailTesting
 
 /// The two shapes the crash loop kills, as docs/DEPLOY.md describes them.
 enum CrashLoopMode: String, Sendable {

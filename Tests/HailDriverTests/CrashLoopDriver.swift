@@ -37,7 +37,7 @@ final class CrashLoopDriver {
             api: DriverHTTPAPI(transport: HTTPTransport(baseURL: server, token: token, timeout: 5)),
             channel: DriverLiveChannel(connector: connector, server: server, token: token),
             location: follower, store: try await SQLiteOutboxStore(path: outboxPath), timeline: timeline,
-            random: SeededGenerator(seed: UInt64(index) + 1))
+            random: SplitMix64(seed: UInt64(index) + 1))
     }
 
     /// Restores, goes online and starts the autopilot (unless a test taps by hand).

@@ -2,6 +2,7 @@ import Foundation
 import HailClient
 import HailCore
 import HailDriver
+import HailProcess
 import HailProtocol
 import HailServer
 import Testing
@@ -22,7 +23,7 @@ struct CrashLoopMissedCancelTests {
             """))
     func theDriverLearnsOfACancellationMadeWhileTheirNodeWasDown() async throws {
         try #require(
-            FileManager.default.isExecutableFile(atPath: CrashLoopServer.executable.path),
+            FileManager.default.isExecutableFile(atPath: ServerChild.hailBesideThisExecutable),
             "build the hail executable first (swift build --build-tests builds it beside the tests)")
         let services = try #require(CrashLoopServices.fromEnvironment)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(

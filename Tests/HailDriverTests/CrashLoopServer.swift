@@ -1,4 +1,5 @@
 import Foundation
+import HailCore
 import HailDriver
 import HailProcess
 import HailServer
@@ -17,21 +18,14 @@ final class CrashLoopServer: Sendable {
     /// What it stores where: `--db FILE`, or `--postgres URL --redis URL` with schema and prefix.
     let storageArguments: [String]
     let secretPath: String
-    /// The running child and the pipe its standard output goes to, held together: releasing the pipe closes the
-    /// read end its readability handler watches.
-    private let running = Mutex<(child: ChildProcess, output: Pipe)?>(nil)
+    /// The running child.
+    private let running = Mutex<ServerChild?>(nil)
     private let counts = Mutex<(kills: Int, starts: Int)>((0, 0))
 
     init(storageArguments: [String], secretPath: String) throws {
         self.storageArguments = storageArguments
         self.secretPath = secretPath
         port = try Self.freePort()
-    }
-
-    /// The `hail` executable built beside this test binary.
-    static var executable: URL {
-        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        return testBinary.deletingLastPathComponent().appendingPathComponent("hail")
     }
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
@@ -79,52 +73,29 @@ final class CrashLoopServer: Sendable {
     }
 
     private func launchOnce() async throws -> Bool {
-        let output = Pipe()
-        let (chunks, continuation) = AsyncStream.makeStream(of: String.self)
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                continuation.finish()
-                return
-            }
-            continuation.yield(String(decoding: data, as: UTF8.self))
-        }
-        let process = try ChildProcess.start(
-            Self.executable.path,
-            ["server", "--port", "\(port)", "--secret-file", secretPath, "--quiet"] + storageArguments,
-            standardOutput: output.fileHandleForWriting.fileDescriptor)
-        try output.fileHandleForWriting.close()
-        let listening = await withDeadline(20) { () -> Bool? in
-            var text = ""
-            for await chunk in chunks {
-                text += chunk
-                if text.contains("listening on http://127.0.0.1:\(self.port)") { return true }
-            }
+        do {
+            let child = try await ServerChild.start(
+                executable: ServerChild.hailBesideThisExecutable,
+                arguments: ["server", "--port", "\(port)", "--secret-file", secretPath, "--quiet"] + storageArguments,
+                timeout: .seconds(20))
+            running.withLock { $0 = child }
+            return true
+        } catch {
+            // It exited (the port still held by the killed process's sockets, say) or hung; the harness has
+            // stopped it, so the next attempt can take the port.
             return false
         }
-        if listening == true {
-            running.withLock { $0 = (process, output) }
-            return true
-        }
-        // It exited (or hung): make sure it is gone before the next attempt takes the port.
-        process.send(SIGKILL)
-        _ = process.waitUntilExit()
-        // The pipe lives until here on this path too, so its read end stays open while the child may still write.
-        withExtendedLifetime(output) {}
-        return false
     }
 
     /// SIGKILL: no chance to flush or close anything. `counted` is false for the kill that ends the run.
     func kill(counted: Bool = true) {
         guard
-            let process = running.withLock({ current -> ChildProcess? in
+            let child = running.withLock({ current -> ServerChild? in
                 defer { current = nil }
-                return current?.child
+                return current
             })
         else { return }
-        process.send(SIGKILL)
-        _ = process.waitUntilExit()
+        child.kill()
         if counted { counts.withLock { $0.kills += 1 } }
     }
 }
@@ -138,7 +109,7 @@ final class CrashLoopKiller: Sendable {
     init(deployment: CrashLoopDeployment, interval: ClosedRange<Double>, seed: UInt64) {
         let timeline = DriverTimeline.system()
         task = Task.detached {
-            var random = SeededGenerator(seed: seed)
+            var random = SplitMix64(seed: seed)
             var problems: [String] = []
             var round = 0
             while true {

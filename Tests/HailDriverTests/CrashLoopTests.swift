@@ -3,10 +3,12 @@ import HailAppStore
 import HailClient
 import HailCore
 import HailDriver
+import HailProcess
 import HailProtocol
 import HailRider
 import HailServer
 import HailStorage
+import HailTesting
 import Testing
 
 /// The crash loop of issue #9: real rider and driver cores on the live transports, `hail server` SIGKILLed
@@ -49,7 +51,7 @@ struct CrashLoopTests {
     /// One crash loop in `mode`, from start to verdicts.
     static func run(_ mode: CrashLoopMode) async throws {
         try #require(
-            FileManager.default.isExecutableFile(atPath: CrashLoopServer.executable.path),
+            FileManager.default.isExecutableFile(atPath: ServerChild.hailBesideThisExecutable),
             "build the hail executable first (swift build --build-tests builds it beside the tests)")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "hail-crash-loop-\(UUID().uuidString)")

@@ -12,11 +12,6 @@ import Synchronization
     import FoundationNetworking
 #endif
 
-/// A failure of the harness itself: a deadline passed, the server answered something unexpected.
-struct HarnessError: Error, CustomStringConvertible {
-    let description: String
-}
-
 /// The real backend on loopback, on the test's manual clock, with a SQLite file and HMAC tokens.
 struct DriverLoopback {
     let server: BackendServer
@@ -121,35 +116,5 @@ func eventually(
                 "\(what): not within \(seconds) s; screen \(model.screen); in flight \(batcher.inFlight.map(\.seq)), "
                 + "pending \(batcher.pending.count), buffered \(batcher.buffer.count), problem \(model.lastProblem ?? "none")"
         )
-    }
-}
-
-/// A one-shot real-time deadline that can be called off, so a met condition does not wait it out.
-final class Deadline: Sendable {
-    private let state = Mutex<(fired: Bool, continuation: CheckedContinuation<Void, Never>?)>((false, nil))
-    private let seconds: Double
-
-    init(seconds: Double) { self.seconds = seconds }
-
-    func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state -> Bool in
-                if state.fired { return true }
-                state.continuation = continuation
-                return false
-            }
-            if now { continuation.resume() }
-            // A deadline, not a wait for something: it only matters when the condition never comes.
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { self.cancel() }
-        }
-    }
-
-    func cancel() {
-        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.fired = true
-            defer { state.continuation = nil }
-            return state.continuation
-        }
-        continuation?.resume()
     }
 }

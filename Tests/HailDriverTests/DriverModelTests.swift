@@ -20,7 +20,7 @@ struct DriverModelTests {
         self.store = store ?? MemoryOutboxStore(saved)
         model = DriverModel(
             api: api, channel: channel, location: source, store: self.store,
-            timeline: DriverTimeline(clock: clock, origin: Fixture.origin), random: SeededGenerator(seed: 1))
+            timeline: DriverTimeline(clock: clock, origin: Fixture.origin), random: SplitMix64(seed: 1))
     }
 
     func online() async throws {

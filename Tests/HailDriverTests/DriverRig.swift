@@ -51,7 +51,7 @@ final class DriverRig {
         source = ScriptedLocationSource()
         model = DriverModel(
             api: SwitchedAPI(inner: api, network: network), channel: channel, location: source, store: store,
-            timeline: timeline, random: SeededGenerator(seed: 7))
+            timeline: timeline, random: SplitMix64(seed: 7))
     }
 
     func stop() async {

@@ -92,7 +92,7 @@ struct DriverReconnectTests {
         let source = ScriptedLocationSource()
         let model = DriverModel(
             api: api, channel: channel, location: source, store: MemoryOutboxStore(),
-            timeline: DriverTimeline(clock: clock, origin: Fixture.origin), random: SeededGenerator(seed: 1))
+            timeline: DriverTimeline(clock: clock, origin: Fixture.origin), random: SplitMix64(seed: 1))
         await model.start()
         await model.goOnline()
         try await eventually(model, "stream up") { $0.link == .stream }

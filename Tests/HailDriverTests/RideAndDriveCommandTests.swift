@@ -2,6 +2,7 @@ import Foundation
 import HailCore
 import HailProtocol
 import HailServer
+import HailTesting
 import Testing
 
 /// The two terminal apps against each other: `hail drive --auto` serves the ride `hail ride --json` asks for.
@@ -9,22 +10,23 @@ import Testing
 struct RideAndDriveCommandTests {
     @Test func hailRideJSONShowsEveryStateInOrderAndExitsZero() async throws {
         try #require(
-            FileManager.default.isExecutableFile(atPath: DriveProcess.executable.path),
+            FileManager.default.isExecutableFile(atPath: HailCommandProcess.executable.path),
             "build the hail executable first (swift build --build-tests builds it beside the tests)")
         let loopback = try await DriverLoopback.start(time: .live(), origin: Date())
         defer { Task { await loopback.stop() } }
         let server = loopback.baseURL.absoluteString
-        let driver = try DriveProcess([
-            "--server", server, "--token", loopback.token(.driver, "cli-driver"),
-            "--start", "43.7390,7.4270", "--speed", "200", "--auto", "--json", "--trips", "1",
-        ])
+        let driver = try HailCommandProcess(
+            [
+                "--server", server, "--token", loopback.token(.driver, "cli-driver"),
+                "--start", "43.7390,7.4270", "--speed", "200", "--auto", "--json", "--trips", "1",
+            ], command: "drive")
         // The rider requests once the driver's stream is up, so dispatch has someone to offer it to.
         let driverReady = await withDeadline(30) { () -> Bool in
             for await line in driver.lines where line.contains(#""link":"stream""#) { return true }
             return false
         }
         #expect(driverReady == true)
-        let rider = try DriveProcess(
+        let rider = try HailCommandProcess(
             [
                 "--server", server, "--token", loopback.token(.rider, "cli-rider"), "--from", "43.7396,7.4276",
                 "--to", "43.7380,7.4260", "--json",

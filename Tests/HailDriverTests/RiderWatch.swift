@@ -33,19 +33,3 @@ final class RiderWatch: Sendable {
 
     func close() { socket.close() }
 }
-
-/// The body's result, or nil when `seconds` of real time pass first (a deadline, never a pause).
-func withDeadline<T: Sendable>(_ seconds: Double, _ body: @escaping @Sendable () async -> T?) async -> T? {
-    let deadline = Deadline(seconds: seconds)
-    return await withTaskGroup(of: T?.self) { group in
-        group.addTask { await body() }
-        group.addTask {
-            await deadline.wait()
-            return nil
-        }
-        let first = await group.next() ?? nil
-        group.cancelAll()
-        deadline.cancel()
-        return first
-    }
-}

@@ -59,7 +59,7 @@ struct StaleLinkFailureTests {
         let source = ScriptedLocationSource()
         let model = DriverModel(
             api: api, channel: channel, location: source, store: MemoryOutboxStore(),
-            timeline: DriverTimeline(clock: clock, origin: Fixture.origin), random: SeededGenerator(seed: 1))
+            timeline: DriverTimeline(clock: clock, origin: Fixture.origin), random: SplitMix64(seed: 1))
         await model.start()
         await model.goOnline()
         try await eventually(model, "stream up") { $0.link == .stream }
@@ -100,21 +100,5 @@ struct StaleLinkFailureTests {
         #expect(channel.sent.flatMap(\.points).map(\.t) == [fix.t, fix.t])
         #expect(await api.posted.flatMap(\.points).map(\.coordinate) == [fix.coordinate])
         await model.shutdown()
-    }
-}
-
-/// Runs `work` with a real-time failure deadline: it throws when `work` has not finished within `seconds`.
-func within(_ seconds: Double, _ what: String, _ work: @escaping @Sendable () async -> Void) async throws {
-    let deadline = Deadline(seconds: seconds)
-    let finished = Mutex(false)
-    let task = Task {
-        await work()
-        finished.withLock { $0 = true }
-        deadline.cancel()
-    }
-    await deadline.wait()
-    guard finished.withLock({ $0 }) else {
-        task.cancel()
-        throw HarnessError(description: "\(what): not within \(seconds) s")
     }
 }

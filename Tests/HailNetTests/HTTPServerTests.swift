@@ -1,4 +1,5 @@
 import Foundation
+import HailTesting
 import Synchronization
 import Testing
 
@@ -37,7 +38,7 @@ func makeServer(_ configure: (inout NetServerConfiguration) -> Void = { _ in }) 
 @Suite struct HTTPServerTests {
     @Test func getWithQueryHeadersAndRequestID() async throws {
         let (server, port) = try makeServer()
-        let response = try await offPool {
+        let response = try await onItsOwnThread {
             let socket = try RawSocket(port: port)
             try socket.send(
                 "GET /v1/drivers/nearby?lat=43.7&lng=7.42&name=a%20b%26c HTTP/1.1\r\nHost: x\r\n"
@@ -59,7 +60,7 @@ func makeServer(_ configure: (inout NetServerConfiguration) -> Void = { _ in }) 
 
     @Test func postBodyAndKeepAliveOnOneConnection() async throws {
         let (server, port) = try makeServer()
-        let (first, second) = try await offPool {
+        let (first, second) = try await onItsOwnThread {
             let socket = try RawSocket(port: port)
             let body = "{\"pickup\":{\"lat\":1}}"
             try socket.send("POST /v1/trips HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
@@ -91,7 +92,7 @@ func makeServer(_ configure: (inout NetServerConfiguration) -> Void = { _ in }) 
             return .text("\(request.method) \(request.path)")
         })
         let port = try server.start()
-        let (first, second) = try await offPool {
+        let (first, second) = try await onItsOwnThread {
             let socket = try RawSocket(port: port)
             try socket.send("POST /v1/trips/t/decline HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
             let first = try socket.readResponse()
@@ -106,7 +107,7 @@ func makeServer(_ configure: (inout NetServerConfiguration) -> Void = { _ in }) 
 
     @Test func handlerNotFoundCarriesJSONError() async throws {
         let (server, port) = try makeServer()
-        let response = try await offPool {
+        let response = try await onItsOwnThread {
             let socket = try RawSocket(port: port)
             try socket.send("GET /missing HTTP/1.1\r\nHost: x\r\n\r\n")
             return try socket.readResponse()
@@ -119,12 +120,12 @@ func makeServer(_ configure: (inout NetServerConfiguration) -> Void = { _ in }) 
 
     @Test func tooLargeBodyIsRejectedWith413BeforeItIsRead() async throws {
         let (server, port) = try makeServer { $0.maxRequestBodyBytes = 1000 }
-        let (response, closed) = try await offPool {
+        let (response, closed) = try await onItsOwnThread {
             let socket = try RawSocket(port: port)
             // Announce 10 MB but send none of it: the answer must not wait for the body.
             try socket.send("POST /v1/trips HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n")
             let response = try socket.readResponse()
-            return (response, try socket.readUntilClosed())
+            return (response, socket.readUntilClosed())
         }
         #expect(response.status == 413)
         #expect(response.text.contains("\"code\":\"payload_too_large\""))
@@ -135,7 +136,7 @@ func makeServer(_ configure: (inout NetServerConfiguration) -> Void = { _ in }) 
     @Test func fiveMegabyteResponseArrivesIntact() async throws {
         let (server, port) = try makeServer()
         let size = 5 * 1024 * 1024 + 123
-        let response = try await offPool {
+        let response = try await onItsOwnThread {
             let socket = try RawSocket(port: port)
             try socket.send("GET /big?size=\(size) HTTP/1.1\r\nHost: x\r\n\r\n")
             return try socket.readResponse()
@@ -156,7 +157,7 @@ func makeServer(_ configure: (inout NetServerConfiguration) -> Void = { _ in }) 
         try Data("body{}".utf8).write(to: directory.appendingPathComponent("app.css"))
         try Data("<svg/>".utf8).write(to: directory.appendingPathComponent("car.svg"))
         let (server, port) = try makeServer { $0.staticFilesDirectory = directory.path }
-        let responses = try await offPool {
+        let responses = try await onItsOwnThread {
             let socket = try RawSocket(port: port)
             var out: [RawSocket.Response] = []
             for path in ["/", "/app.css", "/car.svg", "/missing"] {

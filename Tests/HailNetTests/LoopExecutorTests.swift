@@ -1,3 +1,4 @@
+import HailTesting
 import Synchronization
 import Testing
 
@@ -84,7 +85,7 @@ actor LoopBound {
             })
         serverBox.withLock { $0 = server }
         let port = try server.start()
-        let response = try await offPool {
+        let response = try await onItsOwnThread {
             let socket = try RawSocket(port: port)
             try socket.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
             return try socket.readResponse()

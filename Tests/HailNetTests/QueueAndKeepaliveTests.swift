@@ -1,4 +1,5 @@
 import Foundation
+import HailTesting
 import Synchronization
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 
 /// Opens a WebSocket by hand and then never reads again (nor answers pings).
 func silentPeer(port: Int, path: String = "/silent") async throws -> RawSocket {
-    try await offPool {
+    try await onItsOwnThread {
         let socket = try RawSocket(port: port, receiveBuffer: 4096)
         try socket.send(
             "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"

@@ -1,4 +1,5 @@
 import Foundation
+import HailTesting
 import Testing
 
 @testable import HailNet
@@ -9,10 +10,10 @@ import Testing
     @Test("TRACE reaches the handler with its path and the answer ends the connection")
     func traceReachesTheHandler() async throws {
         let (server, port) = try makeServer()
-        let (response, closed) = try await offPool {
+        let (response, closed) = try await onItsOwnThread {
             let socket = try RawSocket(port: port)
             try socket.send("TRACE /v1/trips/t%201?x=1 HTTP/1.1\r\nHost: x\r\nX-Secret: s\r\n\r\n")
-            return (try socket.readResponse(), try socket.readUntilClosed())
+            return (try socket.readResponse(), socket.readUntilClosed())
         }
         #expect(response.status == 200)
         #expect(response.headers["connection"] == "close")
@@ -26,7 +27,7 @@ import Testing
     @Test("a made-up method token gets the handler's JSON answer, never lws's HTML")
     func madeUpMethod() async throws {
         let (server, port) = try makeServer()
-        let response = try await offPool {
+        let response = try await onItsOwnThread {
             let socket = try RawSocket(port: port)
             try socket.send("BREW /missing HTTP/1.1\r\nHost: x\r\n\r\n")
             return try socket.readResponse()
@@ -40,7 +41,7 @@ import Testing
     @Test("CONNECT, which lws parses but HailNet used to drop, reaches the handler")
     func connectReachesTheHandler() async throws {
         let (server, port) = try makeServer()
-        let response = try await offPool {
+        let response = try await onItsOwnThread {
             let socket = try RawSocket(port: port)
             try socket.send("CONNECT /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
             return try socket.readResponse()
@@ -74,7 +75,7 @@ import Testing
     func longTargetIsGathered() async throws {
         let (server, port) = try makeServer()
         let path = "/" + String(repeating: "0", count: 9_000)
-        let response = try await offPool {
+        let response = try await onItsOwnThread {
             let socket = try RawSocket(port: port)
             try socket.send("TRACE \(path) HTTP/1.1\r\nHost: x\r\n\r\n")
             return try socket.readResponse()

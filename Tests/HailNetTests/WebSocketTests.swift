@@ -1,29 +1,9 @@
 import Foundation
+import HailTesting
 import Synchronization
 import Testing
 
 @testable import HailNet
-
-/// Fails the test instead of hanging when an awaited event never comes: whichever of the body and
-/// the deadline finishes first wins, and a body stuck in a non-cancellable wait is left behind.
-func within<T: Sendable>(
-    _ seconds: Double = 60, _ body: @escaping @Sendable () async throws -> T
-) async throws -> T {
-    let once = Mutex<CheckedContinuation<T, any Error>?>(nil)
-    let finish: @Sendable (Result<T, any Error>) -> Void = { result in
-        once.withLock { $0.take() }?.resume(with: result)
-    }
-    return try await withCheckedThrowingContinuation { continuation in
-        once.withLock { $0 = continuation }
-        Task {
-            do { finish(.success(try await body())) } catch { finish(.failure(error)) }
-        }
-        // A deadline, not a wait for something: it only decides the test when the event never comes.
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
-            finish(.failure(RawSocket.Failure(description: "timed out after \(seconds) s")))
-        }
-    }
-}
 
 /// A server whose WebSocket handler hands each accepted connection to the test.
 struct CapturingServer {

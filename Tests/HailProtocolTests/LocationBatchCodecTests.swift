@@ -6,7 +6,7 @@ import Testing
 
 /// A batch like a driver's phone produces: a car moving along, fixes one to four seconds apart,
 /// sometimes with unknown heading or speed, occasionally a wild jump (a GPS glitch).
-private func randomBatch(using rng: inout SeededGenerator) -> LocationBatch {
+private func randomBatch(using rng: inout SplitMix64) -> LocationBatch {
     let count = Int.random(in: 0...60, using: &rng)
     var lat = Double.random(in: -89...89, using: &rng)
     var lng = Double.random(in: -179...179, using: &rng)
@@ -51,7 +51,7 @@ private func decodeError(_ bytes: [UInt8]) -> LocationBatchCodecError? {
 
 @Suite struct LocationBatchCodecRoundTrip {
     @Test func randomBatchesRoundTripToTheirQuantizedValueAndReencodeIdentically() throws {
-        var rng = SeededGenerator(seed: 42)
+        var rng = SplitMix64(seed: 42)
         for _ in 0..<3_000 {
             let batch = randomBatch(using: &rng)
             let bytes = try LocationBatchCodec.encode(batch)
@@ -68,7 +68,7 @@ private func decodeError(_ bytes: [UInt8]) -> LocationBatchCodecError? {
     }
 
     @Test func binaryIsSmallerThanJSONForEveryBatch() throws {
-        var rng = SeededGenerator(seed: 42)
+        var rng = SplitMix64(seed: 42)
         var binaryTotal = 0
         var jsonTotal = 0
         var rawJSONTotal = 0
@@ -240,7 +240,7 @@ private func decodeError(_ bytes: [UInt8]) -> LocationBatchCodecError? {
     }
 
     @Test func randomBytesNeverCrashAndAcceptedInputReencodesIdentically() {
-        var rng = SeededGenerator(seed: 42)
+        var rng = SplitMix64(seed: 42)
         var accepted = 0
         for round in 0..<20_000 {
             let length = Int.random(in: 0...64, using: &rng)
@@ -259,7 +259,7 @@ private func decodeError(_ bytes: [UInt8]) -> LocationBatchCodecError? {
     }
 
     @Test func mutatedValidBatchesNeverCrash() throws {
-        var rng = SeededGenerator(seed: 42)
+        var rng = SplitMix64(seed: 42)
         let original = try validBytes()
         for _ in 0..<20_000 {
             var bytes = original

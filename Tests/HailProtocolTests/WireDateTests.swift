@@ -1,4 +1,5 @@
 import Foundation
+import HailCore
 import HailProtocol
 import HailTesting
 import Testing
@@ -39,7 +40,7 @@ import Testing
     }
 
     @Test func everyMillisecondRoundTripsThroughText() throws {
-        var rng = SeededGenerator(seed: 42)
+        var rng = SplitMix64(seed: 42)
         for _ in 0..<5_000 {
             let milliseconds = Int64.random(in: -62_135_596_800_000...253_402_300_799_999, using: &rng)
             let text = try WireDate.format(millisecondsSince1970: milliseconds)

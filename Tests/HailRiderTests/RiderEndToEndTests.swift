@@ -4,6 +4,7 @@ import HailCore
 import HailNet
 import HailProtocol
 import HailServer
+import HailTesting
 import Testing
 
 @testable import HailRider

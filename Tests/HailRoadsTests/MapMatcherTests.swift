@@ -8,7 +8,7 @@ import Testing
 struct MapMatcherTests {
     /// Points every `spacing` metres along `path`, each moved by Gaussian noise of `sigma` metres.
     static func noisyTrace(
-        along path: [Coordinate], spacing: Double, sigma: Double, generator: inout SeededGenerator
+        along path: [Coordinate], spacing: Double, sigma: Double, generator: inout SplitMix64
     ) -> [Coordinate] {
         let length = path.pathLength
         let count = Int(length / spacing)
@@ -42,7 +42,7 @@ struct MapMatcherTests {
         let router = RoadRouter(graph: graph)
         let truth = try #require(
             router.route(from: Coordinate(lat: 43.7396, lng: 7.4276), to: Coordinate(lat: 43.7314, lng: 7.4197)))
-        var generator = SeededGenerator(seed: 2009)
+        var generator = SplitMix64(seed: 2009)
         let trace = Self.noisyTrace(along: truth.coordinates, spacing: 25, sigma: 5, generator: &generator)
         #expect(trace.count == 114)
         let match = MapMatcher(router: router).match(trace)
@@ -63,7 +63,7 @@ struct MapMatcherTests {
         let router = RoadRouter(graph: city.graph)
         let truth = try #require(
             router.route(fromNode: city.node(column: 7, row: 1), toNode: city.node(column: 0, row: 1)))
-        var generator = SeededGenerator(seed: 15)
+        var generator = SplitMix64(seed: 15)
         let trace = Self.noisyTrace(along: truth.coordinates, spacing: 150, sigma: 5, generator: &generator)
         let match = MapMatcher(router: router).match(trace)
         #expect(trace.count == 12)
@@ -83,7 +83,7 @@ struct MapMatcherTests {
         // every 25 m (a 2-4 s interval in town) and 3 m of noise.
         let path = (2...5).reversed().map { city.graph.coordinates[Int(city.node(column: $0, row: 1))] }
         #expect(router.route(fromNode: city.node(column: 5, row: 1), toNode: city.node(column: 2, row: 1)) != nil)
-        var generator = SeededGenerator(seed: 14)
+        var generator = SplitMix64(seed: 14)
         let trace = Self.noisyTrace(along: path, spacing: 25, sigma: 3, generator: &generator)
         let match = MapMatcher(router: router).match(trace)
         // 18 fixes, the last 425 m along the 446 m of street. Matched as legal paths only, the trace broke

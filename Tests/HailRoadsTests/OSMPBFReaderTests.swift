@@ -1,4 +1,5 @@
 import Foundation
+import HailCore
 import HailRoads
 import HailTesting
 import Testing
@@ -59,7 +60,7 @@ struct OSMPBFReaderTests {
 
     @Test("random bytes throw typed errors")
     func randomBytes() {
-        var generator = SeededGenerator(seed: 6)
+        var generator = SplitMix64(seed: 6)
         var outcomes: [String: Int] = [:]
         for _ in 0..<500 {
             let count = Int.random(in: 0..<300, using: &generator)
@@ -86,7 +87,7 @@ struct OSMPBFReaderTests {
         // The first data block holds every node of the file; ways and relations follow in two more.
         #expect(extract.nodeCount == 180_118)
         #expect(extract.ways.isEmpty)
-        var generator = SeededGenerator(seed: 66)
+        var generator = SplitMix64(seed: 66)
         var failures = 0
         for _ in 0..<40 {
             var mutated = firstData
@@ -108,7 +109,7 @@ struct OSMPBFReaderTests {
         let blocks = try OSMPBFReader.blocks(bytes)
         #expect(blocks.map(\.type) == ["OSMHeader", "OSMData", "OSMData", "OSMData"])
         let header = PBFFixtures.rawBlock(type: "OSMHeader", content: blocks[0].content)
-        var generator = SeededGenerator(seed: 666)
+        var generator = SplitMix64(seed: 666)
         var outcomes: [Int] = []
         for block in blocks[2...3] {
             let clean = try OSMPBFReader.read(header + PBFFixtures.rawBlock(type: "OSMData", content: block.content))

@@ -39,7 +39,7 @@ struct RoadSnapperTests {
     func gridMatchesScan() throws {
         let graph = try #require(MonacoFixture.graph)
         let snapper = RoadSnapper(graph: graph, cellSize: 75)
-        var generator = SeededGenerator(seed: 5)
+        var generator = SplitMix64(seed: 5)
         for _ in 0..<20 {
             let point = Coordinate(
                 lat: Double.random(in: 43.725...43.750, using: &generator),

@@ -1,6 +1,7 @@
 import Foundation
 import HailAPNs
 import HailCore
+import HailProcess
 import HailProtocol
 import HailServer
 import HailTesting
@@ -172,28 +173,26 @@ struct APNsStandInTests {
 
     @Test func hailServerWithTheAPNsFlagsPushesARideToTheStandIn() async throws {
         try #require(
-            FileManager.default.isExecutableFile(atPath: ServerProcess.executable.path),
+            FileManager.default.isExecutableFile(atPath: ServerChild.hailBesideThisExecutable),
             "build the hail executable first (swift build --build-tests builds it beside the tests)")
         let standIn = try APNsStandIn()
         defer { standIn.stop() }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hail-apns-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let (process, port) = try await ServerFlagsTests.start(
+        let server = try await ServerFlagsTests.start(
             [
                 "--apns-key-file", standIn.keyPath, "--apns-key-id", Self.keyID, "--apns-team-id", Self.teamID,
                 "--apns-topic", "com.example.rider", "--apns-host", standIn.host, "--apns-ca-file", standIn.caPath,
             ], in: folder)
-        defer {
-            process.send(SIGTERM)
-            _ = process.waitUntilExit()
-        }
+        // SIGKILL in the defer: the test's assertions are made by then, and a defer cannot await a graceful stop.
+        defer { server.kill() }
         let secret = try ServerSecret.load(at: folder.appendingPathComponent("hail.secret").path)
         let authority = TokenAuthority(authenticator: HMACAuthenticator(secret: secret))
         let now = Int64(Date().timeIntervalSince1970)
         let rider = authority.mint(AccessToken(role: .rider, sub: "rider-1", exp: now + 3600, iat: now))
         let driver = authority.mint(AccessToken(role: .driver, sub: "driver-1", exp: now + 3600, iat: now))
-        let base = "http://127.0.0.1:\(port)"
+        let base = "http://127.0.0.1:\(server.port)"
         func call(_ method: String, _ path: String, _ token: String, _ body: String = "", key: Bool = false) async
             -> APIResponse
         {

@@ -26,7 +26,7 @@ extension ServerHarness {
         let counter = Mutex(0)
         services = await ServerServices.make(
             configuration: configuration, tokens: tokens, time: ServerTime(clock: clock, origin: Self.epoch),
-            trips: MemoryTripStore(), history: MemoryLocationHistoryStore(), random: SeededGenerator(seed: 7),
+            trips: MemoryTripStore(), history: MemoryLocationHistoryStore(), random: SplitMix64(seed: 7),
             newTripID: {
                 counter.withLock {
                     $0 += 1

@@ -50,7 +50,7 @@ struct ServerHarness {
         services = await ServerServices.make(
             configuration: configuration, tokens: tokens,
             time: ServerTime(clock: clock, origin: Self.epoch), trips: trips, history: history, bus: bus, geo: geo,
-            offers: offers, ingestState: ingestState, random: SeededGenerator(seed: 7),
+            offers: offers, ingestState: ingestState, random: SplitMix64(seed: 7),
             newTripID: {
                 counter.withLock {
                     $0 += 1

@@ -1,4 +1,5 @@
 import Foundation
+import HailCore
 import HailDriver
 import HailTesting
 import Synchronization
@@ -14,7 +15,7 @@ struct FaultInjectorTests {
         let clock = ManualClock()
         let timeline = DriverTimeline(clock: clock, origin: Date(timeIntervalSince1970: 0))
         let conditions = NetworkConditions(
-            profile: profile, timeline: timeline, random: SimRandom(seed: 1), deadZones: deadZones, stalls: stalls)
+            profile: profile, timeline: timeline, random: SplitMix64(seed: 1), deadZones: deadZones, stalls: stalls)
         return (clock, FaultInjector(conditions: conditions))
     }
 
@@ -120,45 +121,10 @@ struct FaultInjectorTests {
                 outcome.withLock { $0 = "\(error)" }
             }
         }
-        try await Self.within(10, "the stream to break") { await reader.value }
+        try await within(10, "the stream to break") { await reader.value }
         #expect(outcome.withLock { $0 } == "the connection broke")
         #expect(closes.withLock { $0 } == 1)
         #expect(clock.now.offset == .seconds(1))
-    }
-
-    /// Runs `work` with a real-time failure deadline: throws when it has not finished within `seconds`
-    /// (the work is left behind then; the test has failed).
-    static func within(_ seconds: Double, _ what: String, _ work: @escaping @Sendable () async -> Void)
-        async throws
-    {
-        let state = Mutex<(finished: Bool?, continuation: CheckedContinuation<Void, Never>?)>((nil, nil))
-        let settle: @Sendable (Bool) -> Void = { finished in
-            let waiting = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                guard state.finished == nil else { return nil }
-                state.finished = finished
-                defer { state.continuation = nil }
-                return state.continuation
-            }
-            waiting?.resume()
-        }
-        Task {
-            await work()
-            settle(true)
-        }
-        // A failure deadline, not a wait for something: it only matters when `work` never ends.
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { settle(false) }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let settled = state.withLock { state -> Bool in
-                if state.finished != nil { return true }
-                state.continuation = continuation
-                return false
-            }
-            if settled { continuation.resume() }
-        }
-        guard state.withLock({ $0.finished }) == true else {
-            struct Late: Error, CustomStringConvertible { let description: String }
-            throw Late(description: "\(what): not within \(seconds) s")
-        }
     }
 
     @Test func aStalledSocketHoldsFramesAndThenDeliversThemAllInOrder() async throws {
@@ -181,9 +147,9 @@ struct FaultInjectorTests {
 
     @Test func theSameSeedLaysOutTheSameDeadZones() {
         let timeline = DriverTimeline(clock: ManualClock(), origin: Date(timeIntervalSince1970: 0))
-        let first = NetworkConditions(profile: .deadZones, timeline: timeline, random: SimRandom(seed: 9))
-        let again = NetworkConditions(profile: .deadZones, timeline: timeline, random: SimRandom(seed: 9))
-        let other = NetworkConditions(profile: .deadZones, timeline: timeline, random: SimRandom(seed: 10))
+        let first = NetworkConditions(profile: .deadZones, timeline: timeline, random: SplitMix64(seed: 9))
+        let again = NetworkConditions(profile: .deadZones, timeline: timeline, random: SplitMix64(seed: 9))
+        let other = NetworkConditions(profile: .deadZones, timeline: timeline, random: SplitMix64(seed: 10))
         #expect(first.deadZones == again.deadZones)
         #expect(first.deadZones != other.deadZones)
         // Twelve an hour over a day: 288 expected; a Poisson count within ±25 % of it.

@@ -18,7 +18,7 @@ struct SimulatedCarTests {
         let clock = ManualClock()
         let car = SimulatedCar(
             start: start, timeline: DriverTimeline(clock: clock, origin: Date(timeIntervalSince1970: 0)),
-            speedFactor: 2, noiseMeters: noise, random: SimRandom(seed: seed))
+            speedFactor: 2, noiseMeters: noise, random: SplitMix64(seed: seed))
         await car.apply(LocationPolicy(activity: .onTrip, thermal: .nominal, lowPower: false))
         await car.drive(Route(distance: 100, duration: 10, coordinates: [start, stop], edges: []))
         let received = Mutex<[LocationPoint]>([])
@@ -65,7 +65,7 @@ struct SimulatedCarTests {
         let clock = ManualClock()
         let car = SimulatedCar(
             start: Self.start, timeline: DriverTimeline(clock: clock, origin: Date(timeIntervalSince1970: 0)),
-            speedFactor: 2, noiseMeters: 0, random: SimRandom(seed: 1),
+            speedFactor: 2, noiseMeters: 0, random: SplitMix64(seed: 1),
             tunnels: [SimulatedCar.Segment(from: Self.start, to: Self.stop)])
         await car.apply(LocationPolicy(activity: .onTrip, thermal: .nominal, lowPower: false))
         await car.drive(Route(distance: 100, duration: 10, coordinates: [Self.start, Self.stop], edges: []))

@@ -1,4 +1,5 @@
 import Foundation
+import HailCore
 import HailProtocol
 import HailServer
 import HailTesting
@@ -37,7 +38,7 @@ public struct InProcessServer: Sendable {
         let services = await ServerServices.make(
             configuration: ServerConfiguration(), tokens: tokens,
             time: ServerTime(clock: clock, origin: epoch), trips: MemoryTripStore(),
-            history: MemoryLocationHistoryStore(), random: SeededGenerator(seed: 9),
+            history: MemoryLocationHistoryStore(), random: SplitMix64(seed: 9),
             newTripID: { tripCounter.next() })
         return InProcessServer(
             clock: clock, services: services, api: HailAPI(services: services),

@@ -1,3 +1,5 @@
+import HailBench
+
 extension BenchCommand {
     /// `hail bench client [--frames N] [--applies N] [--hours H] [--json]`.
     static func runClient(_ arguments: [String]) async throws(UsageError) {

@@ -1,4 +1,5 @@
 import Foundation
+import HailBench
 
 extension BenchCommand {
     /// `hail bench connections [--count N] [--hold S] [--json]`.
@@ -9,11 +10,7 @@ extension BenchCommand {
         benchmark.holdSeconds = try args.integer("--hold", default: 5, in: 0...600)
         // A peer closing mid-write must become an error on that connection, not kill the benchmark.
         signal(SIGPIPE, SIG_IGN)
-        do {
-            let result = try await benchmark.run()
-            report(result, table: result.table, json: args.has("--json"))
-        } catch {
-            failed(error)
-        }
+        let result = try await outcome { () async throws(BenchError) in try await benchmark.run() }
+        report(result, table: result.table, json: args.has("--json"))
     }
 }

@@ -1,21 +1,16 @@
 import Foundation
+import HailBench
 import HailCore
 import HailDriver
-import HailTesting
 
 extension BenchCommand {
     /// `hail bench wire [--trace FILE] [--json]`.
-    static func runWire(_ arguments: [String]) throws(UsageError) {
+    static func runWire(_ arguments: [String]) async throws(UsageError) {
         let args = try Arguments(arguments, options: ["--trace"], flags: ["--json"])
-        let path: String
-        if let given = args["--trace"] {
-            path = given
-        } else if let shared = SharedData.file(munichTrace) {
-            path = shared.path
-        } else {
+        guard let path = args["--trace"] ?? SharedDataFile.path(SharedDataFile.munichTrace) else {
             throw UsageError(
-                "the Munich trace is not at \(SharedData.directory.path)/\(munichTrace); pass --trace FILE "
-                    + "(a Barefoot JSON trace) or set HAIL_SHARED_DATA")
+                "the Munich trace is not at \(SharedDataFile.directory)/\(SharedDataFile.munichTrace); pass --trace "
+                    + "FILE (a Barefoot JSON trace) or set HAIL_SHARED_DATA")
         }
         let points: [LocationPoint]
         do {
@@ -23,15 +18,8 @@ extension BenchCommand {
         } catch {
             throw UsageError("--trace: cannot read '\(path)' as a Barefoot JSON trace: \(error)")
         }
-        let name = args["--trace"] ?? munichTrace
-        do {
-            let result = try WireBenchmark(trace: points, traceName: name).run()
-            report(result, table: result.table, json: args.has("--json"))
-        } catch {
-            failed(error)
-        }
+        let benchmark = WireBenchmark(trace: points, traceName: args["--trace"] ?? SharedDataFile.munichTrace)
+        let result = try await outcome { () throws(BenchError) in try benchmark.run() }
+        report(result, table: result.table, json: args.has("--json"))
     }
-
-    /// The real drive the wire figures are measured on, inside the shared data folder.
-    static let munichTrace = "traces/barefoot-munich/x0001-001.json"
 }

@@ -8,7 +8,7 @@ import Testing
 struct LocationBatcherPropertyTests {
     @Test(arguments: UInt64(1)...40)
     func noFixIsLostAndSeqsOnlyGrow(seed: UInt64) {
-        var random = SeededGenerator(seed: seed)
+        var random = SplitMix64(seed: seed)
         var batcher = LocationBatcher(
             configuration: .init(holdInterval: 2, maxPointsPerBatch: 5, bufferCapacity: 12)
         )

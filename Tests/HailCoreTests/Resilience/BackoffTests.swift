@@ -16,7 +16,7 @@ struct BackoffTests {
 
     @Test func equalJitterGivesExactDelaysForASeed() {
         // Expected values computed independently: SplitMix64(42), top 53 bits / 2^53, c/2 + c/2 * u.
-        var generator = SeededGenerator(seed: 42)
+        var generator = SplitMix64(seed: 42)
         let delays = (1...7).map { Backoff.standard.delay(afterAttempt: $0, using: &generator) }
         #expect(
             delays == [
@@ -27,7 +27,7 @@ struct BackoffTests {
     }
 
     @Test func fullJitterGivesExactDelaysForASeed() {
-        var generator = SeededGenerator(seed: 42)
+        var generator = SplitMix64(seed: 42)
         let backoff = Backoff(jitter: .full)
         let delays = (1...7).map { backoff.delay(afterAttempt: $0, using: &generator) }
         #expect(
@@ -39,7 +39,7 @@ struct BackoffTests {
     }
 
     @Test func noJitterIsTheCeiling() {
-        var generator = SeededGenerator(seed: 1)
+        var generator = SplitMix64(seed: 1)
         let backoff = Backoff(jitter: .none)
         let delays = (1...7).map { backoff.delay(afterAttempt: $0, using: &generator) }
         #expect(delays == [1, 2, 4, 8, 16, 30, 30])
@@ -49,7 +49,7 @@ struct BackoffTests {
     func delaysStayBetweenTheFloorAndTheCapForManySeeds(jitter: Backoff.Jitter) {
         let backoff = Backoff(jitter: jitter)
         for seed in UInt64(0)..<200 {
-            var generator = SeededGenerator(seed: seed)
+            var generator = SplitMix64(seed: seed)
             for attempt in 1...40 {
                 let ceiling = backoff.ceiling(afterAttempt: attempt)
                 let delay = backoff.delay(afterAttempt: attempt, using: &generator)
@@ -68,7 +68,7 @@ struct BackoffTests {
         Backoff(base: 0, multiplier: 2, cap: 30),
     ])
     func nonsenseConfigurationsNeverGiveANegativeOrNonFiniteDelay(backoff: Backoff) {
-        var generator = SeededGenerator(seed: 9)
+        var generator = SplitMix64(seed: 9)
         for attempt in [Int.min, 0, 1, 2, 10, 1000, Int.max] {
             let delay = backoff.delay(afterAttempt: attempt, using: &generator)
             #expect(delay >= 0 && delay.isFinite)

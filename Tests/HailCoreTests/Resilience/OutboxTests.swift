@@ -45,7 +45,7 @@ struct OutboxTests {
 
     @Test func retriesAtTheBackoffTimesWithTheSameKey() {
         var outbox = twoQueued()
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix64(seed: 7)
         // Equal jitter on SplitMix64(7), computed independently.
         let delays = [
             0.6949148741956357, 1.0167882945281561, 3.8015213612137666, 6.331721172112312, 11.619535160091747,
@@ -70,7 +70,7 @@ struct OutboxTests {
 
     @Test func aBackingOffHeadHoldsBackEverythingBehindIt() {
         var outbox = twoQueued()
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix64(seed: 7)
         _ = outbox.next(now: t0)
         outbox.failed(key: arrivedKey, now: t0, transient: false, using: &generator)
         let due = t0.addingTimeInterval(0.6949148741956357)
@@ -80,7 +80,7 @@ struct OutboxTests {
 
     @Test func retriesNeverWaitMoreThanThirtySeconds() {
         var outbox = twoQueued()
-        var generator = SeededGenerator(seed: 3)
+        var generator = SplitMix64(seed: 3)
         var now = t0
         for _ in 0..<30 {
             guard let key = sentKey(outbox.next(now: now)) else {
@@ -139,7 +139,7 @@ struct OutboxTests {
     }
 
     @Test func connectivityReturningWakesOnlyNetworkFailures() {
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix64(seed: 7)
         var network = Outbox()
         network.enqueue(DriverIntent(.ended, tripID: "t1"), key: endedKey, now: t0)
         _ = network.next(now: t0)
@@ -155,7 +155,7 @@ struct OutboxTests {
 
     @Test func survivesEncodeAndDecodeAndResendsWhatWasInFlight() throws {
         var outbox = twoQueued()
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix64(seed: 7)
         _ = outbox.next(now: t0)
         outbox.failed(key: arrivedKey, now: t0, transient: true, using: &generator)
         let due = t0.addingTimeInterval(0.6949148741956357)
@@ -175,7 +175,7 @@ struct OutboxTests {
 
     @Test func resultsForUnknownKeysChangeNothing() {
         var outbox = twoQueued()
-        var generator = SeededGenerator(seed: 1)
+        var generator = SplitMix64(seed: 1)
         _ = outbox.next(now: t0)
         let before = outbox
         outbox.succeeded(key: endedKey)

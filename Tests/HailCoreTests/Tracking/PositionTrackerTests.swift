@@ -23,7 +23,7 @@ struct PositionTrackerTests {
 
     @Test(arguments: 0..<200)
     func shuffledDuplicatedPositionsNeverMoveTheSeqBackwards(seed: UInt64) {
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         var seqs: [Int64] = []
         for seq in Int64(1)...40 { seqs += Array(repeating: seq, count: Int.random(in: 1...3, using: &rng)) }
         seqs.shuffle(using: &rng)

@@ -71,7 +71,7 @@ struct TripStateMachineTests {
     /// on the newest version.
     @Test(arguments: 0..<200)
     func shuffledDuplicatedUpdatesNeverMoveBackwards(seed: UInt64) {
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         let lifecycle: [TripState] = [.searching, .driverAssigned, .driverArrived, .onTrip, .completed]
         var deliveries: [Trip] = []
         for (index, state) in lifecycle.enumerated() {

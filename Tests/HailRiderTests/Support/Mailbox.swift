@@ -1,9 +1,5 @@
 import Foundation
-
-/// A failure of the test harness itself: something expected did not happen before its deadline.
-struct HarnessError: Error, CustomStringConvertible {
-    let description: String
-}
+import HailTesting
 
 /// Values handed from the code under test to the test, in order; `next(within:)` waits for one with a
 /// real-time deadline that only matters when the value never comes (no sleeping).

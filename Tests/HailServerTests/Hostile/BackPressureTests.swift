@@ -12,12 +12,12 @@ import Testing
 @Suite("Hostile: clients that never read", .serialized)
 struct BackPressureTests {
     /// A rider's searching trip and a raw socket on its stream that has read the hello and stops reading.
-    static func silentWatcher(on server: HostileServer) async throws -> (tripID: String, socket: HostileSocket) {
+    static func silentWatcher(on server: HostileServer) async throws -> (tripID: String, socket: RawSocket) {
         let rider = server.token(.rider, "silent")
         let created = await server.call(
             "POST", "/v1/trips", token: rider, json: ServerHarness.requestBody(), key: UUID().uuidString)
         let trip = try HailJSON.decode(Trip.self, from: created.body)
-        let socket = try HostileSocket(port: server.port, receiveBuffer: 4096)
+        let socket = try RawSocket(port: server.port, receiveBuffer: 4096)
         try socket.upgrade(path: "/v1/trips/\(trip.id)/live?access_token=\(rider)", port: server.port)
         _ = try await onItsOwnThread { try socket.readText(containing: #""type":"tripUpdated""#) }
         return (trip.id, socket)

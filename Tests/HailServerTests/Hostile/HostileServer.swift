@@ -46,7 +46,7 @@ struct HostileServer {
             let stores = try await SQLiteTripStores.open(path: path)
             services = await ServerServices.make(
                 configuration: configuration, tokens: tokens, time: time, trips: stores.trips, history: stores.history,
-                random: SeededGenerator(seed: 9), newTripID: newTripID)
+                random: SplitMix64(seed: 9), newTripID: newTripID)
             closeBackends = {}
         case .scaled:
             let scaled = try await ScaledTestBackends.open()
@@ -54,7 +54,7 @@ struct HostileServer {
             services = await ServerServices.make(
                 configuration: configuration, tokens: tokens, time: time, trips: stores.trips, history: stores.history,
                 bus: stores.bus, geo: stores.geo, offers: stores.offers, ingestState: stores.ingestState,
-                searchLeases: stores.searchLeases, random: SeededGenerator(seed: 9), newTripID: newTripID)
+                searchLeases: stores.searchLeases, random: SplitMix64(seed: 9), newTripID: newTripID)
             closeBackends = { await scaled.close() }
         }
         var options = BackendServer.Options()

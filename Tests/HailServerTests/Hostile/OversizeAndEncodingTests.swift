@@ -32,7 +32,7 @@ struct OversizeAndEncodingTests {
 
     @Test func aChunkedBodyOverTheLimitIs413() async throws {
         let server = try await Self.start()
-        let socket = try HostileSocket(port: server.port)
+        let socket = try RawSocket(port: server.port)
         let chunk = String(repeating: "x", count: 3000)
         try socket.send(
             "POST /v1/drivers/me/status HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(server.token(.driver, "big"))\r\n"
@@ -47,7 +47,7 @@ struct OversizeAndEncodingTests {
 
     @Test func aRequestHeadOver16KiBIsDroppedAndOthersAreServed() async throws {
         let server = try await Self.start()
-        let socket = try HostileSocket(port: server.port)
+        let socket = try RawSocket(port: server.port)
         try socket.send(
             "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: \(String(repeating: "a", count: 20_000))\r\n\r\n")
         #expect(try await onItsOwnThread { socket.readUntilClosed() })
@@ -58,7 +58,7 @@ struct OversizeAndEncodingTests {
 
     @Test func aWebSocketMessageOverTheLimitIsClosedWith1009() async throws {
         let server = try await Self.start()
-        let socket = try HostileSocket(port: server.port)
+        let socket = try RawSocket(port: server.port)
         try socket.upgrade(path: "/v1/drivers/me/live?access_token=\(server.token(.driver, "big"))", port: server.port)
         _ = try await onItsOwnThread { try socket.readText(containing: #""type":"hello""#) }
         try socket.sendFrame(opcode: 1, payload: Array(repeating: UInt8(ascii: " "), count: Self.limit + 1))
@@ -70,7 +70,7 @@ struct OversizeAndEncodingTests {
 
     @Test func fragmentsThatTogetherPassTheLimitAreClosedWith1009() async throws {
         let server = try await Self.start()
-        let socket = try HostileSocket(port: server.port)
+        let socket = try RawSocket(port: server.port)
         try socket.upgrade(path: "/v1/drivers/me/live?access_token=\(server.token(.driver, "big"))", port: server.port)
         _ = try await onItsOwnThread { try socket.readText(containing: #""type":"hello""#) }
         let piece = Array(repeating: UInt8(ascii: " "), count: 1500)
@@ -85,7 +85,7 @@ struct OversizeAndEncodingTests {
     @Test func fragmentsWithinTheLimitAreOneMessage() async throws {
         let server = try await Self.start()
         try await server.onlineDriver("fragmented", at: Coordinate(lat: 43.7400, lng: 7.4280))
-        let socket = try HostileSocket(port: server.port)
+        let socket = try RawSocket(port: server.port)
         try socket.upgrade(
             path: "/v1/drivers/me/live?access_token=\(server.token(.driver, "fragmented"))", port: server.port)
         _ = try await onItsOwnThread { try socket.readText(containing: #""type":"hello""#) }
@@ -120,7 +120,7 @@ struct OversizeAndEncodingTests {
     @Test func invalidUTF8InATextFrameIsClosedWith1007AndNothingIsApplied() async throws {
         let server = try await Self.start()
         try await server.onlineDriver("bytes", at: Coordinate(lat: 43.7400, lng: 7.4280))
-        let socket = try HostileSocket(port: server.port)
+        let socket = try RawSocket(port: server.port)
         try socket.upgrade(
             path: "/v1/drivers/me/live?access_token=\(server.token(.driver, "bytes"))", port: server.port)
         _ = try await onItsOwnThread { try socket.readText(containing: #""type":"hello""#) }

@@ -10,36 +10,13 @@ import Testing
 @Suite("Hostile: hail server limit flags", .serialized)
 struct ServerFlagsTests {
     /// Runs `hail server` with `arguments` (port, database and secret are added) until it reports its port.
-    static func start(_ arguments: [String], in folder: URL) async throws -> (ChildProcess, Int) {
-        let output = Pipe()
-        let lines = Inbox<String>()
-        // The handler holds the pipe until end of file, when the child has gone: the caller keeps only the child,
-        // and releasing the pipe earlier would close the read end the handler watches.
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                output.fileHandleForReading.readabilityHandler = nil
-                Task { await lines.finish() }
-                return
-            }
-            for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-                Task { await lines.put(String(line)) }
-            }
-        }
-        let process = try ChildProcess.start(
-            ServerProcess.executable.path,
-            [
+    static func start(_ arguments: [String], in folder: URL) async throws -> ServerChild {
+        try await ServerChild.start(
+            executable: ServerChild.hailBesideThisExecutable,
+            arguments: [
                 "server", "--port", "0", "--quiet", "--db", folder.appendingPathComponent("hail.db").path,
                 "--secret-file", folder.appendingPathComponent("hail.secret").path,
-            ] + arguments, standardOutput: output.fileHandleForWriting.fileDescriptor)
-        try output.fileHandleForWriting.close()
-        while let line = await lines.next(within: 20) {
-            if let range = line.range(of: "listening on http://127.0.0.1:") {
-                return (process, Int(line[range.upperBound...].prefix { $0.isNumber }) ?? 0)
-            }
-        }
-        process.send(SIGTERM)
-        throw LoopbackError(description: "hail server did not report its port")
+            ] + arguments, timeout: .seconds(20))
     }
 
     /// Runs `hail server` with `arguments` (and a database it must never reach), which should refuse to start:
@@ -47,10 +24,10 @@ struct ServerFlagsTests {
     static func refusal(
         of arguments: [String], command: [String] = ["server", "--port", "0", "--db", "/nonexistent/never.db"]
     ) async throws -> (status: Int32, text: String) {
-        try #require(FileManager.default.isExecutableFile(atPath: ServerProcess.executable.path))
+        try #require(FileManager.default.isExecutableFile(atPath: ServerChild.hailBesideThisExecutable))
         let errors = Pipe()
         let process = try ChildProcess.start(
-            ServerProcess.executable.path, command + arguments,
+            ServerChild.hailBesideThisExecutable, command + arguments,
             standardError: errors.fileHandleForWriting.fileDescriptor)
         try errors.fileHandleForWriting.close()
         let (ended, text) = try await onItsOwnThread { () -> (ChildProcess.Termination, String) in
@@ -66,15 +43,15 @@ struct ServerFlagsTests {
 
     @Test func theFlagsSetTheLimitsTheServerEnforces() async throws {
         try #require(
-            FileManager.default.isExecutableFile(atPath: ServerProcess.executable.path),
+            FileManager.default.isExecutableFile(atPath: ServerChild.hailBesideThisExecutable),
             "build the hail executable first (swift build --build-tests builds it beside the tests)")
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hail-flags-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         // One token per 100 s: however slow a loaded machine is between the three requests, none refills.
-        let (process, port) = try await Self.start(
+        let server = try await Self.start(
             ["--requests-per-address", "0.01:2", "--limit-loopback", "--request-timeout", "5"], in: folder)
-        let base = "http://127.0.0.1:\(port)"
+        let base = "http://127.0.0.1:\(server.port)"
         let firstSent = Date()
         let statuses = [
             await ServerHarness.overTheWire(base, "GET", "/healthz", headers: [:], body: Data()).status,
@@ -82,8 +59,7 @@ struct ServerFlagsTests {
         ]
         let refused = await ServerHarness.overTheWire(base, "GET", "/healthz", headers: [:], body: Data())
         let elapsed = Date().timeIntervalSince(firstSent)
-        process.send(SIGTERM)
-        _ = process.waitUntilExit()
+        await server.stop()
         #expect(statuses == [200, 200])
         #expect(refused.status == 429)
         // The clock is real: the next token is 100 s after the first request, less what has passed since.
@@ -106,11 +82,11 @@ struct ServerFlagsTests {
     }
 
     @Test func noRateLimitsLetsAFloodOfUpgradesThrough() async throws {
-        try #require(FileManager.default.isExecutableFile(atPath: ServerProcess.executable.path))
+        try #require(FileManager.default.isExecutableFile(atPath: ServerChild.hailBesideThisExecutable))
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hail-flags-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let (process, port) = try await Self.start(["--no-rate-limits", "--limit-loopback"], in: folder)
+        let server = try await Self.start(["--no-rate-limits", "--limit-loopback"], in: folder)
         let secret = try ServerSecret.load(at: folder.appendingPathComponent("hail.secret").path)
         let now = Int64(Date().timeIntervalSince1970)
         let token = TokenAuthority(authenticator: HMACAuthenticator(secret: secret)).mint(
@@ -121,12 +97,11 @@ struct ServerFlagsTests {
         // unless they took half a minute.
         for _ in 0..<40 {
             let socket = TestSocket(
-                try await client.connect(to: "ws://127.0.0.1:\(port)/v1/drivers/me/live?access_token=\(token)"))
+                try await client.connect(to: "ws://127.0.0.1:\(server.port)/v1/drivers/me/live?access_token=\(token)"))
             if (try? await socket.nextText(within: 10))?.contains(#""type":"hello""#) == true { hellos += 1 }
         }
         await client.shutdown()
-        process.send(SIGTERM)
-        _ = process.waitUntilExit()
+        await server.stop()
         #expect(hellos == 40)
     }
 

@@ -11,10 +11,10 @@ import Testing
 final class Dribbler: Sendable {
     private let state = Mutex((sent: 0, stopped: false))
     private let bytes: [UInt8]
-    private let socket: HostileSocket
+    private let socket: RawSocket
     private let interval: DispatchTimeInterval
 
-    init(_ bytes: [UInt8], to socket: HostileSocket, every interval: DispatchTimeInterval) {
+    init(_ bytes: [UInt8], to socket: RawSocket, every interval: DispatchTimeInterval) {
         self.bytes = bytes
         self.socket = socket
         self.interval = interval
@@ -49,7 +49,7 @@ struct SlowClientTests {
         let request = Array(
             ("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: " + String(repeating: "a", count: 200) + "\r\n\r\n")
                 .utf8)
-        let socket = try HostileSocket(port: server.port)
+        let socket = try RawSocket(port: server.port)
         let dribbler = Dribbler(request, to: socket, every: .milliseconds(100))
         // Someone else is answered at once while the slow client holds its connection.
         #expect(await server.call("GET", "/healthz").status == 200)
@@ -72,7 +72,7 @@ struct SlowClientTests {
             "POST /v1/drivers/me/status HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer "
             + server.token(.driver, "slow")
             + "\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
-        let socket = try HostileSocket(port: server.port)
+        let socket = try RawSocket(port: server.port)
         try socket.send(head)
         let dribbler = Dribbler(body, to: socket, every: .milliseconds(100))
         #expect(await server.call("GET", "/healthz").status == 200)

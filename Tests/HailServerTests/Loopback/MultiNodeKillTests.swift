@@ -7,60 +7,18 @@ import HailScale
 import HailServer
 import Testing
 
-/// `hail server --postgres --redis` as a child process: one node of a scaled deployment, killable for real.
-final class NodeProcess: Sendable {
-    let process: ChildProcess
-    let port: Int
-    // Held for the child's lifetime: releasing the pipe closes the read end its readability handler watches.
-    private let output: Pipe
-
-    /// Starts a node on the test's schema and key prefix and waits for its "listening on" line.
-    static func start(postgresURL: String, redisURL: String, schema: String, prefix: String, secret: String)
-        async throws -> NodeProcess
+extension ServerChild {
+    /// `hail server --postgres --redis` as a child process on the test's schema and key prefix: one node of a
+    /// scaled deployment, killable for real.
+    static func node(postgresURL: String, redisURL: String, schema: String, prefix: String, secret: String)
+        async throws -> ServerChild
     {
-        let output = Pipe()
-        let lines = Inbox<String>()
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                Task { await lines.finish() }
-                return
-            }
-            for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-                Task { await lines.put(String(line)) }
-            }
-        }
-        let process = try ChildProcess.start(
-            ServerProcess.executable.path,
-            [
+        try await ServerChild.start(
+            executable: hailBesideThisExecutable,
+            arguments: [
                 "server", "--port", "0", "--postgres", postgresURL, "--redis", redisURL, "--postgres-schema", schema,
                 "--redis-prefix", prefix, "--secret-file", secret, "--db", "/nonexistent/unused.db", "--quiet",
-            ], standardOutput: output.fileHandleForWriting.fileDescriptor)
-        try output.fileHandleForWriting.close()
-        while let line = await lines.next(within: 30) {
-            if let range = line.range(of: "listening on http://127.0.0.1:") {
-                let port = Int(line[range.upperBound...].prefix { $0.isNumber }) ?? 0
-                return NodeProcess(process: process, port: port, output: output)
-            }
-        }
-        process.send(SIGTERM)
-        throw LoopbackError(description: "hail server --postgres --redis did not report its port")
-    }
-
-    private init(process: ChildProcess, port: Int, output: Pipe) {
-        self.process = process
-        self.port = port
-        self.output = output
-    }
-
-    var base: String { "http://127.0.0.1:\(port)" }
-
-    /// SIGKILL: no chance to flush, close a socket or tell anyone.
-    func kill() {
-        guard process.isRunning else { return }
-        process.send(SIGKILL)
-        _ = process.waitUntilExit()
+            ], timeout: .seconds(30))
     }
 }
 
@@ -79,7 +37,7 @@ struct MultiNodeKillTests {
 
     @Test func theRiderSeesEveryChangeAndTheTripCompletesOnTheSurvivingNode() async throws {
         try #require(
-            FileManager.default.isExecutableFile(atPath: ServerProcess.executable.path),
+            FileManager.default.isExecutableFile(atPath: ServerChild.hailBesideThisExecutable),
             "build the hail executable first (swift build --build-tests builds it beside the tests)")
         let scaled = try await ScaledTestBackends.open()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hail-nodes-\(UUID().uuidString)")
@@ -89,7 +47,7 @@ struct MultiNodeKillTests {
             authenticator: HMACAuthenticator(secret: try ServerSecret.loadOrCreate(at: secretPath).secret))
         let redisURL = try #require(ProcessInfo.processInfo.environment["HAIL_REDIS_URL"])
         let start = {
-            try await NodeProcess.start(
+            try await ServerChild.node(
                 postgresURL: scaled.postgresURL, redisURL: redisURL, schema: scaled.schema,
                 prefix: scaled.schema + ":", secret: secretPath)
         }
@@ -108,7 +66,7 @@ struct MultiNodeKillTests {
         let driver = mint(.driver, "driver-1")
         let other = mint(.driver, "driver-2")
         let rider = mint(.rider, "rider-1")
-        let socket = { (node: NodeProcess, path: String, token: String) in
+        let socket = { (node: ServerChild, path: String, token: String) in
             TestSocket(try await client.connect(to: "ws://127.0.0.1:\(node.port)\(path)?access_token=\(token)"))
         }
 
@@ -211,7 +169,7 @@ struct MultiNodeKillTests {
 
     @Test func aSearchOnAKilledNodeIsTakenOverByTheOther() async throws {
         try #require(
-            FileManager.default.isExecutableFile(atPath: ServerProcess.executable.path),
+            FileManager.default.isExecutableFile(atPath: ServerChild.hailBesideThisExecutable),
             "build the hail executable first (swift build --build-tests builds it beside the tests)")
         let scaled = try await ScaledTestBackends.open()
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hail-nodes-\(UUID().uuidString)")
@@ -221,7 +179,7 @@ struct MultiNodeKillTests {
             authenticator: HMACAuthenticator(secret: try ServerSecret.loadOrCreate(at: secretPath).secret))
         let redisURL = try #require(ProcessInfo.processInfo.environment["HAIL_REDIS_URL"])
         let start = {
-            try await NodeProcess.start(
+            try await ServerChild.node(
                 postgresURL: scaled.postgresURL, redisURL: redisURL, schema: scaled.schema,
                 prefix: scaled.schema + ":", secret: secretPath)
         }

@@ -1,0 +1,35 @@
+import HailServer
+
+/// Which request `hail bench http` repeats.
+public enum HTTPRoute: String, Sendable, CaseIterable {
+    /// `GET /healthz`: the HTTP stack and router, no auth, no storage.
+    case healthz
+    /// `POST /v1/estimates` with a rider token: auth (HMAC), JSON decode, validation, pricing.
+    case estimates
+
+    /// The request's bytes, built once.
+    func request(on target: BenchTarget) -> [UInt8] {
+        let authority = target.endpoint.authority
+        switch self {
+        case .healthz:
+            return HTTPRequestBytes.make(method: "GET", path: "/healthz", authority: authority)
+        case .estimates:
+            let body = #"{"pickup":{"lat":43.7384,"lng":7.4246},"dropoff":{"lat":43.7311,"lng":7.4197}}"#
+            return HTTPRequestBytes.make(
+                method: "POST", path: "/v1/estimates", authority: authority,
+                headers: [
+                    ("Authorization", "Bearer \(target.token(role: .rider, subject: "bench-rider"))"),
+                    ("Content-Type", "application/json"),
+                ],
+                body: Array(body.utf8))
+        }
+    }
+
+    /// The request line, for the report.
+    var summary: String {
+        switch self {
+        case .healthz: return "GET /healthz"
+        case .estimates: return "POST /v1/estimates (rider token)"
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import HailProcess
+
+/// `hail server` started as a child process of the benchmark, on 127.0.0.1 and a free port, with a fresh
+/// SQLite file and secret in a temporary directory, so its CPU and memory are its own and can be read
+/// from /proc while the load generator runs in this process.
+public final class ServerProcess: Sendable {
+    /// The child.
+    public let child: ServerChild
+    /// Its token secret, for minting tokens it accepts.
+    public let secretFile: String
+    /// The temporary directory (database, secret, log), removed by `stop`.
+    public let directory: URL
+
+    private init(child: ServerChild, secretFile: String, directory: URL) {
+        self.child = child
+        self.secretFile = secretFile
+        self.directory = directory
+    }
+
+    /// The child's process id.
+    public var pid: Int32 { child.pid }
+    /// The port it listens on.
+    public var port: Int { child.port }
+
+    /// Starts `executable server --port 0 ... extraArguments` and waits for its "listening" line. The child
+    /// inherits this process's open-file limit.
+    /// `secretFile`, when given, is another node's secret, so tokens minted for one are good on both;
+    /// `processors`, when not empty, are the only cores the child runs on (its loops pin to them in order).
+    public static func start(
+        executable: String = ServerChild.hailBesideThisExecutable, extraArguments: [String] = [],
+        secretFile given: String? = nil, processors: [Int] = [], timeoutSeconds: Int = 60
+    ) async throws(BenchError) -> ServerProcess {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hail-bench-server-\(UUID().uuidString)", isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw BenchError("cannot create a temporary directory: \(error)")
+        }
+        let secretFile = given ?? directory.appendingPathComponent("hail.secret").path
+        let arguments =
+            [
+                "server", "--host", "127.0.0.1", "--port", "0", "--db",
+                directory.appendingPathComponent("bench.db").path,
+                "--secret-file", secretFile, "--quiet",
+            ] + extraArguments
+        ChildProcesses.stopOnInterrupt()
+        do {
+            let child = try await ServerChild.start(
+                executable: executable, arguments: arguments,
+                errorLog: directory.appendingPathComponent("server.log"), processors: processors,
+                timeout: .seconds(timeoutSeconds))
+            ChildProcesses.started(child.pid)
+            return ServerProcess(child: child, secretFile: secretFile, directory: directory)
+        } catch {
+            try? FileManager.default.removeItem(at: directory)
+            throw BenchError(error.description)
+        }
+    }
+
+    /// The child's CPU time and memory now.
+    func usage() -> ProcessUsage? { ProcessUsage.of(pid: pid) }
+
+    /// True while the child runs.
+    public var isRunning: Bool { child.isRunning }
+
+    /// Stops the child with SIGTERM (SIGKILL after 10 s) and removes its directory.
+    public func stop() async {
+        await child.stop()
+        ChildProcesses.stopped(pid)
+        try? FileManager.default.removeItem(at: directory)
+    }
+}

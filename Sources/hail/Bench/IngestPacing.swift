@@ -1,7 +1,0 @@
-/// How a simulated driver decides when to send its next batch.
-enum IngestPacing: Sendable {
-    /// Open loop, like a phone: one batch every `milliseconds`, whether or not acks came back.
-    case interval(milliseconds: Int)
-    /// Closed loop, to find the ceiling: keep `window` batches unacknowledged, send on every ack.
-    case saturate(window: Int)
-}
