@@ -41,7 +41,7 @@ public final class WebSocketClient: Sendable {
     ///
     /// `localAddress` binds the socket to a local IP first (e.g. 127.0.0.2), so a load generator can
     /// open more connections to one server than one source address has ephemeral ports.
-    /// Throws `NetError` (`isConnectFailure`) when the connection or the upgrade fails.
+    /// Throws `NetError` (code `connectFailed`) when the connection or the upgrade fails.
     public func connect(to url: String, headers: [(String, String)] = [], localAddress: String? = nil) async throws
         -> WebSocketConnection
     {

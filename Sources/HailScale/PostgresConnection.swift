@@ -81,7 +81,7 @@ public final class PostgresConnection: @unchecked Sendable, ThreadOwnedConnectio
         statementsThisJob += 1
         do {
             return try body()
-        } catch let error as PostgresError where error.isConnectionFailure {
+        } catch let error as PostgresError where error.code == .connection {
             if first && !openedThisJob { droppedWhileIdle = true }
             close()
             throw error

@@ -1,14 +1,32 @@
 /// A failure from PostgreSQL or libpq, with the server's SQLSTATE when it sent one.
 public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible {
-    private enum Code: Sendable, Hashable {
-        case connection
-        case statement
-        case decoding
-        case closed
-        case configuration
+    /// The kind of failure; new kinds may be added, so a `switch` over it needs a `default`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case connection, statement, decoding, closed, configuration
+        }
+
+        private let base: Base
+
+        private init(_ base: Base) { self.base = base }
+
+        /// The server could not be reached or the connection broke.
+        public static let connection = Code(.connection)
+        /// The server refused a statement; `sqlState` says why.
+        public static let statement = Code(.statement)
+        /// A row held something the code could not read.
+        public static let decoding = Code(.decoding)
+        /// The pool was closed.
+        public static let closed = Code(.closed)
+        /// A URL or setting is unusable.
+        public static let configuration = Code(.configuration)
+
+        /// The code's name.
+        public var description: String { base.rawValue }
     }
 
-    private let code: Code
+    /// What kind of failure this is.
+    public let code: Code
     /// The five-character SQLSTATE (`23505` for a unique violation), nil when the server sent none.
     public let sqlState: String?
     /// The server's or libpq's message.
@@ -22,8 +40,6 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
 
     /// True for SQLSTATE 23505: a row with the same key exists (a racer inserted it first).
     public var isUniqueViolation: Bool { sqlState == "23505" }
-    /// True when the server could not be reached or the connection broke.
-    public var isConnectionFailure: Bool { code == .connection }
 
     /// The message, with the SQLSTATE when there is one.
     public var description: String {

@@ -68,7 +68,7 @@ final class PostgresHistoryGroupCommit: Sendable {
         do {
             try PostgresPool.job(on: connection) { connection in try insert(group[...], on: connection) }
             return [:]
-        } catch let error as PostgresError where !error.isConnectionFailure && group.count > 1 {
+        } catch let error as PostgresError where error.code != .connection && group.count > 1 {
             var failures: [Int: any Error] = [:]
             for index in group.indices {
                 do {

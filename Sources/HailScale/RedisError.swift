@@ -1,14 +1,32 @@
 /// A failure from Redis or hiredis.
 public struct RedisError: Error, Sendable, Hashable, CustomStringConvertible {
-    private enum Code: Sendable, Hashable {
-        case connection
-        case reply
-        case unexpected
-        case closed
-        case configuration
+    /// The kind of failure; new kinds may be added, so a `switch` over it needs a `default`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: String, Hashable, Sendable {
+            case connection, reply, unexpected, closed, configuration
+        }
+
+        private let base: Base
+
+        private init(_ base: Base) { self.base = base }
+
+        /// The server could not be reached or the connection broke.
+        public static let connection = Code(.connection)
+        /// The server answered with an error.
+        public static let reply = Code(.reply)
+        /// An answer was not of the shape expected, or stored state is damaged.
+        public static let unexpected = Code(.unexpected)
+        /// The connection was closed.
+        public static let closed = Code(.closed)
+        /// A URL or setting is unusable, or the server is too old for a script.
+        public static let configuration = Code(.configuration)
+
+        /// The code's name.
+        public var description: String { base.rawValue }
     }
 
-    private let code: Code
+    /// What kind of failure this is.
+    public let code: Code
     /// The server's or hiredis's message.
     public let message: String
 
@@ -16,9 +34,6 @@ public struct RedisError: Error, Sendable, Hashable, CustomStringConvertible {
         self.code = code
         self.message = message
     }
-
-    /// True when the server could not be reached or the connection broke.
-    public var isConnectionFailure: Bool { code == .connection }
 
     /// The message.
     public var description: String { "Redis: \(message)" }

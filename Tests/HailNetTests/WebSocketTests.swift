@@ -128,7 +128,7 @@ struct CapturingServer {
         await #expect {
             _ = try await within { try await client.connect(to: "ws://127.0.0.1:\(port)/x") }
         } throws: { error in
-            (error as? NetError)?.isConnectFailure == true && "\(error)".contains("127.0.0.1")
+            (error as? NetError)?.code == .connectFailed && "\(error)".contains("127.0.0.1")
         }
         #expect(throws: NetError.self) { try WebSocketClient.parse("http://x/", headers: [], localAddress: nil) }
         await client.shutdown()

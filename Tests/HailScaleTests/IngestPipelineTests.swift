@@ -214,7 +214,7 @@ struct IngestPipelineTests {
             Issue.record("the write answered \(outcome)")
             return
         }
-        #expect((error as? RedisError)?.isConnectionFailure == true)
+        #expect((error as? RedisError)?.code == .connection)
         #expect(pipeline.statistics.writes == 0)
     }
 }

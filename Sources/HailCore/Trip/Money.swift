@@ -60,9 +60,47 @@ public struct Money: Codable, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Why an operation on money was refused.
-public enum MoneyError: Error, Sendable, Hashable {
-    /// The two amounts are in different currencies.
-    case currencyMismatch(String, String)
+public struct MoneyError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The kind of failure; new kinds may be added, so a `switch` over it needs a `default`.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Base: Hashable, Sendable {
+            case currencyMismatch
+            case overflow
+        }
+
+        private let base: Base
+
+        private init(_ base: Base) { self.base = base }
+
+        /// The two amounts are in different currencies.
+        public static let currencyMismatch = Code(.currencyMismatch)
+        /// The result does not fit in 64 bits of minor units.
+        public static let overflow = Code(.overflow)
+
+        /// The code's name.
+        public var description: String {
+            switch base {
+            case .currencyMismatch: "currencyMismatch"
+            case .overflow: "overflow"
+            }
+        }
+    }
+
+    /// What kind of failure this is.
+    public let code: Code
+    /// What failed, for logs.
+    public let description: String
+
+    private init(_ code: Code, _ description: String) {
+        self.code = code
+        self.description = description
+    }
+
+    /// `first` and `second` are different currencies.
+    public static func currencyMismatch(_ first: String, _ second: String) -> MoneyError {
+        MoneyError(.currencyMismatch, "cannot combine \(first) with \(second)")
+    }
+
     /// The result does not fit in 64 bits of minor units.
-    case overflow
+    public static let overflow = MoneyError(.overflow, "the amount does not fit in 64 bits of minor units")
 }
