@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "HailDriver", targets: ["HailDriver"]),
         .library(name: "HailTesting", targets: ["HailTesting"]),
         .library(name: "HailProcess", targets: ["HailProcess"]),
+        .library(name: "HailThreads", targets: ["HailThreads"]),
         .library(name: "HailBench", targets: ["HailBench"]),
         .executable(name: "hail", targets: ["hail"]),
     ],
@@ -65,13 +66,18 @@ let package = Package(
         // Push to Apple: an APNs PushSender over HTTP/2 (libcurl with nghttp2), ES256 provider tokens (libcrypto).
         .target(name: "HailAPNs", dependencies: ["HailServer", "HailProtocol", "HailCore", "CCurl"]),
         // The server's store, geo index and bus protocols on PostgreSQL (libpq) and Redis (hiredis).
-        .target(name: "HailScale", dependencies: ["HailServer", "HailCore", "HailProtocol", "CPostgres", "CRedis"]),
+        .target(
+            name: "HailScale",
+            dependencies: ["HailServer", "HailCore", "HailProtocol", "HailThreads", "CPostgres", "CRedis"]
+        ),
         // Road networks: the OSM PBF reader, a generated city, routing and ETA, snapping, map matching.
         .target(name: "HailRoads", dependencies: ["HailCore", "CZlib"]),
+        // Threads of Hail's own: the batch queue every one of them drains, a serial executor on a thread, a pool.
+        .target(name: "HailThreads"),
         // The one SQLite wrapper: server stores, the driver's outbox, the rider's cursor.
-        .target(name: "HailStorage", dependencies: ["CSQLite"]),
+        .target(name: "HailStorage", dependencies: ["CSQLite", "HailThreads"]),
         // The one libwebsockets wrapper: HTTP and WebSocket server, WebSocket client, HMAC.
-        .target(name: "HailNet", dependencies: ["CLibWebSockets"]),
+        .target(name: "HailNet", dependencies: ["CLibWebSockets", "HailThreads"]),
         // The backend as a library: routes, streams, trip authority, dispatch, ingest, stores, metrics.
         .target(name: "HailServer", dependencies: ["HailCore", "HailProtocol", "HailStorage", "HailNet", "HailRoads"]),
         // The rider app's runtime: an @Observable model a SwiftUI screen binds to, on injected seams.
@@ -136,6 +142,7 @@ let package = Package(
         .testTarget(name: "HailRoadsTests", dependencies: ["HailRoads", "HailCore", "HailTesting"]),
         .testTarget(name: "HailNetTests", dependencies: ["HailNet", "HailTesting"]),
         .testTarget(name: "HailProcessTests", dependencies: ["HailProcess"]),
+        .testTarget(name: "HailThreadsTests", dependencies: ["HailThreads"]),
         .testTarget(
             name: "HailServerTests",
             dependencies: [

@@ -1,11 +1,12 @@
 import CLibWebSockets
 import Glibc
+import HailThreads
 import Synchronization
 
 /// The serial executor of one lws context: its jobs run on that context's loop thread.
 ///
-/// Work from other threads is appended to a locked queue and the loop is woken with
-/// `lws_cancel_service` once per batch, however many posts the batch holds; lws then delivers
+/// Work from other threads is appended to a locked `BatchQueue` (the queue every thread of Hail's own drains)
+/// and the loop is woken with `lws_cancel_service` once per batch, however many posts the batch holds; lws then delivers
 /// `LWS_CALLBACK_EVENT_WAIT_CANCELLED` on the loop thread, where `drain()` runs the whole batch. Once the
 /// loop has stopped for good, whoever enqueues drains the queue itself (one drainer at a time), so a
 /// continuation that arrives late still resumes.
@@ -36,10 +37,8 @@ final class LoopExecutor: SerialExecutor, Sendable {
     }
 
     private struct State {
-        var queue: [Work] = []
+        var queue = BatchQueue<Work>()
         var phase = Phase.starting
-        /// A wake-up was requested and its drain has not yet emptied the queue.
-        var wakePending = false
         /// A thread is draining after the stop (claimed under the lock; mirrored in `lateDrainer`).
         var lateDrainerClaimed = false
     }
@@ -54,14 +53,8 @@ final class LoopExecutor: SerialExecutor, Sendable {
 
     init() {}
 
-    /// This thread's identity as a number (pthread_t is an integer on Linux and a pointer on Darwin).
-    static var currentThread: UInt {
-        #if canImport(Darwin)
-            UInt(bitPattern: pthread_self())
-        #else
-            UInt(pthread_self())
-        #endif
-    }
+    /// This thread's identity as a number.
+    static var currentThread: UInt { ThreadIdentity.current }
 
     /// Marks the calling thread as the one creating the context.
     func beginCreation() {
@@ -78,11 +71,8 @@ final class LoopExecutor: SerialExecutor, Sendable {
         owner.store(Self.currentThread, ordering: .releasing)
         state.withLock { state in
             state.phase = .running(context: ContextHandle(pointer: context))
-            // Anything queued while starting needs a first drain.
-            if !state.queue.isEmpty {
-                state.wakePending = true
-                lws_cancel_service(context)
-            }
+            // Anything queued while starting needs a first drain (its first append asked for the wake-up).
+            if !state.queue.isEmpty { lws_cancel_service(context) }
         }
     }
 
@@ -109,15 +99,12 @@ final class LoopExecutor: SerialExecutor, Sendable {
 
     private func submit(_ work: Work) {
         let drainNow = state.withLock { state -> Bool in
-            state.queue.append(work)
+            let wake = state.queue.append(work)
             switch state.phase {
             case .starting:
                 return false
             case .running(let context):
-                if !state.wakePending {
-                    state.wakePending = true
-                    lws_cancel_service(context.pointer)
-                }
+                if wake { lws_cancel_service(context.pointer) }
                 return false
             case .stopped:
                 // While the loop thread still destroys the context it is the owner and drains last.
@@ -132,16 +119,10 @@ final class LoopExecutor: SerialExecutor, Sendable {
     /// One batch per wake-up, so a flood of posts cannot starve socket I/O: if more arrived while the
     /// batch ran, the loop is woken again and handles sockets in between.
     func drain() {
-        let batch = state.withLock { state -> [Work] in
-            let batch = state.queue
-            state.queue = []
-            return batch
-        }
+        let batch = state.withLock { $0.queue.takeBatch() }
         run(batch)
         state.withLock { state in
-            if state.queue.isEmpty {
-                state.wakePending = false
-            } else if case .running(let context) = state.phase {
+            if state.queue.finishBatch(), case .running(let context) = state.phase {
                 lws_cancel_service(context.pointer)
             }
         }
@@ -162,8 +143,7 @@ final class LoopExecutor: SerialExecutor, Sendable {
         lateDrainer.store(Self.currentThread, ordering: .releasing)
         while true {
             let batch = state.withLock { state -> [Work] in
-                let batch = state.queue
-                state.queue = []
+                let batch = state.queue.takeBatch()
                 if batch.isEmpty {
                     state.lateDrainerClaimed = false
                     lateDrainer.store(0, ordering: .releasing)

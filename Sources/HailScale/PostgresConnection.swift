@@ -4,9 +4,9 @@ import Foundation
 /// One libpq connection: prepared statements with text parameters and results, and transactions.
 ///
 /// `@unchecked Sendable` only because it wraps a `PGconn`, which libpq does not allow two threads to use
-/// at once: what protects it is ownership, each connection being used by the single `ConnectionThreads`
+/// at once: what protects it is ownership, each connection being used by the single `ThreadPool`
 /// thread it was given to, never by anyone else.
-public final class PostgresConnection: @unchecked Sendable, ThreadOwnedConnection {
+public final class PostgresConnection: @unchecked Sendable {
     private let url: String
     private let schema: String
     private var handle: OpaquePointer?

@@ -1,10 +1,11 @@
 import Foundation
+import HailThreads
 
 /// A few PostgreSQL connections, each on a thread of its own, with the schema migrated at start.
 public final class PostgresPool: Sendable {
-    private let threads: ConnectionThreads<PostgresConnection>
+    private let threads: ThreadPool<PostgresConnection>
 
-    private init(threads: ConnectionThreads<PostgresConnection>) { self.threads = threads }
+    private init(threads: ThreadPool<PostgresConnection>) { self.threads = threads }
 
     /// Connects `size` connections to `url` (a libpq URI or key=value string), working in `schema`, and
     /// applies the `migrations` not yet recorded in its `schema_migrations` table.
@@ -14,8 +15,9 @@ public final class PostgresPool: Sendable {
         guard PostgresIdentifier.isValid(schema) else { throw PostgresError.configuration("bad schema name \(schema)") }
         let connections = (0..<max(1, size)).map { _ in PostgresConnection(url: url, schema: schema) }
         let pool = PostgresPool(
-            threads: ConnectionThreads(
-                connections: connections, name: "hail-postgres", closedError: PostgresError.closed))
+            threads: ThreadPool(
+                resources: connections, name: "hail-postgres", closedError: PostgresError.closed,
+                release: { $0.close() }))
         do {
             try await pool.run { connection in try Self.migrate(connection, schema: schema, migrations: migrations) }
         } catch {

@@ -1,15 +1,17 @@
+import HailThreads
+
 /// Redis connections on threads of their own, for commands (the geo index, publishing).
 public final class RedisClient: Sendable {
-    private let threads: ConnectionThreads<RedisConnection>
+    private let threads: ThreadPool<RedisConnection>
     /// Where the server is.
     public let endpoint: RedisEndpoint
 
     /// Prepares `size` connections to `endpoint`; each connects on first use, on its own thread.
     public init(endpoint: RedisEndpoint, size: Int = 2) {
         self.endpoint = endpoint
-        threads = ConnectionThreads(
-            connections: (0..<max(1, size)).map { _ in RedisConnection(endpoint: endpoint) }, name: "hail-redis",
-            closedError: RedisError.closed)
+        threads = ThreadPool(
+            resources: (0..<max(1, size)).map { _ in RedisConnection(endpoint: endpoint) }, name: "hail-redis",
+            closedError: RedisError.closed, release: { $0.close() })
     }
 
     /// Checks that the server answers.

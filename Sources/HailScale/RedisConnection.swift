@@ -5,8 +5,8 @@ import Foundation
 ///
 /// `@unchecked Sendable` only because it wraps a `redisContext`, which hiredis does not allow two threads to
 /// use at once: what protects it is ownership, each connection being used only by the one thread it was
-/// given to (a `ConnectionThreads` thread, or a bus's subscriber thread).
-final class RedisConnection: @unchecked Sendable, ThreadOwnedConnection {
+/// given to (a `ThreadPool` thread, or a bus's subscriber thread).
+final class RedisConnection: @unchecked Sendable {
     private let endpoint: RedisEndpoint
     private var context: UnsafeMutablePointer<redisContext>?
 

@@ -1,3 +1,5 @@
+import HailThreads
+
 /// The async front of one SQLite database: an actor that owns the writing connection and runs every SQLite call
 /// on a thread of its own, so an `await` on it never blocks Swift's cooperative threads or a network event loop.
 ///
@@ -6,7 +8,7 @@
 /// second, read-only connection on a second thread: WAL lets them run while a write is waiting for its fsync,
 /// and each sees every write that returned before it began.
 public actor SQLiteDatabase {
-    private let executor: SQLiteThreadExecutor
+    private let executor: ThreadExecutor
     private var connection: SQLiteConnection?
     /// The connection's C state, kept apart because it is Sendable and the deinit must hand it to the thread.
     private var handle: SQLiteHandle?
@@ -22,7 +24,7 @@ public actor SQLiteDatabase {
     private init(location: SQLiteLocation, reader: SQLiteDatabase?) {
         self.location = location
         self.reader = reader
-        self.executor = SQLiteThreadExecutor()
+        self.executor = ThreadExecutor(name: "hail-sqlite")
     }
 
     /// Opens the database on the actor's thread (WAL, durability, migrations), so opening blocks no one either.
