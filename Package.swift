@@ -157,7 +157,10 @@ let package = Package(
                 "HailTesting",
             ]
         ),
-        .testTarget(name: "HailAppStoreTests", dependencies: ["HailAppStore", "HailRider", "HailDriver", "HailCore"]),
+        .testTarget(
+            name: "HailAppStoreTests",
+            dependencies: ["HailAppStore", "HailRider", "HailDriver", "HailCore", "HailStorage"]
+        ),
         .testTarget(
             name: "HailDriverTests",
             dependencies: [
