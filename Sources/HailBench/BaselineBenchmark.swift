@@ -20,8 +20,9 @@ public struct BaselineBenchmark: Sendable {
     public var pipeline = 1
     /// Hail's side.
     public var hail = HailFigures.measure(seconds: 10)
-    /// The `hail` executable whose `server` Hail's run starts: by default the one beside this one.
-    public var hailExecutable = ServerChild.hailBesideThisExecutable
+    /// The `hail` executable whose `server` Hail's run starts: by default this very executable (`hail bench`); tests give
+    /// the one built beside them.
+    public var hailExecutable = ServerChild.thisExecutable
 
     /// The defaults: 100 clients, 200,000 requests, no pipelining, a 10 s run of Hail's.
     public init() {}

@@ -10,8 +10,9 @@ public struct ConnectionsBenchmark: Sendable {
     public var count = 1_000
     /// Seconds to hold them all open before the last reading (pings keep them alive).
     public var holdSeconds = 5
-    /// The `hail` executable whose `server` the run starts as a child: by default the one beside this one.
-    public var hailExecutable = ServerChild.hailBesideThisExecutable
+    /// The `hail` executable whose `server` the run starts as a child: by default this very executable (`hail bench`); tests give
+    /// the one built beside them.
+    public var hailExecutable = ServerChild.thisExecutable
 
     /// The defaults: 1,000 streams held 5 s.
     public init() {}

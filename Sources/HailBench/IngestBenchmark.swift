@@ -18,8 +18,9 @@ public struct IngestBenchmark: Sendable {
     public var binary = false
     /// Share of drivers put on an active trip with a rider watching it (0 to 1).
     public var riderShare = 0.1
-    /// The `hail` executable whose `server` the run starts as children: by default the one beside this one.
-    public var hailExecutable = ServerChild.hailBesideThisExecutable
+    /// The `hail` executable whose `server` the run starts as children: by default this very executable (`hail bench`); tests give
+    /// the one built beside them.
+    public var hailExecutable = ServerChild.thisExecutable
 
     /// The defaults: 100 drivers for 10 s, a batch of 3 fixes every 3 s each, JSON, a tenth watched.
     public init() {}

@@ -28,7 +28,7 @@ public final class ServerProcess: Sendable {
     /// `secretFile`, when given, is another node's secret, so tokens minted for one are good on both;
     /// `processors`, when not empty, are the only cores the child runs on (its loops pin to them in order).
     public static func start(
-        executable: String = ServerChild.hailBesideThisExecutable, extraArguments: [String] = [],
+        executable: String = ServerChild.thisExecutable, extraArguments: [String] = [],
         secretFile given: String? = nil, processors: [Int] = [], timeoutSeconds: Int = 60
     ) async throws(BenchError) -> ServerProcess {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(

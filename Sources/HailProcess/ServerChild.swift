@@ -36,12 +36,14 @@ public final class ServerChild: Sendable {
     /// `http://127.0.0.1:PORT`, the base of every request to the child.
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
-    /// The `hail` executable built beside the running one: the test bundle's neighbour in `.build/<config>/`, or
-    /// this very executable when it is `hail`.
+    /// The `hail` executable built beside the running one: a test bundle's neighbour in `.build/<config>/`.
     public static var hailBesideThisExecutable: String {
-        let running = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        if running.lastPathComponent == "hail" { return running.path }
-        return running.deletingLastPathComponent().appendingPathComponent("hail").path
+        URL(fileURLWithPath: thisExecutable).deletingLastPathComponent().appendingPathComponent("hail").path
+    }
+
+    /// The running executable itself (`hail` when `hail bench` starts its servers, whatever its file is called).
+    public static var thisExecutable: String {
+        URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
     }
 
     /// Starts `executable arguments` (for `hail`: `server --port 0 ...`) and waits for its listening line.
