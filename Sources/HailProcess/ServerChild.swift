@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Synchronization
 
@@ -5,26 +6,33 @@ import Synchronization
 /// awaited, then stopped (SIGTERM, then SIGKILL) or killed outright. The one harness the benchmarks, the crash
 /// loops and the tests that start real servers share.
 ///
-/// The child's standard output is read on a thread of its own until end of file (a libdispatch readability
-/// handler crashed the event loop now and then when the pipe closed, and a pool task would hold one of the
-/// cooperative pool's few threads); its standard error goes to `errorLog` when one is given, so a server that
-/// could not start can say why.
+/// The child's standard output and standard error are each read on a thread of their own until end of file (a
+/// libdispatch readability handler crashed the event loop now and then when the pipe closed, and a pool task
+/// would hold one of the cooperative pool's few threads). Its standard error comes as `errorLines` (the log lines
+/// a test waits for, a reload's say) and is appended to `errorLog` when one is given, so a server that could not
+/// start can say why.
 public final class ServerChild: Sendable {
     /// The running child.
     public let process: ChildProcess
     /// The port it said it listens on.
     public let port: Int
-    /// Where its standard error goes, when it goes to a file.
+    /// Where its standard error is appended, when it is.
     public let errorLog: URL?
-    // The pipe is held for the child's lifetime: releasing it closes the read end the reader thread uses, and a
-    // descriptor reused by a socket meanwhile would be read as the child's output.
-    private let output: Mutex<Pipe>
+    /// Its standard error a line at a time, from the start (the newest 1,000 kept while nobody reads).
+    public let errorLines: AsyncStream<String>
+    // The pipes are held for the child's lifetime: releasing one closes the read end its reader thread uses, and
+    // a descriptor reused by a socket meanwhile would be read as the child's output.
+    private let pipes: Mutex<(output: Pipe, errors: Pipe)>
 
-    private init(process: ChildProcess, port: Int, errorLog: URL?, output: sending Pipe) {
+    private init(
+        process: ChildProcess, port: Int, errorLog: URL?, errorLines: AsyncStream<String>,
+        pipes: sending (output: Pipe, errors: Pipe)
+    ) {
         self.process = process
         self.port = port
         self.errorLog = errorLog
-        self.output = Mutex(output)
+        self.errorLines = errorLines
+        self.pipes = Mutex(pipes)
     }
 
     /// The child's process id.
@@ -59,45 +67,53 @@ public final class ServerChild: Sendable {
         timeout: Duration = .seconds(60)
     ) async throws(ServerChildError) -> ServerChild {
         let output = Pipe()
-        var errors: FileHandle?
-        if let errorLog {
-            if !FileManager.default.fileExists(atPath: errorLog.path) {
-                _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
+        let errors = Pipe()
+        let log = errorLog.flatMap { url -> FileHandle? in
+            if !FileManager.default.fileExists(atPath: url.path) {
+                _ = FileManager.default.createFile(atPath: url.path, contents: nil)
             }
-            errors = try? FileHandle(forWritingTo: errorLog)
-            _ = try? errors?.seekToEnd()
+            let handle = try? FileHandle(forWritingTo: url)
+            _ = try? handle?.seekToEnd()
+            return handle
         }
         let (lines, continuation) = AsyncStream.makeStream(of: String.self)
-        let reader = output.fileHandleForReading
-        Thread {
-            var buffer = ""
-            while true {
-                let data = reader.availableData
-                if data.isEmpty { break }
-                buffer += String(decoding: data, as: UTF8.self)
-                var parts = buffer.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-                buffer = parts.removeLast()
-                for line in parts { continuation.yield(line) }
-            }
+        let (errorLines, errorSink) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(1000))
+        // What it said on standard error, kept to say why when it fails to start, and when all of it is read.
+        let said = Mutex<[String]>([])
+        let errorsRead = DispatchSemaphore(value: 0)
+        Self.readLines(from: output.fileHandleForReading) {
+            continuation.yield($0)
+        } end: {
             continuation.finish()
-        }.start()
+        }
+        Self.readLines(from: errors.fileHandleForReading) { line in
+            log?.write(Data((line + "\n").utf8))
+            said.withLock { if $0.count < 50 { $0.append(line) } }
+            errorSink.yield(line)
+        } end: {
+            try? log?.close()
+            errorSink.finish()
+            errorsRead.signal()
+        }
         let process: ChildProcess
         do {
             process = try ChildProcess.start(
                 executable, arguments, standardOutput: output.fileHandleForWriting.fileDescriptor,
-                standardError: errors?.fileDescriptor, processors: processors)
+                standardError: errors.fileHandleForWriting.fileDescriptor, processors: processors)
         } catch {
             try? output.fileHandleForWriting.close()
-            try? errors?.close()
+            try? errors.fileHandleForWriting.close()
             throw ServerChildError("cannot start `\(Self.name(executable, arguments))` as a child process: \(error)")
         }
         try? output.fileHandleForWriting.close()
-        try? errors?.close()
+        try? errors.fileHandleForWriting.close()
         let port = await withTaskGroup(of: Int?.self) { group in
             group.addTask {
                 for await line in lines {
                     if let port = Self.listeningPort(line) { return port }
                 }
+                // Its output ended without the line: it is exiting, so say how once it has (or the timeout will).
+                _ = await process.waitForExitUnlessCancelled()
                 return nil
             }
             group.addTask {
@@ -117,9 +133,19 @@ public final class ServerChild: Sendable {
         guard let port else {
             let ended = process.termination
             _ = await process.stop(grace: .seconds(5))
-            let said = errorLog.flatMap { try? String(contentsOf: $0, encoding: .utf8) } ?? ""
+            if ended != nil {
+                // Gone: its standard error reaches its end at once (2 s at most, should a grandchild hold the pipe).
+                await withCheckedContinuation { (read: CheckedContinuation<Void, Never>) in
+                    DispatchQueue.global().async {
+                        _ = errorsRead.wait(timeout: .now() + 2)
+                        read.resume()
+                    }
+                }
+            }
+            let told = said.withLock { $0 }
             // The server's own error line, not the usage it prints after it.
-            let reason = said.split(separator: "\n").first { $0.hasPrefix("hail server:") }.map(String.init)
+            let reason = told.first { $0.hasPrefix("hail server:") }
+            let tail = String(told.joined(separator: "\n").suffix(400))
             let what = Self.name(executable, arguments)
             let why: String
             switch ended {
@@ -127,9 +153,29 @@ public final class ServerChild: Sendable {
             case .signalled(let signal)?: why = "`\(what)` was ended by signal \(signal) before it was listening"
             case nil: why = "`\(what)` did not say it was listening within \(timeout)"
             }
-            throw ServerChildError(why + (reason.map { ": \($0)" } ?? (said.isEmpty ? "" : ": \(said.suffix(400))")))
+            throw ServerChildError(why + (reason.map { ": \($0)" } ?? (tail.isEmpty ? "" : ": \(tail)")))
         }
-        return ServerChild(process: process, port: port, errorLog: errorLog, output: output)
+        return ServerChild(
+            process: process, port: port, errorLog: errorLog, errorLines: errorLines, pipes: (output, errors))
+    }
+
+    /// Reads `handle` a line at a time on a thread of its own until end of file, then calls `end`.
+    private static func readLines(
+        from handle: FileHandle, line: @escaping @Sendable (String) -> Void, end: @escaping @Sendable () -> Void
+    ) {
+        Thread {
+            var buffer = ""
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                buffer += String(decoding: data, as: UTF8.self)
+                var parts = buffer.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                buffer = parts.removeLast()
+                for text in parts { line(text) }
+            }
+            if !buffer.isEmpty { line(buffer) }
+            end()
+        }.start()
     }
 
     /// The port in "... listening on http://127.0.0.1:PORT ...", or nil when the line is not that.
