@@ -26,10 +26,15 @@ struct RideAndDriveCommandTests {
             return false
         }
         #expect(driverReady == true)
+        // A cursor file of the test's own: the default one in the temporary folder is shared with every other run.
+        let cursorPath = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "ride-cursor-\(UUID().uuidString).sqlite"
+        ).path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: cursorPath + suffix) } }
         let rider = try HailCommandProcess(
             [
                 "--server", server, "--token", loopback.token(.rider, "cli-rider"), "--from", "43.7396,7.4276",
-                "--to", "43.7380,7.4260", "--json",
+                "--to", "43.7380,7.4260", "--json", "--state", cursorPath,
             ], command: "ride")
         let phases = await withDeadline(90) { () -> [String] in
             var phases: [String] = []
@@ -41,11 +46,15 @@ struct RideAndDriveCommandTests {
             }
             return phases
         }
+        // A child that never ends fails the test instead of holding it: SIGKILL after the deadline.
+        if phases == nil { rider.process.send(SIGKILL) }
         #expect(await rider.status() == 0)
         #expect(
             (phases ?? []).drop { $0 == "idle" } == [
                 "searching", "driverAssigned", "driverArrived", "onTrip", "completed",
             ])
-        #expect(await driver.status() == 0)
+        let driverEnded = await withDeadline(30) { await driver.status() }
+        if driverEnded == nil { driver.process.send(SIGKILL) }
+        #expect(driverEnded == 0)
     }
 }
