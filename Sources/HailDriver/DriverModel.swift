@@ -331,10 +331,14 @@ public final class DriverModel {
         }
     }
 
-    /// Sends the source's fix of this instant at once, when it has one.
-    private func sendFreshFix() async {
-        guard let point = await location.currentFix() else { return }
+    /// Sends the source's fix of this instant at once, with whatever waits; false when it has none (or the
+    /// filter refused it).
+    @discardableResult
+    private func sendFreshFix() async -> Bool {
+        guard let point = await location.currentFix() else { return false }
+        let before = pipeline.stats.freshFixes
         perform(pipeline.freshFix(point, now: timeline.now()))
+        return pipeline.stats.freshFixes > before
     }
 
     /// Device seconds between saves of the offline buffer.
@@ -556,11 +560,16 @@ public final class DriverModel {
         let stateChanged = trip?.id != update.id || trip?.state != update.state
         trip = update
         if offer?.trip.id == update.id { offer = nil }
-        if stateChanged { perform(pipeline.tripStateChanged(now: timeline.now())) }
+        let accepted = stateChanged && update.state == .driverAssigned
+        if stateChanged, !accepted { perform(pipeline.tripStateChanged(now: timeline.now())) }
         refreshPolicy()
-        // Accepted: the rider's first pin is where the car is now, not the waiting driver's last fix.
-        if stateChanged, update.state == .driverAssigned {
-            Task { await self.sendFreshFix() }
+        // Accepted: the rider's first pin is where the car is now, not the waiting driver's last fix. What the
+        // waiting pace held goes with the fix of this moment, in one batch whose newest it is, so the rider is
+        // never shown the held one (up to 50 m behind a car that stood after moving less than the filter).
+        if accepted {
+            Task {
+                if await !self.sendFreshFix() { self.perform(self.pipeline.tripStateChanged(now: self.timeline.now())) }
+            }
         }
         Task { await persist() }
     }

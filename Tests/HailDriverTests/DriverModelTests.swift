@@ -171,7 +171,11 @@ struct DriverModelRestoreTests {
         try await eventually(rig.model, "history sent") {
             $0.pipeline.batcher.inFlight.isEmpty && $0.pipeline.stats.batches == 1
         }
-        #expect(rig.channel.sent == [LocationBatch(seq: 41, points: buffered, backlog: true)])
+        #expect(
+            rig.channel.sent.map { LocationBatch(seq: $0.seq, points: $0.points, backlog: $0.backlog) } == [
+                LocationBatch(seq: 41, points: buffered, backlog: true)
+            ])
+        #expect(rig.channel.sent.map(\.sentAt) == [Fixture.origin])
     }
 }
 

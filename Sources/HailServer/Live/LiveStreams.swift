@@ -84,7 +84,9 @@ public struct LiveStreams: Sendable {
         await send(RiderServerFrame.tripUpdated(trip), .essential, on: connection)
         if let position = trip.driverLocation, position.seq > (after ?? Int64.min) {
             await send(
-                RiderServerFrame.driverMoved(DriverMoved(location: position, etaSeconds: trip.etaSeconds)), .disposable,
+                RiderServerFrame.driverMoved(
+                    DriverMoved(location: position, etaSeconds: trip.etaSeconds, etaTarget: EtaTarget(for: trip.state))),
+                .disposable,
                 on: connection)
         }
         guard trip.state.isActive else {

@@ -73,7 +73,9 @@ final class TripStreamHandler: WebSocketInboundHandler {
         send(RiderServerFrame.tripUpdated(trip), .essential)
         if let position = trip.driverLocation, position.seq > (after ?? Int64.min) {
             send(
-                RiderServerFrame.driverMoved(DriverMoved(location: position, etaSeconds: trip.etaSeconds)), .disposable)
+                RiderServerFrame.driverMoved(
+                    DriverMoved(location: position, etaSeconds: trip.etaSeconds, etaTarget: EtaTarget(for: trip.state))),
+                .disposable)
         }
         guard trip.state.isActive else {
             await subscription.cancel()
