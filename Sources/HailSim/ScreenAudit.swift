@@ -134,8 +134,6 @@ struct ScreenAudit: Sendable {
     private struct PendingPin: Sendable {
         var time: Double
         var received: Double
-        /// When the phone took the fix, as the server estimated it (its receipt from servers that do not say).
-        var taken: Double
         /// The batch the pin's fix came in.
         var seq: Int64
         var coordinate: Coordinate
@@ -182,9 +180,9 @@ struct ScreenAudit: Sendable {
             pendingPins.append(
                 PendingPin(
                     time: now, received: shown.receivedAt.timeIntervalSince1970,
-                    taken: shown.ageOrigin.timeIntervalSince1970, seq: shown.seq, coordinate: shown.coordinate,
+                    seq: shown.seq, coordinate: shown.coordinate,
                     state: frame.state, trace: trace,
-                    words: Words(pin: frame.pin, delayedBanner: frame.showsDelayedBanner, eta: frame.etaMinutes != nil))
+                    words: Words(pin: frame.pin, delayedBanner: frame.showsDelayedBanner, eta: frame.etaMinutes != nil)),
             )
         }
         judgePins()
@@ -214,10 +212,8 @@ struct ScreenAudit: Sendable {
             let arrived = min(pin.time, pin.received)
             guard all || (pin.trace.samples(in: arrived...arrived).last?.time ?? arrived) > arrived else { return }
             pendingPins.removeFirst()
-            // The fix was taken before the server received it, and not long before; in the city the phones' clocks
-            // are the server's, so the server's estimate of when (`fixedAt`) is never earlier than the truth.
-            let taken = min(arrived, pin.taken)
-            let window = (taken - 60)...taken
+            // The fix was taken before the server received it, and not long before.
+            let window = (pin.received - 60)...arrived
             let now = pin.time
             guard
                 let placed = pin.trace.lastTrue(

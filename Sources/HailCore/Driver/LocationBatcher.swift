@@ -230,8 +230,12 @@ public struct LocationBatcher: Sendable, Hashable {
         inFlight.removeAll { $0.seq <= seq }
     }
 
+    /// Whether a fix arriving at `now` sends the batch whose oldest point came at `since`: once the hold has
+    /// passed, or comes within half the timer's grace (a quarter second), since fixes a second apart arrive a
+    /// few milliseconds early as often as late.
     private func isDue(since: Date, now: Date) -> Bool {
-        now.timeIntervalSince(since) >= configuration.holdInterval
+        let hold = configuration.holdInterval
+        return now.timeIntervalSince(since) >= (hold > 0 ? hold - configuration.tickGrace / 2 : 0)
     }
 
     /// When the timer sends the batch whose oldest point came at `since`, if no fix has sent it before: the hold

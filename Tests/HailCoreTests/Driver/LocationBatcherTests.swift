@@ -60,6 +60,19 @@ struct LocationBatcherTests {
         #expect(sent.map(\.batch.points.count) == [2])
     }
 
+    @Test func aFixAFewMillisecondsEarlyForTheDeadlineStillSendsTheBatch() {
+        var batcher = Self.online(hold: 2)
+        _ = batcher.pointAccepted(Self.fix(1, at: 10), now: Self.at(10.02))
+        _ = batcher.pointAccepted(Self.fix(2, at: 11), now: Self.at(11.01))
+        // The third fix a second apart, handled 20 ms sooner after its time than the first: with it, not 0.5 s later.
+        let sent = Self.sends(batcher.pointAccepted(Self.fix(3, at: 12), now: Self.at(12.0)))
+        #expect(sent.map(\.batch.points.count) == [3])
+        // A fix more than a quarter second short of the hold waits for the next.
+        var early = Self.online(hold: 2)
+        _ = early.pointAccepted(Self.fix(1, at: 10), now: Self.at(10))
+        #expect(early.pointAccepted(Self.fix(2, at: 11.7), now: Self.at(11.7)).isEmpty)
+    }
+
     @Test func aFullBatchGoesAtOnce() {
         var batcher = Self.online(hold: 100, maxPoints: 3)
         _ = batcher.pointAccepted(Self.fix(1, at: 1), now: Self.at(1))
