@@ -673,10 +673,35 @@ public final class DriverModel {
         case .accept: return try await api.accept(tripID: tripID, key: entry.key)
         case .arrived: return try await api.report(.arrived, tripID: tripID, key: entry.key)
         case .started: return try await api.report(.started, tripID: tripID, key: entry.key)
-        case .ended: return try await api.report(.ended, tripID: tripID, key: entry.key)
+        case .ended:
+            await locationsAcknowledged()
+            return try await api.report(.ended, tripID: tripID, key: entry.key)
         case .cancel: return try await api.cancel(tripID: tripID, key: entry.key)
         }
     }
+
+    /// Waits until the server has acknowledged the location batches in flight now, or the link is down, for at
+    /// most `Self.locationsBeforeEndWait`: the fare is priced on the history the server holds when "ended" lands,
+    /// and the batch the tap sent travels on the socket while "ended" goes over HTTP (the last seconds of a trip,
+    /// 20 to 90 m, went uncharged when it lost the race).
+    private func locationsAcknowledged() async {
+        let sent = Set(pipeline.batcher.inFlight.map(\.seq))
+        guard pipeline.isConnected, !sent.isEmpty else { return }
+        let deadline = timeline.now().addingTimeInterval(Self.locationsBeforeEndWait)
+        let timeline = self.timeline
+        let timer = Task { [weak self] in
+            try? await timeline.sleepUntil(deadline)
+            self?.changed()
+        }
+        defer { timer.cancel() }
+        await waitUntil { model in
+            !model.pipeline.isConnected || model.timeline.now() >= deadline
+                || !model.pipeline.batcher.inFlight.contains { sent.contains($0.seq) }
+        }
+    }
+
+    /// Device seconds "ended" waits at most for the location batches before it.
+    static let locationsBeforeEndWait: TimeInterval = 5
 
     // MARK: Plumbing
 

@@ -75,10 +75,16 @@ struct ScriptedDriver {
     }
 }
 
-@Suite("RiderModel over the real transports against the real server", .serialized)
-@MainActor
-struct RiderEndToEndTests {
-    @Test func fromRequestToCompletedFareWithAScriptedDriver() async throws {
+/// A real server on loopback with a database of its own, tokens for rider-1 and driver-1, and a connector.
+struct LoopbackServer {
+    let server: BackendServer
+    let path: String
+    let riderToken: String
+    let driverToken: String
+    let base: URL
+    let connector: SocketConnector
+
+    static func start() async throws -> LoopbackServer {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("hail-rider-e2e-\(UUID()).db").path
         var options = BackendServer.Options()
         options.port = 0
@@ -88,10 +94,28 @@ struct RiderEndToEndTests {
         let server = try await BackendServer.start(options)
         let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret))
         let issued = Int64(Date().timeIntervalSince1970)
-        let riderToken = tokens.mint(AccessToken(role: .rider, sub: "rider-1", exp: issued + 3600, iat: issued))
-        let driverToken = tokens.mint(AccessToken(role: .driver, sub: "driver-1", exp: issued + 3600, iat: issued))
-        let base = try #require(URL(string: "http://127.0.0.1:\(server.port)"))
-        let connector = try SocketConnector()
+        return LoopbackServer(
+            server: server, path: path,
+            riderToken: tokens.mint(AccessToken(role: .rider, sub: "rider-1", exp: issued + 3600, iat: issued)),
+            driverToken: tokens.mint(AccessToken(role: .driver, sub: "driver-1", exp: issued + 3600, iat: issued)),
+            base: try #require(URL(string: "http://127.0.0.1:\(server.port)")), connector: try SocketConnector())
+    }
+
+    func stop() async {
+        await connector.shutdown()
+        await server.shutdown()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+}
+
+@Suite("RiderModel over the real transports against the real server", .serialized)
+@MainActor
+struct RiderEndToEndTests {
+    @Test func fromRequestToCompletedFareWithAScriptedDriver() async throws {
+        let loopback = try await LoopbackServer.start()
+        let (riderToken, driverToken, base, connector) = (
+            loopback.riderToken, loopback.driverToken, loopback.base, loopback.connector
+        )
 
         let driverHTTP = HTTPTransport(baseURL: base, token: driverToken)
         let liveForDriver = RiderLiveChannel(baseURL: base, token: driverToken, connector: connector)
@@ -161,25 +185,14 @@ struct RiderEndToEndTests {
         recorder.cancel()
         model.stop()
         driver.socket.close()
-        await connector.shutdown()
-        await server.shutdown()
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        await loopback.stop()
     }
 
     @Test func aDriverWithNoFixNeverMovesTheRidersPinFresh() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hail-rider-nofix-\(UUID()).db").path
-        var options = BackendServer.Options()
-        options.port = 0
-        options.databasePath = path
-        options.secret = SecureRandom.bytes(32)
-        options.log = nil
-        let server = try await BackendServer.start(options)
-        let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret))
-        let issued = Int64(Date().timeIntervalSince1970)
-        let riderToken = tokens.mint(AccessToken(role: .rider, sub: "rider-1", exp: issued + 3600, iat: issued))
-        let driverToken = tokens.mint(AccessToken(role: .driver, sub: "driver-1", exp: issued + 3600, iat: issued))
-        let base = try #require(URL(string: "http://127.0.0.1:\(server.port)"))
-        let connector = try SocketConnector()
+        let loopback = try await LoopbackServer.start()
+        let (riderToken, driverToken, base, connector) = (
+            loopback.riderToken, loopback.driverToken, loopback.base, loopback.connector
+        )
         let driverHTTP = HTTPTransport(baseURL: base, token: driverToken)
         let driver = ScriptedDriver(
             http: driverHTTP,
@@ -232,9 +245,7 @@ struct RiderEndToEndTests {
         recorder.cancel()
         model.stop()
         driver.socket.close()
-        await connector.shutdown()
-        await server.shutdown()
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        await loopback.stop()
     }
 
     /// Returns once `condition` holds after one of the model's steps; throws after `seconds` of real time.
