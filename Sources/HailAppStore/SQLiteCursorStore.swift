@@ -1,7 +1,10 @@
+import Foundation
+import HailCore
 import HailRider
 import HailStorage
 
-/// The rider's cursor in SQLite through HailStorage, `synchronous=FULL`: a saved cursor survives a kill.
+/// The rider's cursor and ETA promises in SQLite through HailStorage, `synchronous=FULL`: a saved cursor
+/// survives a kill.
 ///
 /// It lives in HailAppStore because HailRider may not import HailStorage; an iOS app links this module
 /// with the rider core.
@@ -12,7 +15,15 @@ public struct SQLiteCursorStore: CursorStore {
             trip_id TEXT PRIMARY KEY NOT NULL,
             seq INTEGER NOT NULL
         ) STRICT;
+        """,
         """
+        CREATE TABLE rider_eta_promise (
+            trip_id TEXT NOT NULL,
+            state TEXT NOT NULL,
+            arrival REAL NOT NULL,
+            PRIMARY KEY (trip_id, state)
+        ) STRICT;
+        """,
     ]
 
     private let database: SQLiteDatabase
@@ -40,6 +51,26 @@ public struct SQLiteCursorStore: CursorStore {
                 INSERT INTO rider_cursor (trip_id, seq) VALUES (?, ?)
                 ON CONFLICT (trip_id) DO UPDATE SET seq = max(seq, excluded.seq)
                 """, tripID, seq)
+        }
+    }
+
+    /// The arrival last promised on `tripID` in `state`, or nil.
+    public func loadPromise(tripID: String, state: TripState) async throws -> Date? {
+        try await database.read { connection in
+            try connection.firstRow(
+                "SELECT arrival FROM rider_eta_promise WHERE trip_id = ? AND state = ?", tripID, state.rawValue
+            )?.value(0, as: Double.self)
+        }.map(Date.init(timeIntervalSince1970:))
+    }
+
+    /// Stores the promise of `tripID` in `state`, replacing the one before.
+    public func savePromise(_ arrival: Date, tripID: String, state: TripState) async throws {
+        _ = try await database.write { connection in
+            try connection.run(
+                """
+                INSERT INTO rider_eta_promise (trip_id, state, arrival) VALUES (?, ?, ?)
+                ON CONFLICT (trip_id, state) DO UPDATE SET arrival = excluded.arrival
+                """, tripID, state.rawValue, arrival.timeIntervalSince1970)
         }
     }
 

@@ -11,7 +11,9 @@ import HailProtocol
 /// filter, and the server drops drivers silent for 60 s from dispatch: while online and connected, the
 /// last fix is sent again, stamped with the current time and zero speed, once `keepAliveInterval` passes
 /// without one. Only a fix that went out live is repeated: after a tunnel the last buffered fix is history,
-/// and stamping it "now" would show the rider a stale position as fresh.
+/// and stamping it "now" would show the rider a stale position as fresh. When the phone has no fix at all,
+/// the keep-alive says so (`LocationBatch.noFix`): the server keeps the driver online and shows it to no
+/// rider as a position.
 public struct DriverLocationPipeline: Sendable {
     /// What the runtime must do.
     public enum Action: Sendable, Hashable {
@@ -33,7 +35,7 @@ public struct DriverLocationPipeline: Sendable {
         public var bytes = 0
         /// Keep-alive fixes made from the last fix.
         public var keepAlives = 0
-        /// Of those, keep-alives sent with no fix to be had (waiting drivers only).
+        /// Of those, keep-alives sent as having no current fix (none to be had, or the last held behind a moving car).
         public var keepAlivesWithoutFix = 0
         /// Current fixes sent at once at the moments that matter (accepting an offer, arriving).
         public var freshFixes = 0
@@ -54,6 +56,8 @@ public struct DriverLocationPipeline: Sendable {
     public private(set) var stats = Stats()
     /// What the location source last said about its fix.
     public private(set) var fixStatus = FixStatus.current
+    /// True once the source has said anything about its fix: a source that cannot tell leaves its fixes current.
+    public private(set) var fixStatusReported = false
     /// True while a rider watches this car (to the pickup, on the trip).
     public private(set) var riderWatching = false
     /// True from the moment the source says it has no fix until a fix comes: the last one is where the
@@ -93,15 +97,14 @@ public struct DriverLocationPipeline: Sendable {
 
     /// The time asked for by `wake` has come (early or late calls are harmless).
     public mutating func tick(now: Date) -> [Action] {
-        var actions = record(batcher.tick(now: now))
+        var actions = record(batcher.tick(now: now), now: now)
         if let due = keepAliveDue, now >= due, let last = lastLive {
             var point = last
             point.t = now
             point.speed = 0
             stats.keepAlives += 1
-            if lastFixIsStale { stats.keepAlivesWithoutFix += 1 }
             // Not shown to the filter: a real fix taken in the same instant must still pass as in order.
-            actions += feed(point, now: now)
+            actions += keepAlive(point, now: now)
         }
         return actions + wakeAction()
     }
@@ -109,17 +112,17 @@ public struct DriverLocationPipeline: Sendable {
     /// Adopts a new policy (activity, heat or Low Power changed).
     public mutating func setPolicy(_ policy: LocationPolicy, now: Date) -> [Action] {
         self.policy = policy
-        return record(batcher.policyChanged(policy, now: now)) + wakeAction()
+        return record(batcher.policyChanged(policy, now: now), now: now) + wakeAction()
     }
 
     /// The trip changed state: what waits goes now, so the server sees where the car was at the tap.
     public mutating func tripStateChanged(now: Date) -> [Action] {
-        record(batcher.tripStateChanged(now: now)) + wakeAction()
+        record(batcher.tripStateChanged(now: now), now: now) + wakeAction()
     }
 
     /// A link works again: the offline history goes first.
     public mutating func linkUp(_ transport: LocationBatcher.Transport, now: Date) -> [Action] {
-        record(batcher.connectionUp(transport, now: now)) + wakeAction()
+        record(batcher.connectionUp(transport, now: now), now: now) + wakeAction()
     }
 
     /// Neither link gets through: buffer from now on.
@@ -144,18 +147,31 @@ public struct DriverLocationPipeline: Sendable {
         point.t = now
         point.speed = 0
         stats.keepAlives += 1
-        return feed(point, now: now)
+        return keepAlive(point, now: now)
+    }
+
+    /// Sends the last fix again as a keep-alive: a fix of where the car stands when the phone stands with one
+    /// (or cannot tell), else a batch marked as having no fix. A phone that says it is moving yet sent no fix
+    /// for the interval is held back by its distance filter: its last fix is up to the filter's distance
+    /// (50 m while waiting) behind the car, and repeating it stamped now would claim it is where the car is.
+    private mutating func keepAlive(_ point: LocationPoint, now: Date) -> [Action] {
+        guard lastFixIsStale || (fixStatusReported && fixStatus == .current) else { return feed(point, now: now) }
+        stats.keepAlivesWithoutFix += 1
+        lastLive = point
+        lastLiveBeforeDrop = nil
+        return record(batcher.keepAliveWithoutFix(point, now: now), now: now) + wakeAction()
     }
 
     /// The location source says whether its last fix is still where the car is.
     public mutating func fixStatusChanged(_ status: FixStatus, now: Date) -> [Action] {
         fixStatus = status
+        fixStatusReported = true
         guard status == .unavailable else { return wakeAction() }
         lastFixIsStale = true
         // The rider's pin ages from the moment its fix reaches the server: the last fix before the
         // tunnel goes now rather than after the interval, or the pin would claim that wait as fresh.
         guard riderWatching, !batcher.pending.isEmpty else { return wakeAction() }
-        return record(batcher.tripStateChanged(now: now)) + wakeAction()
+        return record(batcher.tripStateChanged(now: now), now: now) + wakeAction()
     }
 
     /// A rider starts or stops watching this car (a trip assigned, ended or cancelled).
@@ -173,8 +189,8 @@ public struct DriverLocationPipeline: Sendable {
         lastFixIsStale = false
         if batcher.transport != nil { lastLive = point }
         lastLiveBeforeDrop = nil
-        var actions = record(batcher.pointAccepted(point, now: now))
-        if !batcher.pending.isEmpty { actions += record(batcher.tripStateChanged(now: now)) }
+        var actions = record(batcher.pointAccepted(point, now: now), now: now)
+        if !batcher.pending.isEmpty { actions += record(batcher.tripStateChanged(now: now), now: now) }
         return actions + wakeAction()
     }
 
@@ -194,9 +210,9 @@ public struct DriverLocationPipeline: Sendable {
     private var keepAliveDue: Date? {
         guard !policy.isOff, batcher.transport != nil, let last = lastLive else { return nil }
         guard lastFixIsStale else { return last.t.addingTimeInterval(keepAliveInterval) }
-        // No fix: never while a rider watches. Waiting, only as the server's 60 s of silence draw near,
-        // so a tunnel passes without one, and an offer accepted there does not bring the rider a
-        // position from before it stamped as fresh.
+        // No fix: never while a rider watches (the server would show them nothing from it). Waiting, only
+        // as the server's 60 s of silence draw near: the phone has nothing new to say, so a tunnel passes
+        // without a send.
         guard !riderWatching else { return nil }
         return last.t.addingTimeInterval(Self.keepAliveWithoutFixIntervals * keepAliveInterval)
     }
@@ -209,14 +225,16 @@ public struct DriverLocationPipeline: Sendable {
         if batcher.transport != nil { lastLive = point }
         // A newer fix, live or history, supersedes the one from before the drop.
         lastLiveBeforeDrop = nil
-        return record(batcher.pointAccepted(point, now: now)) + wakeAction()
+        return record(batcher.pointAccepted(point, now: now), now: now) + wakeAction()
     }
 
-    private mutating func record(_ actions: [LocationBatcher.Action]) -> [Action] {
+    /// Counts the sends among `actions` and stamps each batch with when it leaves (`sentAt`, the phone's clock).
+    private mutating func record(_ actions: [LocationBatcher.Action], now: Date) -> [Action] {
         var result: [Action] = []
         for action in actions {
             switch action {
-            case .send(let batch, let transport):
+            case .send(var batch, let transport):
+                batch.sentAt = now
                 stats.batches += 1
                 if batch.backlog { stats.backlogBatches += 1 }
                 stats.points += batch.points.count

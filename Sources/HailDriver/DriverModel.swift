@@ -347,10 +347,14 @@ public final class DriverModel {
         }
     }
 
-    /// Sends the source's fix of this instant at once, when it has one.
-    private func sendFreshFix() async {
-        guard let point = await location.currentFix() else { return }
+    /// Sends the source's fix of this instant at once, with whatever waits; false when it has none (or the
+    /// filter refused it).
+    @discardableResult
+    private func sendFreshFix() async -> Bool {
+        guard let point = await location.currentFix() else { return false }
+        let before = pipeline.stats.freshFixes
         perform(pipeline.freshFix(point, now: timeline.now()))
+        return pipeline.stats.freshFixes > before
     }
 
     /// Device seconds between saves of the offline buffer.
@@ -576,11 +580,16 @@ public final class DriverModel {
         let stateChanged = trip?.id != update.id || trip?.state != update.state
         trip = update
         if offer?.trip.id == update.id { offer = nil }
-        if stateChanged { perform(pipeline.tripStateChanged(now: timeline.now())) }
+        let accepted = stateChanged && update.state == .driverAssigned
+        if stateChanged, !accepted { perform(pipeline.tripStateChanged(now: timeline.now())) }
         refreshPolicy()
-        // Accepted: the rider's first pin is where the car is now, not the waiting driver's last fix.
-        if stateChanged, update.state == .driverAssigned {
-            Task { await self.sendFreshFix() }
+        // Accepted: the rider's first pin is where the car is now, not the waiting driver's last fix. What the
+        // waiting pace held goes with the fix of this moment, in one batch whose newest it is, so the rider is
+        // never shown the held one (up to 50 m behind a car that stood after moving less than the filter).
+        if accepted {
+            Task {
+                if await !self.sendFreshFix() { self.perform(self.pipeline.tripStateChanged(now: self.timeline.now())) }
+            }
         }
         Task { await persist() }
     }
@@ -684,7 +693,9 @@ public final class DriverModel {
         case .accept: return try await api.accept(tripID: tripID, key: entry.key)
         case .arrived: return try await api.report(.arrived, tripID: tripID, key: entry.key)
         case .started: return try await api.report(.started, tripID: tripID, key: entry.key)
-        case .ended: return try await api.report(.ended, tripID: tripID, key: entry.key)
+        case .ended:
+            await locationsAcknowledged()
+            return try await api.report(.ended, tripID: tripID, key: entry.key)
         case .cancel: return try await api.cancel(tripID: tripID, key: entry.key)
         }
     }
@@ -744,6 +755,29 @@ public final class DriverModel {
         }
         changed()
     }
+
+    /// Waits until the server has acknowledged the location batches in flight now, or the link is down, for at
+    /// most `Self.locationsBeforeEndWait`: the fare is priced on the history the server holds when "ended" lands,
+    /// and the batch the tap sent travels on the socket while "ended" goes over HTTP (the last seconds of a trip,
+    /// 20 to 90 m, went uncharged when it lost the race).
+    private func locationsAcknowledged() async {
+        let sent = Set(pipeline.batcher.inFlight.map(\.seq))
+        guard pipeline.isConnected, !sent.isEmpty else { return }
+        let deadline = timeline.now().addingTimeInterval(Self.locationsBeforeEndWait)
+        let timeline = self.timeline
+        let timer = Task { [weak self] in
+            try? await timeline.sleepUntil(deadline)
+            self?.changed()
+        }
+        defer { timer.cancel() }
+        await waitUntil { model in
+            !model.pipeline.isConnected || model.timeline.now() >= deadline
+                || !model.pipeline.batcher.inFlight.contains { sent.contains($0.seq) }
+        }
+    }
+
+    /// Device seconds "ended" waits at most for the location batches before it.
+    static let locationsBeforeEndWait: TimeInterval = 5
 
     // MARK: Plumbing
 

@@ -67,7 +67,11 @@ public final class RiderModel {
     @ObservationIgnored private var glide: Glide
     @ObservationIgnored private var serverClock = ServerClock()
     @ObservationIgnored private var smoother: EtaSmoother
-    @ObservationIgnored private var latestEtaSeconds: Int?
+    /// The server's latest estimate of the arrival (server time): its ETA plus when it was computed.
+    @ObservationIgnored private var latestArrival: Date?
+    /// The trip and state (leg) the smoother's promise belongs to, and the promise last stored for it.
+    @ObservationIgnored private var promiseLeg: (tripID: String, state: TripState, stored: Date?)?
+    @ObservationIgnored private var promiseSave: Task<Void, Never>?
     @ObservationIgnored private var cursorTripID: String?
     @ObservationIgnored private var isRequesting = false
     @ObservationIgnored private var isCancelling = false
@@ -123,7 +127,7 @@ public final class RiderModel {
 
     /// The pin's freshness now: its level and the age of the last fix on the server's clock.
     public var pinFreshness: PinFreshness {
-        PinFreshness(receivedAt: tracker.latest?.receivedAt, serverNow: serverNow)
+        PinFreshness(of: tracker.latest, serverNow: serverNow)
     }
 
     /// Recomputes `screen` at the phone's current time; call it once a second while the screen shows
@@ -324,25 +328,74 @@ public final class RiderModel {
         }
         if current.id != previousID { resetTracking() }
         if trip != current {
+            // A trip answer's ETA runs from the driver's position it carries (the server computes it from that),
+            // else from now (a change just committed).
+            let arrival = current.etaSeconds.map { etaArrival($0, from: current.driverLocation) }
             if current.state != trip?.state {
                 // A new state means a new target (pickup, then dropoff): the old ETA says nothing about
-                // it and must not be smoothed into the new one.
-                latestEtaSeconds = current.etaSeconds
+                // it and must not be smoothed into the new one. What this leg promised before a kill does:
+                // no minutes until it is read, so none are shown that it would take back.
+                latestArrival = nil
                 smoother = EtaSmoother(hold: configuration.etaHold)
-            } else if let eta = current.etaSeconds {
-                latestEtaSeconds = eta
+                trip = current
+                await restorePromise(tripID: current.id, state: current.state)
+                if latestArrival == nil, machine.trip?.id == current.id, machine.trip?.state == current.state {
+                    latestArrival = arrival
+                }
+            } else if let arrival {
+                latestArrival = arrival
             }
-            trip = current
+            trip = machine.trip
         }
         if update.id == current.id, current.state.isActive, let location = update.driverLocation {
-            await applyPosition(location, etaSeconds: update.etaSeconds, path: nil, tripID: current.id)
+            await applyPosition(
+                location, etaSeconds: update.etaSeconds, etaTarget: EtaTarget(for: update.state), path: nil,
+                tripID: current.id)
         }
         refresh()
     }
 
-    private func applyPosition(_ location: DriverLocation, etaSeconds: Int?, path: [Coordinate]?, tripID: String)
-        async
-    {
+    /// When an ETA of `seconds` from `position` (nil: from now) has the car arrive, server time. The server
+    /// computes it from where the car was when the fix was taken; a position stamped later than this phone's
+    /// estimate of the server's clock (an offset error) counts from now.
+    private func etaArrival(_ seconds: Int, from position: DriverLocation?) -> Date {
+        let now = serverNow
+        let from = position.map { min($0.ageOrigin, now) } ?? now
+        return from.addingTimeInterval(TimeInterval(seconds))
+    }
+
+    /// Takes the promise an earlier instance of the app stored for this leg of the trip (a relaunch).
+    private func restorePromise(tripID: String, state: TripState) async {
+        guard state == .driverAssigned || state == .onTrip else {
+            promiseLeg = nil
+            return
+        }
+        let stored = try? await cursors.loadPromise(tripID: tripID, state: state)
+        // The trip moved on while the store answered: a newer leg has its own smoother.
+        guard machine.trip?.id == tripID, machine.trip?.state == state else { return }
+        promiseLeg = (tripID, state, stored ?? nil)
+        if let stored = stored ?? nil { smoother.restore(stored) }
+    }
+
+    /// Stores the smoother's promise when it moved, so a relaunched app shows the same minutes.
+    private func storePromiseIfMoved() {
+        guard let leg = promiseLeg, let promise = smoother.promise, promise != leg.stored,
+            machine.trip?.id == leg.tripID, machine.trip?.state == leg.state
+        else { return }
+        promiseLeg?.stored = promise
+        let cursors = self.cursors
+        let previous = promiseSave
+        // Chained, so the last promise is the one that stays.
+        promiseSave = Task {
+            await previous?.value
+            try? await cursors.savePromise(promise, tripID: leg.tripID, state: leg.state)
+        }
+    }
+
+    /// `etaSeconds` runs from `location` to `etaTarget` (nil: a server that does not say).
+    private func applyPosition(
+        _ location: DriverLocation, etaSeconds: Int?, etaTarget: EtaTarget?, path: [Coordinate]?, tripID: String
+    ) async {
         guard tripID == machine.trip?.id else { return }
         if let latest = tracker.latestSeq, location.seq <= latest {
             tracker.apply(location)
@@ -368,7 +421,10 @@ public final class RiderModel {
         }
         glide.add(location, roadPath: path, now: serverNow)
         driverLocation = location
-        if let etaSeconds { latestEtaSeconds = etaSeconds }
+        // An ETA to the leg before (a frame that crossed the start of the trip) says nothing of this one.
+        if let etaSeconds, let state = machine.trip?.state, etaTarget == nil || etaTarget == EtaTarget(for: state) {
+            latestArrival = etaArrival(etaSeconds, from: location)
+        }
         refresh()
     }
 
@@ -376,7 +432,8 @@ public final class RiderModel {
         tracker = PositionTracker()
         glide.reset()
         smoother = EtaSmoother(hold: configuration.etaHold)
-        latestEtaSeconds = nil
+        latestArrival = nil
+        promiseLeg = nil
         driverLocation = nil
         droppedPositions = 0
         cursor = nil
@@ -534,8 +591,8 @@ public final class RiderModel {
                     await apply(trip)
                 case .driverMoved(let moved):
                     await applyPosition(
-                        moved.location, etaSeconds: moved.etaSeconds, path: try? moved.pathCoordinates(),
-                        tripID: tripID)
+                        moved.location, etaSeconds: moved.etaSeconds, etaTarget: moved.etaTarget,
+                        path: try? moved.pathCoordinates(), tripID: tripID)
                 }
                 if !machine.isActive { return greeted }
             }
@@ -664,7 +721,7 @@ public final class RiderModel {
 
     private func makeScreen(serverNow: Date) -> RiderScreen {
         guard let trip = machine.trip else {
-            smoother.update(etaSeconds: nil, pin: .locating, at: serverNow)
+            smoother.update(arrival: nil, pin: .locating, at: serverNow)
             return RiderScreen(
                 phase: isOffline ? .offline : .idle, isRequesting: isRequesting, errorMessage: errorMessage)
         }
@@ -673,7 +730,7 @@ public final class RiderModel {
             canCancel: Self.cancellable(trip.state) && !isCancelling, isRequesting: isRequesting,
             errorMessage: errorMessage)
         let tracksCar = trip.state == .driverAssigned || trip.state == .driverArrived || trip.state == .onTrip
-        let freshness = PinFreshness(receivedAt: tracker.latest?.receivedAt, serverNow: serverNow)
+        let freshness = PinFreshness(of: tracker.latest, serverNow: serverNow)
         if tracksCar {
             screen.pin = freshness.level
             screen.showsDelayedBanner = freshness.showsDelayedBanner
@@ -682,13 +739,16 @@ public final class RiderModel {
             }
         }
         let wantsETA = trip.state == .driverAssigned || trip.state == .onTrip
-        var eta = latestEtaSeconds
+        var arrival = latestArrival
         if config.etaSourceOrDefault == .straightLine {
             // The cohort is off the road ETA: the coarse one from where the car is to where it is going.
             let target = trip.state == .onTrip ? trip.dropoff : trip.pickup
-            eta = tracker.latest.flatMap { StraightLineETA.seconds(from: $0.coordinate, to: target) }
+            arrival = tracker.latest.flatMap { position in
+                StraightLineETA.seconds(from: position.coordinate, to: target).map { etaArrival($0, from: position) }
+            }
         }
-        screen.etaMinutes = smoother.update(etaSeconds: wantsETA ? eta : nil, pin: freshness.level, at: serverNow)
+        screen.etaMinutes = smoother.update(arrival: wantsETA ? arrival : nil, pin: freshness.level, at: serverNow)
+        storePromiseIfMoved()
         if isOffline && trip.state.isActive { screen.phase = .offline }
         return screen
     }

@@ -10,4 +10,14 @@ public protocol RouteProvider: Sendable {
 
     /// The advice for driving from `start` to `end`, or nil when the provider has none.
     func advise(from start: Coordinate, to end: Coordinate) -> RouteAdvice?
+    /// The advice for a car at `start` facing `heading` (degrees, nil when unknown): a car cannot turn round
+    /// on the spot, so one facing away from `end` has the longer way to go.
+    func advise(from start: Coordinate, heading: Double?, to end: Coordinate) -> RouteAdvice?
+}
+
+extension RouteProvider {
+    /// A provider that does not use the heading gives its advice without it.
+    public func advise(from start: Coordinate, heading: Double?, to end: Coordinate) -> RouteAdvice? {
+        advise(from: start, to: end)
+    }
 }

@@ -5,13 +5,15 @@ import HailCore
 ///
 /// Every location batch writes both, so their encoding is on the hot path of a scaled node: `JSONEncoder`
 /// took a third of a node's CPU under a saturating load, and Swift's shortest round-trip decimals still a
-/// twentieth. This is a fixed list of fields after a tag (`f2:` and `p2:`): each Double as the 16 hex digits
+/// twentieth. This is a fixed list of fields after a tag (`f2:` and `p3:`): each Double as the 16 hex digits
 /// of its bits, so it comes back exactly and costs a few shifts to write, each date as such a Double of seconds
 /// since the reference date (the form `Date` holds), counts and seqs in decimal. What earlier versions wrote
-/// still reads: `f1:`/`p1:` with decimal Doubles, and JSON (it starts with `{`).
+/// still reads: `p2:` (a position without `fixedAt`), `f1:`/`p1:` with decimal Doubles, and JSON (it starts
+/// with `{`).
 enum IngestStateText {
     private static let filterTag = "f2:"
-    private static let positionTag = "p2:"
+    private static let positionTag = "p3:"
+    private static let positionWithoutFixTimeTag = "p2:"
     private static let decimalTags = (filter: "f1:", position: "p1:")
 
     /// `f2:` then the reference fix (lat, lng, accuracy, heading, speed, t; six empty fields when there is
@@ -36,15 +38,16 @@ enum IngestStateText {
         return text.string
     }
 
-    /// `p2:` then lat, lng, heading, seq and the time received.
+    /// `p3:` then lat, lng, heading, seq, the time received and the time the fix was taken (empty when unknown).
     static func position(_ position: DriverLocation) -> String {
-        var text = TextBytes(tag: positionTag, capacity: 96)
+        var text = TextBytes(tag: positionTag, capacity: 112)
         text.hex(position.coordinate.lat)
         text.hex(position.coordinate.lng)
         text.hex(position.heading)
         text.decimal(position.seq)
         text.raw(",")
-        text.hex(position.receivedAt.timeIntervalSinceReferenceDate, last: true)
+        text.hex(position.receivedAt.timeIntervalSinceReferenceDate)
+        if let fixedAt = position.fixedAt { text.hex(fixedAt.timeIntervalSinceReferenceDate, last: true) }
         return text.string
     }
 
@@ -70,19 +73,23 @@ enum IngestStateText {
         return LocationFilter(lastAccepted: point, counts: counts)
     }
 
-    /// The position in `text`, either form.
+    /// The position in `text`, any form.
     static func position(from text: String) throws -> DriverLocation {
-        let hex = text.hasPrefix(positionTag)
+        let withFixTime = text.hasPrefix(positionTag)
+        let hex = withFixTime || text.hasPrefix(positionWithoutFixTimeTag)
         guard hex || text.hasPrefix(decimalTags.position) else {
             return try JSONDecoder().decode(DriverLocation.self, from: Data(text.utf8))
         }
-        let fields = try Self.fields(text, tag: positionTag, count: 5)
+        // Every tag is three characters long.
+        let fields = try Self.fields(text, tag: positionTag, count: withFixTime ? 6 : 5)
         let number = { (field: Substring) in try Self.number(field, hex: hex, in: text) }
         guard let seq = Int64(fields[3]) else { throw RedisError.unexpected("a stored position has seq \(fields[3])") }
+        let fixedAt =
+            withFixTime && !fields[5].isEmpty ? Date(timeIntervalSinceReferenceDate: try number(fields[5])) : nil
         return DriverLocation(
             coordinate: Coordinate(lat: try number(fields[0]), lng: try number(fields[1])),
             heading: try number(fields[2]), seq: seq,
-            receivedAt: Date(timeIntervalSinceReferenceDate: try number(fields[4])))
+            receivedAt: Date(timeIntervalSinceReferenceDate: try number(fields[4])), fixedAt: fixedAt)
     }
 
     private static func fields(_ text: String, tag: String, count: Int) throws -> [Substring] {

@@ -69,23 +69,34 @@ public struct RedisGeoIndex: GeoIndex {
         _ = try await client.run { connection in try connection.pipeline(commands).map { try $0.checked() } }
     }
 
-    /// Drivers within `radius` metres of `center`, nearest first, at most `limit`.
+    /// Drivers within `radius` metres of `center`, nearest first, at most `limit`, with when each was last seen.
     public func nearest(to center: Coordinate, radius: Double, limit: Int) async throws -> [GeoHit] {
         guard limit > 0, radius >= 0 else { return [] }
         let command = [
             "GEOSEARCH", positionsKey, "FROMLONLAT", "\(center.lng)", "\(center.lat)", "BYRADIUS", "\(radius)", "m",
             "ASC", "COUNT", String(limit), "WITHDIST", "WITHCOORD",
         ]
-        let reply = try await client.run { connection in try connection.command(command).checked() }
+        let seenKey = seenKey
+        // The search, then when each driver found was last seen (a search is rare: dispatch, nearby cars).
+        let (reply, seen) = try await client.run { connection in
+            let reply = try connection.command(command).checked()
+            let ids = reply.elements?.compactMap { $0.elements?.first?.text } ?? []
+            let seen = ids.isEmpty ? nil : try connection.command(["ZMSCORE", seenKey] + ids).checked()
+            return (reply, seen)
+        }
         guard let items = reply.elements else { throw RedisError.unexpected("GEOSEARCH answered \(reply)") }
+        let seenAt = seen?.elements ?? []
         // Each item is [member, distance, [longitude, latitude]].
-        return try items.map { item in
+        return try items.enumerated().map { index, item in
             guard let fields = item.elements, fields.count == 3, let id = fields[0].text,
                 let distance = fields[1].text.flatMap(Double.init), let position = fields[2].elements,
                 position.count == 2, let lng = position[0].text.flatMap(Double.init),
                 let lat = position[1].text.flatMap(Double.init)
             else { throw RedisError.unexpected("GEOSEARCH item \(item)") }
-            return GeoHit(driverID: id, coordinate: Coordinate(lat: lat, lng: lng), distance: distance)
+            let seconds = index < seenAt.count ? seenAt[index].text.flatMap(Double.init) : nil
+            return GeoHit(
+                driverID: id, coordinate: Coordinate(lat: lat, lng: lng), distance: distance,
+                seenAt: seconds.map(Date.init(timeIntervalSince1970:)))
         }
     }
 

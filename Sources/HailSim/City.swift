@@ -176,6 +176,7 @@ public final class City {
         }
         let hours = max(onlineSeconds / 3600, 1e-9)
         let etaChanges = screens.etaChangesPerTrip
+        let etaRevisions = screens.etaRevisionsPerTrip
         var inProgress: [String: Int] = [:]
         for rider in riders {
             if let state = rider.model.trip?.state, state.isActive { inProgress[state.rawValue, default: 0] += 1 }
@@ -196,7 +197,10 @@ public final class City {
             delayedBannerShare: screens.trackedFrames > 0
                 ? Double(screens.delayedBannerFrames) / Double(screens.trackedFrames) : 0,
             etaChangesPerTrip: etaChanges.isEmpty ? 0 : Double(etaChanges.reduce(0, +)) / Double(etaChanges.count),
-            maxEtaChangesOnATrip: etaChanges.max() ?? 0, tripEventsLost: lost,
+            maxEtaChangesOnATrip: etaChanges.max() ?? 0,
+            etaRevisionsPerTrip: etaRevisions.isEmpty
+                ? 0 : Double(etaRevisions.reduce(0, +)) / Double(etaRevisions.count),
+            maxEtaRevisionsOnATrip: etaRevisions.max() ?? 0, tripEventsLost: lost,
             tripEventsDuplicated: screens.duplicatedEvents + report.versionRegressions,
             overclaims: screens.overclaims, underclaims: screens.underclaims,
             trips: SimulationReport.Trips(
@@ -259,8 +263,10 @@ public final class City {
         var atMinimum = 0
         var distanceErrors: [Double] = []
         for trip in trips {
-            if let charged = chargedMeters(trip), trip.drivenMeters > 0 {
-                distanceErrors.append(abs(charged - trip.drivenMeters) / trip.drivenMeters)
+            if let charged = trip.chargedMeters {
+                // A trip that drove nowhere is judged by the metres charged: none is right.
+                distanceErrors.append(
+                    trip.drivenMeters > 0 ? abs(charged - trip.drivenMeters) / trip.drivenMeters : charged > 0 ? 1 : 0)
             }
             let truth =
                 pricing.fare(for: .economy, distanceMeters: trip.drivenMeters, durationSeconds: trip.onTripSeconds)?
@@ -275,19 +281,9 @@ public final class City {
             trips: trips.count, atMinimumFare: atMinimum, meanDrivenMeters: mean(trips.map(\.drivenMeters)),
             meanOnTripSeconds: mean(trips.map(\.onTripSeconds)), meanChargedMinor: mean(trips.map(\.fare.amountMinor)),
             meanTruthMinor: mean(truths), largestDifferenceMinor: differences.max(),
+            chargedDistanceJudged: distanceErrors.count,
             chargedDistanceOver3PercentOff: distanceErrors.filter { $0 > 0.03 }.count,
             largestChargedDistanceError: distanceErrors.max())
-    }
-
-    /// The distance a fare charged for, read back through the standard economy tariff with the trip's
-    /// time as the driver saw it; nil at the minimum fare, which says nothing of the distance.
-    nonisolated static func chargedMeters(_ trip: SimDriver.FareCheck) -> Double? {
-        guard let tariff = PricingTable.standard.tariffs[.economy], trip.fare.amountMinor > tariff.minimumMinor,
-            tariff.perKilometreMinor > 0
-        else { return nil }
-        let timePart = (Int(trip.onTripSeconds.rounded()) * tariff.perMinuteMinor + 30) / 60
-        let distancePart = trip.fare.amountMinor - tariff.baseMinor - timePart
-        return Double(distancePart) * 1000 / Double(tariff.perKilometreMinor)
     }
 
     private func finish() {

@@ -5,10 +5,12 @@ import HailDriver
 import HailProtocol
 
 /// The driver's real transports behind the runtime's seams, through the driver's network conditions;
-/// a call with no answer fails as the live transport's would, so the runtime retries it.
+/// a call with no answer fails as the live transport's would, so the runtime retries it. Every batch the app
+/// sends is noted in the car's truth, so a rider's pin can be traced to the fix it shows.
 struct FaultyDriverLink: DriverAPI, DriverChannel {
     let link: SimDriverLink
     let faults: FaultInjector
+    let truth: TruthTrace
 
     private func call<T: Sendable>(_ work: () async throws -> T) async throws -> T {
         do {
@@ -23,7 +25,8 @@ struct FaultyDriverLink: DriverAPI, DriverChannel {
     }
 
     func sendLocations(_ batch: LocationBatch) async throws -> LocationAck {
-        try await call { try await link.sendLocations(batch) }
+        truth.sent(batch)
+        return try await call { try await link.sendLocations(batch) }
     }
 
     func activeTrip() async throws -> Trip? {
@@ -89,6 +92,7 @@ struct FaultyDriverLink: DriverAPI, DriverChannel {
     }
 
     func send(_ batch: LocationBatch) async throws {
+        truth.sent(batch)
         guard faults.isActive else { return try await link.send(batch) }
         let conditions = faults.conditions
         if await conditions.deadZoneEnd(at: conditions.now) != nil {

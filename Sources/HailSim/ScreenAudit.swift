@@ -14,7 +14,12 @@ import HailCore
 ///   frame already showed (more than `backwardToleranceMeters` from anywhere it has been since);
 /// - a jump: the marker moving more than 50 m from one frame to the next; a snap when that is the glide's
 ///   design (see `isSnap`);
-/// - ETA changes: the minutes on screen changing from one number to another, per trip;
+/// - ETA changes: the minutes on screen changing from one number to another, per trip; and ETA revisions,
+///   the changes a countdown cannot explain: the arrival the new minutes promise (now plus the minutes, the
+///   last of them maybe partly gone) cannot be the one the minutes before promised over the whole time they
+///   were on screen, with `etaSlackSeconds` for the rider's clock; a new leg (pickup, then dropoff) starts
+///   afresh, and a gap without minutes (locating, a relaunch) does not, so the smoother's hold is judged
+///   across it;
 /// - duplicated events: the screen entering a trip state it had already left, or the version going back;
 /// - overclaims: the pin's words (live, updating, the "may be delayed" banner, an ETA) claiming more than
 ///   the freshness of the same frame allows, by the design's thresholds with the sampling period as the
@@ -45,6 +50,8 @@ struct ScreenAudit: Sendable {
         /// Frames tracking a car.
         var trackedFrames = 0
         var etaChangesPerTrip: [Int] = []
+        /// Per trip that showed an ETA: the changes a countdown cannot explain.
+        var etaRevisionsPerTrip: [Int] = []
         var duplicatedEvents = 0
         /// Frames whose words claimed more than the car's true position age allowed.
         var overclaims = ScreenOverclaims()
@@ -69,6 +76,7 @@ struct ScreenAudit: Sendable {
             trackedFrames += other.trackedFrames
             framesShowingPositionFromBeforeAssignment += other.framesShowingPositionFromBeforeAssignment
             etaChangesPerTrip += other.etaChangesPerTrip
+            etaRevisionsPerTrip += other.etaRevisionsPerTrip
             duplicatedEvents += other.duplicatedEvents
             overclaims.merge(other.overclaims)
             underclaims.merge(other.underclaims)
@@ -90,9 +98,18 @@ struct ScreenAudit: Sendable {
     /// How far a stopped car's last fix may lie from where it stands: the 5 m distance filter (the car's
     /// last few metres before stopping send no fix) plus about two sigma of GPS noise.
     static let parkedMeters = 12.0
+    /// How far a fix may lie from where the car was when it was taken: about two sigma of the simulated phone's
+    /// GPS noise (4 m each way). A car that came by the pin twice is placed at its latest pass within this.
+    static let gpsNoiseMeters = 8.0
+    /// How far a pin may lie from where the car was when the phone took the pin's fix and still show that fix:
+    /// five sigma of the simulated phone's noise, with the server's move onto the road.
+    static let fixNoiseMeters = 20.0
     /// The slack each rule about the pin's words allows: the sampling period, since a frame drawn just
     /// before a threshold is crossed is not seen again until the next one.
     static let claimToleranceSeconds = 0.2
+    /// The slack of the ETA revision rule: the rider's app counts its minutes on its estimate of the server's
+    /// clock, which is off by up to half a round trip's asymmetry (a few hundred milliseconds on 3G).
+    static let etaSlackSeconds = 1.0
 
     private(set) var measurements = Measurements()
     private var tripID: String?
@@ -105,6 +122,11 @@ struct ScreenAudit: Sendable {
     private var lastEta: Int?
     private var trackedSince: Date?
     private var etaChanges = 0
+    /// The leg the arrival below belongs to, the arrival times every frame since the last revision allowed
+    /// (seconds since 1970), and the revisions of this trip; nil before the trip shows minutes.
+    private var etaLeg: TripState?
+    private var promisedArrival: ClosedRange<Double>?
+    private var etaRevisions: Int?
     /// Pins shown, waiting for their car's truth to be known past their fix's arrival (`judgePins`).
     private var pendingPins: [PendingPin] = []
 
@@ -112,6 +134,8 @@ struct ScreenAudit: Sendable {
     private struct PendingPin: Sendable {
         var time: Double
         var received: Double
+        /// The batch the pin's fix came in.
+        var seq: Int64
         var coordinate: Coordinate
         var state: TripState
         var trace: TruthTrace
@@ -138,6 +162,7 @@ struct ScreenAudit: Sendable {
         measurements.trips[frame.tripID] = ShownTrip(
             version: max(frame.version, previous?.version ?? 0), state: frame.state, fare: frame.fare ?? previous?.fare)
         if let eta = frame.etaMinutes {
+            judgeETA(eta, state: frame.state, at: frame.time.timeIntervalSince1970)
             if let lastEta, lastEta != eta { etaChanges += 1 }
             lastEta = eta
         }
@@ -154,9 +179,10 @@ struct ScreenAudit: Sendable {
         if let shown = frame.shown {
             pendingPins.append(
                 PendingPin(
-                    time: now, received: shown.receivedAt.timeIntervalSince1970, coordinate: shown.coordinate,
+                    time: now, received: shown.receivedAt.timeIntervalSince1970,
+                    seq: shown.seq, coordinate: shown.coordinate,
                     state: frame.state, trace: trace,
-                    words: Words(pin: frame.pin, delayedBanner: frame.showsDelayedBanner, eta: frame.etaMinutes != nil))
+                    words: Words(pin: frame.pin, delayedBanner: frame.showsDelayedBanner, eta: frame.etaMinutes != nil)),
             )
         }
         judgePins()
@@ -190,13 +216,19 @@ struct ScreenAudit: Sendable {
             let window = (pin.received - 60)...arrived
             let now = pin.time
             guard
-                let placed = pin.trace.lastTrue(pin.coordinate, fixWindow: window, now: now, limit: Self.offTruthMeters)
+                let placed = pin.trace.lastTrue(
+                    pin.coordinate, fixWindow: window, now: now, limit: Self.offTruthMeters, noise: Self.gpsNoiseMeters)
             else {
                 measurements.pinsOffTruth += 1
                 continue
             }
             let truthTime = Self.parked(pin.coordinate, since: placed, now: now, trace: pin.trace) ?? placed
-            judge(pin.words, age: now - truthTime)
+            // The words are held to the age of the fix the pin shows when it shows where the car was as the phone
+            // took it, within GPS noise: the noise is no age the app could know. A pin that is not where the car
+            // was then (a position repeated after the car moved on) is held to when the car was last there.
+            let fixTime = pin.trace.taken(batch: pin.seq, showing: pin.coordinate, within: Self.fixNoiseMeters)
+            let claimTime = max(truthTime, fixTime ?? truthTime)
+            judge(pin.words, age: now - claimTime)
             if pin.trace.wasBlind(in: (now - 20)...now) {
                 measurements.freshnessNearTunnels.add(now - truthTime)
             } else {
@@ -277,9 +309,46 @@ struct ScreenAudit: Sendable {
         }
     }
 
+    /// The arrival times `minutes` on screen at `time` allow: over m - 1 and up to m minutes on (the minutes are
+    /// the time left, rounded up), "now" (0) anything up to `time`.
+    static func arrivals(minutes: Int, at time: Double) -> ClosedRange<Double> {
+        (minutes > 0 ? time + Double(minutes - 1) * 60 : -Double.infinity)...(time + Double(minutes) * 60)
+    }
+
+    /// Counts a revision when the minutes on screen promise an arrival the minutes since the last one ruled out.
+    private mutating func judgeETA(_ minutes: Int, state: TripState, at time: Double) {
+        let allowed = Self.arrivals(minutes: minutes, at: time)
+        if etaLeg != state {
+            etaLeg = state
+            promisedArrival = allowed
+            etaRevisions = etaRevisions ?? 0
+            return
+        }
+        guard let promised = promisedArrival else {
+            promisedArrival = allowed
+            return
+        }
+        let slack = Self.etaSlackSeconds
+        if allowed.lowerBound <= promised.upperBound + slack, allowed.upperBound >= promised.lowerBound - slack {
+            let lower = max(promised.lowerBound, allowed.lowerBound)
+            let upper = min(promised.upperBound, allowed.upperBound)
+            // Overlapping only within the slack: the newest frame's allowance stands.
+            promisedArrival = lower <= upper ? lower...upper : allowed
+        } else {
+            etaRevisions = (etaRevisions ?? 0) + 1
+            promisedArrival = allowed
+        }
+    }
+
+    private mutating func closeTrip() {
+        guard tripID != nil else { return }
+        measurements.etaChangesPerTrip.append(etaChanges)
+        if let etaRevisions { measurements.etaRevisionsPerTrip.append(etaRevisions) }
+    }
+
     private mutating func startTrip(_ id: String) {
         judgePins(all: true)
-        if tripID != nil { measurements.etaChangesPerTrip.append(etaChanges) }
+        closeTrip()
         tripID = id
         statesSeen = []
         markerTruthTime = nil
@@ -289,12 +358,15 @@ struct ScreenAudit: Sendable {
         lastEta = nil
         trackedSince = nil
         etaChanges = 0
+        etaLeg = nil
+        promisedArrival = nil
+        etaRevisions = nil
     }
 
     /// Closes the trip under way so its ETA changes count.
     mutating func finishTrip() {
         judgePins(all: true)
-        if tripID != nil { measurements.etaChangesPerTrip.append(etaChanges) }
+        closeTrip()
         tripID = nil
     }
 }

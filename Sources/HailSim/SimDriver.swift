@@ -60,9 +60,12 @@ final class SimDriver {
         text.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 }
     }
 
-    /// One completed trip: the fare the server charged and what the car truly drove from start to end.
+    /// One completed trip: the fare the server charged, the distance it charged for, and what the car truly
+    /// drove from start to end.
     struct FareCheck: Sendable, Hashable {
         var fare: Money
+        /// The distance on the trip's receipt, metres; nil from a server that sends no receipt.
+        var chargedMeters: Double?
         /// When the driver saw the trip completed.
         var at: Date
         var drivenMeters: Double
@@ -84,16 +87,16 @@ final class SimDriver {
         conditions = NetworkConditions(
             profile: world.configuration.network, timeline: world.timeline, random: random.split(),
             pressable: world.configuration.pressableFaults)
+        car = SimulatedCar(
+            start: world.randomSpot(using: &random), timeline: world.timeline,
+            speedFactor: world.configuration.speedFactor, noiseMeters: world.configuration.gpsNoiseMeters,
+            random: random.split(), tunnels: world.tunnels, outlierProbability: world.configuration.outlierProbability)
         link = FaultyDriverLink(
             link: SimDriverLink(
                 api: DriverHTTPAPI(transport: HTTPTransport(baseURL: world.server, token: token, client: client)),
                 channel: DriverLiveChannel(
                     connector: world.connector, server: world.server, token: token, client: client)),
-            faults: FaultInjector(conditions: conditions))
-        car = SimulatedCar(
-            start: world.randomSpot(using: &random), timeline: world.timeline,
-            speedFactor: world.configuration.speedFactor, noiseMeters: world.configuration.gpsNoiseMeters,
-            random: random.split(), tunnels: world.tunnels, outlierProbability: world.configuration.outlierProbability)
+            faults: FaultInjector(conditions: conditions), truth: car.truth)
         model = DriverModel(
             api: link, channel: link, location: car, store: store, timeline: world.timeline, random: random.split(),
             telemetry: TelemetrySession(
@@ -154,7 +157,8 @@ final class SimDriver {
                 if let onBoard, onBoard.tripID == trip.id, let fare = trip.fare {
                     completedTrips.append(
                         FareCheck(
-                            fare: fare, at: now, drivenMeters: await car.odometer - onBoard.odometer,
+                            fare: fare, chargedMeters: trip.receipt.map { Double($0.distanceMeters) }, at: now,
+                            drivenMeters: await car.odometer - onBoard.odometer,
                             onTripSeconds: now.timeIntervalSince(onBoard.at)))
                 }
                 onBoard = nil

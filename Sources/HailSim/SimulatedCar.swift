@@ -7,8 +7,9 @@ import HailRoads
 /// factor) and reports one fix per second with seeded GPS noise, honouring the policy's distance filter
 /// as the hardware does. Now and then a fix is an outlier hundreds of metres off (multipath), and in a
 /// tunnel there is no fix at all. Where the car truly was goes to `truth`, once a second. Its fix status
-/// is what the hardware would say: unavailable in a tunnel, standing when parked, else current; a fix
-/// on demand is a fix of where the car is now, with the same noise.
+/// is what the hardware would say: unavailable in a tunnel, standing when parked, else current; coming to
+/// rest it reports a fix of where it stands whatever the distance filter, as `CLLocationUpdate`'s stationary
+/// update carries the location; a fix on demand is a fix of where the car is now, with the same noise.
 actor SimulatedCar: LocationSource {
     /// A road segment that runs through a tunnel, by its two ends in driving order.
     struct Segment: Sendable, Hashable {
@@ -33,8 +34,12 @@ actor SimulatedCar: LocationSource {
     private let outlierProbability: Double
     /// True while the car is in a tunnel (no fix).
     private(set) var inTunnel = false
-    /// Metres the car has truly driven since it was made: what a fare should charge for, between two readings.
+    /// Metres the car has truly driven since it was made, along the roads (not the chords between its
+    /// once-a-second positions, which cut every bend): what a fare should charge for, between two readings.
     private(set) var odometer = 0.0
+    /// The metres along the current route at each of its coordinates, and how far along it the car was.
+    private var routeMetres: [Double] = []
+    private var metresAlong = 0.0
     /// The speed over the last second, metres per second.
     private var speed = 0.0
     /// What the hardware said last about its fix, and who listens (each app instance's runtime).
@@ -58,6 +63,12 @@ actor SimulatedCar: LocationSource {
     func drive(_ route: Route) {
         self.route = route
         routeStartedAt = timeline.now()
+        var travelled = 0.0
+        routeMetres = route.coordinates.indices.map { index in
+            if index > 0 { travelled += route.coordinates[index - 1].distance(to: route.coordinates[index]) }
+            return travelled
+        }
+        metresAlong = 0
     }
 
     /// True when the car has no route left.
@@ -111,7 +122,9 @@ actor SimulatedCar: LocationSource {
             let elapsed = now.timeIntervalSince(routeStartedAt) * speedFactor
             if let here = route.position(atSeconds: elapsed) {
                 speed = here.coordinate.distance(to: position)
-                odometer += speed
+                let along = Self.metres(along: route, routeMetres, atSeconds: elapsed)
+                odometer += max(0, along - metresAlong)
+                metresAlong = along
                 position = here.coordinate
                 heading = here.bearing
             }
@@ -124,6 +137,8 @@ actor SimulatedCar: LocationSource {
         truth.record(position, at: now, blind: inTunnel)
         let status: FixStatus = inTunnel ? .unavailable : route == nil ? .standing : .current
         if status != self.status {
+            // Come to rest: where it stands is reported, even within the distance filter of the last fix.
+            if status == .standing { lastReported = nil }
             self.status = status
             // A killed app's runtime listens no more: its stream is terminated and goes.
             statusListeners.removeAll {
@@ -155,6 +170,23 @@ actor SimulatedCar: LocationSource {
             lng: position.lng + east / (metresPerDegree * max(0.01, cos(position.lat * .pi / 180))))
         return LocationPoint(
             lat: noisy.lat, lng: noisy.lng, accuracy: max(5, noiseMeters * 2), heading: heading, speed: speed, t: now)
+    }
+
+    /// How many metres along `route` (whose coordinates lie `metres` along it) the car is `seconds` after its start.
+    static func metres(along route: Route, _ metres: [Double], atSeconds seconds: Double) -> Double {
+        let times = route.times
+        guard metres.count == times.count, let last = metres.last, times.count > 1 else { return 0 }
+        guard seconds > 0 else { return 0 }
+        guard seconds < times[times.count - 1] else { return last }
+        var low = 1
+        var high = times.count - 1
+        while low < high {
+            let middle = (low + high) / 2
+            if times[middle] < seconds { low = middle + 1 } else { high = middle }
+        }
+        let span = times[low] - times[low - 1]
+        let fraction = span > 0 ? (seconds - times[low - 1]) / span : 1
+        return metres[low - 1] + (metres[low] - metres[low - 1]) * fraction
     }
 
     /// The segment of `route` the car is on `seconds` after its start, nil off the route's ends.

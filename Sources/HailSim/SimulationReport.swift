@@ -66,10 +66,10 @@ public struct SimulationReport: Sendable, Hashable, Codable {
         public var meanTruthMinor: Int?
         /// The largest difference between a charged fare and its truth, minor units.
         public var largestDifferenceMinor: Int?
-        /// Trips above the minimum fare whose charged distance is more than 3% away from what the car
-        /// drove. The distance is read back from the fare with the tariff and the trip's time, which is
-        /// exact to about 10 m (cent rounding, and the driver's view of the trip's time against the
-        /// server's).
+        /// Trips whose charged distance was judged: every one whose receipt (`Trip.receipt`, the distance
+        /// the server priced) the driver saw.
+        public var chargedDistanceJudged: Int?
+        /// Of those, trips whose charged distance is more than 3% away from what the car drove.
         public var chargedDistanceOver3PercentOff: Int
         /// The largest difference between a charged distance and the distance driven, as a share of
         /// the distance driven (0.01 is 1%).
@@ -147,10 +147,16 @@ public struct SimulationReport: Sendable, Hashable, Codable {
     public var shareShowingPositionFromBeforeAssignment: Double
     /// Share of tracking frames that showed "Driver's location may be delayed".
     public var delayedBannerShare: Double
-    /// Mean ETA changes a rider saw per trip.
+    /// Mean changes of the ETA minutes a rider saw per trip, a countdown (4, 3, 2 min) included.
     public var etaChangesPerTrip: Double
     /// Most ETA changes on one trip.
     public var maxEtaChangesOnATrip: Int
+    /// Mean ETA revisions per trip that showed an ETA: changes of the minutes a countdown cannot explain (the
+    /// arrival they promise is one the minutes before had ruled out; 4 -> 6 -> 4 min is two), judged across
+    /// gaps and app kills, each leg (pickup, dropoff) apart. Nil in reports written before it was kept.
+    public var etaRevisionsPerTrip: Double?
+    /// Most ETA revisions on one trip.
+    public var maxEtaRevisionsOnATrip: Int?
     /// Trip changes the server confirmed to the driver more than 45 s before the end that the rider's
     /// screen never reached (a newer version shown counts as reached), plus fares that differ.
     public var tripEventsLost: Int
@@ -192,7 +198,8 @@ public struct SimulationReport: Sendable, Hashable, Codable {
             backward moves \(backwardMoves), jumps over 50 m \(jumpsOver50m) (\(snaps) snaps after a gap, \
             \(jumpsOver50m - snaps) other), frames off the truth \(framesOffTruth), trip events lost \(tripEventsLost), \
             doubled \(tripEventsDuplicated), ETA changes per trip \(String(format: "%.2f", etaChangesPerTrip)) \
-            (most \(maxEtaChangesOnATrip))
+            (most \(maxEtaChangesOnATrip)), revisions \(etaRevisionsPerTrip.map { String(format: "%.2f", $0) } ?? "-") \
+            (most \(maxEtaRevisionsOnATrip.map(String.init) ?? "-"))
             overclaims \(overclaims.total) (\(overclaims.summary)); underclaims \(underclaims.total) \
             (\(underclaims.summary))
             trips requested \(trips.requested), completed \(trips.completed) (\(trips.completedWithFare) with a fare, \
@@ -204,7 +211,7 @@ public struct SimulationReport: Sendable, Hashable, Codable {
             \(faresAgainstTruth.atMinimumFare) at the minimum, driven \(Self.metres(faresAgainstTruth.meanDrivenMeters)) \
             in \(seconds(faresAgainstTruth.meanOnTripSeconds)) on average, largest difference \
             \(faresAgainstTruth.largestDifferenceMinor.map(Self.money) ?? "-"); charged distance over 3% off \
-            \(faresAgainstTruth.chargedDistanceOver3PercentOff) (largest \
+            \(faresAgainstTruth.chargedDistanceOver3PercentOff) of \(faresAgainstTruth.chargedDistanceJudged ?? 0) (largest \
             \(faresAgainstTruth.largestChargedDistanceError.map { String(format: "%.1f%%", $0 * 100) } ?? "-"))
             drivers online \(driversOnline); longest without a link \(seconds(driverLinks.longestDownSeconds)) \
             (\(driverLinks.driversDownOver60s) over 60 s), without the stream \

@@ -21,6 +21,9 @@ final class TruthTrace: Sendable {
     }
 
     private let samples = Mutex<[Sample]>([])
+    /// The fixes of each batch the car's phone sent, by seq: when it took them (its clock is the city's) and
+    /// where it said the car was.
+    private let fixes = Mutex<[Int64: [(time: Double, coordinate: Coordinate)]]>([:])
     /// Samples older than this many seconds behind the newest are forgotten.
     private let horizon: Double
 
@@ -36,6 +39,41 @@ final class TruthTrace: Sendable {
                 samples.removeAll { time - $0.time > horizon }
             }
         }
+    }
+
+    /// Notes a batch the car's phone sent (a resend under the same seq replaces it).
+    func sent(_ batch: LocationBatch) {
+        let points = batch.points.map { (time: $0.t.timeIntervalSince1970, coordinate: $0.coordinate) }
+        fixes.withLock { fixes in
+            fixes[batch.seq] = points
+            // Forget batches past the horizon now and then, not on every send.
+            if fixes.count > 512, let newest = points.last?.time {
+                fixes = fixes.filter { ($0.value.last?.time ?? 0) > newest - horizon }
+            }
+        }
+    }
+
+    /// When the phone took the fix of batch `seq` that `point` shows: the newest of the batch's fixes taken where
+    /// the car truly was within `radius` metres of `point` (GPS noise, and the server's move onto the road); nil
+    /// when the batch is unknown or none was (the point is not that fix's position).
+    func taken(batch seq: Int64, showing point: Coordinate, within radius: Double) -> Double? {
+        guard let points = fixes.withLock({ $0[seq] }) else { return nil }
+        for fix in points.reversed() {
+            guard let car = position(at: fix.time) else { continue }
+            if car.distance(to: point) <= radius { return fix.time }
+        }
+        return nil
+    }
+
+    /// Where the car was at `time`, between the samples around it; nil outside the trace.
+    func position(at time: Double) -> Coordinate? {
+        let around = samples(in: time...time)
+        guard let before = around.last(where: { $0.time <= time }) else { return nil }
+        guard let after = around.first(where: { $0.time > time }) else {
+            return before.time == time ? before.coordinate : nil
+        }
+        let fraction = (time - before.time) / (after.time - before.time)
+        return before.coordinate.interpolated(to: after.coordinate, fraction: fraction)
     }
 
     /// The samples whose times lie in `window`, with the one just before and the one just after it (the
@@ -57,14 +95,19 @@ final class TruthTrace: Sendable {
     }
 
     /// The last instant up to `now` at which `point` was still where the car truly was: the fix is placed
-    /// on the path in `fixWindow` (nil when it is more than `limit` metres off it), then followed for as
-    /// long as the car stayed within a few metres of it, so a parked car's position stays true.
-    func lastTrue(_ point: Coordinate, fixWindow: ClosedRange<Double>, now: Double, limit: Double) -> Double? {
+    /// on the path in `fixWindow` (nil when it is more than `limit` metres off it), at the latest pass within
+    /// `noise` metres (or 5 m of the nearest pass, if that is further), then followed for as long as the car
+    /// stayed within a few metres of it, so a parked car's position stays true.
+    func lastTrue(_ point: Coordinate, fixWindow: ClosedRange<Double>, now: Double, limit: Double, noise: Double = 0)
+        -> Double?
+    {
         let path = samples(in: fixWindow.lowerBound...max(now, fixWindow.upperBound))
         // The segment that crosses the window's end counts: the fix may be from just before it.
         let inWindow = path.prefix { $0.time <= fixWindow.upperBound }.count
         let fixPath = Array(path.prefix(min(path.count, inWindow + 1)))
-        guard let fix = Self.matches(of: point, along: fixPath, in: fixWindow).latest, fix.distance <= limit else {
+        guard let fix = Self.matches(of: point, along: fixPath, in: fixWindow, noise: noise).latest,
+            fix.distance <= limit
+        else {
             return nil
         }
         var last = fix.time
@@ -86,10 +129,10 @@ final class TruthTrace: Sendable {
     }
 
     /// Projects `point` on every segment of the path and returns the nearest match and the latest pass
-    /// within 5 m of it.
-    static func matches(of point: Coordinate, along path: [Sample], in window: ClosedRange<Double>) -> (
-        nearest: Match?, latest: Match?
-    ) {
+    /// within 5 m of it, or within `noise` metres of the point when that is further.
+    static func matches(of point: Coordinate, along path: [Sample], in window: ClosedRange<Double>, noise: Double = 0)
+        -> (nearest: Match?, latest: Match?)
+    {
         guard let first = path.first else { return (nil, nil) }
         var projections: [Match] = []
         if path.count == 1 {
@@ -106,13 +149,14 @@ final class TruthTrace: Sendable {
         }
         guard let nearest = projections.min(by: { $0.distance < $1.distance }) else { return (nil, nil) }
         // Each pass of the car by the point is a local minimum of the distance along the path; a U-turn
-        // makes two passes a few metres apart, and GPS noise cannot tell them apart, so the latest wins.
+        // makes two passes a few metres apart, and GPS noise cannot tell them apart, so the latest wins:
+        // the nearest may be an earlier pass only by chance of the noise.
         let passes = projections.indices.filter { index in
             let here = projections[index].distance
             return (index == 0 || projections[index - 1].distance >= here)
                 && (index == projections.count - 1 || projections[index + 1].distance >= here)
         }
-        let latest = passes.map { projections[$0] }.filter { $0.distance <= nearest.distance + 5 }.max {
+        let latest = passes.map { projections[$0] }.filter { $0.distance <= max(nearest.distance + 5, noise) }.max {
             $0.time < $1.time
         }
         return (nearest, latest ?? nearest)

@@ -46,8 +46,10 @@ enum SimCommand {
 
             Runs a simulated city headless against a fresh server on loopback (a throwaway database) and
             prints the measured report: the age of the position on each rider's screen against where the
-            car truly was (p50, p99), backward moves, jumps over 50 m, trip events lost or doubled, ETA
-            changes, sends and bytes per driver-hour, and the trips. --report writes it as JSON (report.html: the
+            car truly was (p50, p99), whether each frame's words claimed more than that (overclaims) or less,
+            backward moves, jumps over 50 m, trip events lost or doubled, ETA changes and revisions (changes a
+            countdown cannot explain), each completed trip's charged distance against the distance driven,
+            sends and bytes per driver-hour, and the trips. --report writes it as JSON (report.html: the
             report with its plots, opening offline, and report.json beside it). --warmup S runs
             the city S seconds before measuring it.
 

@@ -24,14 +24,17 @@ struct EndToEndTests {
         #expect(rig.model.screen.title == "Ending trip…")
         try await eventually(rig.model, "completed") { $0.trip?.state == .completed && $0.pendingAction == nil }
         #expect(rig.model.screen.title == "Trip completed")
-        #expect(rig.model.trip?.fare == Money(amountMinor: 999, currency: "EUR"))
+        #expect(rig.model.trip?.fare == Money(amountMinor: 1001, currency: "EUR"))
         #expect(rig.model.activity == .waitingForTrip)
         let seen = try await rig.loopback.trip(trip.id, rider: rig.riderToken)
         #expect(seen.state == .completed)
         #expect(seen.fare == rig.model.trip?.fare)
-        // 250 base + 4,987 m at 1.20/km (598) + 302 s at 0.30/min (151): the path driven, not the straight line.
+        // 250 base + 5,004 m at 1.20/km (600) + 302 s at 0.30/min (151): the path driven, not the straight line,
+        // from where the car stood when the trip started (issue 14: from its first fix on the trip before, 17 m
+        // on: 4,987 m and 598).
         let history = try await rig.loopback.server.services.history.history(tripID: trip.id)
-        #expect(history.count == 300)
+        #expect(history.count == 300 + 1)
+        #expect(rig.model.trip?.receipt == TripReceipt(distanceMeters: 5004, durationSeconds: 302))
         #expect(history.allSatisfy { !$0.backlog })
         #expect(rig.model.pipeline.stats.keepAlives == 0)
     }

@@ -95,6 +95,29 @@ struct HonestKeepAliveTests {
         #expect(watched.nextWake == nil)
     }
 
+    @Test func theKeepAliveOfAPhoneWithNoFixSaysSoAndIsNeverHistory() {
+        var pipeline = DriverLocationPipeline(policy: Self.waiting)
+        _ = pipeline.linkUp(.stream, now: Self.start)
+        let first = pipeline.fix(Self.fix(at: 0), now: Self.start)
+        guard case .send(let sent, _)? = first.first else { return #expect(Bool(false), "the first fix goes at once") }
+        pipeline.ack(sent.seq)
+        _ = pipeline.fixStatusChanged(.unavailable, now: Self.start)
+        let due = Self.start.addingTimeInterval(48)
+        #expect(pipeline.nextWake == due)
+        let batches = pipeline.tick(now: due).compactMap { action -> LocationBatch? in
+            if case .send(let batch, .stream) = action { return batch }
+            return nil
+        }
+        var repeated = Self.fix(at: 0)
+        repeated.t = due
+        #expect(batches == [LocationBatch(seq: sent.seq + 1, points: [repeated], noFix: true, sentAt: due)])
+        // Unacknowledged when the link drops: it is not a fix, so it is neither kept nor resent as history.
+        pipeline.linkDown()
+        #expect(pipeline.batcher.snapshot.points.isEmpty)
+        let resent = pipeline.linkUp(.stream, now: due.addingTimeInterval(1))
+        #expect(!resent.contains { if case .send = $0 { true } else { false } })
+    }
+
     @Test func aFreshFixGoesAtOnceWithWhatWaits() {
         var pipeline = DriverLocationPipeline(policy: Self.waiting)
         _ = pipeline.linkUp(.stream, now: Self.start)
@@ -143,17 +166,19 @@ struct FreshFixTests {
             .offer(TripOffer(trip: Fixture.trip("t9", .searching, version: 1), expiresAt: Fixture.origin + 15)))
         try await eventually(rig.model, "offer") { $0.offer != nil }
         await rig.model.accept()
-        // Confirmed: the held fix goes with the state change, and the fix of this moment right after it.
+        // Confirmed: the held fix goes with the fix of this moment, in one batch whose newest that is, so the
+        // rider's first pin is where the car is now (issue 14: the held fix went alone first, and a rider
+        // could be shown it, up to the waiting filter's 50 m behind the car).
         let channel = rig.channel
-        try await eventually(rig.model, "fresh fix sent") { _ in channel.sent.count == 3 }
+        try await eventually(rig.model, "fresh fix sent") { _ in channel.sent.count == 2 }
         #expect(rig.model.trip?.state == .driverAssigned)
         #expect(rig.model.pipeline.stats.freshFixes == 1)
-        #expect(channel.sent.map { $0.points.map { $0.t.timeIntervalSince(Fixture.origin) } } == [[0], [2], [3]])
+        #expect(channel.sent.map { $0.points.map { $0.t.timeIntervalSince(Fixture.origin) } } == [[0], [2, 3]])
         // At the pickup the car stands, so the source has let no fix through for a while.
         rig.clock.advance(by: .seconds(2))
         rig.source.setCurrentFix(Self.fix(at: 5, metresNorth: 95))
         await rig.model.tap(.arrived)
-        try await eventually(rig.model, "arrival fix sent") { _ in channel.sent.count == 4 }
+        try await eventually(rig.model, "arrival fix sent") { _ in channel.sent.count == 3 }
         #expect(rig.model.pipeline.stats.freshFixes == 2)
         #expect(channel.sent.last?.points.map { $0.t.timeIntervalSince(Fixture.origin) } == [5])
     }

@@ -30,7 +30,9 @@ struct RideAndDriveCommandTests {
         let cursorPath = FileManager.default.temporaryDirectory.appendingPathComponent(
             "ride-cursor-\(UUID().uuidString).sqlite"
         ).path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: cursorPath + suffix) } }
+        defer {
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: cursorPath + suffix) }
+        }
         let rider = try HailCommandProcess(
             [
                 "--server", server, "--token", loopback.token(.rider, "cli-rider"), "--from", "43.7396,7.4276",

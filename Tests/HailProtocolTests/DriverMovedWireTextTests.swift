@@ -17,6 +17,26 @@ import Testing
                 + #""receivedAt":"2026-12-02T13:54:23.123Z","seq":42,"type":"driverMoved"}"#)
     }
 
+    @Test func writesWhenTheFixWasTakenAndWhereTheETARunsToInKeyOrder() throws {
+        let moved = DriverMoved(
+            location: DriverLocation(
+                coordinate: Coordinate(lat: 43.738, lng: 7.426), heading: 90, seq: 42, receivedAt: Fixtures.receivedAt,
+                fixedAt: Fixtures.receivedAt.addingTimeInterval(-1.25)),
+            etaSeconds: 240, etaTarget: .pickup)
+        let text = try moved.riderFrameText()
+        #expect(
+            text
+                == #"{"coordinate":{"lat":43.738,"lng":7.426},"etaSeconds":240,"etaTarget":"pickup","#
+                + #""fixedAt":"2026-12-02T13:54:21.873Z","heading":90,"#
+                + #""receivedAt":"2026-12-02T13:54:23.123Z","seq":42,"type":"driverMoved"}"#)
+        #expect(text == (try HailJSON.encodeString(RiderServerFrame.driverMoved(moved))))
+        let decoded = try WireDecoder.decode(RiderServerFrame.self, from: Data(text.utf8))
+        #expect(decoded == .driverMoved(moved))
+        #expect(moved.location.ageOrigin == Fixtures.receivedAt.addingTimeInterval(-1.25))
+        // No ETA, no target: a target says where an ETA runs to.
+        #expect(DriverMoved(location: moved.location, etaTarget: .dropoff).etaTarget == nil)
+    }
+
     @Test func leavesOutWhatIsMissing() throws {
         let bare = DriverMoved(seq: 1, coordinate: Fixtures.casino, heading: 0, receivedAt: Fixtures.receivedAt)
         #expect(
@@ -65,8 +85,14 @@ import Testing
                     seq: Int64.random(in: 1...Int64.max, using: &random),
                     receivedAt: Date(
                         timeIntervalSince1970: Double(Int64.random(in: 0...4_102_444_800_000, using: &random)) / 1000
-                            + Double.random(in: 0..<0.001, using: &random))),
-                etaSeconds: Bool.random(using: &random) ? Int.random(in: 0...7_200, using: &random) : nil, path: path)
+                            + Double.random(in: 0..<0.001, using: &random)),
+                    fixedAt: Bool.random(using: &random)
+                        ? Date(
+                            timeIntervalSince1970: Double(Int64.random(in: 0...4_102_444_800_000, using: &random))
+                                / 1000)
+                        : nil),
+                etaSeconds: Bool.random(using: &random) ? Int.random(in: 0...7_200, using: &random) : nil,
+                etaTarget: EtaTarget.allCases.randomElement(using: &random), path: path)
             let expected = try HailJSON.encodeString(RiderServerFrame.driverMoved(moved))
             let written = try moved.riderFrameText()
             if written != expected, mismatches.count < 5 { mismatches.append("\(written)\n\(expected)") }

@@ -117,6 +117,45 @@ private func decodeError(_ bytes: [UInt8]) -> LocationBatchCodecError? {
         #expect(try LocationBatchCodec.encode(LocationBatchCodec.decode(bytes)) == bytes)
     }
 
+    @Test func aKeepAliveWithoutAFixSetsFlagBitOneAndReadsBack() throws {
+        let point = LocationPoint(
+            lat: 43.7396, lng: 7.4276, accuracy: 4.5, heading: 212.5, speed: 0, t: Fixtures.receivedAt)
+        let keepAlive = LocationBatch(seq: 9, points: [point], noFix: true)
+        let bytes = try LocationBatchCodec.encodeBytes(keepAlive)
+        #expect(Array(bytes.prefix(4)) == [0xB1, 0x02, 0x09, 0x01])
+        #expect(bytes.count == (try LocationBatchCodec.encodeBytes(LocationBatch(seq: 9, points: [point]))).count)
+        let decoded = try LocationBatchCodec.decode(bytes: bytes)
+        #expect(decoded.noFix)
+        #expect(!decoded.backlog)
+        #expect(decoded == (try LocationBatchCodec.quantized(keepAlive)))
+        // Both flags read (the codec's job); the server's check refuses the pair (the batch's job).
+        var both = bytes
+        both[1] = 0x03
+        #expect(throws: APIError.invalidField("noFix", "a batch without a fix cannot be backlog")) {
+            try WireDecoder.decodeLocationBatch(binary: Data(both))
+        }
+    }
+
+    @Test func theSendTimeEndsTheBatchAsMillisecondsAfterItsLastFix() throws {
+        let point = LocationPoint(
+            lat: 43.7396, lng: 7.4276, accuracy: 4.5, heading: 212.5, speed: 8.3, t: Fixtures.receivedAt)
+        let batch = LocationBatch(seq: 9, points: [point], sentAt: Fixtures.receivedAt.addingTimeInterval(1.5))
+        let bytes = try LocationBatchCodec.encodeBytes(batch)
+        let without = try LocationBatchCodec.encodeBytes(LocationBatch(seq: 9, points: [point]))
+        // Flag bit 2, and 1,500 ms after the last fix as one zigzag varint: 3,000 = b8 17.
+        #expect(bytes[1] == 0x04)
+        #expect(Array(bytes.dropFirst(2)) == Array(without.dropFirst(2)) + [0xB8, 0x17])
+        let decoded = try LocationBatchCodec.decode(bytes: bytes)
+        let sent = try #require(decoded.sentAt)
+        #expect(abs(sent.timeIntervalSince(Fixtures.receivedAt.addingTimeInterval(1.5))) < 0.0005)
+        #expect(decoded == (try LocationBatchCodec.quantized(batch)))
+        #expect(try LocationBatchCodec.encodeBytes(decoded) == bytes)
+        // Without a point it is milliseconds since 1970.
+        let empty = try LocationBatchCodec.encodeBytes(
+            LocationBatch(seq: 1, points: [], sentAt: Date(timeIntervalSince1970: 1)))
+        #expect(empty == [0xB1, 0x04, 0x01, 0x00, 0xD0, 0x0F])
+    }
+
     @Test func emptyBatchIsFourBytes() throws {
         #expect(try LocationBatchCodec.encodeBytes(LocationBatch(seq: 1, points: [])) == [0xB1, 0x00, 0x01, 0x00])
         #expect(
@@ -143,7 +182,7 @@ private func decodeError(_ bytes: [UInt8]) -> LocationBatchCodecError? {
         case .heading: bad.heading = value
         case .speed: bad.speed = value
         case .t: bad.t = Date(timeIntervalSince1970: value)
-        case .seq: break
+        case .seq, .sentAt: break
         }
         #expect(throws: LocationBatchCodecError.notFinite(field: field, point: 2)) {
             try LocationBatchCodec.encode(LocationBatch(seq: 1, points: [good, good, bad]))
@@ -190,7 +229,7 @@ private func decodeError(_ bytes: [UInt8]) -> LocationBatchCodecError? {
         arguments: [
             ([0x7B, 0x22], LocationBatchCodecError.unsupportedFormat(0x7B)),
             ([0xB2, 0x00, 0x01, 0x00], .unsupportedFormat(0xB2)),
-            ([0xB1, 0x02, 0x01, 0x00], .reservedFlags(0x02)),
+            ([0xB1, 0x08, 0x01, 0x00], .reservedFlags(0x08)),
             ([0xB1, 0x80, 0x01, 0x00], .reservedFlags(0x80)),
             ([0xB1, 0x00, 0x01, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F], .tooManyPoints(count: 4_294_967_295)),
             ([0xB1, 0x00, 0x01, 0xE9, 0x07], .tooManyPoints(count: 1001)),

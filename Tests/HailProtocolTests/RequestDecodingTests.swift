@@ -144,6 +144,17 @@ private let dropoff = #""dropoff":{"lat":43.7314,"lng":7.4197}"#
         #expect(batch.backlog == false)
     }
 
+    @Test func aKeepAliveWithoutAFixHoldsExactlyOneLivePoint() throws {
+        let one = #"{"seq":3,"noFix":true,"points":[\#(point(""))]}"#
+        #expect(try WireDecoder.decodeRequest(LocationBatch.self, from: Data(one.utf8)).noFix)
+        #expect(
+            failure(LocationBatch.self, #"{"seq":3,"noFix":true,"points":[\#(point("")),\#(point(""))]}"#)
+                == .invalidField("points", "a batch without a fix holds exactly one point (the last fix)"))
+        #expect(
+            failure(LocationBatch.self, #"{"seq":3,"noFix":true,"backlog":true,"points":[\#(point(""))]}"#)
+                == .invalidField("noFix", "a batch without a fix cannot be backlog"))
+    }
+
     @Test func emptyAndOverfullBatchesAreRefused() {
         #expect(
             failure(LocationBatch.self, #"{"seq":3,"points":[]}"#)

@@ -47,6 +47,17 @@ struct ScriptedDriver {
             text: try HailJSON.encodeString(DriverClientFrame.location(LocationBatch(seq: seq, points: [point]))))
     }
 
+    /// Sends a keep-alive without a fix as seq `seq`: the phone repeats its last fix (`coordinate`) and says it
+    /// has none, stamped as `move` stamps seq `seq`.
+    func keepAliveWithoutFix(seq: Int64, at coordinate: Coordinate) throws {
+        let point = LocationPoint(
+            lat: coordinate.lat, lng: coordinate.lng, accuracy: 5, heading: 180, speed: 0,
+            t: Date(timeIntervalSinceNow: Double(seq) * 30 - 120))
+        socket.send(
+            text: try HailJSON.encodeString(
+                DriverClientFrame.location(LocationBatch(seq: seq, points: [point], noFix: true))))
+    }
+
     /// The next frame the test is waiting for, skipping acks and the like.
     func next(_ wanted: @Sendable (DriverServerFrame) -> Bool, _ what: String) async throws -> DriverServerFrame {
         while true {
@@ -65,10 +76,16 @@ struct ScriptedDriver {
     }
 }
 
-@Suite("RiderModel over the real transports against the real server", .serialized)
-@MainActor
-struct RiderEndToEndTests {
-    @Test func fromRequestToCompletedFareWithAScriptedDriver() async throws {
+/// A real server on loopback with a database of its own, tokens for rider-1 and driver-1, and a connector.
+struct LoopbackServer {
+    let server: BackendServer
+    let path: String
+    let riderToken: String
+    let driverToken: String
+    let base: URL
+    let connector: SocketConnector
+
+    static func start() async throws -> LoopbackServer {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("hail-rider-e2e-\(UUID()).db").path
         var options = BackendServer.Options()
         options.port = 0
@@ -78,10 +95,28 @@ struct RiderEndToEndTests {
         let server = try await BackendServer.start(options)
         let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret))
         let issued = Int64(Date().timeIntervalSince1970)
-        let riderToken = tokens.mint(AccessToken(role: .rider, sub: "rider-1", exp: issued + 3600, iat: issued))
-        let driverToken = tokens.mint(AccessToken(role: .driver, sub: "driver-1", exp: issued + 3600, iat: issued))
-        let base = try #require(URL(string: "http://127.0.0.1:\(server.port)"))
-        let connector = try SocketConnector()
+        return LoopbackServer(
+            server: server, path: path,
+            riderToken: tokens.mint(AccessToken(role: .rider, sub: "rider-1", exp: issued + 3600, iat: issued)),
+            driverToken: tokens.mint(AccessToken(role: .driver, sub: "driver-1", exp: issued + 3600, iat: issued)),
+            base: try #require(URL(string: "http://127.0.0.1:\(server.port)")), connector: try SocketConnector())
+    }
+
+    func stop() async {
+        await connector.shutdown()
+        await server.shutdown()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+}
+
+@Suite("RiderModel over the real transports against the real server", .serialized)
+@MainActor
+struct RiderEndToEndTests {
+    @Test func fromRequestToCompletedFareWithAScriptedDriver() async throws {
+        let loopback = try await LoopbackServer.start()
+        let (riderToken, driverToken, base, connector) = (
+            loopback.riderToken, loopback.driverToken, loopback.base, loopback.connector
+        )
 
         let driverHTTP = HTTPTransport(baseURL: base, token: driverToken)
         let liveForDriver = RiderLiveChannel(baseURL: base, token: driverToken, connector: connector)
@@ -151,9 +186,67 @@ struct RiderEndToEndTests {
         recorder.cancel()
         model.stop()
         driver.socket.close()
-        await connector.shutdown()
-        await server.shutdown()
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        await loopback.stop()
+    }
+
+    @Test func aDriverWithNoFixNeverMovesTheRidersPinFresh() async throws {
+        let loopback = try await LoopbackServer.start()
+        let (riderToken, driverToken, base, connector) = (
+            loopback.riderToken, loopback.driverToken, loopback.base, loopback.connector
+        )
+        let driverHTTP = HTTPTransport(baseURL: base, token: driverToken)
+        let driver = ScriptedDriver(
+            http: driverHTTP,
+            socket: try await connector.connect(
+                RiderLiveChannel(baseURL: base, token: driverToken, connector: connector).socketURL(
+                    Routes.driverLive.template), token: driverToken))
+        _ = try await driver.next({ if case .hello = $0 { true } else { false } }, "driver hello")
+        try await driver.goOnline()
+        let waitingAt = Coordinate(lat: 43.7400, lng: 7.4280)
+        try driver.move(seq: 1, to: waitingAt)
+        _ = try await driver.next({ if case .ack(let ack) = $0 { ack.seq == 1 } else { false } }, "ack of seq 1")
+
+        let riderAPI = RiderHTTPAPI(transport: HTTPTransport(baseURL: base, token: riderToken))
+        let model = RiderModel(
+            api: riderAPI, channel: RiderLiveChannel(baseURL: base, token: riderToken, connector: connector),
+            cursors: InMemoryCursorStore(), clock: ContinuousClock())
+        model.screenVisibilityChanged(true)
+        await model.launch()
+        await model.requestRide(
+            pickup: Coordinate(lat: 43.7396, lng: 7.4276), dropoff: Coordinate(lat: 43.7314, lng: 7.4197),
+            product: .economy)
+        let tripID = try #require(model.trip?.id)
+        _ = try await driver.next({ if case .offer = $0 { true } else { false } }, "offer")
+        try await driver.accept(tripID)
+        try await until(model, "driver assigned") { model.screen.phase == .driverAssigned }
+        // Every position the rider's app applies, in order.
+        var applied: [Int64] = model.driverLocation.map { [$0.seq] } ?? []
+        let (steps, continuation) = AsyncStream.makeStream(of: Void.self)
+        model.progressWatchers.append(continuation)
+        let recorder = Task { @MainActor in
+            for await _ in steps {
+                if let seq = model.driverLocation?.seq, seq != applied.last { applied.append(seq) }
+            }
+        }
+        let shown = Coordinate(lat: 43.7398, lng: 7.4278)
+        try driver.move(seq: 2, to: shown)
+        try await until(model, "seq 2 on the map") { model.driverLocation?.seq == 2 }
+        // Into a garage: the phone has no fix and says so with its keep-alive.
+        try driver.keepAliveWithoutFix(seq: 3, at: shown)
+        _ = try await driver.next({ if case .ack(let ack) = $0 { ack.seq == 3 } else { false } }, "ack of seq 3")
+        // The server kept the last fix as the trip's position, as old as it is.
+        let snapshot = try await riderAPI.trip(id: tripID)
+        #expect(snapshot.driverLocation?.seq == 2)
+        // Out again: the next fix reaches the rider, and the keep-alive never did (frames keep their order).
+        try driver.move(seq: 4, to: Coordinate(lat: 43.7397, lng: 7.4277))
+        try await until(model, "seq 4 on the map") { model.driverLocation?.seq == 4 }
+        #expect(applied.filter { $0 >= 2 } == [2, 4])
+
+        continuation.finish()
+        recorder.cancel()
+        model.stop()
+        driver.socket.close()
+        await loopback.stop()
     }
 
     /// Returns once `condition` holds after one of the model's steps; throws after `seconds` of real time.

@@ -22,8 +22,12 @@ struct RiderModelTests {
         before.hello(at: 0)
         before.moved(Fixtures.position(seq: 42, at: 0, north: 120), eta: 540)
         try await first.until("cursor 42") { first.model.cursor == 42 }
-        // Killed: nothing of the first model survives but the durable cursor store; the driver is in a
-        // tunnel, so the server's last published position is still seq 42.
+        // Killed: nothing of the first model survives but the durable cursor store (the cursor, and the ETA it
+        // promised with seq 42: 9 min); the driver is in a tunnel, so the server's last published position is
+        // still seq 42.
+        #expect(
+            await EtaAcrossGapsTests.storedPromise(cursors, state: .onTrip)
+                == Fixtures.serverEpoch.addingTimeInterval(540))
         first.model.stop()
         await api.put(
             Fixtures.trip(.onTrip, version: 5, eta: 540, location: Fixtures.position(seq: 42, at: 0, north: 120)))

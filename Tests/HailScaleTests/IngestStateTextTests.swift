@@ -34,13 +34,27 @@ struct IngestStateTextTests {
     }
 
     @Test func aPositionComesBackExactly() throws {
-        let position = DriverLocation(
+        var position = DriverLocation(
             coordinate: Coordinate(lat: 43.7401, lng: 7.4281), heading: 90, seq: 9_007_199_254_740_993,
             receivedAt: Date(timeIntervalSince1970: 1_796_220_001.5))
+        // Issue 14: `p3:` carries when the fix was taken after the time received (empty when unknown).
         let text = IngestStateText.position(position)
-        #expect(text.hasPrefix("p2:4045debb98c7e282,401db65fd8adab9f,4056800000000000,9007199254740993,"))
-        #expect(text.utf8.count == "p2:".utf8.count + 4 * 17 + "9007199254740993".utf8.count)
+        #expect(text.hasPrefix("p3:4045debb98c7e282,401db65fd8adab9f,4056800000000000,9007199254740993,"))
+        #expect(text.utf8.count == "p3:".utf8.count + 4 * 17 + "9007199254740993".utf8.count + 1)
         #expect(try IngestStateText.position(from: text) == position)
+        position.fixedAt = Date(timeIntervalSince1970: 1_796_220_000.25)
+        let withFixTime = IngestStateText.position(position)
+        #expect(withFixTime.utf8.count == text.utf8.count + 16)
+        #expect(try IngestStateText.position(from: withFixTime) == position)
+    }
+
+    @Test func aPositionWrittenBeforeTheFixTimeStillReads() throws {
+        let position = try IngestStateText.position(
+            from: "p2:4045debb98c7e282,401db65fd8adab9f,4056800000000000,12,41c849f4e0c00000")
+        #expect(position.seq == 12)
+        #expect(position.heading == 90)
+        #expect(position.fixedAt == nil)
+        #expect(position.ageOrigin == position.receivedAt)
     }
 
     @Test func stateWrittenInDecimalBeforeStillReads() throws {

@@ -56,8 +56,10 @@ struct RideFlowTests {
         let completed = try h.trip(from: ended)
         #expect(completed.state == .completed)
         #expect(completed.version == 5)
-        // 250 base + 10,008 m x 1.20/km (1201) + 900 s x 0.30/min (450) = 1901 EUR minor units.
-        #expect(completed.fare == Money(amountMinor: 1901, currency: "EUR"))
+        // 250 base + 10,062 m x 1.20/km (1207) + 900 s x 0.30/min (450) = 1907 EUR minor units: the 10,008 m of the
+        // fixes on the trip and the 55 m from where the car stood when it started (issue 14; 1901 before).
+        #expect(completed.fare == Money(amountMinor: 1907, currency: "EUR"))
+        #expect(completed.receipt == TripReceipt(distanceMeters: 10_062, durationSeconds: 900))
 
         let audit = try await h.services.trips.events(tripID: "trip-1").map(\.intent)
         #expect(audit == ["request", "offerAccepted", "arrived", "started", "ended"])

@@ -76,8 +76,12 @@ struct FaultInjectorTests {
         let (inner, feed) = AsyncThrowingStream<Int, any Error>.makeStream()
         let stream = faults.stream(inner, reorderable: { _ in false }, close: {})
         let received = Mutex<[Int]>([])
+        let (arrivals, arrived) = AsyncStream.makeStream(of: Void.self)
         let reader = Task {
-            for try await frame in stream { received.withLock { $0.append(frame) } }
+            for try await frame in stream {
+                received.withLock { $0.append(frame) }
+                arrived.yield()
+            }
         }
         feed.yield(1)
         feed.yield(2)
@@ -86,7 +90,9 @@ struct FaultInjectorTests {
         // and the clock moves on only once both frames are in.
         await clock.sleepers(atLeast: 2)
         clock.advance(by: .seconds(1))
-        while received.withLock({ $0.count }) < 2, !reader.isCancelled { await Task.yield() }
+        try await within(10, "both frames delivered") {
+            for await _ in arrivals where received.withLock({ $0.count }) >= 2 { return }
+        }
         let ended = await Self.drive(clock, step: .seconds(1), steps: 9, reader)
         #expect(received.withLock { $0 } == [1, 2])
         #expect(throws: FaultInjector.NoAnswer.self) { try ended.get() }

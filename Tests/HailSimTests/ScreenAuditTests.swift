@@ -256,6 +256,33 @@ struct ScreenAuditTests {
         audit.finishTrip()
         #expect(audit.measurements.etaChangesPerTrip == [3])
     }
+
+    @Test func etaRevisionsAreTheChangesACountdownCannotExplain() {
+        let trace = Self.trace()
+        var audit = ScreenAudit()
+        let frames: [(seconds: Double, state: TripState, minutes: Int?)] = [
+            // The countdown of an arrival about 235 s on: 4 min allows 180-240 s on at 0 s, 210-270 s at 30 s;
+            // 3 min at 61 s and 2 min at 122 s allow it too.
+            (0, .driverAssigned, 4), (30, .driverAssigned, 4), (61, .driverAssigned, 3), (122, .driverAssigned, 2),
+            // 4 min 8 s after "2 min": an arrival at least 310 s on, which nothing shown allowed; then back.
+            (130, .driverAssigned, 4), (140, .driverAssigned, 2),
+            // A gap without minutes is no fresh start: the same 2 min after it is no revision.
+            (150, .driverAssigned, nil), (160, .driverAssigned, 2),
+            // The dropoff is a new arrival: its first minutes are no revision.
+            (170, .onTrip, 9),
+        ]
+        for frame in frames {
+            audit.observe(
+                Self.frame(at: frame.seconds, state: frame.state, pin: nil, marker: nil, eta: frame.minutes)
+            ) { _ in trace }
+        }
+        audit.finishTrip()
+        #expect(audit.measurements.etaChangesPerTrip == [5])
+        #expect(audit.measurements.etaRevisionsPerTrip == [2])
+        // The slack is a second: "1 min" shown 61 s after "2 min" was first shown still allows its arrival.
+        #expect(ScreenAudit.arrivals(minutes: 2, at: 0) == 60...120)
+        #expect(ScreenAudit.arrivals(minutes: 0, at: 10).upperBound == 10)
+    }
 }
 
 @Suite("Seconds histogram")

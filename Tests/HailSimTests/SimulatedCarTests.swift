@@ -61,7 +61,7 @@ struct SimulatedCarTests {
         }
     }
 
-    @Test func inATunnelItHasNoFixAndSaysSoAndParkedItStandsWithOne() async {
+    @Test func inATunnelItHasNoFixAndSaysSoAndParkedItStandsWithOne() async throws {
         let clock = ManualClock()
         let car = SimulatedCar(
             start: Self.start, timeline: DriverTimeline(clock: clock, origin: Date(timeIntervalSince1970: 0)),
@@ -70,10 +70,14 @@ struct SimulatedCarTests {
         await car.apply(LocationPolicy(activity: .onTrip, thermal: .nominal, lowPower: false))
         await car.drive(Route(distance: 100, duration: 10, coordinates: [Self.start, Self.stop], edges: []))
         let statuses = Mutex<[FixStatus]>([])
+        let (told, tell) = AsyncStream.makeStream(of: Void.self)
         let listener = Task {
-            for await status in car.fixStatus() { statuses.withLock { $0.append(status) } }
+            for await status in car.fixStatus() {
+                statuses.withLock { $0.append(status) }
+                tell.yield()
+            }
         }
-        while statuses.withLock({ $0.isEmpty }) { await Task.yield() }
+        try await within(10, "the car's first fix status") { for await _ in told { return } }
         let received = Mutex<[LocationPoint]>([])
         let reader = Task {
             for await point in car.fixes() { received.withLock { $0.append(point) } }

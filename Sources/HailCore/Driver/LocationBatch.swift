@@ -1,8 +1,15 @@
+import Foundation
+
 /// The driver's positions as sent in one message: `{"seq": 42, "points": [...]}`.
 ///
 /// `seq` grows by one per batch the driver sends; the server acknowledges it and ignores any batch
 /// whose seq is not newer than the newest it applied. `backlog` marks points flushed from the offline
-/// buffer: they go to the trip's history (distance, fare) and never move the rider's car.
+/// buffer: they go to the trip's history (distance, fare) and never move the rider's car. `noFix` marks
+/// a keep-alive from a phone that has no fix (a tunnel, a garage): its one point repeats the last fix to
+/// say where the driver was, and the server keeps the driver online and in the geo index but shows it to
+/// no rider as a position, since nobody knows how old it is. `sentAt` is when the phone sent the batch, on
+/// its own clock: with it the server tells how long the fixes waited on the phone from how long they took
+/// to arrive (`FixTimeEstimator`).
 public struct LocationBatch: Codable, Sendable, Hashable {
     /// The batch's sequence number for this driver.
     public var seq: Int64
@@ -10,31 +17,41 @@ public struct LocationBatch: Codable, Sendable, Hashable {
     public var points: [LocationPoint]
     /// True when these points were buffered while offline and are history, not the live position.
     public var backlog: Bool
+    /// True when the phone has no fix: a keep-alive whose one point is the last fix, not where the car is.
+    public var noFix: Bool
+    /// When the phone sent the batch, on its clock (the same clock as the points' `t`); nil when it does not say.
+    public var sentAt: Date?
 
     /// Creates a batch.
-    public init(seq: Int64, points: [LocationPoint], backlog: Bool = false) {
+    public init(seq: Int64, points: [LocationPoint], backlog: Bool = false, noFix: Bool = false, sentAt: Date? = nil) {
         self.seq = seq
         self.points = points
         self.backlog = backlog
+        self.noFix = noFix
+        self.sentAt = sentAt
     }
 
     private enum CodingKeys: String, CodingKey {
-        case seq, points, backlog
+        case seq, points, backlog, noFix, sentAt
     }
 
-    /// Reads a batch; `backlog` may be absent, meaning false.
+    /// Reads a batch; `backlog` and `noFix` may be absent, meaning false, and `sentAt` too.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         seq = try container.decode(Int64.self, forKey: .seq)
         points = try container.decode([LocationPoint].self, forKey: .points)
         backlog = try container.decodeIfPresent(Bool.self, forKey: .backlog) ?? false
+        noFix = try container.decodeIfPresent(Bool.self, forKey: .noFix) ?? false
+        sentAt = try container.decodeIfPresent(Date.self, forKey: .sentAt)
     }
 
-    /// Writes a batch, leaving `backlog` out when false so live batches stay small.
+    /// Writes a batch, leaving `backlog` and `noFix` out when false so live batches stay small.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(seq, forKey: .seq)
         try container.encode(points, forKey: .points)
         if backlog { try container.encode(true, forKey: .backlog) }
+        if noFix { try container.encode(true, forKey: .noFix) }
+        try container.encodeIfPresent(sentAt, forKey: .sentAt)
     }
 }

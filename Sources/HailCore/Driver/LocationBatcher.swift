@@ -7,10 +7,13 @@ import Foundation
 /// `connectionDown`, `ack`) and actions come out: send this batch over the stream or over the HTTP
 /// fallback, or call `tick` at a time. No clocks, no timers, no I/O.
 ///
-/// Live sending: a fix waits at most `holdInterval` (the policy's shorter interval), so a batch goes when
-/// its oldest point is that old, when it is full, or at once after a trip state change (the server sees
-/// where the car was when the driver tapped) and for the first fix after reconnecting (the rider's car has
-/// been frozen). Every batch gets the next `seq`; `ack(seq)` retires every batch up to it.
+/// Live sending: a fix waits about `holdInterval` (the policy's shorter interval), so a batch goes with the
+/// first fix that arrives once its oldest point is that old, when it is full, or at once after a trip state
+/// change (the server sees where the car was when the driver tapped) and for the first fix after reconnecting
+/// (the rider's car has been frozen). With no fix by then the timer sends it, `tickGrace` later when fixes are
+/// coming (two or more wait): at a fix a second, the fix taken as the oldest point turns the hold old is on its
+/// way, and a batch sent a moment before it would leave the rider's pin a second older for the whole next
+/// interval. Every batch gets the next `seq`; `ack(seq)` retires every batch up to it.
 ///
 /// Offline: fixes go to a bounded buffer. Batches that were in flight without an ack go back into it
 /// too, because nobody knows whether they arrived; they are resent under new seqs, so the server should
@@ -43,6 +46,9 @@ public struct LocationBatcher: Sendable, Hashable {
         public var maxPointsPerBatch: Int
         /// The most points kept while offline; at least 3.
         public var bufferCapacity: Int
+        /// How long past the hold the timer waits for the next fix, while fixes are coming, before a batch goes
+        /// without it.
+        public var tickGrace: TimeInterval = 0.5
 
         /// Creates limits; the defaults suit a trip (2 s hold, 100 points a batch, 1,000 offline points).
         public init(holdInterval: TimeInterval = 2, maxPointsPerBatch: Int = 100, bufferCapacity: Int = 1000) {
@@ -123,8 +129,11 @@ public struct LocationBatcher: Sendable, Hashable {
     /// The state to persist: after every event that returned a send (the seq moved, and a restarted app
     /// must never reuse a seq the server has seen), and while offline as often as the newest fixes matter.
     public var snapshot: Snapshot {
-        Snapshot(nextSeq: nextSeq, points: inFlight.flatMap(\.points) + buffer + pending)
+        Snapshot(nextSeq: nextSeq, points: inFlightFixes + buffer + pending)
     }
+
+    /// The points of the batches in flight that are fixes (a keep-alive without a fix is no history).
+    private var inFlightFixes: [LocationPoint] { inFlight.filter { !$0.noFix }.flatMap(\.points) }
 
     /// A fix passed the filter at `now`.
     public mutating func pointAccepted(_ point: LocationPoint, now: Date) -> [Action] {
@@ -141,10 +150,23 @@ public struct LocationBatcher: Sendable, Hashable {
         return pending.count == 1 ? [.scheduleTick(at: deadline(since: since))] : []
     }
 
+    /// A keep-alive from a phone that has no fix: `point` repeats its last fix. Whatever waits goes first, then
+    /// the keep-alive alone in a batch marked `noFix`, which the server shows no rider as a position; with the
+    /// connection down it is dropped, since it is neither a fix nor history.
+    public mutating func keepAliveWithoutFix(_ point: LocationPoint, now: Date) -> [Action] {
+        guard let transport else { return [] }
+        var actions = flushPending()
+        let batch = LocationBatch(seq: nextSeq, points: [point], noFix: true)
+        nextSeq += 1
+        inFlight.append(batch)
+        actions.append(.send(batch, via: transport))
+        return actions
+    }
+
     /// The time asked for by `scheduleTick` has come (an early or late call is harmless).
     public mutating func tick(now: Date) -> [Action] {
         guard transport != nil, let since = pendingSince, !pending.isEmpty else { return [] }
-        if isDue(since: since, now: now) { return flushPending() }
+        if now >= deadline(since: since) { return flushPending() }
         return [.scheduleTick(at: deadline(since: since))]
     }
 
@@ -167,7 +189,7 @@ public struct LocationBatcher: Sendable, Hashable {
     /// A link is up (or the link changed): send the offline history, then carry on live.
     public mutating func connectionUp(_ transport: Transport, now: Date) -> [Action] {
         // Batches in flight on the old link may never be acknowledged: send their points again.
-        buffer = inFlight.flatMap(\.points) + buffer
+        buffer = inFlightFixes + buffer
         inFlight = []
         self.transport = transport
         sendNextImmediately = true
@@ -194,7 +216,7 @@ public struct LocationBatcher: Sendable, Hashable {
 
     /// Neither the stream nor HTTP gets through (a failed send counts too): buffer from now on.
     public mutating func connectionDown() {
-        let unacknowledged = inFlight.flatMap(\.points) + buffer + pending
+        let unacknowledged = inFlightFixes + buffer + pending
         transport = nil
         inFlight = []
         pending = []
@@ -208,12 +230,21 @@ public struct LocationBatcher: Sendable, Hashable {
         inFlight.removeAll { $0.seq <= seq }
     }
 
+    /// Whether a fix arriving at `now` sends the batch whose oldest point came at `since`: once the hold has
+    /// passed, or comes within half the timer's grace (a quarter second), since fixes a second apart arrive a
+    /// few milliseconds early as often as late.
     private func isDue(since: Date, now: Date) -> Bool {
-        now.timeIntervalSince(since) >= configuration.holdInterval
+        let hold = configuration.holdInterval
+        return now.timeIntervalSince(since) >= (hold > 0 ? hold - configuration.tickGrace / 2 : 0)
     }
 
+    /// When the timer sends the batch whose oldest point came at `since`, if no fix has sent it before: the hold
+    /// past it, and the grace while fixes are coming (a lone point, such as a keep-alive, has no fix behind it; a
+    /// policy that holds nothing, going off, sends at once).
     private func deadline(since: Date) -> Date {
-        since.addingTimeInterval(configuration.holdInterval)
+        let hold = configuration.holdInterval
+        let grace = hold > 0 && pending.count >= 2 ? configuration.tickGrace : 0
+        return since.addingTimeInterval(hold + grace)
     }
 
     private mutating func flushPending() -> [Action] {

@@ -6,12 +6,16 @@ import Foundation
 /// Rules, from the design:
 /// - positions are placed on a timeline by their server `receivedAt`; only fixes with a newer seq are
 ///   taken, so the car never moves backwards;
-/// - between two fixes the car follows the road path supplied with the newer fix, or a straight line;
+/// - between two fixes the car follows the road path supplied with the newer fix, or a straight line; a
+///   path that does not start where the car is (the server drew it from a fix this screen never got) is
+///   not followed, or the car would leap to its start;
 ///   the heading follows the road, or turns the short way round (350 to 10 is 20 degrees, not 340);
 /// - a fix arriving more than `snapGap` after the previous one (background, tunnel, lost stream)
 ///   restarts the timeline: the car jumps to it without animating across the city;
 /// - a fix arriving after the car came to rest on the previous one (a gap longer than `renderDelay`,
-///   shorter than `snapGap`) is driven to from where the car rests, starting when it is added;
+///   shorter than `snapGap`) is driven to from where the car rests, starting when it is added; fixes that
+///   reach the screen late (a stalled stream delivering several at once) are driven through a little faster
+///   than they were driven, never leapt over;
 /// - the car never goes past the newest fix: when fixes stop it stays still (no extrapolation).
 ///
 /// All times are on the server's clock (`ServerClock.serverNow`).
@@ -85,15 +89,32 @@ public struct Glide: Sendable, Hashable {
                 fixes.removeAll()
             } else if let now {
                 let resting = now.addingTimeInterval(-configuration.renderDelay)
-                if resting > last.time { fixes[fixes.count - 1].time = min(resting, location.receivedAt) }
+                if resting > last.time { fixes[fixes.count - 1].time = resting }
             }
         }
-        // A newer seq stamped earlier (two server nodes with skewed clocks) must not run time backwards.
-        let time = max(location.receivedAt, fixes.last?.time ?? location.receivedAt)
-        fixes.append(Fix(location: location, roadPath: roadPath, time: time))
+        var time = location.receivedAt
+        if let last = fixes.last, time <= last.time {
+            // It reached the screen late: with fixes it followed (a stalled stream delivering at once), after the
+            // car came to rest, or from a server node whose clock is behind. Time must not run backwards, nor may
+            // the car leap to it: it drives there in half the time between the two receipts (at most half the
+            // render delay), faster than it drove, until the timeline is back on the receipts.
+            let interval = max(0, location.receivedAt.timeIntervalSince(last.location.receivedAt))
+            time = last.time.addingTimeInterval(min(interval, configuration.renderDelay) / 2)
+        }
+        var path = roadPath
+        if let start = path?.first, let previous = fixes.last?.location.coordinate,
+            start.distance(to: previous) > Self.pathJoinMeters
+        {
+            path = nil
+        }
+        fixes.append(Fix(location: location, roadPath: path, time: time))
         if fixes.count > configuration.capacity { fixes.removeFirst(fixes.count - configuration.capacity) }
         return true
     }
+
+    /// How far from the previous fix a road path may start and still be followed: the server's paths start at
+    /// the position it published before, to the centimetre; anything further is a path from another fix.
+    public static let pathJoinMeters = 2.0
 
     /// Forgets every fix, as when the rider's screen closes.
     public mutating func reset() { fixes.removeAll() }

@@ -2,8 +2,10 @@ import Foundation
 
 /// What the rider's map may claim about the driver's pin, from the age of its last fix.
 ///
-/// Age runs from the fix's `receivedAt` (server time) to `serverNow` (the device clock corrected by
-/// `ServerClock`), so a phone whose clock is minutes off still sees the right age. The thresholds are
+/// Age runs from when the fix was taken, in server time (`DriverLocation.ageOrigin`: the server's estimate
+/// `fixedAt`, or `receivedAt` from a server that sends only that), to `serverNow` (the device clock corrected
+/// by `ServerClock`), so a phone whose clock is minutes off still sees the right age, and a fix that waited on
+/// the driver's phone or a slow uplink is as old as the car's position it shows. The thresholds are
 /// the design's: live under 6 s, updating from 6 s up to 20 s, locating from 20 s on (the boundary
 /// itself is locating, as in the design's sketch) or when there is no fix at all.
 public struct PinFreshness: Sendable, Hashable {
@@ -26,11 +28,16 @@ public struct PinFreshness: Sendable, Hashable {
 
     /// How much the screen may claim.
     public let level: Level
-    /// Seconds since the server received the fix, or nil with no fix. A fix stamped slightly in the
+    /// Seconds since the fix was taken (or received), or nil with no fix. A fix stamped slightly in the
     /// future (offset error) counts as age 0.
     public let age: TimeInterval?
 
-    /// Grades the fix received at `receivedAt` (server time) at `serverNow`.
+    /// Grades the published position `location` (nil: none yet) at `serverNow`.
+    public init(of location: DriverLocation?, serverNow: Date) {
+        self.init(receivedAt: location?.ageOrigin, serverNow: serverNow)
+    }
+
+    /// Grades a fix whose age counts from `receivedAt` (server time) at `serverNow`.
     public init(receivedAt: Date?, serverNow: Date) {
         guard let receivedAt else {
             level = .locating

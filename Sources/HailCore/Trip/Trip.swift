@@ -20,6 +20,8 @@ public struct Trip: Codable, Sendable, Hashable, Identifiable {
     public var etaSeconds: Int?
     /// The final fare, once completed.
     public var fare: Money?
+    /// What the fare charged for, once completed: the distance and time the server priced.
+    public var receipt: TripReceipt?
     /// The last published position of the driver, for clients that poll instead of streaming.
     public var driverLocation: DriverLocation?
 
@@ -34,6 +36,7 @@ public struct Trip: Codable, Sendable, Hashable, Identifiable {
         driver: Driver? = nil,
         etaSeconds: Int? = nil,
         fare: Money? = nil,
+        receipt: TripReceipt? = nil,
         driverLocation: DriverLocation? = nil
     ) {
         self.id = id
@@ -45,7 +48,23 @@ public struct Trip: Codable, Sendable, Hashable, Identifiable {
         self.driver = driver
         self.etaSeconds = etaSeconds
         self.fare = fare
+        self.receipt = receipt
         self.driverLocation = driverLocation
+    }
+}
+
+/// What a completed trip's fare was priced on, as the rider's receipt shows it: `{"distanceMeters": 4210,
+/// "durationSeconds": 840}`.
+public struct TripReceipt: Codable, Sendable, Hashable {
+    /// The distance charged for, metres: the road the car drove (its fixes matched to the map).
+    public var distanceMeters: Int
+    /// The time charged for, seconds: from the start to the end of the trip.
+    public var durationSeconds: Int
+
+    /// Creates a receipt.
+    public init(distanceMeters: Int, durationSeconds: Int) {
+        self.distanceMeters = distanceMeters
+        self.durationSeconds = durationSeconds
     }
 }
 
@@ -91,14 +110,22 @@ public struct DriverLocation: Codable, Sendable, Hashable {
     public var heading: Double
     /// The driver's sequence number for this position; newer positions have larger numbers.
     public var seq: Int64
-    /// When the server received the fix, in server time. Age is measured from here.
+    /// When the server received the fix, in server time.
     public var receivedAt: Date
+    /// When the phone took the fix, in server time, as the server estimates it from the phone's own time
+    /// (`FixTimeEstimator`): never after `receivedAt`. Nil from a server that does not send it.
+    public var fixedAt: Date?
 
     /// Creates a published position.
-    public init(coordinate: Coordinate, heading: Double, seq: Int64, receivedAt: Date) {
+    public init(coordinate: Coordinate, heading: Double, seq: Int64, receivedAt: Date, fixedAt: Date? = nil) {
         self.coordinate = coordinate
         self.heading = heading
         self.seq = seq
         self.receivedAt = receivedAt
+        self.fixedAt = fixedAt
     }
+
+    /// The instant the position's age counts from, in server time: when the fix was taken, or when it
+    /// reached the server when that is all the server said.
+    public var ageOrigin: Date { fixedAt ?? receivedAt }
 }

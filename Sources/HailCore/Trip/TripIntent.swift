@@ -10,8 +10,8 @@ public enum TripIntent: Sendable, Hashable {
     case arrived
     /// The assigned driver starts the trip with the rider on board.
     case started
-    /// The assigned driver ends the trip; the server has priced it.
-    case ended(fare: Money)
+    /// The assigned driver ends the trip; the server has priced it, on the distance and time in `receipt`.
+    case ended(fare: Money, receipt: TripReceipt? = nil)
     /// The rider cancels; refused once the trip has started.
     case riderCancels
     /// The assigned driver waited at the pickup and the rider did not come.

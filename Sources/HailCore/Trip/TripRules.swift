@@ -102,11 +102,15 @@ public enum TripRules {
         case (.driverArrived, .started):
             next.state = .onTrip
             next.etaSeconds = nil
-        case (.onTrip, .ended(let fare)):
+        case (.onTrip, .ended(let fare, let receipt)):
             if let problem = fare.validationProblem { return .failure(TripRejection(.invalid, "fare: \(problem)")) }
             guard fare.amountMinor >= 0 else { return .failure(TripRejection(.invalid, "fare must not be negative")) }
+            if let receipt, receipt.distanceMeters < 0 || receipt.durationSeconds < 0 {
+                return .failure(TripRejection(.invalid, "a receipt's distance and time must not be negative"))
+            }
             next.state = .completed
             next.fare = fare
+            next.receipt = receipt
             next.etaSeconds = nil
         case (.driverAssigned, .etaUpdated(let seconds)), (.onTrip, .etaUpdated(let seconds)):
             guard seconds >= 0 else { return .failure(TripRejection(.invalid, "etaSeconds must not be negative")) }

@@ -5,11 +5,12 @@ import HailCore
 /// `POST /v1/drivers/me/locations` with `Content-Type: application/vnd.hail.location-batch`.
 ///
 /// Layout (docs/PROTOCOL.md has it byte by byte): a format byte `0xB1`, a flags byte (bit 0 =
-/// backlog), `seq` as an unsigned LEB128 varint, the point count as a varint, then six zigzag
-/// varints per point: latitude and longitude in 1e-7 degrees, accuracy in decimetres, heading in
-/// tenths of a degree, speed in cm/s and `t` in milliseconds since 1970. The first point is
+/// backlog, bit 1 = no fix, bit 2 = sent time), `seq` as an unsigned LEB128 varint, the point count as a
+/// varint, then six zigzag varints per point: latitude and longitude in 1e-7 degrees, accuracy in decimetres,
+/// heading in tenths of a degree, speed in cm/s and `t` in milliseconds since 1970. The first point is
 /// absolute; each later point is the difference from the one before, which is what makes a
-/// batch of nearby fixes a few bytes per point.
+/// batch of nearby fixes a few bytes per point. With bit 2, one more zigzag varint ends the batch: `sentAt`
+/// in milliseconds after the last point's `t` (after 1970 when there is no point).
 ///
 /// Round trip: `decode(encode(b)) == quantized(b)`, and `encode(decode(bytes)) == bytes` for
 /// every input `decode` accepts (varints must be in their shortest form, trailing bytes and
@@ -19,6 +20,12 @@ public enum LocationBatchCodec {
     public static let formatByte: UInt8 = 0xB1
     /// Bit 0 of the flags byte: the points are history from the offline buffer.
     public static let backlogFlag: UInt8 = 0x01
+    /// Bit 1 of the flags byte: the phone has no fix, and the one point repeats its last.
+    public static let noFixFlag: UInt8 = 0x02
+    /// Bit 2 of the flags byte: the batch ends with when the phone sent it.
+    public static let sentAtFlag: UInt8 = 0x04
+    /// Every flag bit this version defines; the others must be 0.
+    static let knownFlags = backlogFlag | noFixFlag | sentAtFlag
     /// Every quantized value, absolute, lies strictly within ±2^48. That keeps deltas inside 64 bits,
     /// and keeps scaling exact enough that a decoded value re-encodes to the same integer.
     public static let maxMagnitude: Int64 = 1 << 48
@@ -41,6 +48,8 @@ public enum LocationBatchCodec {
         case speed
         /// Fix time, in milliseconds since 1970-01-01T00:00:00Z.
         case t
+        /// When the batch was sent, in milliseconds (after the last point's `t` on the wire).
+        case sentAt
 
         /// How many codec units make one wire unit (degree, metre, second...).
         public var scale: Double {
@@ -49,7 +58,7 @@ public enum LocationBatchCodec {
             case .lat, .lng: return 10_000_000
             case .accuracy, .heading: return 10
             case .speed: return 100
-            case .t: return 1000
+            case .t, .sentAt: return 1000
             }
         }
 
@@ -72,7 +81,8 @@ public enum LocationBatchCodec {
         var output = [UInt8]()
         output.reserveCapacity(12 + batch.points.count * 16)
         output.append(formatByte)
-        output.append(batch.backlog ? backlogFlag : 0)
+        output.append(
+            (batch.backlog ? backlogFlag : 0) | (batch.noFix ? noFixFlag : 0) | (batch.sentAt == nil ? 0 : sentAtFlag))
         appendVarint(UInt64(batch.seq), to: &output)
         appendVarint(UInt64(batch.points.count), to: &output)
         var previous = [Int64](repeating: 0, count: Field.pointFields.count)
@@ -83,6 +93,11 @@ public enum LocationBatchCodec {
                 appendVarint(zigzag(values[field] - previous[field]), to: &output)
             }
             previous = values
+        }
+        if let sentAt = batch.sentAt {
+            let sent = try quantize(sentAt)
+            // Both within ±2^48: the difference cannot overflow.
+            appendVarint(zigzag(sent - (batch.points.isEmpty ? 0 : previous[5])), to: &output)
         }
         return output
     }
@@ -98,7 +113,7 @@ public enum LocationBatchCodec {
         let format = try reader.byte()
         guard format == formatByte else { throw .unsupportedFormat(format) }
         let flags = try reader.byte()
-        guard flags & ~backlogFlag == 0 else { throw .reservedFlags(flags) }
+        guard flags & ~knownFlags == 0 else { throw .reservedFlags(flags) }
         let seqOffset = reader.offset
         let seq = try reader.varint()
         guard seq <= UInt64(Int64.max) else { throw .valueOutOfRange(field: .seq, point: nil, offset: seqOffset) }
@@ -123,10 +138,22 @@ public enum LocationBatchCodec {
             }
             points.append(point(from: values))
         }
+        var sentAt: Date?
+        if flags & sentAtFlag != 0 {
+            let offset = reader.offset
+            let delta = unzigzag(try reader.varint())
+            let (sum, overflow) = (pointCount == 0 ? 0 : values[5]).addingReportingOverflow(delta)
+            guard !overflow, sum > -maxMagnitude, sum < maxMagnitude else {
+                throw .valueOutOfRange(field: .sentAt, point: nil, offset: offset)
+            }
+            sentAt = Date(timeIntervalSince1970: Double(sum) / Field.sentAt.scale)
+        }
         guard reader.remaining == 0 else {
             throw .trailingBytes(offset: reader.offset, count: reader.remaining)
         }
-        return LocationBatch(seq: Int64(seq), points: points, backlog: flags & backlogFlag != 0)
+        return LocationBatch(
+            seq: Int64(seq), points: points, backlog: flags & backlogFlag != 0, noFix: flags & noFixFlag != 0,
+            sentAt: sentAt)
     }
 
     /// `batch` at the codec's precision: what `decode(encode(batch))` returns.
@@ -137,7 +164,19 @@ public enum LocationBatchCodec {
         for (index, point) in batch.points.enumerated() {
             points.append(self.point(from: try quantize(point, index: index)))
         }
-        return LocationBatch(seq: batch.seq, points: points, backlog: batch.backlog)
+        let sentAt = try batch.sentAt.map { (date) throws(LocationBatchCodecError) in
+            Date(timeIntervalSince1970: Double(try quantize(date)) / Field.sentAt.scale)
+        }
+        return LocationBatch(seq: batch.seq, points: points, backlog: batch.backlog, noFix: batch.noFix, sentAt: sentAt)
+    }
+
+    /// `date` in whole milliseconds since 1970, within the format's range.
+    private static func quantize(_ date: Date) throws(LocationBatchCodecError) -> Int64 {
+        let seconds = date.timeIntervalSince1970
+        guard seconds.isFinite else { throw .notFinite(field: .sentAt, point: nil) }
+        let scaled = (seconds * Field.sentAt.scale).rounded()
+        guard abs(scaled) < Double(maxMagnitude) else { throw .unrepresentable(field: .sentAt, point: nil) }
+        return Int64(scaled)
     }
 
     private static func quantize(_ point: LocationPoint, index: Int) throws(LocationBatchCodecError) -> [Int64] {

@@ -18,7 +18,7 @@ public enum LocationBatchCodecError: Error, Sendable, Hashable, CustomStringConv
     /// Bytes remain after the last point.
     case trailingBytes(offset: Int, count: Int)
     /// A value to encode is NaN or infinite.
-    case notFinite(field: LocationBatchCodec.Field, point: Int)
+    case notFinite(field: LocationBatchCodec.Field, point: Int?)
     /// A value to encode is too large in magnitude, or negative where it cannot be (`seq`).
     case unrepresentable(field: LocationBatchCodec.Field, point: Int?)
 

@@ -2,13 +2,23 @@ import HailCore
 
 /// Location batches from drivers, over HTTP or the driver stream, checked point by point.
 extension LocationBatch: Validatable {
-    /// Checks the seq, the point count and every point; fields are named like `points[3].accuracy`.
+    /// Checks the seq, the point count (exactly one without a fix, and never backlog) and every point; fields
+    /// are named like `points[3].accuracy`.
     public func validate() throws(APIError) {
         guard seq >= 0 else { throw APIError.invalidField("seq", "seq must not be negative") }
         guard !points.isEmpty else { throw APIError.invalidField("points", "points must not be empty") }
         guard points.count <= ProtocolLimits.maxPointsPerBatch else {
             throw APIError.invalidField(
                 "points", "points must hold at most \(ProtocolLimits.maxPointsPerBatch) fixes per batch")
+        }
+        if noFix {
+            guard !backlog else { throw APIError.invalidField("noFix", "a batch without a fix cannot be backlog") }
+            guard points.count == 1 else {
+                throw APIError.invalidField("points", "a batch without a fix holds exactly one point (the last fix)")
+            }
+        }
+        if let sentAt, !sentAt.timeIntervalSince1970.isFinite {
+            throw APIError.invalidField("sentAt", "sentAt must be a finite date")
         }
         for (index, point) in points.enumerated() {
             try point.validate(at: FieldPath.index("points", index))

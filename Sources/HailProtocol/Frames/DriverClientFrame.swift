@@ -1,9 +1,11 @@
+import Foundation
 import HailCore
 
 /// A text frame the driver app sends on `/v1/drivers/me/live`. Binary frames carry the same
 /// batch in `LocationBatchCodec`'s format instead.
 public enum DriverClientFrame: Codable, Sendable, Hashable, Validatable {
-    /// A batch of fixes: `{"type": "location", "seq": 42, "points": [...], "backlog": true?}`.
+    /// A batch of fixes: `{"type": "location", "seq": 42, "points": [...], "backlog": true?, "noFix": true?,
+    /// "sentAt": "..."?}`.
     case location(LocationBatch)
 
     /// The `type` strings of this direction.
@@ -24,10 +26,12 @@ public enum DriverClientFrame: Codable, Sendable, Hashable, Validatable {
             LocationBatch(
                 seq: try container.decode(Int64.self, forKey: .seq),
                 points: try container.decode([LocationPoint].self, forKey: .points),
-                backlog: try container.decodeIfPresent(Bool.self, forKey: .backlog) ?? false))
+                backlog: try container.decodeIfPresent(Bool.self, forKey: .backlog) ?? false,
+                noFix: try container.decodeIfPresent(Bool.self, forKey: .noFix) ?? false,
+                sentAt: try container.decodeIfPresent(Date.self, forKey: .sentAt)))
     }
 
-    /// Writes the frame flat; `backlog` is left out when false, as in `LocationBatch`.
+    /// Writes the frame flat; `backlog` and `noFix` are left out when false, as in `LocationBatch`.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: FrameKey.self)
         try container.encode(type, forKey: .type)
@@ -36,6 +40,8 @@ public enum DriverClientFrame: Codable, Sendable, Hashable, Validatable {
             try container.encode(batch.seq, forKey: .seq)
             try container.encode(batch.points, forKey: .points)
             if batch.backlog { try container.encode(true, forKey: .backlog) }
+            if batch.noFix { try container.encode(true, forKey: .noFix) }
+            try container.encodeIfPresent(batch.sentAt, forKey: .sentAt)
         }
     }
 

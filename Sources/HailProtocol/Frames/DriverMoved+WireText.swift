@@ -13,8 +13,15 @@ extension DriverMoved {
         guard coordinate.lat.isFinite, coordinate.lng.isFinite, heading.isFinite,
             let received = try? WireDate.format(receivedAt), path?.utf8.allSatisfy(Self.isPlain) ?? true
         else { return try HailJSON.encodeString(RiderServerFrame.driverMoved(self)) }
+        var fixed: String?
+        if let fixedAt {
+            guard let text = try? WireDate.format(fixedAt) else {
+                return try HailJSON.encodeString(RiderServerFrame.driverMoved(self))
+            }
+            fixed = text
+        }
         var text = #"{"coordinate":{"lat":"#
-        text.reserveCapacity(160 + (path?.utf8.count ?? 0))
+        text.reserveCapacity(200 + (path?.utf8.count ?? 0))
         text += Self.number(coordinate.lat)
         text += #","lng":"#
         text += Self.number(coordinate.lng)
@@ -23,6 +30,16 @@ extension DriverMoved {
             text += #""etaSeconds":"#
             text += String(etaSeconds)
             text += ","
+        }
+        if let etaTarget {
+            text += #""etaTarget":""#
+            text += etaTarget.rawValue
+            text += #"","#
+        }
+        if let fixed {
+            text += #""fixedAt":""#
+            text += fixed
+            text += #"","#
         }
         text += #""heading":"#
         text += Self.number(heading)

@@ -1,7 +1,8 @@
 /// Every key a WebSocket frame may carry. Frames are flat (`type` beside the fields), so one key
 /// set serves all of them and each frame reads only the keys its type defines.
 enum FrameKey: String, CodingKey {
-    case type, serverTime, trip, seq, coordinate, heading, receivedAt, etaSeconds, path, points, backlog, expiresAt
+    case type, serverTime, trip, seq, coordinate, heading, receivedAt, fixedAt, etaSeconds, etaTarget, path, points
+    case backlog, noFix, sentAt, expiresAt
 }
 
 extension KeyedDecodingContainer where Key == FrameKey {

@@ -368,10 +368,15 @@ public struct HailAPI: Sendable {
         switch body.event {
         case .arrived: intent = .arrived
         case .started: intent = .started
-        case .ended: intent = .ended(fare: try await services.finalFare(tripID: tripID))
+        case .ended:
+            let (fare, receipt) = try await services.finalFare(tripID: tripID)
+            intent = .ended(fare: fare, receipt: receipt)
         }
         let outcome = try await services.authority.apply(
             intent, tripID: tripID, by: .driver(driverID), idempotency: idempotency)
+        if body.event == .started, outcome.status == 200 {
+            await services.fleet.tripStarted(tripID: tripID, driverID: driverID)
+        }
         return .jsonBody(outcome.body, status: outcome.status)
     }
 

@@ -192,20 +192,21 @@ public struct ServerServices: Sendable {
         if trip.state == .driverAssigned || trip.state == .onTrip {
             let client = await fleet.client(driverID: driverID)
             trip.etaSeconds = estimator(for: .driver(driverID, client: client, at: position.coordinate))
-                .seconds(from: position.coordinate, to: target)
+                .seconds(from: position.coordinate, heading: position.heading, to: target)
         }
         return trip
     }
 
-    /// The fare for a trip ending now: the driven distance from its position history (in device-time
-    /// order, backlog included) and the time since it started.
+    /// The fare for a trip ending now, with the receipt it was priced on: the driven distance from its position
+    /// history (in device-time order, backlog included) and the time since it started, in the whole metres and
+    /// seconds the tariff charges.
     ///
     /// With a road network the history is map-matched first, so GPS noise zigzagging across the street
     /// is not charged; a match that fails its checks leaves the raw path length, as without roads.
     ///
     /// With no history at all (a phone that never got a fix on the way) the straight-line estimate from
     /// pickup to dropoff stands in, so the rider is charged for the trip, not the minimum.
-    public func finalFare(tripID: String) async throws(APIError) -> Money {
+    public func finalFare(tripID: String) async throws(APIError) -> (fare: Money, receipt: TripReceipt) {
         do {
             guard let record = try await trips.record(id: tripID) else {
                 throw APIError.notFound("there is no trip \(tripID)")
@@ -222,7 +223,9 @@ public struct ServerServices: Sendable {
             else {
                 throw APIError.invalidState("trip \(tripID) has a product with no tariff")
             }
-            return fare
+            let receipt = TripReceipt(
+                distanceMeters: Int(max(0, distance).rounded()), durationSeconds: Int(max(0, duration).rounded()))
+            return (fare, receipt)
         } catch let error as APIError {
             throw error
         } catch {

@@ -69,7 +69,9 @@ enum SharePage {
               if (fix && location.seq <= fix.seq) return;
               from = here(performance.now()) || location.coordinate;
               path = encodedPath ? decodePath(encodedPath) : null;
-              fix = {seq: location.seq, coordinate: location.coordinate, receivedAt: Date.parse(location.receivedAt)};
+              // The pin ages from when the phone took the fix (fixedAt), as the apps do.
+              fix = {seq: location.seq, coordinate: location.coordinate,
+                takenAt: Date.parse(location.fixedAt || location.receivedAt)};
               movedAt = performance.now();
               trail.push(location.coordinate);
               if (trip && etaSeconds != null) trip.etaSeconds = etaSeconds;
@@ -91,7 +93,7 @@ enum SharePage {
               if (!trip) return;
               document.getElementById("state").textContent = words[trip.state] || trip.state;
               const tracking = ["driverAssigned", "driverArrived", "onTrip"].includes(trip.state);
-              const age = fix ? (Date.now() + serverOffset - fix.receivedAt) / 1000 : Infinity;
+              const age = fix ? (Date.now() + serverOffset - fix.takenAt) / 1000 : Infinity;
               const pin = !tracking ? "" : age < 6 ? "live" : age < 20 ? "updating" : "locating";
               document.getElementById("pin").textContent = pin && "Pin: " + pin;
               const eta = tracking && trip.state !== "driverArrived" && trip.etaSeconds != null && age < 20

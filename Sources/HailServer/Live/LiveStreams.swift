@@ -88,7 +88,9 @@ public struct LiveStreams: Sendable {
         var replayed = 1
         if let position = trip.driverLocation, position.seq > (after ?? Int64.min) {
             await send(
-                RiderServerFrame.driverMoved(DriverMoved(location: position, etaSeconds: trip.etaSeconds)), .disposable,
+                RiderServerFrame.driverMoved(
+                    DriverMoved(location: position, etaSeconds: trip.etaSeconds, etaTarget: EtaTarget(for: trip.state))),
+                .disposable,
                 on: connection)
             replayed += 1
         }

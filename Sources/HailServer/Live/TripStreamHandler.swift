@@ -79,7 +79,9 @@ final class TripStreamHandler: WebSocketInboundHandler {
         var replayed = 1
         if let position = trip.driverLocation, position.seq > (after ?? Int64.min) {
             send(
-                RiderServerFrame.driverMoved(DriverMoved(location: position, etaSeconds: trip.etaSeconds)), .disposable)
+                RiderServerFrame.driverMoved(
+                    DriverMoved(location: position, etaSeconds: trip.etaSeconds, etaTarget: EtaTarget(for: trip.state))),
+                .disposable)
             replayed += 1
         }
         LiveStreams.countResync(services, role: role, client: client, resume: resume, trip: trip, frames: replayed)

@@ -72,6 +72,8 @@ public final class Fleet: Sendable {
         var geoWrittenAt: Date?
         /// When this node last renewed the lifetime of the driver's shared state, for `lifetimeRefreshSeconds`.
         var lifetimeRenewedAt: Date?
+        /// When the driver's phone took its fixes, on the server's clock, from the batches this node read.
+        var fixTimes = FixTimeEstimator()
     }
 
     private let configuration: Configuration
@@ -154,6 +156,16 @@ public final class Fleet: Sendable {
         try? await ingestState.recordTrip(record)
     }
 
+    /// A trip started: its history (the fare's distance) begins where the car stood, the driver's last fix, since
+    /// the fixes the phone sends from now on were taken after the car moved off. Best effort: without a fix, or
+    /// with storage unavailable, the history begins with the next fix, as before.
+    public func tripStarted(tripID: String, driverID: String) async {
+        guard let state = try? await ingestState.state(driverID: driverID), let start = state.filter.lastAccepted
+        else { return }
+        let point = HistoryPoint(coordinate: start.coordinate, t: start.t, receivedAt: time.now(), backlog: false)
+        try? await history.append(tripID: tripID, points: [point])
+    }
+
     /// The driver's last published position, whichever node published it.
     public func position(driverID: String) async -> DriverLocation? {
         if let shared = try? await ingestState.state(driverID: driverID)?.position { return shared }
@@ -172,7 +184,9 @@ public final class Fleet: Sendable {
     ///
     /// Live points move the rider's car (only the newest of the batch is published). Backlog points,
     /// flushed from the phone's offline buffer, only go to the trip's history: they change the driven
-    /// distance and the fare, never the car.
+    /// distance and the fare, never the car. A keep-alive without a fix (`noFix`) keeps the driver online and
+    /// in the geo index and moves nothing else: no position, no publish, no history. Each published position
+    /// carries `fixedAt`, when the phone took the fix on the server's clock (`FixTimeEstimator`, per driver).
     ///
     /// When the sending client's cohort routes on roads, the published position is moved onto the road
     /// (heading-aware) and carries the road path from the previous published position, and the ETA is by
@@ -430,10 +444,19 @@ public final class Fleet: Sendable {
         var backlogFilter = LocationFilter()
         var kept: [LocationPoint] = []
         var dropped: [String: Int] = [:]
+        /// The batch's newest point the phone stamped, and the last point of a keep-alive without a fix.
+        var newestTaken: Date?
+        var withoutFix: LocationPoint?
         for point in batch.points {
             // A fix from the future would become the filter's reference and freeze the car until then.
             if point.t.timeIntervalSince(now) > configuration.maximumClockAheadSeconds {
                 dropped["future", default: 0] += 1
+                continue
+            }
+            newestTaken = max(newestTaken ?? point.t, point.t)
+            // Not a fix: the filter's reference stays the last real one.
+            if batch.noFix {
+                withoutFix = point
                 continue
             }
             let verdict = batch.backlog ? backlogFilter.evaluate(point) : shared.filter.evaluate(point)
@@ -442,14 +465,19 @@ public final class Fleet: Sendable {
             case .reject(let reason): dropped[reason.rawValue, default: 0] += 1
             }
         }
+        // When the phone sent the batch tells how long its fixes took to arrive; an app that does not say lends
+        // its newest fix's time, whose lag includes the fix's wait on the phone.
+        if let sent = batch.sentAt ?? newestTaken { state.fixTimes.observe(deviceTime: sent, receivedAt: now) }
         let serving = shared.online || shared.trip != nil
         if !serving {
             // Positions from a driver who is neither online nor on a trip move nothing.
-            dropped["offline", default: 0] += kept.count
+            dropped["offline", default: 0] += kept.count + (withoutFix == nil ? 0 : 1)
             kept = []
+            withoutFix = nil
         }
         var counts = dropped
         counts["accepted"] = kept.count
+        if withoutFix != nil { counts["noFix"] = 1 }
 
         var published: DriverLocation?
         var newPosition: DriverLocation?
@@ -473,7 +501,7 @@ public final class Fleet: Sendable {
             let location = DriverLocation(
                 coordinate: snap?.coordinate ?? newest.coordinate,
                 heading: heading ?? snap?.bearing ?? shared.position?.heading ?? 0,
-                seq: batch.seq, receivedAt: now)
+                seq: batch.seq, receivedAt: now, fixedAt: state.fixTimes.fixedAt(deviceTime: newest.t, receivedAt: now))
             state.position = location
             newPosition = location
             state.snap = snap
@@ -481,13 +509,20 @@ public final class Fleet: Sendable {
             if let record = shared.trip, record.trip.state.isActive, record.trip.state != .searching {
                 published = location
                 let target = record.trip.state == .onTrip ? record.trip.dropoff : record.trip.pickup
-                let eta = RouteEstimator(provider: provider).seconds(from: location.coordinate, to: target)
-                let moved = DriverMoved(location: location, etaSeconds: eta, path: path)
+                // From the road the car is on, the way it faces: a car cannot turn round on the spot.
+                let eta = RouteEstimator(provider: provider).seconds(
+                    from: location.coordinate, heading: heading, to: target)
+                let moved = DriverMoved(
+                    location: location, etaSeconds: eta, etaTarget: EtaTarget(for: record.trip.state), path: path)
                 if let text = try? moved.riderFrameText() {
                     publish = (BusMessage(kind: .disposable, text: text, publishedAt: now), .trip(record.trip.id))
                 }
                 publishedAge = now.timeIntervalSince(newest.t)
             }
+        } else if let withoutFix, shared.online {
+            // A keep-alive without a fix: the driver stays in the geo index where they were last seen, and
+            // nothing is published or stored as a position, so no rider is shown it as fresh.
+            geoUpdate = (shared.position?.coordinate ?? withoutFix.coordinate, now)
         }
         var history: (String, [HistoryPoint])?
         if let record = shared.trip, record.trip.state == .onTrip, !kept.isEmpty {
@@ -509,14 +544,16 @@ public final class Fleet: Sendable {
         -> [GeoHit]
     {
         let hits = try await geo.nearest(to: pickup, radius: 20_000, limit: limit + excluding.count + 40)
-        // Silence is judged here, from the driver's own last fix, so a search never needs the index swept
-        // first; the sweep (`evictSilentDrivers`, once a second) only keeps the index small.
+        // Silence is judged here, from when the driver was last heard (a fix, or a keep-alive without one, as
+        // the index saw it; else their last position), so a search never needs the index swept first; the sweep
+        // (`evictSilentDrivers`, once a second) only keeps the index small.
         let cutoff = time.now().addingTimeInterval(-configuration.silenceTimeout)
         let states = try await ingestState.states(driverIDs: hits.map(\.driverID).filter { !excluding.contains($0) })
         return Array(
             hits.filter { hit in
                 guard !excluding.contains(hit.driverID), let state = states[hit.driverID] else { return false }
-                return state.online && state.trip == nil && (state.position?.receivedAt ?? .distantPast) >= cutoff
+                let heard = hit.seenAt ?? state.position?.receivedAt ?? .distantPast
+                return state.online && state.trip == nil && heard >= cutoff
             }.prefix(limit))
     }
 

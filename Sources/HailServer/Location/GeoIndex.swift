@@ -22,12 +22,16 @@ public struct GeoHit: Sendable, Hashable {
     public var coordinate: Coordinate
     /// Metres from the query's center.
     public var distance: Double
+    /// When the driver was last heard from (a fix, or a keep-alive without one), server time; nil when the
+    /// index cannot say.
+    public var seenAt: Date?
 
     /// Creates a hit.
-    public init(driverID: String, coordinate: Coordinate, distance: Double) {
+    public init(driverID: String, coordinate: Coordinate, distance: Double, seenAt: Date? = nil) {
         self.driverID = driverID
         self.coordinate = coordinate
         self.distance = distance
+        self.seenAt = seenAt
     }
 }
 
@@ -73,7 +77,9 @@ public final class MemoryGeoIndex: GeoIndex {
         for shard in shards {
             hits += shard.grid.withLock { grid in
                 grid.nearest(to: center, radius: radius, limit: limit).map {
-                    GeoHit(driverID: $0.entry.driverID, coordinate: $0.entry.coordinate, distance: $0.distance)
+                    GeoHit(
+                        driverID: $0.entry.driverID, coordinate: $0.entry.coordinate, distance: $0.distance,
+                        seenAt: $0.entry.seenAt)
                 }
             }
         }

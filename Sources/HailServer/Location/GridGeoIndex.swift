@@ -12,7 +12,7 @@ public struct GridGeoIndex: Sendable {
         public var driverID: String
         /// Where they last were.
         public var coordinate: Coordinate
-        /// When the server received that position.
+        /// When the server last heard from the driver: that position, or a keep-alive without a fix since.
         public var seenAt: Date
     }
 

@@ -25,9 +25,12 @@ public struct RouteEstimator: Sendable {
     public static let straightLine = StraightLineRouteProvider(
         detourFactor: StraightLineETA.detourFactor, speedKmh: StraightLineETA.speedKmh)
 
-    /// The provider's advice when it is usable, else the fallback's (nil only for invalid coordinates).
-    public func advice(from start: Coordinate, to end: Coordinate) -> RouteAdvice? {
-        if let advice = provider.advise(from: start, to: end), Self.isPlausible(advice, from: start, to: end) {
+    /// The provider's advice when it is usable, else the fallback's (nil only for invalid coordinates). With a
+    /// `heading` the car leaves the way it faces, where the provider knows the roads.
+    public func advice(from start: Coordinate, heading: Double? = nil, to end: Coordinate) -> RouteAdvice? {
+        if let advice = provider.advise(from: start, heading: heading, to: end),
+            Self.isPlausible(advice, from: start, to: end)
+        {
             return advice
         }
         return fallback.advise(from: start, to: end)
@@ -38,9 +41,9 @@ public struct RouteEstimator: Sendable {
         advice(from: start, to: end)?.distance ?? 0
     }
 
-    /// Estimated driving time in whole seconds.
-    public func seconds(from start: Coordinate, to end: Coordinate) -> Int {
-        Int((advice(from: start, to: end)?.duration ?? 0).rounded())
+    /// Estimated driving time in whole seconds, for a car facing `heading` when it is given.
+    public func seconds(from start: Coordinate, heading: Double? = nil, to end: Coordinate) -> Int {
+        Int((advice(from: start, heading: heading, to: end)?.duration ?? 0).rounded())
     }
 
     /// Whether advice is usable: finite, not negative, and not an absurd detour (a wrong snap).

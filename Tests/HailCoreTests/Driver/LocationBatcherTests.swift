@@ -38,12 +38,15 @@ struct LocationBatcherTests {
         #expect(actions == [.send(LocationBatch(seq: 1, points: [Self.fix(0, at: 0)]), via: .stream)])
     }
 
-    @Test func aBatchGoesWhenItsOldestPointIsExactlyTheHoldOld() {
+    /// Issue 14: the timer went at exactly the hold, racing the fix taken then, and a fifth of the batches of a
+    /// car on a trip left without their newest fix; with fixes coming it now waits half a second for it.
+    @Test func aBatchGoesWhenItsOldestPointIsTheHoldOldAndHalfASecondMoreWhileFixesCome() {
         var batcher = Self.online(hold: 2)
         #expect(batcher.pointAccepted(Self.fix(1, at: 10), now: Self.at(10)) == [.scheduleTick(at: Self.at(12))])
         #expect(batcher.pointAccepted(Self.fix(2, at: 11), now: Self.at(11)).isEmpty)
-        #expect(batcher.tick(now: Self.at(11.999)) == [.scheduleTick(at: Self.at(12))])
-        let actions = batcher.tick(now: Self.at(12))
+        #expect(batcher.tick(now: Self.at(11.999)) == [.scheduleTick(at: Self.at(12.5))])
+        #expect(batcher.tick(now: Self.at(12)) == [.scheduleTick(at: Self.at(12.5))])
+        let actions = batcher.tick(now: Self.at(12.5))
         #expect(
             actions == [.send(LocationBatch(seq: 2, points: [Self.fix(1, at: 10), Self.fix(2, at: 11)]), via: .stream)]
         )
@@ -55,6 +58,19 @@ struct LocationBatcherTests {
         _ = batcher.pointAccepted(Self.fix(1, at: 10), now: Self.at(10))
         let sent = Self.sends(batcher.pointAccepted(Self.fix(2, at: 12), now: Self.at(12)))
         #expect(sent.map(\.batch.points.count) == [2])
+    }
+
+    @Test func aFixAFewMillisecondsEarlyForTheDeadlineStillSendsTheBatch() {
+        var batcher = Self.online(hold: 2)
+        _ = batcher.pointAccepted(Self.fix(1, at: 10), now: Self.at(10.02))
+        _ = batcher.pointAccepted(Self.fix(2, at: 11), now: Self.at(11.01))
+        // The third fix a second apart, handled 20 ms sooner after its time than the first: with it, not 0.5 s later.
+        let sent = Self.sends(batcher.pointAccepted(Self.fix(3, at: 12), now: Self.at(12.0)))
+        #expect(sent.map(\.batch.points.count) == [3])
+        // A fix more than a quarter second short of the hold waits for the next.
+        var early = Self.online(hold: 2)
+        _ = early.pointAccepted(Self.fix(1, at: 10), now: Self.at(10))
+        #expect(early.pointAccepted(Self.fix(2, at: 11.7), now: Self.at(11.7)).isEmpty)
     }
 
     @Test func aFullBatchGoesAtOnce() {

@@ -65,6 +65,53 @@ struct EtaSmootherTests {
         #expect(smoother.update(etaSeconds: 200, pin: .live, at: Self.t0.addingTimeInterval(101)) == 4)
     }
 
+    @Test func theMinutesCountDownByThemselvesAtTheMinuteNotAfterTheHold() {
+        var smoother = EtaSmoother(hold: 8)
+        // The server promises the same arrival, 185 s on, with every update.
+        func shown(at seconds: Double) -> Int? {
+            smoother.update(etaSeconds: Int(185 - seconds), pin: .live, at: Self.t0.addingTimeInterval(seconds))
+        }
+        #expect(shown(at: 0) == 4)
+        #expect(shown(at: 4) == 4)
+        // 179 s left: 3 min at once, a countdown and no change of mind; 59 s left: 1 min.
+        #expect(shown(at: 6) == 3)
+        #expect(shown(at: 126) == 1)
+        // Between server updates too: the promise is an arrival time, not a number of seconds.
+        #expect(
+            smoother.update(arrival: Self.t0.addingTimeInterval(185), pin: .live, at: Self.t0.addingTimeInterval(186))
+                == 0)
+        #expect(smoother.promise == Self.t0.addingTimeInterval(185))
+    }
+
+    @Test func aCarAFewSecondsLateIsStillArrivingNotOneMinuteAwayAgain() {
+        var smoother = EtaSmoother(hold: 8)
+        #expect(smoother.update(etaSeconds: 50, pin: .live, at: Self.t0) == 1)
+        #expect(smoother.update(etaSeconds: 2, pin: .live, at: Self.t0.addingTimeInterval(48)) == 1)
+        // The promised arrival has come; the car is 20 s away, and still is 10 s later: "now" stays.
+        #expect(smoother.update(etaSeconds: 20, pin: .live, at: Self.t0.addingTimeInterval(50)) == 0)
+        #expect(smoother.update(etaSeconds: 12, pin: .live, at: Self.t0.addingTimeInterval(60)) == 0)
+        // Stuck over a minute away for the hold: that is news.
+        #expect(smoother.update(etaSeconds: 90, pin: .live, at: Self.t0.addingTimeInterval(62)) == 0)
+        #expect(smoother.update(etaSeconds: 85, pin: .live, at: Self.t0.addingTimeInterval(70)) == 2)
+    }
+
+    @Test func aRelaunchedAppHoldsThePromiseTheKilledOneShowed() {
+        // The killed app promised an arrival 240 s after t0, and stored it.
+        var relaunched = EtaSmoother(hold: 8)
+        relaunched.restore(Self.t0.addingTimeInterval(240))
+        // Back 25 s later; the server now says 290 s (5 min): 4 min as before, until 5 has lasted the hold.
+        #expect(relaunched.update(etaSeconds: 290, pin: .live, at: Self.t0.addingTimeInterval(25)) == 4)
+        #expect(relaunched.update(etaSeconds: 286, pin: .live, at: Self.t0.addingTimeInterval(29)) == 4)
+        #expect(relaunched.update(etaSeconds: 282, pin: .live, at: Self.t0.addingTimeInterval(33)) == 5)
+        // A promise is restored only into a smoother that has none.
+        relaunched.restore(Self.t0)
+        #expect(relaunched.promise == Self.t0.addingTimeInterval(315))
+        // A restored promise far from the server's estimate is stale: the estimate shows at once.
+        var far = EtaSmoother(hold: 8)
+        far.restore(Self.t0.addingTimeInterval(240))
+        #expect(far.update(etaSeconds: 600, pin: .live, at: Self.t0.addingTimeInterval(10)) == 10)
+    }
+
     @Test func updatingPinStillShowsMinutes() {
         var smoother = EtaSmoother()
         #expect(smoother.update(etaSeconds: 120, pin: .updating, at: Self.t0) == 2)

@@ -51,6 +51,32 @@ struct GlideTests {
         #expect(abs(leap - 6.875) < 1e-9)
     }
 
+    @Test func fixesAStalledStreamDeliversAtOnceAreDrivenThroughNotLeaptOver() throws {
+        // Fixes every 3 s; the stream stalls after the first and delivers the next three together at 9.5 s,
+        // when the car has rested on the first for 6.5 s (under the 10 s snap gap from it).
+        var glide = Glide(configuration: .init(renderDelay: 3))
+        glide.add(Self.fix(1, lat: 0, lng: 0, at: 0))
+        let delivered = Self.t0.addingTimeInterval(9.5)
+        for (seq, lat) in [(2, 10.0), (3, 20), (4, 30)] {
+            glide.add(Self.fix(Int64(seq), lat: lat, lng: 0, at: Double(seq - 1) * 3), now: delivered)
+        }
+        // From where it rests, through each fix in turn: 1.5 s (half a fix's interval) each.
+        var lats: [Double] = []
+        for tenth in 0...60 {
+            lats.append(try #require(glide.marker(at: delivered.addingTimeInterval(Double(tenth) / 10))).coordinate.lat)
+        }
+        #expect(lats.first == 0)
+        #expect(lats[15] == 10)
+        #expect(lats[30] == 20)
+        #expect(lats[45] == 30)
+        #expect(lats.last == 30)
+        let steps = zip(lats, lats.dropFirst()).map { $1 - $0 }
+        #expect(steps.allSatisfy { $0 >= -1e-4 && $0 <= 10.0 / 15 + 1e-4 })
+        // Back on the receipts with the next fix, due at 12 s.
+        glide.add(Self.fix(5, lat: 40, lng: 0, at: 12), now: Self.t0.addingTimeInterval(12.1))
+        #expect(try #require(glide.marker(at: Self.t0.addingTimeInterval(15))).coordinate.lat == 40)
+    }
+
     @Test func neverGoesPastTheNewestFixNorBackwards() throws {
         var glide = Glide(configuration: .init(renderDelay: 3))
         glide.add(Self.fix(1, lat: 0, lng: 0, at: 0))

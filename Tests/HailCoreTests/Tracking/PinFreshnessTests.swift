@@ -45,6 +45,21 @@ struct PinFreshnessTests {
         #expect(pin.showsDelayedBanner)
     }
 
+    @Test func agesFromWhenThePhoneTookTheFixWhenTheServerSaysSo() {
+        // Taken 1.5 s before the server received it (the batcher's hold and a slow uplink).
+        let location = DriverLocation(
+            coordinate: Coordinate(lat: 43.73, lng: 7.42), heading: 0, seq: 7, receivedAt: Self.receivedAt,
+            fixedAt: Self.receivedAt.addingTimeInterval(-1.5))
+        let pin = PinFreshness(of: location, serverNow: Self.receivedAt.addingTimeInterval(4.5))
+        #expect(pin.age == 6)
+        #expect(pin.level == .updating)
+        // A server that sends no fixedAt: the age counts from the receipt, as before.
+        var older = location
+        older.fixedAt = nil
+        #expect(PinFreshness(of: older, serverNow: Self.receivedAt.addingTimeInterval(4.5)).level == .live)
+        #expect(PinFreshness(of: nil, serverNow: Self.receivedAt).level == .locating)
+    }
+
     @Test func aFixStampedInTheFutureIsAgeZero() {
         let pin = PinFreshness(receivedAt: Self.receivedAt, serverNow: Self.receivedAt.addingTimeInterval(-3))
         #expect(pin.age == 0)

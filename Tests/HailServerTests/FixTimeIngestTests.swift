@@ -1,0 +1,129 @@
+import Foundation
+import HailCore
+import HailProtocol
+import HailServer
+import Testing
+
+@Suite("When a fix was taken, and a keep-alive without one")
+struct FixTimeIngestTests {
+    static let parked = Coordinate(lat: 43.7400, lng: 7.4280)
+
+    static func batch(seq: Int64, at coordinate: Coordinate, t: Date, noFix: Bool = false) throws -> Data {
+        let point = LocationPoint(
+            lat: coordinate.lat, lng: coordinate.lng, accuracy: 5, heading: 90, speed: noFix ? 0 : 8, t: t)
+        return try HailJSON.encode(LocationBatch(seq: seq, points: [point], noFix: noFix))
+    }
+
+    @discardableResult
+    static func send(_ h: ServerHarness, _ driverID: String, _ body: Data) async -> APIResponse {
+        await h.call("POST", "/v1/drivers/me/locations", token: h.token(.driver, driverID), body: body)
+    }
+
+    /// The rider frames published on trip-1 until a sentinel, decoded.
+    static func published(_ h: ServerHarness, _ reader: inout TopicReader) async throws -> [DriverMoved] {
+        await h.services.bus.publish(BusMessage(kind: .essential, text: #"{"type":"sentinel"}"#), to: .trip("trip-1"))
+        var frames: [DriverMoved] = []
+        while let next = await reader.nextType(), next.type != "sentinel" {
+            if case .driverMoved(let frame) = try HailJSON.decode(
+                RiderServerFrame.self, from: Data(next.message.text.utf8))
+            {
+                frames.append(frame)
+            }
+        }
+        return frames
+    }
+
+    @Test func aPublishedPositionSaysWhenThePhoneTookItOnTheServersClock() async throws {
+        let h = await ServerHarness()
+        try await RideFlowTests.tripOnTrip(h)
+        var riders = await TopicReader(h.services.bus, .trip("trip-1"))
+        // A fix sent at once (the phone's clock is the server's here; FixTimeEstimatorTests has one that is not).
+        h.advance(seconds: 1)
+        let start = h.now
+        #expect(await Self.send(h, "driver-1", try Self.batch(seq: 10, at: Self.parked, t: start)).status == 200)
+        // 3 s later a fix the phone took 1.5 s before (the batcher held it, the uplink was slow).
+        h.advance(seconds: 3)
+        let next = Coordinate(lat: 43.7402, lng: 7.4280)
+        #expect(await Self.send(h, "driver-1", try Self.batch(seq: 11, at: next, t: start + 1.5)).status == 200)
+        let frames = try await Self.published(h, &riders)
+        #expect(frames.map(\.seq) == [10, 11])
+        #expect(frames.map(\.receivedAt) == [start, start + 3])
+        #expect(frames.map(\.fixedAt) == [start, start + 1.5])
+        #expect(frames.map(\.etaTarget) == [.dropoff, .dropoff])
+        // The trip's snapshot carries it too.
+        let trip = try HailJSON.decode(
+            Trip.self, from: await h.call("GET", "/v1/trips/trip-1", token: h.token(.rider, "rider-1")).body)
+        #expect(trip.driverLocation?.fixedAt == start + 1.5)
+        #expect(trip.driverLocation?.ageOrigin == start + 1.5)
+    }
+
+    @Test func aKeepAliveWithoutAFixShowsNoRiderAPositionAndKeepsTheDriverOffered() async throws {
+        let h = await ServerHarness()
+        let start = h.now
+        await h.onlineDriver("driver-1", at: Self.parked)
+        await h.onlineDriver("driver-2", at: Coordinate(lat: 43.7401, lng: 7.4281))
+        // driver-1 goes into a garage: no fix; 48 s on its phone says so and repeats the last fix.
+        h.advance(seconds: 48)
+        let keepAlive = await Self.send(h, "driver-1", try Self.batch(seq: 2, at: Self.parked, t: h.now, noFix: true))
+        #expect(keepAlive.status == 200)
+        #expect(try HailJSON.decode(LocationAck.self, from: keepAlive.body).seq == 2)
+        // The position stays the last fix, as old as it is.
+        let position = try #require(await h.services.fleet.position(driverID: "driver-1"))
+        #expect(position.seq == 1)
+        #expect(position.receivedAt == start)
+        // 70 s on, driver-1 was heard 22 s ago and is still offered; driver-2, silent for 70 s, is not.
+        h.advance(seconds: 22)
+        let near = Coordinate(lat: 43.7396, lng: 7.4276)
+        #expect(try await h.services.fleet.availableDrivers(near: near, excluding: []).map(\.driverID) == ["driver-1"])
+        h.advance(seconds: 39)
+        #expect(try await h.services.fleet.availableDrivers(near: near, excluding: []).isEmpty)
+    }
+
+    @Test func aKeepAliveWithoutAFixDuringATripPublishesNothingAndLeavesTheTripsPosition() async throws {
+        let h = await ServerHarness()
+        try await RideFlowTests.tripOnTrip(h)
+        let started = h.now
+        var riders = await TopicReader(h.services.bus, .trip("trip-1"))
+        h.advance(seconds: 2)
+        let fixAt = h.now
+        await Self.send(h, "driver-1", try Self.batch(seq: 5, at: Self.parked, t: fixAt))
+        h.advance(seconds: 12)
+        let keepAlive = await Self.send(h, "driver-1", try Self.batch(seq: 6, at: Self.parked, t: h.now, noFix: true))
+        #expect(keepAlive.status == 200)
+        #expect(try await Self.published(h, &riders).map(\.seq) == [5])
+        let trip = try HailJSON.decode(
+            Trip.self, from: await h.call("GET", "/v1/trips/trip-1", token: h.token(.rider, "rider-1")).body)
+        #expect(trip.driverLocation?.seq == 5)
+        #expect(trip.driverLocation?.ageOrigin == fixAt)
+        // Nothing of it reaches the trip's history either: the fare is built from fixes (where the car stood at
+        // the start, then the fix since).
+        #expect(try await h.services.history.history(tripID: "trip-1").map(\.t) == [started, fixAt])
+    }
+
+    @Test func aCompletedTripsReceiptSaysWhatTheFareCharged() async throws {
+        let h = await ServerHarness()
+        try await RideFlowTests.tripOnTrip(h)
+        // 5.6 km north along the straight line (no road network in the harness), over 120 s.
+        await Self.send(h, "driver-1", try Self.batch(seq: 5, at: Self.parked, t: h.now))
+        h.advance(seconds: 120)
+        let there = Coordinate(lat: Self.parked.lat + 0.05, lng: Self.parked.lng)
+        await Self.send(h, "driver-1", try Self.batch(seq: 6, at: there, t: h.now))
+        let ended = await h.call(
+            "POST", "/v1/trips/trip-1/events", token: h.token(.driver, "driver-1"),
+            json: #"{"event": "ended", "idempotencyKey": "\#(UUID().uuidString)"}"#)
+        let trip = try HailJSON.decode(Trip.self, from: ended.body)
+        let metres = Int(Self.parked.distance(to: there).rounded())
+        #expect(trip.receipt == TripReceipt(distanceMeters: metres, durationSeconds: 120))
+        // The fare is the tariff on exactly those, above the minimum: 2.50 + 1.20 per km + 0.30 per minute.
+        let tariff = try #require(PricingTable.standard.tariffs[.economy])
+        #expect(
+            trip.fare?.amountMinor
+                == tariff.baseMinor + (metres * tariff.perKilometreMinor + 500) / 1000
+                + (120 * tariff.perMinuteMinor + 30) / 60
+        )
+        // The rider reads the same receipt.
+        let read = try HailJSON.decode(
+            Trip.self, from: await h.call("GET", "/v1/trips/trip-1", token: h.token(.rider, "rider-1")).body)
+        #expect(read.receipt == trip.receipt)
+    }
+}
