@@ -37,24 +37,32 @@ struct Arguments {
     }
 }
 
-/// Why a command stopped: a mistake on the command line (printed with the command's usage, exit status 64), or a
-/// run that could not happen with options that were fine (a database that does not exist, a port taken: the
-/// message alone, exit status 1, since the usage would bury the reason).
+/// Why a command stopped: a mistake on the command line (printed with the command's usage, exit status 64), a
+/// file named on it whose content is wrong (a flags file: every problem with its line, exit status 65, EX_DATAERR),
+/// or a run that could not happen with options that were fine (a database that does not exist, a port taken: the
+/// message alone, exit status 1). Only the first gets the usage, which would bury the reason of the others.
 struct UsageError: Error {
     let message: String
     /// True for a mistake in the options, which the usage helps to fix.
     let isUsage: Bool
+    /// The exit status when it is not a usage mistake.
+    let status: Int32
 
     init(_ message: String) {
         self.message = message
         isUsage = true
+        status = 64
     }
 
     /// A run that could not happen, although its options were well formed.
-    static func failed(_ message: String) -> UsageError { UsageError(message, isUsage: false) }
+    static func failed(_ message: String) -> UsageError { UsageError(message, isUsage: false, status: 1) }
 
-    private init(_ message: String, isUsage: Bool) {
+    /// A file the options name whose content must be fixed.
+    static func invalidData(_ message: String) -> UsageError { UsageError(message, isUsage: false, status: 65) }
+
+    private init(_ message: String, isUsage: Bool, status: Int32) {
         self.message = message
         self.isUsage = isUsage
+        self.status = status
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HailProtocol
 import HailScale
 import HailServer
 
@@ -8,10 +9,11 @@ enum ServerCommand {
         usage: hail server [--port 8080] [--host 127.0.0.1] [--db ./hail.db] [--secret-file ./hail.secret]
                            [--public-url http://localhost:8080] [--postgres URL] [--redis URL]
                            [--postgres-schema NAME] [--redis-prefix PREFIX]
-                           [--roads PATH.osm.pbf | --roads generated] [--route-cohorts SPEC] [--quiet]
+                           [--roads PATH.osm.pbf | --roads generated] [--flags FILE] [--quiet]
                            [--requests-per-address R[:B]] [--requests-per-token R[:B]]
                            [--connections-per-address R[:B]] [--connections-per-token R[:B]]
-                           [--messages-per-socket R[:B]] [--open-connections-per-address N]
+                           [--messages-per-socket R[:B]] [--telemetry-per-token R[:B]]
+                           [--open-connections-per-address N]
                            [--limit-loopback] [--no-rate-limits]
                            [--trusted-proxies A,B]
                            [--request-timeout SECONDS] [--loops N]
@@ -37,9 +39,12 @@ enum ServerCommand {
           --roads        the road network for ETAs, estimates, dispatch order, snapped positions and
                          fare distances: an OpenStreetMap .osm.pbf file, or `generated` for the
                          built-in test city; without it every estimate is a straight line
-          --route-cohorts  the route provider per client cohort, e.g. `*=graph,beta=straight-line`;
-                         a cohort is `app/version`, `app` or a pre-release label from X-Hail-Client
-                         (providers: graph, straight-line)                  default: graph when --roads
+          --flags        the flags per cohort, a JSON file (docs/DEPLOY.md, "Flags per cohort"; an
+                         example in deploy/hail-flags.example.json): stream or poll, the route
+                         provider, the ETA source, a device family's location cap, by app, version,
+                         device, region and role. Checked at start (exit 65 with every problem, by
+                         line and field) and read again on SIGHUP: a bad file keeps the flags in
+                         force and says why.             default: stream, road ETA, no cap; graph when --roads
           --quiet        no request log (one JSON line per request on stderr otherwise)
 
         Limits (docs/SECURITY.md): a rate is R per second with bursts of B (`100:500`; `100` alone is a
@@ -49,6 +54,7 @@ enum ServerCommand {
           --connections-per-address WebSocket upgrades per client address        default 10:100
           --connections-per-token   WebSocket upgrades per token's principal     default 1:10
           --messages-per-socket     messages a client sends on one WebSocket     default 20:100
+          --telemetry-per-token     telemetry batches per token's principal      default 0.0167:10 (1/min)
           --open-connections-per-address  WebSockets one address may hold open (or off)  default 1000
           --limit-loopback          limit clients on 127.0.0.0/8 and ::1 too (the demo, simulator and
                                     `hail bench` run there, so they are spared by default)
@@ -79,9 +85,9 @@ enum ServerCommand {
             options: Set(
                 [
                     "--port", "--host", "--db", "--secret-file", "--public-url", "--postgres", "--redis", "--roads",
-                    "--route-cohorts", "--postgres-schema", "--redis-prefix", "--requests-per-address",
+                    "--route-cohorts", "--flags", "--postgres-schema", "--redis-prefix", "--requests-per-address",
                     "--requests-per-token", "--connections-per-address", "--connections-per-token",
-                    "--messages-per-socket",
+                    "--messages-per-socket", "--telemetry-per-token",
                     "--open-connections-per-address",
                     "--trusted-proxies", "--request-timeout", "--loops", "--io-coalescing-us",
                 ] + apnsOptions),
@@ -115,8 +121,12 @@ enum ServerCommand {
             options.ioCoalescing = .microseconds(try args.integer("--io-coalescing-us", default: 500, in: 0...100_000))
         }
         try configureLimits(&options.configuration, args)
-        let roadsSummary = try configureRoutes(
-            &options.configuration, roads: args["--roads"], cohorts: args["--route-cohorts"])
+        if args["--route-cohorts"] != nil {
+            throw UsageError(
+                "--route-cohorts moved into the flags file: set `routeProvider` per cohort there and pass --flags FILE"
+                    + " (docs/DEPLOY.md, \"Flags per cohort\")")
+        }
+        let roadsSummary = try configureRoutes(&options.configuration, roads: args["--roads"], flags: args["--flags"])
         let server: BackendServer
         var storage = "database \(options.databasePath)"
         do {
@@ -147,9 +157,10 @@ enum ServerCommand {
 }
 
 extension ServerCommand {
-    /// Loads `--roads` once, before the server starts, and checks `--route-cohorts` against the providers
-    /// that exist with it; returns a one-line summary for the start-up message.
-    static func configureRoutes(_ configuration: inout ServerConfiguration, roads: String?, cohorts: String?)
+    /// Loads `--roads` once, before the server starts, and checks the `--flags` file against the providers that
+    /// exist with it (a bad file stops the start with every problem); returns a one-line summary for the start-up
+    /// message.
+    static func configureRoutes(_ configuration: inout ServerConfiguration, roads: String?, flags: String?)
         throws(UsageError) -> String
     {
         var network: RoadNetwork?
@@ -165,18 +176,28 @@ extension ServerCommand {
             }
             configuration.roads = network.map { .loaded($0) } ?? .none
         }
-        if let cohorts {
-            let routing = ServerRouting(network: network, cohorts: cohorts)
-            guard routing.problems.isEmpty else {
-                let available = routing.selector.providers.keys.sorted().joined(separator: ", ")
-                throw UsageError(
-                    "--route-cohorts '\(cohorts)': \(routing.problems.joined(separator: "; ")) (providers: \(available)"
-                        + (network == nil ? "; graph needs --roads)" : ")"))
+        var flagsSummary = ""
+        if let flags {
+            guard !flags.isEmpty else { throw UsageError("--flags needs a JSON file (docs/DEPLOY.md)") }
+            do {
+                let read = try FlagsStore.read(
+                    .file(flags), providers: ServerRouting.providerNames(network: network),
+                    routeProvider: ServerRouting.defaultProvider(network: network))
+                flagsSummary = "; flags \(flags): \(read.cohorts.count) cohorts, \(read.regions.regions.count) regions"
+            } catch {
+                throw UsageError.invalidData(Self.describe(error))
             }
-            configuration.routeCohorts = cohorts
+            configuration.flags = .file(flags)
         }
-        guard let network else { return "straight-line estimates, no road network" }
-        return "roads: \(network.graph.nodeCount) nodes, \(network.graph.edgeCount) edges"
+        guard let network else { return "straight-line estimates, no road network" + flagsSummary }
+        return "roads: \(network.graph.nodeCount) nodes, \(network.graph.edgeCount) edges" + flagsSummary
+    }
+
+    /// A flags file's problems for a terminal: the file, then one line per problem.
+    static func describe(_ error: FlagsFileError) -> String {
+        "--flags \(error.path): \(error.problems.count == 1 ? "a problem" : "\(error.problems.count) problems")"
+            + " to fix (the server did not start):\n"
+            + error.problems.map { "  \($0)" }.joined(separator: "\n")
     }
 }
 
@@ -186,7 +207,7 @@ extension ServerCommand {
         let rates: [(String, WritableKeyPath<RateLimits, Rate?>)] = [
             ("--requests-per-address", \.requestsPerAddress), ("--requests-per-token", \.requestsPerToken),
             ("--connections-per-address", \.connectionsPerAddress), ("--connections-per-token", \.connectionsPerToken),
-            ("--messages-per-socket", \.messagesPerConnection),
+            ("--messages-per-socket", \.messagesPerConnection), ("--telemetry-per-token", \.telemetryPerToken),
         ]
         if args.has("--no-rate-limits") {
             if let flag = rates.map(\.0).first(where: { args[$0] != nil }) {
@@ -225,11 +246,12 @@ extension ServerCommand {
     }
 }
 
-/// Stops the server cleanly on SIGINT and SIGTERM.
+/// Stops the server cleanly on SIGINT and SIGTERM, and reads the flags file again on SIGHUP.
 enum Signals {
     static func runUntilInterrupted(_ server: BackendServer) async {
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
+        signal(SIGHUP, SIG_IGN)
         let sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
         for source in sources {
             source.setEventHandler {
@@ -237,8 +259,35 @@ enum Signals {
             }
             source.resume()
         }
+        // Reloads one at a time, in the order the signals came: a serial queue of its own.
+        let hangUp = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "hail-flags-reload"))
+        hangUp.setEventHandler { reloadFlags(server.services) }
+        hangUp.resume()
+        defer { hangUp.cancel() }
         do { try await server.run() } catch { FileHandle.standardError.write(Data("hail server: \(error)\n".utf8)) }
         for source in sources { source.cancel() }
         say("Hail server stopped.")
+    }
+}
+
+extension Signals {
+    /// Reads the flags file again and logs one JSON line on stderr (whatever `--quiet` says: a reload is rare and
+    /// an operator must see why one was refused): `flags_reloaded` with the counts, or `flags_rejected` with every
+    /// problem, the flags in force kept.
+    static func reloadFlags(_ services: ServerServices) {
+        var fields: [String: Any] = ["at": (try? WireDate.format(services.time.now())) ?? ""]
+        if case .file(let path) = services.flags.setting { fields["path"] = path }
+        do {
+            let flags = try services.flags.reload()
+            fields["event"] = "flags_reloaded"
+            fields["cohorts"] = flags.cohorts.count
+            fields["regions"] = flags.regions.regions.count
+        } catch {
+            fields["event"] = "flags_rejected"
+            fields["problems"] = error.problems.map(\.description)
+            fields["kept"] = "the flags in force"
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data()
+        FileHandle.standardError.write(data + Data("\n".utf8))
     }
 }

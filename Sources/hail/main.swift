@@ -36,7 +36,7 @@ func fail(_ message: String, usage: String) -> Never {
 func fail(_ error: UsageError, usage: String) -> Never {
     guard error.isUsage else {
         FileHandle.standardError.write(Data("hail \(command ?? ""): \(error.message)\n".utf8))
-        exit(1)
+        exit(error.status)
     }
     fail(error.message, usage: usage)
 }

@@ -24,26 +24,4 @@ struct RouteProviderTests {
         #expect(StraightLineRouteProvider().advise(from: Coordinate(lat: 91, lng: 0), to: end) == nil)
         #expect(Self.graphProvider.advise(from: Coordinate(lat: 0, lng: 0), to: end) == nil)
     }
-
-    @Test("the cohort setting picks a provider per cohort, the default for the rest")
-    func selector() {
-        let providers: [any RouteProvider] = [Self.graphProvider, StraightLineRouteProvider()]
-        let selector = RouteProviderSelector(setting: "*=straight-line, beta = graph", providers: providers)
-        #expect(selector.provider(forCohort: "beta").name == "graph")
-        #expect(selector.provider(forCohort: "gamma").name == "straight-line")
-        #expect(selector.provider(forCohort: nil).name == "straight-line")
-        #expect(selector.problems.isEmpty)
-        let bare = RouteProviderSelector(setting: "straight-line", providers: providers)
-        #expect(bare.provider(forCohort: "any").name == "straight-line")
-        let empty = RouteProviderSelector(setting: "", providers: providers)
-        #expect(empty.provider(forCohort: "any").name == "graph")
-        let bad = RouteProviderSelector(setting: "beta=teleport,=graph,a=b=c,x=straight-line", providers: providers)
-        #expect(bad.provider(forCohort: "beta").name == "graph")
-        #expect(bad.provider(forCohort: "x").name == "straight-line")
-        #expect(
-            bad.problems == [
-                "unknown provider \"teleport\" for cohort \"beta\"", "malformed entry \"=graph\"",
-                "malformed entry \"a=b=c\"",
-            ])
-    }
 }

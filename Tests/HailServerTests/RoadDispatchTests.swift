@@ -33,15 +33,18 @@ struct RoadDispatchTests {
     @Test func theFirstOfferGoesToTheDriverWithTheShortestRoadETA() async throws {
         let pickup = Self.onStreet1(0.5)
         #expect(Self.onStreet1(0.8).distance(to: pickup) < Self.onStreet1(0.1).distance(to: pickup))
-        #expect(await Self.offeredDriver(ServerHarness(cohorts: "")) == ["driver-behind"])
+        #expect(await Self.offeredDriver(ServerHarness(flags: "")) == ["driver-behind"])
         // By straight line alone the nearer driver gets it.
-        #expect(await Self.offeredDriver(ServerHarness(cohorts: "*=straight-line")) == ["driver-ahead"])
+        #expect(
+            await Self.offeredDriver(ServerHarness(flags: #"{"defaults": {"routeProvider": "straight-line"}}"#)) == [
+                "driver-ahead"
+            ])
     }
 
     @Test(.enabled(if: SharedData.file("osm/monaco.osm.pbf") != nil, "needs ../shared/data/osm/monaco.osm.pbf"))
     func anEstimateOnMonacoQuotesTheRouteOverItsStreets() async throws {
         let file = try #require(SharedData.file("osm/monaco.osm.pbf"))
-        let h = await ServerHarness(cohorts: "", roads: .file(file.path))
+        let h = await ServerHarness(flags: "", roads: .file(file.path))
         #expect(h.services.routing.problems.isEmpty)
         let network = try #require(h.services.routing.network)
         let pickup = ServerHarness.pickup

@@ -32,7 +32,7 @@ struct RoadRoutingTests {
     }
 
     @Test func anEstimateQuotesTheRoadDistanceAndDuration() async throws {
-        let h = await ServerHarness(cohorts: "")
+        let h = await ServerHarness(flags: "")
         // 759 m apart as the crow flies, 893 m and 71 s by the streets.
         #expect(Int(Self.pickup.distance(to: Self.dropoff).rounded()) == 759)
         #expect(Int(h.services.estimator.distance(from: Self.pickup, to: Self.dropoff).rounded()) == 893)
@@ -46,7 +46,7 @@ struct RoadRoutingTests {
     }
 
     @Test func aPositionOffTheRoadIsPublishedOnItWithTheRoadPathAndTheRoadETA() async throws {
-        let h = await ServerHarness(cohorts: "")
+        let h = await ServerHarness(flags: "")
         try await h.assignedTrip(pickup: Self.pickup, dropoff: Self.dropoff, driverAt: ServerHarness.corner(2, 1))
         var riders = await TopicReader(h.services.bus, .trip("trip-1"))
         h.advance(seconds: 3)
@@ -73,7 +73,7 @@ struct RoadRoutingTests {
     }
 
     @Test func aFixAFewMetresBehindOnTheSameRoadHoldsTheCarWhereItWas() async throws {
-        let h = await ServerHarness(cohorts: "")
+        let h = await ServerHarness(flags: "")
         try await h.assignedTrip(pickup: Self.pickup, dropoff: Self.dropoff, driverAt: ServerHarness.corner(2, 1))
         var riders = await TopicReader(h.services.bus, .trip("trip-1"))
         h.advance(seconds: 3)
@@ -90,15 +90,24 @@ struct RoadRoutingTests {
         #expect(path.first!.distance(to: ahead.coordinate) < 1.5)
     }
 
-    @Test func theCohortSettingSwitchesTheProviderForOneClientAndNotAnother() async throws {
-        let h = await ServerHarness(cohorts: "*=graph,beta=straight-line")
+    @Test func theCohortFlagSwitchesTheProviderForOneClientAndNotAnother() async throws {
+        let h = await ServerHarness(
+            flags:
+                #"{"cohorts": [{"name": "beta", "match": {"version": "*-beta*"}, "flags": {"routeProvider": "straight-line"}}]}"#
+        )
         let stable = ClientInfo(app: "hail-driver", version: "1.4.0")
         let beta = ClientInfo(app: "hail-driver", version: "1.5.0-beta.2")
-        #expect(h.services.routing.provider(for: stable).name == "graph")
-        #expect(h.services.routing.provider(for: beta).name == "straight-line")
+        #expect(h.services.routing.problems.isEmpty)
+        #expect(h.services.routing.provider(for: .driver("d", client: stable, at: nil)).name == "graph")
+        #expect(h.services.routing.provider(for: .driver("d", client: beta, at: nil)).name == "straight-line")
         #expect(h.services.routing.provider(for: nil).name == "graph")
-        #expect(h.services.estimator(for: stable).seconds(from: Self.pickup, to: Self.dropoff) == 71)
-        #expect(h.services.estimator(for: beta).seconds(from: Self.pickup, to: Self.dropoff) == 118)
+        #expect(
+            h.services.estimator(for: .driver("d", client: stable, at: nil)).seconds(
+                from: Self.pickup, to: Self.dropoff)
+                == 71)
+        #expect(
+            h.services.estimator(for: .driver("d", client: beta, at: nil)).seconds(from: Self.pickup, to: Self.dropoff)
+                == 118)
 
         // A beta driver's fixes are published as sent, with no road path and the straight-line ETA.
         try await h.assignedTrip(pickup: Self.pickup, dropoff: Self.dropoff, driverAt: ServerHarness.corner(2, 1))
@@ -122,7 +131,7 @@ struct RoadRoutingTests {
     }
 
     @Test func theFareOfANoisyTripUsesTheMatchedDistance() async throws {
-        let h = await ServerHarness(cohorts: "")
+        let h = await ServerHarness(flags: "")
         try await h.assignedTrip(pickup: Self.pickup, dropoff: Self.dropoff, driverAt: ServerHarness.corner(2, 1))
         let driver = h.token(.driver, "driver-1")
         for event in ["arrived", "started"] {

@@ -5,7 +5,7 @@ import HailRoads
 import HailServer
 import Testing
 
-@Suite("Route seam: cohorts, checks and fallbacks")
+@Suite("Route seam: providers per cohort, checks and fallbacks")
 struct RouteSeamTests {
     /// A provider that always answers the same thing, however wrong.
     struct FixedProvider: RouteProvider {
@@ -18,24 +18,36 @@ struct RouteSeamTests {
     static let a = Coordinate(lat: 43.7396, lng: 7.4276)
     static let b = Coordinate(lat: 43.7314, lng: 7.4197)
 
-    @Test func aClientAnswersToItsReleaseItsAppAndItsPreReleaseLabel() {
-        #expect(RouteCohort.names(for: nil) == [])
-        #expect(RouteCohort.names(for: ClientInfo(app: "hail-rider")) == ["hail-rider"])
-        #expect(
-            RouteCohort.names(for: ClientInfo(app: "hail-rider", version: "1.5.0-beta.2"))
-                == ["hail-rider/1.5.0-beta.2", "hail-rider", "beta"])
-        let routing = ServerRouting(
-            network: RoadNetwork(graph: GeneratedCity(seed: 1).graph),
-            cohorts: "graph, hail-rider=straight-line, hail-rider/2.0.0=graph")
+    @Test func theFlagsPickTheProviderByAppAndVersionLaterCohortsWinning() {
+        var configuration = ServerConfiguration()
+        configuration.roads = .generatedCity(seed: 1)
+        configuration.flags = .text(
+            """
+            {"cohorts": [
+              {"name": "riders", "match": {"app": "hail-rider"}, "flags": {"routeProvider": "straight-line"}},
+              {"name": "two", "match": {"app": "hail-rider", "version": "2.0.0"}, "flags": {"routeProvider": "graph"}}
+            ]}
+            """)
+        let routing = ServerRouting(configuration: configuration)
         #expect(routing.problems.isEmpty)
-        #expect(routing.provider(for: ClientInfo(app: "hail-rider", version: "1.9.0")).name == "straight-line")
-        #expect(routing.provider(for: ClientInfo(app: "hail-rider", version: "2.0.0")).name == "graph")
-        #expect(routing.provider(for: ClientInfo(app: "hail-driver", version: "1.9.0")).name == "graph")
+        func provider(_ client: ClientInfo?) -> String {
+            routing.provider(for: .rider("r", client: client, at: nil)).name
+        }
+        #expect(provider(ClientInfo(app: "hail-rider", version: "1.9.0")) == "straight-line")
+        #expect(provider(ClientInfo(app: "hail-rider", version: "2.0.0")) == "graph")
+        #expect(provider(ClientInfo(app: "hail-driver", version: "1.9.0")) == "graph")
+        #expect(provider(nil) == "graph")
     }
 
-    @Test func withoutRoadsEveryoneGetsTheStraightLineAndAGraphSettingIsReported() {
-        let routing = ServerRouting(network: nil, cohorts: "*=graph")
-        #expect(routing.problems == [#"unknown provider "graph" for cohort "*""#])
+    @Test func withoutRoadsEveryoneGetsTheStraightLineAndAGraphFlagIsReported() {
+        var configuration = ServerConfiguration()
+        configuration.flags = .text(#"{"defaults": {"routeProvider": "graph"}}"#)
+        let routing = ServerRouting(configuration: configuration)
+        #expect(
+            routing.problems == [
+                "flags file (text): line 1: defaults.routeProvider: must be one of straight-line, not \"graph\""
+                    + " (graph needs hail server --roads)"
+            ])
         #expect(routing.provider(for: nil).name == "straight-line")
         #expect(routing.roads(for: nil) == nil)
         // 1.3 times the 1,111 m crow's flight at 30 km/h, as quoted before road routing.

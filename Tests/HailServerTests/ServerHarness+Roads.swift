@@ -15,13 +15,13 @@ extension ServerHarness {
         currency: "EUR",
         tariffs: [.economy: .init(baseMinor: 0, perKilometreMinor: 1000, perMinuteMinor: 60, minimumMinor: 0)])
 
-    /// A harness whose services route on `roads` (the generated city unless given) with the cohort
-    /// setting `cohorts`, on the meter.
-    init(cohorts: String, roads: RoadNetworkSetting = .generatedCity(seed: 1)) async {
+    /// A harness whose services route on `roads` (the generated city unless given) with the flags document
+    /// `flags` (none when empty), on the meter.
+    init(flags: String, roads: RoadNetworkSetting = .generatedCity(seed: 1)) async {
         tokens = TokenAuthority(authenticator: TestAuthenticator())
         var configuration = ServerConfiguration()
         configuration.roads = roads
-        configuration.routeCohorts = cohorts
+        configuration.flags = flags.isEmpty ? .none : .text(flags)
         configuration.pricing = Self.meter
         let counter = Mutex(0)
         services = await ServerServices.make(

@@ -58,6 +58,13 @@ public enum Routes {
     /// `PUT /v1/trips/{id}/live-activity`: LiveActivityRegistration -> 204, by the trip's rider while it is active.
     public static let registerLiveActivity = Route(
         name: "registerLiveActivity", method: .put, template: "/v1/trips/{id}/live-activity", access: .rider)
+    /// `GET /v1/config` -> ClientConfig: the flags of the caller's cohort (rider or driver token), with an `ETag`;
+    /// 304 to a matching `If-None-Match`.
+    public static let config = Route(name: "config", method: .get, template: "/v1/config", access: .riderOrDriver)
+    /// `POST /v1/telemetry`: TelemetryBatch -> 204; an app session's battery, heat and crash samples (rider or driver
+    /// token), rate limited per token.
+    public static let telemetry = Route(
+        name: "telemetry", method: .post, template: "/v1/telemetry", access: .riderOrDriver)
     /// `GET /v1/fleet?lat=..&lng=..` -> FleetSnapshot: every online driver's last position and state and
     /// every active trip, for the operator's live map; idle drivers are searched around the optional point.
     public static let fleet = Route(name: "fleet", method: .get, template: "/v1/fleet", access: .operator)
@@ -94,7 +101,8 @@ public enum Routes {
     public static let all: [Route] = [
         estimates, nearbyDrivers, requestTrip, activeTrip, trip, cancelTrip, shareTrip, tripLive,
         driverStatus, driverLive, driverLocations, driverTrip, acceptTrip, declineTrip, tripEvents,
-        registerDevice, unregisterDevice, registerLiveActivity, fleet, fleetRoads, fleetLive, leafletAsset, demoRider,
+        registerDevice, unregisterDevice, registerLiveActivity, config, telemetry, fleet, fleetRoads, fleetLive,
+        leafletAsset, demoRider,
         demoFault,
         health, metrics, sharePage, fleetMap,
     ]
@@ -113,11 +121,12 @@ public enum Routes {
     /// `/v1/trips/{id}/share`.
     public static func share(tripID: String) -> String { shareTrip.path(["id": tripID]) }
 
-    /// `/v1/trips/{id}/live`, with `?after=<seq>` when resuming after a stored cursor.
-    public static func live(tripID: String, after seq: Int64? = nil) -> String {
+    /// `/v1/trips/{id}/live`, with `?after=<seq>` when resuming after a stored cursor and `version=<v>` with the
+    /// trip version the app shows.
+    public static func live(tripID: String, after seq: Int64? = nil, version: Int? = nil) -> String {
         let path = tripLive.path(["id": tripID])
-        guard let seq else { return path }
-        return path + "?" + LiveQuery(after: seq).queryString
+        let query = LiveQuery(after: seq, version: version).queryString
+        return query.isEmpty ? path : path + "?" + query
     }
 
     /// `/v1/trips/{id}/accept`.

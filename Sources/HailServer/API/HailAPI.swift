@@ -38,6 +38,8 @@ public struct HailAPI: Sendable {
             }
             return (response, "unmatched")
         }
+        // Only what an authenticated app proposed counts as a refused proposal, not a token for the wrong role.
+        var authenticated = false
         do throws(APIError) {
             if match.route.isWebSocket {
                 throw APIError(
@@ -49,6 +51,7 @@ public struct HailAPI: Sendable {
                     message: "the body is larger than \(services.configuration.maxBodyBytes) bytes")
             }
             let principal = try authenticate(request, for: match)
+            authenticated = true
             // JSON must be UTF-8 (RFC 8259), and Foundation's decoder lets invalid bytes through.
             if !request.body.isEmpty,
                 request.header(HailHeader.contentType)?.hasPrefix(HailMediaType.locationBatch) != true,
@@ -57,11 +60,14 @@ public struct HailAPI: Sendable {
                 throw APIError(code: .invalidJSON, message: "the body is not valid UTF-8")
             }
             let response = try await route(request, match, principal)
+            await countRefusal(request, match, response)
             return (response, match.route.name)
         } catch {
             // A share link is opened by a person in a browser: a page that says why, not a JSON body.
             if match.route == Routes.sharePage { return (SharePage.refusal(error), match.route.name) }
-            return (.error(error), match.route.name)
+            let response = APIResponse.error(error)
+            if authenticated { await countRefusal(request, match, response) }
+            return (response, match.route.name)
         }
     }
 
@@ -111,11 +117,12 @@ public struct HailAPI: Sendable {
         case Routes.health:
             return .json(["status": "ok"])
         case Routes.metrics:
+            await services.updateScrapeGauges()
             return APIResponse(
                 status: 200, headers: [HailHeader.contentType: HailMediaType.prometheus],
                 body: Data(services.metrics.registry.render().utf8))
         case Routes.estimates:
-            return try await estimates(request)
+            return try await estimates(request, rider: principal!.subject)
         case Routes.nearbyDrivers:
             let query = try NearbyQuery(query: match.query)
             let cars = try await call {
@@ -168,6 +175,10 @@ public struct HailAPI: Sendable {
             return try await registerLiveActivity(request, tripID: id, rider: principal!)
         case Routes.sharePage:
             return try await sharePage(principal!)
+        case Routes.config:
+            return await config(request, principal!)
+        case Routes.telemetry:
+            return try await telemetry(request, principal!)
         case Routes.fleet:
             return try await fleet(match.query)
         case Routes.fleetRoads:
@@ -214,10 +225,11 @@ public struct HailAPI: Sendable {
                 at: services.time.now(), cars: cars, trips: active.map(FleetSnapshot.ActiveTrip.init)))
     }
 
-    private func estimates(_ request: APIRequest) async throws(APIError) -> APIResponse {
+    private func estimates(_ request: APIRequest, rider: String) async throws(APIError) -> APIResponse {
         let body = try WireDecoder.decodeRequest(EstimateRequest.self, from: request.body)
         // The rider's cohort picks the route provider, so a provider can be switched off for one app version.
-        let estimator = services.estimator(for: ClientInfo(headerValue: request.header(HailHeader.client)))
+        let estimator = services.estimator(
+            for: .rider(rider, client: ClientInfo(headerValue: request.header(HailHeader.client)), at: body.pickup))
         let distance = estimator.distance(from: body.pickup, to: body.dropoff)
         let duration = Double(estimator.seconds(from: body.pickup, to: body.dropoff))
         let nearest = try await call {

@@ -25,9 +25,9 @@ public struct ServerConfiguration: Sendable {
     public var pricing = PricingTable.standard
     /// The road network routed on (loaded once when the services start); none means straight lines only.
     public var roads = RoadNetworkSetting.none
-    /// The route provider per client cohort, `RouteProviderSelector` syntax (`*=graph,beta=straight-line`);
-    /// empty gives everyone the road graph when one is loaded.
-    public var routeCohorts = ""
+    /// The flags per cohort (route provider, live stream or poll, ETA source, location cap): none, or a flags
+    /// file read at start and on every reload (`hail server --flags FILE`, SIGHUP; docs/DEPLOY.md).
+    public var flags = FlagsSetting.none
 
     /// The push sender (APNs, from `hail server --apns-*`); nil for the signed webhook when
     /// `HAIL_PUSH_WEBHOOK_URL` and `HAIL_PUSH_WEBHOOK_SECRET` are set, or no pushes at all.

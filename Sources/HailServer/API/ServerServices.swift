@@ -34,6 +34,8 @@ public struct ServerServices: Sendable {
     public let directory: any DriverDirectory
     /// The operator's fleet feed behind `/v1/fleet/live`, shared by every viewer on this node.
     public let operatorFeed: OperatorFeed
+    /// `POST /v1/telemetry`'s own rate per principal (`RateLimits.telemetryPerToken`).
+    public let telemetryLimit: PrincipalRateLimit
 
     /// Wires the services together: after every committed change the fleet learns who serves which trip
     /// and dispatch starts or stops searching.
@@ -54,7 +56,7 @@ public struct ServerServices: Sendable {
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
         newTripID: @escaping @Sendable () -> String = { "trip-" + UUID().uuidString.lowercased() }
     ) async -> ServerServices {
-        let routing = ServerRouting(configuration: configuration)
+        let routing = ServerRouting(configuration: configuration, metrics: metrics, time: time)
         let authority = TripAuthority(store: trips, bus: bus, time: time, metrics: metrics)
         let fleet = Fleet(
             configuration: configuration.fleet, geo: geo, trips: trips, history: history, bus: bus, time: time,
@@ -114,15 +116,49 @@ public struct ServerServices: Sendable {
         self.newTripID = newTripID
         self.push = push
         self.directory = directory
+        telemetryLimit = PrincipalRateLimit(
+            name: "telemetryPerToken", rate: configuration.rateLimits.telemetryPerToken, metrics: metrics)
         operatorFeed = OperatorFeed(
             time: time, metrics: metrics, trips: trips, fleet: fleet, routing: routing, directory: directory)
     }
 
-    /// The estimator for clients that do not say who they are (the default cohort's provider).
+    /// The estimator for callers no cohort names (the default provider).
     public var estimator: RouteEstimator { routing.estimator(for: nil) }
 
-    /// The estimator for `client`'s cohort.
-    public func estimator(for client: ClientInfo?) -> RouteEstimator { routing.estimator(for: client) }
+    /// The estimator for a caller's cohort.
+    public func estimator(for key: CohortKey) -> RouteEstimator { routing.estimator(for: key) }
+
+    /// The flags in force (reloaded by `hail server` on SIGHUP).
+    public var flags: FlagsStore { routing.flags }
+
+    /// Who `principal` is to the flags: their role and id, their app, and where they are (a driver's last
+    /// position, a rider's active trip's pickup), read from the stores.
+    public func cohortKey(for principal: Principal, client: ClientInfo?) async -> CohortKey {
+        var key = CohortKey(role: principal.role, subject: principal.subject, client: client)
+        switch principal.role {
+        case .driver:
+            key.position = await fleet.position(driverID: principal.subject)?.coordinate
+        case .rider:
+            key.position = (try? await trips.activeRecord(riderID: principal.subject))?.trip.pickup
+        default:
+            break
+        }
+        return key
+    }
+
+    /// Sets the gauges read at scrape time: the online drivers whose location is degraded now, by region, among
+    /// the drivers this node ingests (every driver, on one node; in a scaled deployment, sum over the nodes).
+    public func updateScrapeGauges() async {
+        let flags = flags.current
+        var byRegion: [String: Int] = [:]
+        for driverID in await fleet.knownDriverIDs() {
+            let status = await fleet.status(driverID: driverID)
+            guard status.online, status.degraded else { continue }
+            let position = await fleet.position(driverID: driverID)?.coordinate
+            byRegion[flags.region(containing: position) ?? ClientLabelBounds.unknown, default: 0] += 1
+        }
+        metrics.driversDegraded(byRegion, regions: flags.regions.names)
+    }
 
     /// The pricing table.
     public var pricing: PricingTable { configuration.pricing }
@@ -148,7 +184,8 @@ public struct ServerServices: Sendable {
         let target = trip.state == .onTrip ? trip.dropoff : trip.pickup
         if trip.state == .driverAssigned || trip.state == .onTrip {
             let client = await fleet.client(driverID: driverID)
-            trip.etaSeconds = estimator(for: client).seconds(from: position.coordinate, to: target)
+            trip.etaSeconds = estimator(for: .driver(driverID, client: client, at: position.coordinate))
+                .seconds(from: position.coordinate, to: target)
         }
         return trip
     }

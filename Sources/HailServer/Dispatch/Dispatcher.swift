@@ -156,7 +156,8 @@ public actor Dispatcher {
         if let position = await fleet.position(driverID: driverID), let record = try await authority.record(id: tripID)
         {
             let client = await fleet.client(driverID: driverID)
-            eta = routing.estimator(for: client).seconds(from: position.coordinate, to: record.trip.pickup)
+            eta = routing.estimator(for: .driver(driverID, client: client, at: position.coordinate))
+                .seconds(from: position.coordinate, to: record.trip.pickup)
         }
         let outcome = try await authority.apply(
             .offerAccepted(await directory.card(for: driverID), etaSeconds: eta), tripID: tripID,

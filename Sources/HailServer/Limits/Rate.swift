@@ -26,9 +26,15 @@ public struct Rate: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// `100/s, burst 500`, for help texts and messages.
+    /// `100/s, burst 500`, for help texts and messages; a rate a second cannot write in three decimals but a
+    /// minute can in whole numbers reads so (`1/min, burst 10`).
     public var description: String {
-        "\(Self.number(perSecond))/s, burst \(Self.number(burst))"
+        let perMinute = (perSecond * 60 * 1e9).rounded() / 1e9
+        let thousandths = perSecond * 1000
+        if thousandths != thousandths.rounded(), perMinute == perMinute.rounded() {
+            return "\(Self.number(perMinute))/min, burst \(Self.number(burst))"
+        }
+        return "\(Self.number(perSecond))/s, burst \(Self.number(burst))"
     }
 
     private static func number(_ value: Double) -> String {

@@ -1,7 +1,8 @@
 /// Why a request, connection or message was refused for going over a limit.
 public struct RateLimitRefusal: Sendable, Hashable, Error {
     /// Which limit: `requestsPerAddress`, `requestsPerToken`, `connectionsPerAddress`,
-    /// `connectionsPerToken`, `messagesPerConnection` or `openConnectionsPerAddress` (the metric's label).
+    /// `connectionsPerToken`, `messagesPerConnection`, `telemetryPerToken` or `openConnectionsPerAddress` (the
+    /// metric's label).
     public var limit: String
     /// The rate that was exceeded (nil for a cap on open connections).
     public var rate: Rate?
@@ -29,6 +30,7 @@ public struct RateLimitRefusal: Sendable, Hashable, Error {
         case "requestsPerToken": what = "requests with this token"
         case "connectionsPerAddress": what = "connections from this address"
         case "connectionsPerToken": what = "connections with this token"
+        case "telemetryPerToken": what = "telemetry batches with this token"
         default: what = "messages on this socket"
         }
         let limit = rate.map { " (limit \($0))" } ?? ""

@@ -15,6 +15,9 @@ public struct RateLimits: Sendable, Hashable {
     public var connectionsPerToken: Rate? = Rate(perSecond: 1, burst: 10)
     /// Messages a client may send on one WebSocket; over it the socket is closed with 4029.
     public var messagesPerConnection: Rate? = Rate(perSecond: 20, burst: 100)
+    /// Telemetry batches per principal (`POST /v1/telemetry`): an app sends one every ten minutes, a few at once
+    /// after a spell offline. Checked by the API after the token, on every address, loopback included.
+    public var telemetryPerToken: Rate? = Rate(perSecond: 1.0 / 60, burst: 10)
     /// WebSockets one client address may hold open at once (a client that answers pings could otherwise
     /// hold the server's file descriptors at the connection rate); one more is closed with 4029.
     public var openConnectionsPerAddress: Int? = 1000
@@ -35,6 +38,7 @@ public struct RateLimits: Sendable, Hashable {
         limits.connectionsPerAddress = nil
         limits.connectionsPerToken = nil
         limits.messagesPerConnection = nil
+        limits.telemetryPerToken = nil
         limits.openConnectionsPerAddress = nil
         return limits
     }()

@@ -8,8 +8,8 @@ import HailProtocol
 public struct LiveStreams: Sendable {
     /// What an accepted upgrade will run.
     public enum Plan: Sendable, Hashable {
-        /// `/v1/trips/{id}/live`: resume after `after`.
-        case trip(id: String, principal: Principal, after: Int64?, client: ClientInfo?)
+        /// `/v1/trips/{id}/live`: resume after `resume.after` (the app showing `resume.version`).
+        case trip(id: String, principal: Principal, resume: LiveQuery, client: ClientInfo?)
         /// `/v1/drivers/me/live`.
         case driver(id: String, client: ClientInfo?)
         /// `/v1/fleet/live`: the operator's fleet feed.
@@ -45,16 +45,16 @@ public struct LiveStreams: Sendable {
         let tripID = match.parameters["id"] ?? ""
         _ = try await api.readableTrip(tripID, by: principal)
         let query = try LiveQuery(query: match.query)
-        return .trip(id: tripID, principal: principal, after: query.after, client: client)
+        return .trip(id: tripID, principal: principal, resume: query, client: client)
     }
 
     /// Runs an accepted stream until the client leaves, the trip ends or the task is cancelled.
     public func run(_ plan: Plan, on connection: any LiveConnection) async {
         switch plan {
-        case .trip(let id, let principal, let after, let client):
+        case .trip(let id, let principal, let resume, let client):
             services.metrics.connection(role: principal.role, client: client, delta: 1)
-            if after != nil { services.metrics.reconnect(role: principal.role) }
-            await runTrip(id, after: after, on: connection)
+            if resume.after != nil { services.metrics.reconnect(role: principal.role) }
+            await runTrip(id, resume: resume, role: principal.role, client: client, on: connection)
             services.metrics.connection(role: principal.role, client: client, delta: -1)
         case .driver(let id, let client):
             services.metrics.connection(role: .driver, client: client, delta: 1)
@@ -71,7 +71,10 @@ public struct LiveStreams: Sendable {
         }
     }
 
-    private func runTrip(_ tripID: String, after: Int64?, on connection: any LiveConnection) async {
+    private func runTrip(
+        _ tripID: String, resume: LiveQuery, role: Role, client: ClientInfo?, on connection: any LiveConnection
+    ) async {
+        let after = resume.after
         // Subscribe before reading the current state, so no change can fall between the two.
         let subscription = await services.bus.subscribe(to: .trip(tripID))
         await send(RiderServerFrame.hello(serverTime: services.time.now()), .essential, on: connection)
@@ -82,11 +85,14 @@ public struct LiveStreams: Sendable {
         }
         let trip = await services.withLiveFields(record.trip)
         await send(RiderServerFrame.tripUpdated(trip), .essential, on: connection)
+        var replayed = 1
         if let position = trip.driverLocation, position.seq > (after ?? Int64.min) {
             await send(
                 RiderServerFrame.driverMoved(DriverMoved(location: position, etaSeconds: trip.etaSeconds)), .disposable,
                 on: connection)
+            replayed += 1
         }
+        Self.countResync(services, role: role, client: client, resume: resume, trip: trip, frames: replayed)
         guard trip.state.isActive else {
             await subscription.cancel()
             await connection.close(code: WebSocketCloseCode.normal.rawValue, reason: "trip ended")
@@ -164,12 +170,13 @@ public struct LiveStreams: Sendable {
 
     /// The trip stream read on its loop: the bus writes each message straight to the socket.
     public func tripHandler(
-        tripID: String, principal: Principal, after: Int64?, client: ClientInfo?, on connection: WebSocketConnection,
-        bucket: TokenBucket?, refused: @escaping @Sendable (RateLimitRefusal) -> Void,
+        tripID: String, principal: Principal, resume: LiveQuery, client: ClientInfo?,
+        on connection: WebSocketConnection, bucket: TokenBucket?,
+        refused: @escaping @Sendable (RateLimitRefusal) -> Void,
         ended: @escaping @Sendable () -> Void
     ) -> any WebSocketInboundHandler {
         TripStreamHandler(
-            tripID: tripID, principal: principal, after: after, client: client, services: services, bucket: bucket,
+            tripID: tripID, principal: principal, resume: resume, client: client, services: services, bucket: bucket,
             connection: connection, refused: refused, ended: ended)
     }
 
@@ -180,6 +187,19 @@ public struct LiveStreams: Sendable {
     ) -> any WebSocketInboundHandler {
         OperatorStreamHandler(
             services: services, client: client, bucket: bucket, connection: connection, refused: refused, ended: ended)
+    }
+
+    /// Counts a resumed trip stream's replay: the frames sent before live ones, and the trip versions past the one
+    /// its app said it had. A stream opened without a cursor is no resync.
+    static func countResync(
+        _ services: ServerServices, role: Role, client: ClientInfo?, resume: LiveQuery, trip: Trip, frames: Int
+    ) {
+        guard resume.after != nil else { return }
+        let segment = services.metrics.clientBounds.segment(
+            client, region: services.flags.current.region(containing: trip.pickup))
+        services.metrics.resync(
+            role: role, segment: segment, frames: frames,
+            tripVersions: resume.version.map { max(0, trip.version - $0) } ?? 0)
     }
 
     /// A HailNet message as the streams see it.

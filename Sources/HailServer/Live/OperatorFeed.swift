@@ -173,7 +173,8 @@ public actor OperatorFeed {
         }
         let target = record.trip.state == .onTrip ? record.trip.dropoff : record.trip.pickup
         let client = await fleet.client(driverID: car.driverID)
-        return routing.estimator(for: client).seconds(from: car.location.coordinate, to: target)
+        return routing.estimator(for: .driver(car.driverID, client: client, at: car.location.coordinate))
+            .seconds(from: car.location.coordinate, to: target)
     }
 
     /// The road from `old`'s position to `new`'s, encoded, or nil for a straight glide: no road near, or a

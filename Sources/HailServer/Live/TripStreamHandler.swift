@@ -25,7 +25,7 @@ final class TripStreamHandler: WebSocketInboundHandler {
 
     /// Starts the setup in a task.
     init(
-        tripID: String, principal: Principal, after: Int64?, client: ClientInfo?, services: ServerServices,
+        tripID: String, principal: Principal, resume: LiveQuery, client: ClientInfo?, services: ServerServices,
         bucket: TokenBucket?, connection: WebSocketConnection,
         refused: @escaping @Sendable (RateLimitRefusal) -> Void, ended: @escaping @Sendable () -> Void
     ) {
@@ -36,15 +36,18 @@ final class TripStreamHandler: WebSocketInboundHandler {
         self.refused = refused
         self.ended = ended
         services.metrics.connection(role: principal.role, client: client, delta: 1)
-        if after != nil { services.metrics.reconnect(role: principal.role) }
-        Self.beginSetUp(tripID: tripID, after: after, services: services, on: connection)
+        if resume.after != nil { services.metrics.reconnect(role: principal.role) }
+        Self.beginSetUp(
+            tripID: tripID, resume: resume, role: principal.role, client: client, services: services, on: connection)
     }
 
     private static func beginSetUp(
-        tripID: String, after: Int64?, services: ServerServices, on connection: WebSocketConnection
+        tripID: String, resume: LiveQuery, role: Role, client: ClientInfo?, services: ServerServices,
+        on connection: WebSocketConnection
     ) {
         Task {
-            let subscription = await setUp(tripID: tripID, after: after, services: services, on: connection)
+            let subscription = await setUp(
+                tripID: tripID, resume: resume, role: role, client: client, services: services, on: connection)
             connection.post(event: SetUp(subscription: subscription))
         }
     }
@@ -52,8 +55,10 @@ final class TripStreamHandler: WebSocketInboundHandler {
     /// Subscribes before reading the trip, so no change can fall between the two, then sends hello, the
     /// trip and its last position; a trip that is over is closed with 1000 "trip ended".
     private static func setUp(
-        tripID: String, after: Int64?, services: ServerServices, on connection: WebSocketConnection
+        tripID: String, resume: LiveQuery, role: Role, client: ClientInfo?, services: ServerServices,
+        on connection: WebSocketConnection
     ) async -> BusSubscription? {
+        let after = resume.after
         let gate = BusGate(connection: connection, metrics: services.metrics, time: services.time, closesOnEnd: true)
         let subscription = await services.bus.subscribe(
             to: .trip(tripID), sink: { gate.deliver($0) },
@@ -71,10 +76,13 @@ final class TripStreamHandler: WebSocketInboundHandler {
         }
         let trip = await services.withLiveFields(record.trip)
         send(RiderServerFrame.tripUpdated(trip), .essential)
+        var replayed = 1
         if let position = trip.driverLocation, position.seq > (after ?? Int64.min) {
             send(
                 RiderServerFrame.driverMoved(DriverMoved(location: position, etaSeconds: trip.etaSeconds)), .disposable)
+            replayed += 1
         }
+        LiveStreams.countResync(services, role: role, client: client, resume: resume, trip: trip, frames: replayed)
         guard trip.state.isActive else {
             await subscription.cancel()
             connection.close(code: WebSocketCloseCode.normal.rawValue, reason: "trip ended")

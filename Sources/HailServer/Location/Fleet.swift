@@ -458,7 +458,8 @@ public final class Fleet: Sendable {
         var publishedAge: TimeInterval?
         if !batch.backlog, let newest = kept.last {
             let heading = newest.heading < 0 ? nil : newest.heading
-            let roads = routing.roads(for: state.client)
+            let cohort = CohortKey.driver(driverID, client: state.client, at: newest.coordinate)
+            let roads = routing.roads(for: cohort)
             var snap = roads?.snap(newest.coordinate, heading: heading, radius: routing.snapRadius)
             var path: [Coordinate]?
             if let roads, let current = snap, let previous = state.snap {
@@ -479,7 +480,7 @@ public final class Fleet: Sendable {
             if let record = shared.trip, record.trip.state.isActive, record.trip.state != .searching {
                 published = location
                 let target = record.trip.state == .onTrip ? record.trip.dropoff : record.trip.pickup
-                let eta = routing.estimator(for: state.client).seconds(from: location.coordinate, to: target)
+                let eta = routing.estimator(for: cohort).seconds(from: location.coordinate, to: target)
                 let moved = DriverMoved(location: location, etaSeconds: eta, path: path)
                 if let text = try? moved.riderFrameText() {
                     publish = (BusMessage(kind: .disposable, text: text, publishedAt: now), .trip(record.trip.id))

@@ -8,6 +8,10 @@ import Synchronization
 /// hardware model (`iPhone15,2`); the first `maximumVersions` versions and `maximumDevices` devices seen are kept
 /// and any later new one is counted as `other`, as is anything malformed. A missing part is `unknown`. So each
 /// client-labelled metric has at most (apps + 2) x (versions + 2) x (devices + 2) series per other label.
+///
+/// The design's numbers are segmented by version, device and region together (`segment(_:region:)`): there the
+/// first `maximumSegments` combinations seen get their own series and any later one is `other` in all three, so
+/// each segmented metric has at most `maximumSegments + 1` series per other label.
 public final class ClientLabelBounds: Sendable {
     /// The app names Hail's clients send.
     public static let hailApps: Set<String> = ["hail-rider", "hail-driver", "hail-ride", "hail-sim"]
@@ -20,13 +24,43 @@ public final class ClientLabelBounds: Sendable {
     private let knownApps: Set<String>
     private let maximumVersions: Int
     private let maximumDevices: Int
+    private let maximumSegments: Int
     private let admitted = Mutex<(versions: Set<String>, devices: Set<String>)>(([], []))
+    private let admittedSegments = Mutex<Set<ClientSegment>>([])
 
-    /// Bounds admitting `knownApps` and the first `maximumVersions` versions and `maximumDevices` devices.
-    public init(knownApps: Set<String> = hailApps, maximumVersions: Int = 32, maximumDevices: Int = 64) {
+    /// Bounds admitting `knownApps`, the first `maximumVersions` versions and `maximumDevices` devices, and the
+    /// first `maximumSegments` combinations of version, device and region.
+    public init(
+        knownApps: Set<String> = hailApps, maximumVersions: Int = 32, maximumDevices: Int = 64,
+        maximumSegments: Int = 256
+    ) {
         self.knownApps = knownApps
         self.maximumVersions = maximumVersions
         self.maximumDevices = maximumDevices
+        self.maximumSegments = maximumSegments
+    }
+
+    /// The bounded segment of a client in `region`: its version and device as `labels` admits them, the region's
+    /// name (`unknown` when none, `other` when it does not look like a flags file's name), and the whole
+    /// combination `other` once `maximumSegments` others have been seen.
+    public func segment(_ client: ClientInfo?, region: String?) -> ClientSegment {
+        let labels = labels(client)
+        let regionLabel = region.map { Self.looksLikeName($0) ? $0 : Self.other } ?? Self.unknown
+        let segment = ClientSegment(version: labels.version, device: labels.device, region: regionLabel)
+        return admittedSegments.withLock { admitted in
+            if admitted.contains(segment) { return segment }
+            guard admitted.count < maximumSegments else { return ClientSegment.other }
+            admitted.insert(segment)
+            return segment
+        }
+    }
+
+    /// A region's name as a flags file allows it: 1 to 32 letters, digits, `-` and `_`.
+    static func looksLikeName(_ text: String) -> Bool {
+        (1...32).contains(text.utf8.count)
+            && text.utf8.allSatisfy {
+                isDigit($0) || isLetter($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_")
+            }
     }
 
     /// The bounded labels for what a client said about itself.
@@ -82,4 +116,25 @@ public final class ClientLabelBounds: Sendable {
     private static func isLetter(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
     }
+}
+
+/// The version, device and region a design number is segmented by, each a bounded label value.
+public struct ClientSegment: Sendable, Hashable {
+    /// The app's version, `unknown` or `other`.
+    public var version: String
+    /// The hardware model, `unknown` or `other`.
+    public var device: String
+    /// The flags file's region name, `unknown` or `other`.
+    public var region: String
+
+    /// Creates a segment.
+    public init(version: String, device: String, region: String) {
+        self.version = version
+        self.device = device
+        self.region = region
+    }
+
+    /// Every part `other`: a combination past the bound.
+    public static let other = ClientSegment(
+        version: ClientLabelBounds.other, device: ClientLabelBounds.other, region: ClientLabelBounds.other)
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HailCore
 import HailProtocol
+import Synchronization
 
 /// The server's metrics by name, so every call site records the same series the same way.
 public struct ServerMetrics: Sendable {
@@ -12,6 +13,8 @@ public struct ServerMetrics: Sendable {
     private let positionAge: MetricsRegistry.HistogramSeries
     /// `hail_publish_to_send_seconds`, resolved once: observed for every position sent to a rider.
     private let publishToSendSeconds: MetricsRegistry.HistogramSeries
+    /// The regions `hail_drivers_degraded` has a series for, so one that empties is set to 0, not left behind.
+    let degradedRegions = SharedSet()
 
     /// Creates the metrics and declares their help texts.
     public init(registry: MetricsRegistry = MetricsRegistry(), clientBounds: ClientLabelBounds = ClientLabelBounds()) {
@@ -50,6 +53,7 @@ public struct ServerMetrics: Sendable {
         registry.declare(
             "hail_push_deliveries_total", type: "counter",
             help: "Pushes to the gateway by result: delivered, or failed after the last retry.")
+        Self.declareOperability(registry)
         positionAge = registry.histogram("hail_position_age_seconds")
         publishToSendSeconds = registry.histogram("hail_publish_to_send_seconds")
     }
@@ -124,4 +128,12 @@ public struct ServerMetrics: Sendable {
 
     /// A dispatch offer event: `sent`, `accepted`, `declined`, `expired`.
     public func offer(_ outcome: String) { registry.add("hail_dispatch_offers_total", labels: ["outcome": outcome]) }
+}
+
+/// A set of strings shared by copies of a value type, under a lock.
+final class SharedSet: Sendable {
+    private let values = Mutex<Set<String>>([])
+
+    /// Runs `body` on the set under the lock.
+    func withLock<T: Sendable>(_ body: (inout Set<String>) -> T) -> T { values.withLock { body(&$0) } }
 }

@@ -22,7 +22,8 @@ public struct RouteEstimator: Sendable {
     }
 
     /// The straight-line provider with the town numbers quoted before road routing existed.
-    public static let straightLine = StraightLineRouteProvider(detourFactor: 1.3, speedKmh: 30)
+    public static let straightLine = StraightLineRouteProvider(
+        detourFactor: StraightLineETA.detourFactor, speedKmh: StraightLineETA.speedKmh)
 
     /// The provider's advice when it is usable, else the fallback's (nil only for invalid coordinates).
     public func advice(from start: Coordinate, to end: Coordinate) -> RouteAdvice? {

@@ -140,10 +140,10 @@ public final class BackendServer: Sendable {
                                 driverID: driverID, client: client, on: connection, bucket: bucket,
                                 refused: { gate.count($0) }, ended: ended)
                         }
-                    case .trip(let tripID, let principal, let after, let client):
+                    case .trip(let tripID, let principal, let resume, let client):
                         return .handle { connection in
                             streams.tripHandler(
-                                tripID: tripID, principal: principal, after: after, client: client, on: connection,
+                                tripID: tripID, principal: principal, resume: resume, client: client, on: connection,
                                 bucket: bucket, refused: { gate.count($0) }, ended: ended)
                         }
                     case .fleet(let client):
