@@ -63,6 +63,22 @@ public struct DriverHTTPAPI: Sendable {
         return try decode(Trip.self, data, "cancel")
     }
 
+    /// `GET /v1/config`: the driver's flags, or nil from a server that does not know the route (404).
+    public func config() async throws(ClientError) -> ClientConfig? {
+        do {
+            return try await ClientConfig.fetch(over: transport, sorting: { $0 })
+        } catch let error as ClientError {
+            throw error
+        } catch {
+            throw .decoding("config: \(error)")
+        }
+    }
+
+    /// `POST /v1/telemetry`.
+    public func sendTelemetry(_ batch: TelemetryBatch) async throws(ClientError) {
+        _ = try await transport.send("POST", Routes.telemetry.template, body: encode(batch))
+    }
+
     private func encode(_ value: some Encodable) throws(ClientError) -> Data {
         do { return try HailJSON.encode(value) } catch { throw .decoding("cannot encode the request: \(error)") }
     }

@@ -59,6 +59,16 @@ public struct RiderHTTPAPI: Sendable {
         try await callNoContent("PUT", Routes.liveActivity(tripID: tripID), body: liveActivityToken)
     }
 
+    /// `GET /v1/config`: the rider's flags, or nil from a server that does not know the route (404).
+    public func config() async throws -> ClientConfig? {
+        try await ClientConfig.fetch(over: transport, sorting: Self.sorted)
+    }
+
+    /// `POST /v1/telemetry`.
+    public func sendTelemetry(_ batch: TelemetryBatch) async throws {
+        try await callNoContent("POST", Routes.telemetry.template, body: batch)
+    }
+
     private func callNoContent(_ method: String, _ path: String, body: some Encodable) async throws {
         do {
             _ = try await transport.json(method, path, body: body, as: EmptyAnswer.self)
@@ -127,8 +137,16 @@ public struct RiderLiveChannel: Sendable {
     /// a frame that cannot be decoded is skipped, since a newer server may send types this app predates.
     public func open(tripID: String, after seq: Int64?) async throws -> AsyncThrowingStream<RiderServerFrame, any Error>
     {
+        try await open(tripID: tripID, after: seq, version: nil)
+    }
+
+    /// The same, with `&version=` the trip version the app shows, which the server counts a resync's size by.
+    public func open(tripID: String, after seq: Int64?, version: Int?) async throws
+        -> AsyncThrowingStream<RiderServerFrame, any Error>
+    {
         let socket = try await connector.connect(
-            socketURL(Routes.live(tripID: tripID, after: seq)), token: token, client: client)
+            socketURL(Routes.live(tripID: tripID, after: seq, version: seq == nil ? nil : version)), token: token,
+            client: client)
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: RiderServerFrame.self)
         let reader = Task {
             for await frame in socket.frames {

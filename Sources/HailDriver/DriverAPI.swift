@@ -23,9 +23,19 @@ public protocol DriverAPI: Sendable {
     func report(_ event: TripEventKind, tripID: String, key: UUID) async throws -> Trip
     /// `POST /v1/trips/{id}/cancel` under `key`.
     func cancel(tripID: String, key: UUID) async throws -> Trip
+    /// `GET /v1/config`: the flags of this driver's cohort, or nil from a server that does not know the route.
+    func config() async throws -> ClientConfig?
+    /// `POST /v1/telemetry`.
+    func sendTelemetry(_ batch: TelemetryBatch) async throws
 }
 
 extension DriverAPI {
+    /// No flags: an API without them (a fake, an old server) leaves the model on the defaults.
+    public func config() async throws -> ClientConfig? { nil }
+
+    /// No telemetry: an API without it drops the batch.
+    public func sendTelemetry(_ batch: TelemetryBatch) async throws {}
+
     /// For conformers written before trips could be read by id: refused, so the model drops a trip the server
     /// no longer reports as active instead of showing how it ended.
     public func trip(id: String) async throws -> Trip { throw TripReadUnsupported(tripID: id) }

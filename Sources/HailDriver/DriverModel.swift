@@ -35,6 +35,9 @@ public final class DriverModel {
     public private(set) var lastSaved: DriverSavedState?
     /// The last failure nobody else reports (status, storage), for logs.
     public private(set) var lastProblem: String?
+    /// The flags of this driver's cohort (`GET /v1/config`), fetched at start and after every reconnect: the
+    /// location cap `policy` is held to. The defaults (no cap) until the server says, and from one without flags.
+    public private(set) var config = ClientConfig.defaults(for: .driver)
     /// Called on the main actor after every change the screen may show.
     @ObservationIgnored public var onChange: (@MainActor (DriverModel) -> Void)?
 
@@ -64,13 +67,19 @@ public final class DriverModel {
     @ObservationIgnored private var bufferSavedAt: Date?
     @ObservationIgnored private var waiters: [Waiter] = []
     @ObservationIgnored private var nextWaiterID = 0
+    /// The telemetry samples waiting for the server, and what it accepted (with a `TelemetrySession`).
+    @ObservationIgnored public private(set) var telemetry: TelemetryLog
+    @ObservationIgnored private let telemetrySession: TelemetrySession?
+    @ObservationIgnored private var telemetryTask: Task<Void, Never>?
+    @ObservationIgnored private var battery: (level: Double?, state: BatteryState) = (nil, .unknown)
 
     private typealias Waiter = (
         id: Int, predicate: (DriverModel) -> Bool, continuation: CheckedContinuation<Bool, Never>
     )
 
     /// Creates a model; call `start` to restore what was saved and carry on. A stream batch without an ack
-    /// for `ackTimeout` seconds counts as a dead stream.
+    /// for `ackTimeout` seconds counts as a dead stream. With a `telemetry` session the model samples the
+    /// phone's power and sends it (`POST /v1/telemetry`) from `start()` on.
     public init(
         api: any DriverAPI,
         channel: any DriverChannel,
@@ -80,8 +89,11 @@ public final class DriverModel {
         random: any RandomNumberGenerator = SystemRandomNumberGenerator(),
         backoff: Backoff = .standard,
         bufferCapacity: Int = 1000,
-        ackTimeout: TimeInterval = 10
+        ackTimeout: TimeInterval = 10,
+        telemetry: TelemetrySession? = nil
     ) {
+        self.telemetrySession = telemetry
+        self.telemetry = TelemetryLog(configuration: telemetry?.log ?? TelemetryLog.Configuration())
         self.api = api
         self.channel = channel
         self.location = location
@@ -105,9 +117,9 @@ public final class DriverModel {
         }
     }
 
-    /// The policy for the current activity, heat and Low Power.
+    /// The policy for the current activity, heat and Low Power, held to the cohort's location cap.
     public var policy: LocationPolicy {
-        LocationPolicy(activity: activity, thermal: thermal, lowPower: lowPower)
+        LocationPolicy(activity: activity, thermal: thermal, lowPower: lowPower).capped(by: config.locationPolicyCap)
     }
 
     /// The oldest action tapped and not yet confirmed; one the trip already shows (its update came down
@@ -175,6 +187,7 @@ public final class DriverModel {
         } catch {
             lastProblem = "cannot read the saved state: \(error)"
         }
+        await refreshConfig()
         await refreshTrip()
         changed()
         if wasOnline || (trip?.state.isActive ?? false) {
@@ -182,6 +195,7 @@ public final class DriverModel {
         } else {
             kickOutbox()
         }
+        startTelemetryIfNeeded()
     }
 
     /// Goes online: status to the server, location on, the stream opened.
@@ -283,7 +297,9 @@ public final class DriverModel {
 
     /// Stops every task, as a killed app would; what was saved stays saved.
     public func shutdown() async {
-        for task in [locationTask, fixStatusTask, channelTask, wakeTask, outboxTimer, offerTimer] { task?.cancel() }
+        for task in [locationTask, fixStatusTask, channelTask, wakeTask, outboxTimer, offerTimer, telemetryTask] {
+            task?.cancel()
+        }
         locationTask = nil
         fixStatusTask = nil
         channelTask = nil
@@ -470,8 +486,12 @@ public final class DriverModel {
                 }
                 // The stream replays only an active trip, and a change is published once, to whoever is
                 // connected: a trip that ended while this socket was down is learned from the server. Beside
-                // the frames, not before them: acks must not wait on a slow request.
-                Task { await self.refreshTrip() }
+                // the frames, not before them: acks must not wait on a slow request. The cohort's flags too: a
+                // change reaches a running app within one reconnect.
+                Task {
+                    await self.refreshConfig()
+                    await self.refreshTrip()
+                }
                 for await frame in frames { handle(frame) }
             } catch {}
             if Task.isCancelled { return }
@@ -667,6 +687,62 @@ public final class DriverModel {
         case .ended: return try await api.report(.ended, tripID: tripID, key: entry.key)
         case .cancel: return try await api.cancel(tripID: tripID, key: entry.key)
         }
+    }
+
+    // MARK: Flags and telemetry
+
+    /// The phone's battery, heat and Low Power changed (`DevicePowerObserver`): heat and Low Power set the policy,
+    /// and the next telemetry sample carries all of it.
+    public func devicePowerChanged(_ power: DevicePower) {
+        battery = (power.batteryLevel, power.batteryState)
+        if thermal != power.thermal { setThermal(power.thermal) }
+        if lowPower != power.lowPower { setLowPower(power.lowPower) }
+    }
+
+    /// Fetches the cohort's flags; a new location cap applies at once. A server without the route means the
+    /// defaults, no answer keeps what we had.
+    private func refreshConfig() async {
+        let fresh: ClientConfig
+        do {
+            fresh = try await api.config() ?? ClientConfig.defaults(for: .driver)
+        } catch {
+            return
+        }
+        guard fresh != config else { return }
+        config = fresh
+        refreshPolicy()
+    }
+
+    private func startTelemetryIfNeeded() {
+        guard let session = telemetrySession, telemetryTask == nil else { return }
+        let timeline = self.timeline
+        telemetryTask = Task { [weak self] in
+            var next = timeline.now()
+            while !Task.isCancelled {
+                await self?.sampleTelemetry(session)
+                next = next.addingTimeInterval(session.log.sampleInterval)
+                do { try await timeline.sleepUntil(next) } catch { return }
+            }
+        }
+    }
+
+    /// One sample (active while online, degraded as the policy is), and the batch it makes due, if any.
+    private func sampleTelemetry(_ session: TelemetrySession) async {
+        let power = DevicePower(
+            batteryLevel: battery.level, batteryState: battery.state, thermal: thermal, lowPower: lowPower)
+        let sample = DeviceSample(power, at: timeline.now(), active: isOnline, degraded: isOnline && policy.degraded)
+        let due = telemetry.record(sample)
+        changed()
+        guard let batch = due else { return }
+        do {
+            try await api.sendTelemetry(session.body(batch))
+            telemetry.accepted()
+        } catch let failure as any DriverCallFailure where failure.isRejection {
+            telemetry.refused()
+        } catch {
+            telemetry.failed()
+        }
+        changed()
     }
 
     // MARK: Plumbing

@@ -8,4 +8,16 @@ import HailProtocol
 public protocol LiveTripChannel: Sendable {
     /// Opens the stream of `tripID`, resuming after the driver position `seq` when given.
     func open(tripID: String, after seq: Int64?) async throws -> AsyncThrowingStream<RiderServerFrame, any Error>
+    /// The same, telling the server the trip version the app shows, so it can count what a resync brings.
+    func open(tripID: String, after seq: Int64?, version: Int?) async throws
+        -> AsyncThrowingStream<RiderServerFrame, any Error>
+}
+
+extension LiveTripChannel {
+    /// Without the version: a channel written before it existed.
+    public func open(tripID: String, after seq: Int64?, version: Int?) async throws
+        -> AsyncThrowingStream<RiderServerFrame, any Error>
+    {
+        try await open(tripID: tripID, after: seq)
+    }
 }

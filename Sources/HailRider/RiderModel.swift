@@ -51,6 +51,9 @@ public final class RiderModel {
     public private(set) var staleTripUpdates = 0
     /// How many trip updates skipped states (missed events, accepted because the server is the truth).
     public private(set) var jumps = 0
+    /// The flags of this rider's cohort (`GET /v1/config`), fetched at launch and on every resync: stream or poll,
+    /// and where the shown ETA comes from. The defaults until the server says, and from a server without flags.
+    public private(set) var config = ClientConfig.defaults(for: .rider)
 
     @ObservationIgnored private let api: any TripAPI
     @ObservationIgnored private let channel: any LiveTripChannel
@@ -74,16 +77,24 @@ public final class RiderModel {
     @ObservationIgnored private var watchers: [UUID: AsyncStream<RiderScreen>.Continuation] = [:]
     @ObservationIgnored private var deviceRegistration: DeviceRegistration?
     @ObservationIgnored private var liveActivity: (tripID: String, registration: LiveActivityRegistration)?
+    @ObservationIgnored private let telemetrySession: TelemetrySession?
+    @ObservationIgnored private var telemetry: TelemetryLog
+    @ObservationIgnored private var telemetryTask: Task<Void, Never>?
+    @ObservationIgnored private var power = DevicePower.unknown
     /// Told after every step the model takes, changed screen or not; tests wait on it instead of sleeping.
     @ObservationIgnored var progressWatchers: [AsyncStream<Void>.Continuation] = []
 
     /// Creates a model on its seams. `now` is the phone's clock (tests make it wrong on purpose);
-    /// `clock` runs every wait (retries, backoff, polls); `random` draws the reconnect jitter.
+    /// `clock` runs every wait (retries, backoff, polls); `random` draws the reconnect jitter; with a `telemetry`
+    /// session the model samples the phone's power and sends it (`POST /v1/telemetry`) from `launch()` on.
     public init(
         api: any TripAPI, channel: any LiveTripChannel, cursors: any CursorStore, clock: any Clock<Duration>,
         now: @escaping @Sendable () -> Date = { Date() }, configuration: RiderConfiguration = RiderConfiguration(),
-        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+        telemetry: TelemetrySession? = nil
     ) {
+        self.telemetrySession = telemetry
+        self.telemetry = TelemetryLog(configuration: telemetry?.log ?? TelemetryLog.Configuration())
         self.api = api
         self.channel = channel
         self.cursors = cursors
@@ -207,6 +218,7 @@ public final class RiderModel {
         let synced = await resync()
         refresh()
         startLiveLoopIfNeeded(synced: synced)
+        startTelemetryIfNeeded()
     }
 
     /// The trip screen appeared (or the app returned to the foreground) or went away. Visible: the live
@@ -273,6 +285,8 @@ public final class RiderModel {
     /// Stops all live work, for when the model is thrown away.
     public func stop() {
         stopLiveLoop()
+        telemetryTask?.cancel()
+        telemetryTask = nil
         for watcher in watchers.values { watcher.finish() }
         watchers.removeAll()
     }
@@ -367,10 +381,11 @@ public final class RiderModel {
         cursorTripID = nil
     }
 
-    /// Asks for the active trip; when the server has none but we were showing one, reads that trip so a
-    /// ride that ended while the app was away shows its end (and fare), not an empty screen.
+    /// Asks for the flags, then the active trip; when the server has none but we were showing one, reads that trip
+    /// so a ride that ended while the app was away shows its end (and fare), not an empty screen.
     @discardableResult
     private func resync() async -> Bool {
+        await refreshConfig()
         do {
             let active = try await api.activeTrip()
             await reachedOverREST()
@@ -387,6 +402,16 @@ public final class RiderModel {
         } catch {
             show(error, fallback: nil)
             return false
+        }
+    }
+
+    /// Fetches the cohort's flags; a server without the route means the defaults, no answer keeps what we had.
+    private func refreshConfig() async {
+        do {
+            let fresh = try await api.config() ?? ClientConfig.defaults(for: .rider)
+            if fresh != config { config = fresh }
+        } catch {
+            // No answer (or a refusal): the flags in hand stay until the next resync.
         }
     }
 
@@ -435,12 +460,25 @@ public final class RiderModel {
         }
         while isCurrent(generation) {
             connection = .connecting
-            // Resync first: the stream only says what changes from now on.
-            let synced = skipResync ? true : await resync()
+            // Resync first: the stream only says what changes from now on. A trip read just now still fetches the
+            // flags: the rider's cohort may depend on the pickup (its region).
+            let synced: Bool
+            if skipResync {
+                await refreshConfig()
+                synced = true
+            } else {
+                synced = await resync()
+            }
             skipResync = false
             guard isCurrent(generation) else { return }
             if synced {
                 guard let trip = machine.trip, trip.state.isActive else { return }
+                if config.liveStreamOrDefault.mode == .poll {
+                    // The cohort's flag says poll: no stream at all until it says stream again.
+                    guard await pollByFlag(tripID: trip.id, generation: generation) else { return }
+                    failures = 0
+                    continue
+                }
                 let streamed = await stream(tripID: trip.id, generation: generation)
                 guard isCurrent(generation), machine.isActive else { return }
                 failures = streamed ? 1 : failures + 1
@@ -449,6 +487,23 @@ public final class RiderModel {
             }
             guard await waitBeforeRetry(failures: failures, generation: generation) else { return }
         }
+    }
+
+    /// Polls the trip at the flag's interval while the cohort's flags say poll, fetching the flags with each poll,
+    /// so a flag turned back to stream reaches the app within one poll. False when the loop should end; true when
+    /// the flags say stream again.
+    private func pollByFlag(tripID: String, generation: Int) async -> Bool {
+        connection = .polling
+        refresh()
+        while config.liveStreamOrDefault.mode == .poll {
+            let interval = Int64(config.liveStreamOrDefault.pollIntervalSeconds)
+            do { try await clock.sleep(for: .seconds(interval)) } catch { return false }
+            guard isCurrent(generation), machine.isActive else { return false }
+            await refreshConfig()
+            await poll(tripID: tripID)
+            guard isCurrent(generation), machine.isActive else { return false }
+        }
+        return true
     }
 
     /// Runs one connection; true when its hello arrived (the stream worked, then dropped).
@@ -460,7 +515,7 @@ public final class RiderModel {
         let openedAt = deviceNow()
         var greeted = false
         do {
-            let frames = try await channel.open(tripID: tripID, after: cursor)
+            let frames = try await channel.open(tripID: tripID, after: cursor, version: machine.trip?.version)
             for try await frame in frames {
                 guard isCurrent(generation) else { return greeted }
                 switch frame {
@@ -504,6 +559,42 @@ public final class RiderModel {
             }
         } while remaining > 0
         return true
+    }
+
+    // MARK: - Telemetry
+
+    /// The phone's battery, heat and Low Power changed (the app's observer of `UIDevice` and `ProcessInfo`): the
+    /// next telemetry sample carries it.
+    public func devicePowerChanged(_ power: DevicePower) {
+        self.power = power
+    }
+
+    private func startTelemetryIfNeeded() {
+        guard let session = telemetrySession, telemetryTask == nil else { return }
+        telemetryTask = Task { [weak self] in
+            let interval = Duration.milliseconds(Int64(session.log.sampleInterval * 1000))
+            while !Task.isCancelled {
+                guard let self else { return }
+                await self.sampleTelemetry(session)
+                do { try await self.clock.sleep(for: interval) } catch { return }
+            }
+        }
+    }
+
+    /// One sample (active while the rider watches a trip), and the batch it makes due, if any.
+    private func sampleTelemetry(_ session: TelemetrySession) async {
+        let active = isScreenVisible && machine.isActive
+        let sample = DeviceSample(power, at: deviceNow(), active: active, degraded: false)
+        guard let batch = telemetry.record(sample) else { return }
+        do {
+            try await api.sendTelemetry(session.body(batch))
+            telemetry.accepted()
+        } catch is APIError {
+            // Refused: the same samples can never be accepted.
+            telemetry.refused()
+        } catch {
+            telemetry.failed()
+        }
     }
 
     // MARK: - Retries and errors
@@ -584,8 +675,13 @@ public final class RiderModel {
             }
         }
         let wantsETA = trip.state == .driverAssigned || trip.state == .onTrip
-        screen.etaMinutes = smoother.update(
-            etaSeconds: wantsETA ? latestEtaSeconds : nil, pin: freshness.level, at: serverNow)
+        var eta = latestEtaSeconds
+        if config.etaSourceOrDefault == .straightLine {
+            // The cohort is off the road ETA: the coarse one from where the car is to where it is going.
+            let target = trip.state == .onTrip ? trip.dropoff : trip.pickup
+            eta = tracker.latest.flatMap { StraightLineETA.seconds(from: $0.coordinate, to: target) }
+        }
+        screen.etaMinutes = smoother.update(etaSeconds: wantsETA ? eta : nil, pin: freshness.level, at: serverNow)
         if isOffline && trip.state.isActive { screen.phase = .offline }
         return screen
     }

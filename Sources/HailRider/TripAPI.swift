@@ -26,6 +26,10 @@ public protocol TripAPI: Sendable {
     /// Registers the push token of the Live Activity the app started for `tripID`
     /// (`PUT /v1/trips/{id}/live-activity`).
     func register(liveActivityToken: LiveActivityRegistration, for tripID: String) async throws
+    /// The flags of this rider's cohort (`GET /v1/config`), or nil from a server that does not know the route.
+    func config() async throws -> ClientConfig?
+    /// Sends a batch of telemetry (`POST /v1/telemetry`).
+    func sendTelemetry(_ batch: TelemetryBatch) async throws
 }
 
 extension TripAPI {
@@ -37,4 +41,10 @@ extension TripAPI {
 
     /// No push: an API without registration ignores the token.
     public func register(liveActivityToken: LiveActivityRegistration, for tripID: String) async throws {}
+
+    /// No flags: an API without them (a fake, an old server) leaves the model on the defaults.
+    public func config() async throws -> ClientConfig? { nil }
+
+    /// No telemetry: an API without it drops the batch.
+    public func sendTelemetry(_ batch: TelemetryBatch) async throws {}
 }

@@ -50,6 +50,14 @@ struct FaultyDriverLink: DriverAPI, DriverChannel {
         try await call { try await link.cancel(tripID: tripID, key: key) }
     }
 
+    func config() async throws -> ClientConfig? {
+        try await call { try await link.config() }
+    }
+
+    func sendTelemetry(_ batch: TelemetryBatch) async throws {
+        try await call { try await link.sendTelemetry(batch) }
+    }
+
     func connect() async throws -> AsyncStream<DriverServerFrame> {
         let inner: AsyncStream<DriverServerFrame>
         do {

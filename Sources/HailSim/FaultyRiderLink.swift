@@ -38,8 +38,22 @@ struct FaultyRiderLink: TripAPI, LiveTripChannel {
         try await faults.request { try await link.register(liveActivityToken: liveActivityToken, for: tripID) }
     }
 
+    func config() async throws -> ClientConfig? {
+        try await faults.request { try await link.config() }
+    }
+
+    func sendTelemetry(_ batch: TelemetryBatch) async throws {
+        try await faults.request { try await link.sendTelemetry(batch) }
+    }
+
     func open(tripID: String, after seq: Int64?) async throws -> AsyncThrowingStream<RiderServerFrame, any Error> {
-        let inner = try await faults.open { try await link.open(tripID: tripID, after: seq) }
+        try await open(tripID: tripID, after: seq, version: nil)
+    }
+
+    func open(tripID: String, after seq: Int64?, version: Int?) async throws
+        -> AsyncThrowingStream<RiderServerFrame, any Error>
+    {
+        let inner = try await faults.open { try await link.open(tripID: tripID, after: seq, version: version) }
         return faults.stream(
             inner,
             reorderable: { frame in

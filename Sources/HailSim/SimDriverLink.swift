@@ -54,6 +54,14 @@ struct SimDriverLink: DriverAPI, DriverChannel {
         try await mapped { () async throws(ClientError) in try await api.cancel(tripID: tripID, key: key) }
     }
 
+    func config() async throws -> ClientConfig? {
+        try await mapped { () async throws(ClientError) in try await api.config() }
+    }
+
+    func sendTelemetry(_ batch: TelemetryBatch) async throws {
+        try await mapped { () async throws(ClientError) in try await api.sendTelemetry(batch) }
+    }
+
     func connect() async throws -> AsyncStream<DriverServerFrame> {
         do { return try await channel.connect() } catch { throw Failure(error: error) }
     }

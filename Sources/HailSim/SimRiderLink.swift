@@ -36,7 +36,17 @@ struct SimRiderLink: TripAPI, LiveTripChannel {
         try await api.register(liveActivityToken: liveActivityToken, for: tripID)
     }
 
+    func config() async throws -> ClientConfig? { try await api.config() }
+
+    func sendTelemetry(_ batch: TelemetryBatch) async throws { try await api.sendTelemetry(batch) }
+
     func open(tripID: String, after seq: Int64?) async throws -> AsyncThrowingStream<RiderServerFrame, any Error> {
         try await channel.open(tripID: tripID, after: seq)
+    }
+
+    func open(tripID: String, after seq: Int64?, version: Int?) async throws
+        -> AsyncThrowingStream<RiderServerFrame, any Error>
+    {
+        try await channel.open(tripID: tripID, after: seq, version: version)
     }
 }

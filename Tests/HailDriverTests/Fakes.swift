@@ -73,6 +73,25 @@ actor FakeDriverAPI: DriverAPI {
     }
 
     func cancel(tripID: String, key: UUID) -> Trip { Fixture.trip(tripID, .searching, version: 9) }
+
+    /// What `GET /v1/config` answers; nil is a server without the route.
+    private(set) var flags: ClientConfig?
+    private(set) var configReads = 0
+    /// Telemetry batches received, oldest first.
+    private(set) var telemetry: [TelemetryBatch] = []
+
+    func setFlags(_ config: ClientConfig?) { flags = config }
+
+    func config() throws -> ClientConfig? {
+        configReads += 1
+        if unreachable { throw NoNetwork() }
+        return flags
+    }
+
+    func sendTelemetry(_ batch: TelemetryBatch) throws {
+        if unreachable { throw NoNetwork() }
+        telemetry.append(batch)
+    }
 }
 
 /// A driver stream the test plays the server's side of; every batch is acknowledged at once unless the

@@ -74,6 +74,16 @@ struct SwitchedAPI: DriverAPI {
         try await action { try await inner.cancel(tripID: tripID, key: key) }
     }
 
+    func config() async throws -> ClientConfig? {
+        try network.check()
+        return try await inner.config()
+    }
+
+    func sendTelemetry(_ batch: TelemetryBatch) async throws {
+        try network.check()
+        try await inner.sendTelemetry(batch)
+    }
+
     private func action(_ call: () async throws -> Trip) async throws -> Trip {
         try network.check()
         let trip = try await call()

@@ -8,6 +8,9 @@ import Synchronization
 final class FakeConnection: Sendable {
     let tripID: String
     let after: Int64?
+    /// The trip version the model said it shows.
+    var version: Int? { versionShown.withLock { $0 } }
+    let versionShown = Mutex<Int?>(nil)
     private let continuation: AsyncThrowingStream<RiderServerFrame, any Error>.Continuation
     private let ended = Mutex(false)
     /// Gets one value when the model stops reading this stream.
@@ -53,6 +56,12 @@ final class FakeLiveChannel: LiveTripChannel {
     func refuse(next count: Int) { refusals.withLock { $0 = count } }
 
     func open(tripID: String, after seq: Int64?) async throws -> AsyncThrowingStream<RiderServerFrame, any Error> {
+        try await open(tripID: tripID, after: seq, version: nil)
+    }
+
+    func open(tripID: String, after seq: Int64?, version: Int?) async throws
+        -> AsyncThrowingStream<RiderServerFrame, any Error>
+    {
         let refused = refusals.withLock { count -> Bool in
             guard count > 0 else { return false }
             count -= 1
@@ -61,6 +70,7 @@ final class FakeLiveChannel: LiveTripChannel {
         if refused { throw URLError(.badServerResponse) }
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: RiderServerFrame.self)
         let connection = FakeConnection(tripID: tripID, after: seq, continuation: continuation)
+        connection.versionShown.withLock { $0 = version }
         continuation.onTermination = { _ in connection.markEnded() }
         await connections.put(connection)
         return stream

@@ -134,6 +134,25 @@ actor FakeTripAPI: TripAPI {
         activities.append((tripID, liveActivityToken.token))
     }
 
+    /// What `GET /v1/config` answers; nil is a server without the route.
+    private var flags: ClientConfig?
+    /// Telemetry batches received, oldest first.
+    private(set) var telemetry: [TelemetryBatch] = []
+
+    func setFlags(_ config: ClientConfig?) { flags = config }
+
+    func config() async throws -> ClientConfig? {
+        calls.append("config")
+        try reach()
+        return flags
+    }
+
+    func sendTelemetry(_ batch: TelemetryBatch) async throws {
+        calls.append("telemetry")
+        try reach()
+        telemetry.append(batch)
+    }
+
     private func reach() throws {
         if unreachable { throw URLError(.notConnectedToInternet) }
     }
