@@ -130,6 +130,40 @@ struct ServerFlagsTests {
         #expect(hellos == 40)
     }
 
+    @Test func aBadFlagsFileStopsTheStartWithEveryProblemByLineAndExits65() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("hail-flags-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(
+            """
+            {
+              "defaults": {"routeProvider": "graph"},
+              "cohorts": [{"name": "a", "match": {"role": "admin"}, "flags": {}}]
+            }
+            """.utf8
+        ).write(to: file)
+        let (status, text) = try await Self.refusal(of: ["--flags", file.path])
+        #expect(status == 65)
+        #expect(
+            text == """
+                hail server: --flags \(file.path): 2 problems to fix (the server did not start):
+                  line 2: defaults.routeProvider: must be one of straight-line, not "graph" (graph needs hail server --roads)
+                  line 3: cohorts[0].match.role: must be rider or driver, not "admin"
+
+                """)
+        let (missing, why) = try await Self.refusal(of: ["--flags", "/nonexistent/flags.json"])
+        #expect(missing == 65)
+        #expect(
+            why.contains(
+                "--flags /nonexistent/flags.json: a problem to fix (the server did not start):\n  there is no such file"
+            ))
+    }
+
+    @Test func theOldRouteCohortsOptionSaysWhereItWent() async throws {
+        let (status, text) = try await Self.refusal(of: ["--route-cohorts", "*=graph"])
+        #expect(status == 64)
+        #expect(text.hasPrefix("hail server: --route-cohorts moved into the flags file"), "\(text.prefix(200))")
+    }
+
     @Test func aServerThatCannotOpenItsDatabaseSaysWhyWithoutTheUsageAndExits1() async throws {
         // The options are well formed; the run cannot happen. The usage would bury the one line that says why.
         let (status, text) = try await Self.refusal(of: [])
