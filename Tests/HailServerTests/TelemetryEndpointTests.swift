@@ -61,7 +61,7 @@ struct TelemetryEndpointTests {
                 "hail_degraded_seconds_total", labels: ["version": "1.4.0", "device": "iPhone13,2", "region": "monaco"])
                 == 300)
         #expect(registry.value("hail_battery_drained_percent_total", labels: segment) == 1.953125)
-        #expect(registry.value("hail_battery_active_hours_total", labels: segment) == 600.0 / 3600)
+        #expect(registry.value("hail_battery_active_seconds_total", labels: segment) == 600)
         // 1.95 points in a sixth of an hour: 11.7 %/h, in the 8-12 bucket.
         let text = registry.render()
         #expect(text.contains(#"hail_battery_drain_percent_per_hour_bucket{device="iPhone13,2",le="8"} 0"#))
@@ -91,7 +91,7 @@ struct TelemetryEndpointTests {
             "role": "rider", "version": "1.4.0", "device": "iPhone13,2", "region": "unknown",
         ]
         #expect(h.services.metrics.registry.value("hail_app_active_seconds_total", labels: segment) == 600)
-        #expect(h.services.metrics.registry.value("hail_battery_active_hours_total", labels: segment) == 0)
+        #expect(h.services.metrics.registry.value("hail_battery_active_seconds_total", labels: segment) == 0)
         #expect(
             h.services.metrics.registry.observationCount(
                 "hail_battery_drain_percent_per_hour", labels: ["device": "iPhone13,2"]) == 0)

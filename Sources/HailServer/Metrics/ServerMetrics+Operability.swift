@@ -40,8 +40,9 @@ extension ServerMetrics {
             "hail_battery_drained_percent_total", type: "counter",
             help: "Battery percentage points lost while active on battery, by role, version, device and region.")
         registry.declare(
-            "hail_battery_active_hours_total", type: "counter",
-            help: "Hours active on battery the drain was measured over; drained / hours is the drain per active hour.")
+            "hail_battery_active_seconds_total", type: "counter",
+            help: "Seconds active on battery the drain was measured over; 3600 x drained / seconds is the drain per"
+                + " active hour.")
         registry.declare(
             "hail_app_active_seconds_total", type: "counter",
             help: "Seconds apps were active (drivers online, riders watching a trip), by role, version, device, region."
@@ -105,7 +106,7 @@ extension ServerMetrics {
         }
         if summary.unpluggedActiveSeconds > 0 {
             registry.add("hail_battery_drained_percent_total", summary.drainedPercent, labels: labels)
-            registry.add("hail_battery_active_hours_total", summary.unpluggedActiveSeconds / 3600, labels: labels)
+            registry.add("hail_battery_active_seconds_total", summary.unpluggedActiveSeconds, labels: labels)
         }
         if let rate = summary.drainPercentPerHour {
             registry.observe("hail_battery_drain_percent_per_hour", rate, labels: ["device": segment.device])
