@@ -37,6 +37,8 @@ public final class City {
     private var measuredFrom: Date?
     /// What each driver had sent when measuring began.
     private var sentBeforeMeasuring: [String: DriverLocationPipeline.Stats] = [:]
+    /// What each driver's battery had spent by policy when measuring began.
+    private var batteryBeforeMeasuring: [String: [String: BatteryModel.Share]] = [:]
 
     /// A city on `graph` whose clients talk to `server`; `clock` runs every wait and `origin` is the date
     /// its current instant stands for.
@@ -100,7 +102,10 @@ public final class City {
     private func startMeasuring(at mark: Date) async {
         do { try await timeline.sleepUntil(mark) } catch { return }
         measuredFrom = timeline.now()
-        for driver in drivers { sentBeforeMeasuring[driver.id] = driver.sent }
+        for driver in drivers {
+            sentBeforeMeasuring[driver.id] = driver.sent
+            batteryBeforeMeasuring[driver.id] = driver.battery.byPolicy
+        }
     }
 
     /// Returns true once `condition` holds for the report, or false when the city stops first.
@@ -209,7 +214,32 @@ public final class City {
             perDriverHour: SimulationReport.PerDriverHour(
                 sends: Double(sent.sends) / hours, bytes: Double(sent.bytes) / hours,
                 points: Double(sent.points) / hours),
+            batteryPerDriverHour: batteryByPolicy(),
             appKills: report.appKills + drivers.map(\.kills).reduce(0, +))
+    }
+
+    /// Every driver's battery spent by policy in the measured window, per driver-hour; location off is left out.
+    private func batteryByPolicy() -> [SimulationReport.BatteryByPolicy] {
+        var total: [String: BatteryModel.Share] = [:]
+        for driver in drivers {
+            let before = batteryBeforeMeasuring[driver.id] ?? [:]
+            for (policy, share) in driver.battery.byPolicy where policy != "off" {
+                total[policy, default: BatteryModel.Share()].seconds += share.seconds - (before[policy]?.seconds ?? 0)
+                total[policy, default: BatteryModel.Share()].percent += share.percent - (before[policy]?.percent ?? 0)
+            }
+        }
+        return Self.batteryPerDriverHour(total)
+    }
+
+    /// Shares by policy as the report lists them: per driver-hour, most driver-hours first, none under a second.
+    nonisolated static func batteryPerDriverHour(_ shares: [String: BatteryModel.Share])
+        -> [SimulationReport.BatteryByPolicy]
+    {
+        shares.filter { $0.value.seconds >= 1 }.map {
+            SimulationReport.BatteryByPolicy(
+                policy: $0.key, driverHours: $0.value.seconds / 3600,
+                percentPerHour: $0.value.percent / ($0.value.seconds / 3600))
+        }.sorted { ($0.driverHours, $1.policy) > ($1.driverHours, $0.policy) }
     }
 
     private func driverLinks(now: Date) -> SimulationReport.DriverLinks {

@@ -59,6 +59,8 @@ public struct ReportPage: Sendable {
             <div class="plot" id="trips-over-time">\(timelinePlot)</div>
             <h2>Sends and bytes per driver-hour against the shift budget</h2>
             <div class="plot" id="per-driver-hour">\(perDriverHourPlot)</div>
+            <h2>Battery per driver-hour by location policy</h2>
+            <div class="plot" id="battery-by-policy">\(batteryPlot)</div>
             <h2>Summary</h2>
             <pre>\(Self.escape(report.summary))</pre>
             </body></html>
@@ -153,6 +155,16 @@ public struct ReportPage: Sendable {
                 [("kilobytes", hour.bytes / 1000, "#3ddc84"), ("budget", Self.bytesPerHourBudget / 1000, "#d9dde5")],
                 limit: nil, limitLabel: "", unit: "KB per hour", id: "bytes")
             + "<p>The shift budget: 9,000 updates and about 450 KB per 10-hour shift.</p>"
+    }
+
+    var batteryPlot: String {
+        let rows = (report.batteryPerDriverHour ?? []).map {
+            (label: $0.policy, value: Optional($0.percentPerHour), colour: "#f08c00")
+        }
+        guard !rows.isEmpty else { return "<p>No driver-hours measured.</p>" }
+        return Self.bars(rows, limit: nil, limitLabel: "", unit: "% per hour", id: "battery")
+            + "<p>A modelled battery (12 Wh): the screen always, the location hardware by the accuracy asked for,"
+            + " and the radio awake 5 s after each send. The figures compare policies; they are not a phone's.</p>"
     }
 
     /// Trips under way by state as stacked areas over the measured window, with a red tick wherever a

@@ -8,7 +8,9 @@ import HailRoads
 /// One simulated driver: a real `DriverModel` on the live transports (through its own network
 /// conditions), its phone a `SimulatedCar`, and a pilot that does what a driver does once a second: roam
 /// while waiting, answer offers, drive to the pickup and the dropoff, tap arrived, started and ended. The
-/// app may be killed and relaunched; its outbox store survives, as a file would.
+/// app may be killed and relaunched; its outbox store survives, as a file would. The phone's battery
+/// (`BatteryModel`) drains by the policy in force and the batches the app sends, and the app reports it in
+/// its telemetry as a phone would; a relaunch after a kill says the session before crashed.
 @MainActor
 final class SimDriver {
     let id: String
@@ -41,6 +43,22 @@ final class SimDriver {
     private(set) var completedTrips: [FareCheck] = []
     /// The trip on board: its id, the odometer and the time when the server confirmed the start.
     private var onBoard: (tripID: String, odometer: Double, at: Date)?
+    /// The phone's battery, drained second by second.
+    private(set) var battery: BatteryModel
+    /// The phone's hardware model, sent in `X-Hail-Client` and telemetry.
+    let deviceModel: String
+    /// The batches the battery has been told of.
+    private var batchesCharged = 0
+
+    /// The hardware models the simulated phones are, one per driver, drawn from the seed.
+    static let deviceModels = ["iPhone13,2", "iPhone14,5", "iPhone15,2"]
+    /// The app's version in the simulated phones.
+    static let appVersion = "1.0.0"
+
+    /// FNV-1a of `text`: the same on every run.
+    static func stableHash(_ text: String) -> UInt64 {
+        text.utf8.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 }
+    }
 
     /// One completed trip: the fare the server charged and what the car truly drove from start to end.
     struct FareCheck: Sendable, Hashable {
@@ -57,20 +75,29 @@ final class SimDriver {
         self.world = world
         self.confirm = confirm
         let token = world.mint(.driver, id)
+        // From the driver's id, not the city's generator, so the rest of the city draws what it drew before.
+        let hash = Self.stableHash(id)
+        let device = Self.deviceModels[Int(hash % UInt64(Self.deviceModels.count))]
+        deviceModel = device
+        battery = BatteryModel(level: 0.6 + 0.4 * Double((hash >> 16) % 1000) / 1000, at: world.timeline.now())
+        let client = ClientInfo(app: "hail-sim", version: Self.appVersion, deviceModel: device)
         conditions = NetworkConditions(
             profile: world.configuration.network, timeline: world.timeline, random: random.split(),
             pressable: world.configuration.pressableFaults)
         link = FaultyDriverLink(
             link: SimDriverLink(
-                api: DriverHTTPAPI(transport: HTTPTransport(baseURL: world.server, token: token)),
-                channel: DriverLiveChannel(connector: world.connector, server: world.server, token: token)),
+                api: DriverHTTPAPI(transport: HTTPTransport(baseURL: world.server, token: token, client: client)),
+                channel: DriverLiveChannel(
+                    connector: world.connector, server: world.server, token: token, client: client)),
             faults: FaultInjector(conditions: conditions))
         car = SimulatedCar(
             start: world.randomSpot(using: &random), timeline: world.timeline,
             speedFactor: world.configuration.speedFactor, noiseMeters: world.configuration.gpsNoiseMeters,
             random: random.split(), tunnels: world.tunnels, outlierProbability: world.configuration.outlierProbability)
         model = DriverModel(
-            api: link, channel: link, location: car, store: store, timeline: world.timeline, random: random.split())
+            api: link, channel: link, location: car, store: store, timeline: world.timeline, random: random.split(),
+            telemetry: TelemetrySession(
+                appVersion: Self.appVersion, deviceModel: device, previousSessionCrashed: false))
         self.random = random
     }
 
@@ -105,6 +132,7 @@ final class SimDriver {
             if wasInDeadZone && !dead { model.networkMayBeBack() }
             wasInDeadZone = dead
             links.observe(online: model.isOnline, link: model.link, at: next)
+            chargeBattery(at: next)
             await noteConfirmed()
             await step()
         }
@@ -137,6 +165,19 @@ final class SimDriver {
         lastConfirmed = trip
     }
 
+    /// Drains the battery over the second just gone, under the policy the phone applied, and for every batch the
+    /// app sent in it; the app reads the new level as a phone's would.
+    private func chargeBattery(at now: Date) {
+        battery.advance(to: now, policy: model.sourcePolicy ?? .off)
+        let batches = sent.batches
+        for _ in batchesCharged..<max(batchesCharged, batches) { battery.sent(at: now) }
+        batchesCharged = max(batchesCharged, batches)
+        model.devicePowerChanged(
+            DevicePower(
+                batteryLevel: (battery.level * 100).rounded() / 100, batteryState: .unplugged, thermal: model.thermal,
+                lowPower: model.lowPower))
+    }
+
     private func killAndRelaunch() async {
         let stats = model.pipeline.stats
         kills += 1
@@ -148,7 +189,9 @@ final class SimDriver {
         sentBefore.keepAlives += stats.keepAlives
         do { try await world.timeline.sleepUntil(world.timeline.now().addingTimeInterval(3)) } catch { return }
         model = DriverModel(
-            api: link, channel: link, location: car, store: store, timeline: world.timeline, random: random.split())
+            api: link, channel: link, location: car, store: store, timeline: world.timeline, random: random.split(),
+            telemetry: TelemetrySession(
+                appVersion: Self.appVersion, deviceModel: deviceModel, previousSessionCrashed: true))
         await model.start()
         // Pilot memory goes with the app: routes are planned again from the restored trip.
         routedFor = nil

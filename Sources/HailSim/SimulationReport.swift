@@ -98,6 +98,16 @@ public struct SimulationReport: Sendable, Hashable, Codable {
         public var points: Double
     }
 
+    /// What the drivers' phones spent on their battery under one location policy (`BatteryModel`).
+    public struct BatteryByPolicy: Sendable, Hashable, Codable {
+        /// The policy: accuracy and distance filter, `best, 5 m`.
+        public var policy: String
+        /// Driver-hours online under it.
+        public var driverHours: Double
+        /// Battery percentage points per driver-hour under it.
+        public var percentPerHour: Double
+    }
+
     /// The network profile every app was on.
     public var network: String
     /// The map.
@@ -162,6 +172,9 @@ public struct SimulationReport: Sendable, Hashable, Codable {
     public var driversOnline: Int
     /// Per driver-hour online.
     public var perDriverHour: PerDriverHour
+    /// Battery per driver-hour for each location policy the phones ran under, most driver-hours first (nil in
+    /// reports written before it was measured).
+    public var batteryPerDriverHour: [BatteryByPolicy]?
     /// Apps killed and relaunched (riders and drivers).
     public var appKills: Int
 
@@ -198,6 +211,7 @@ public struct SimulationReport: Sendable, Hashable, Codable {
             \(seconds(driverLinks.longestWithoutStreamSeconds)) (\(driverLinks.driversWithoutStreamOver60s) over 60 s)
             per driver-hour: \(Int(perDriverHour.sends.rounded())) sends, \
             \(Int(perDriverHour.bytes.rounded())) bytes; app kills \(appKills)
+            battery per driver-hour by policy: \(Self.describe(battery: batteryPerDriverHour ?? []))
             """
     }
 
@@ -228,6 +242,14 @@ public struct SimulationReport: Sendable, Hashable, Codable {
             if counts.last?.fare == fare { counts[counts.count - 1].count += 1 } else { counts.append((fare, 1)) }
         }
         return counts.map { $0.count > 1 ? "\(money($0.fare)) x\($0.count)" : money($0.fare) }.joined(separator: ", ")
+    }
+
+    /// Battery per policy as "best, 5 m 15.0% (0.8 h); balanced, 50 m 8.4% (2.1 h)"; "-" for none.
+    static func describe(battery: [BatteryByPolicy]) -> String {
+        guard !battery.isEmpty else { return "-" }
+        return battery.map {
+            "\($0.policy) \(String(format: "%.1f", $0.percentPerHour))% (\(String(format: "%.1f", $0.driverHours)) h)"
+        }.joined(separator: "; ")
     }
 
     /// Minor units as "7.00" (negative as "-0.35").

@@ -76,10 +76,24 @@ struct CityTests {
         let report = city.measuredReport(map: "generated", grace: 45)
         runner.cancel()
         await runner.value
+        let sessions = server.server.services.metrics.registry.render().split(separator: "\n").filter {
+            $0.hasPrefix(#"hail_sessions_total{role="driver",version="1.0.0""#)
+        }
         await server.stop()
 
         #expect(completed, "\(report.summary)")
         #expect(report.network == network)
+        // Battery per driver-hour for each location policy: waiting (balanced, 50 m) and on the way or on the trip
+        // (best, 5 m), each between its screen-and-GPS floor and the same with the radio always awake.
+        let battery = Dictionary(uniqueKeysWithValues: (report.batteryPerDriverHour ?? []).map { ($0.policy, $0) })
+        let onTrip = try #require(battery["best, 5 m"], "\(report.summary)")
+        let waiting = try #require(battery["balanced, 50 m"], "\(report.summary)")
+        #expect((1.0 * 3600 / 432...1.8 * 3600 / 432).contains(onTrip.percentPerHour), "\(onTrip)")
+        #expect((0.68 * 3600 / 432...1.48 * 3600 / 432).contains(waiting.percentPerHour), "\(waiting)")
+        #expect(onTrip.percentPerHour > waiting.percentPerHour)
+        #expect(onTrip.driverHours > 0 && waiting.driverHours > 0)
+        // Every driver's app reported its session in telemetry, by its phone's model.
+        #expect(!sessions.isEmpty, "no driver sessions on /metrics")
         #expect(report.trips.completedWithFare >= 3)
         #expect(report.backwardMoves == 0)
         #expect(report.tripEventsLost == 0)
