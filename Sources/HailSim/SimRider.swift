@@ -38,17 +38,19 @@ final class SimRider {
         self.world = world
         deviceToken = SimPushTokens.device(riderID: id)
         let token = world.mint(.rider, id)
+        let client = ClientInfo(app: "hail-sim", version: SimDriver.appVersion, deviceModel: Self.deviceModel)
         conditions = NetworkConditions(
             profile: world.configuration.network, timeline: world.timeline, random: random.split(),
             pressable: world.configuration.pressableFaults)
         link = FaultyRiderLink(
             link: SimRiderLink(
-                api: RiderHTTPAPI(transport: HTTPTransport(baseURL: world.server, token: token)),
-                channel: RiderLiveChannel(baseURL: world.server, token: token, connector: world.connector)),
+                api: RiderHTTPAPI(transport: HTTPTransport(baseURL: world.server, token: token, client: client)),
+                channel: RiderLiveChannel(
+                    baseURL: world.server, token: token, connector: world.connector, client: client)),
             faults: FaultInjector(conditions: conditions))
         model = RiderModel(
             api: link, channel: link, cursors: cursors, clock: world.clock, now: world.timeline.now,
-            random: random.split())
+            random: random.split(), telemetry: Self.session(crashedBefore: false))
         self.random = random
         self.truth = truth
         self.measuring = measuring
@@ -187,6 +189,15 @@ final class SimRider {
         audit.observe(frame) { truth($0) }
     }
 
+    /// The simulated riders' phone model.
+    static let deviceModel = "iPhone15,4"
+
+    /// A new app session's telemetry identity.
+    static func session(crashedBefore: Bool) -> TelemetrySession {
+        TelemetrySession(
+            appVersion: SimDriver.appVersion, deviceModel: deviceModel, previousSessionCrashed: crashedBefore)
+    }
+
     /// The app is killed: everything in memory goes, the stored cursor stays.
     private func kill() {
         killed = true
@@ -197,9 +208,10 @@ final class SimRider {
     /// The app comes back a few seconds later and rebuilds the trip from the server and its cursor.
     private func relaunch() async {
         do { try await world.timeline.sleepUntil(world.timeline.now().addingTimeInterval(3)) } catch { return }
+        // A kill is a crash as the next session sees it.
         model = RiderModel(
             api: link, channel: link, cursors: cursors, clock: world.clock, now: world.timeline.now,
-            random: random.split())
+            random: random.split(), telemetry: Self.session(crashedBefore: true))
         if let wait = await conditions.timeToKill() { nextKill = world.timeline.now().addingTimeInterval(wait) }
         killed = false
         model.screenVisibilityChanged(true)

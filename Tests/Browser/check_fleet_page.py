@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Loads the fleet page in headless Chromium and waits, on the real clock, for its status line to count the cars.
 
-Prints one JSON object: the status line as shown and whether Leaflet took the map's element. The wait is for the
+Prints one JSON object: the status line as shown, whether Leaflet took the map's element, and the side panel's
+operability numbers (the cells of its "Since this node started" table) by id. The wait is for the
 page's own state (the stream's snapshot arrived), not for a fixed time, so a busy machine only makes it slower.
 """
 import argparse
@@ -30,6 +31,10 @@ def main():
         result = {
             "status": driver.find_element(By.ID, "status").text,
             "leaflet": len(driver.find_elements(By.CSS_SELECTOR, "#map.leaflet-container")) == 1,
+            "operability": {
+                cell.get_attribute("id"): cell.text
+                for cell in driver.find_elements(By.CSS_SELECTOR, "#operability td[id]")
+            },
         }
     finally:
         driver.quit()

@@ -72,15 +72,18 @@ struct MetricsBoundsTests {
         configuration.rateLimits.telemetryPerToken = nil
         let h = await ServerHarness(configuration: configuration)
         let sample = DeviceSample(
-            at: h.now, batteryLevel: 0.5, batteryState: .unplugged, thermalState: .nominal, lowPower: false, active: true,
+            at: h.now, batteryLevel: 0.5, batteryState: .unplugged, thermalState: .nominal, lowPower: false,
+            active: true,
             degraded: false)
         for index in 0..<400 {
             let batch = TelemetryBatch(
                 sessionID: UUID().uuidString.lowercased(), startsSession: true, previousSessionCrashed: false,
                 appVersion: "1.0.\(index)", deviceModel: "Phone\(index),1", samples: [sample])
             #expect(
-                await h.call("POST", "/v1/telemetry", token: h.token(.rider, "r\(index)"), body: try HailJSON.encode(batch))
-                    .status == 204)
+                await h.call(
+                    "POST", "/v1/telemetry", token: h.token(.rider, "r\(index)"), body: try HailJSON.encode(batch)
+                )
+                .status == 204)
         }
         let series = h.services.metrics.registry.render().split(separator: "\n").filter {
             $0.hasPrefix("hail_sessions_total{")
@@ -147,9 +150,12 @@ struct MetricsBoundsTests {
         #expect(
             text.contains(#"hail_location_updates_total{result="accepted",app="other",version="9.0",device="other"} 1"#)
         )
-        #expect(text.contains(#"hail_sessions_total{role="driver",version="1.4.0",device="iPhone13,2",region="unknown"} 1"#))
+        #expect(
+            text.contains(#"hail_sessions_total{role="driver",version="1.4.0",device="iPhone13,2",region="unknown"} 1"#)
+        )
         #expect(text.contains(#"hail_battery_drain_percent_per_hour_count{device="iPhone13,2"} 1"#))
-        #expect(text.contains(#"hail_degraded_seconds_total{version="1.4.0",device="iPhone13,2",region="unknown"} 600"#))
+        #expect(
+            text.contains(#"hail_degraded_seconds_total{version="1.4.0",device="iPhone13,2",region="unknown"} 600"#))
         #expect(text.contains(#"hail_drivers_degraded{region="unknown"} 0"#))
         #expect(text.contains("hail_flags_last_reload_successful 1"))
         #expect(

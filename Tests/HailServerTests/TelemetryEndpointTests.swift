@@ -207,3 +207,25 @@ struct TelemetryEndpointTests {
         #expect(registry.render().components(separatedBy: "\nhail_proposals_refused_total{").count - 1 == 3)
     }
 }
+
+extension TelemetryEndpointTests {
+    @Test func theSidePanelsNumbersAreTheSameCountsAddedUp() async throws {
+        let h = await Self.harness()
+        await h.onlineDriver("driver-1", at: Self.monaco)
+        let driver = h.token(.driver, "driver-1")
+        _ = await h.call("POST", "/v1/telemetry", token: driver, body: try Self.body(Self.tenMinutes(from: h.now)))
+        // A second session, on a rider's phone, after a crash.
+        _ = await h.call(
+            "POST", "/v1/telemetry", token: h.token(.rider, "rider-1"),
+            body: try Self.body(Self.tenMinutes(from: h.now), crashed: true, device: "iPhone15,2"))
+        let stats = h.services.metrics.operability()
+        #expect(stats.sessions == 2)
+        #expect(stats.crashFreeSessions == 0.5)
+        // The driver's 1.953125 points over 600 s on battery; the rider's battery does not count.
+        #expect(stats.batteryPercentPerActiveHour == 1.953125 * 3600 / 600)
+        #expect(stats.degradedShareOfOnlineTime == 0.5)
+        #expect(stats.resyncs == 0 && stats.framesPerResync == nil)
+        #expect(stats.flagCohorts == 0 && stats.flagsLastReadApplied)
+        #expect(stats.flagsReadAt == ServerHarness.epoch)
+    }
+}

@@ -18,12 +18,15 @@ public struct FleetStats: Codable, Sendable, Hashable {
     public var budgetSeconds: Double
     /// Stream reconnects (riders and drivers resuming) since the server started.
     public var reconnects: Int
+    /// The design's operability numbers on this node (nil from a server before them).
+    public var operability: OperabilityStats?
 
     /// Creates the numbers.
     public init(
         driversOnline: Int, driversDegraded: Int, tripsByState: [String: Int], positionAgeP50: Double?,
-        positionAgeP99: Double?, budgetSeconds: Double, reconnects: Int
+        positionAgeP99: Double?, budgetSeconds: Double, reconnects: Int, operability: OperabilityStats? = nil
     ) {
+        self.operability = operability
         self.driversOnline = driversOnline
         self.driversDegraded = driversDegraded
         self.tripsByState = tripsByState

@@ -50,6 +50,14 @@ enum FleetPage {
         <tr><td>Budget</td><td id="n-budget">–</td></tr>
         <tr><td>Reconnects</td><td id="n-reconnects">–</td></tr>
         </tbody></table>
+        <h2>Since this node started</h2><table id="operability"><tbody>
+        <tr><td>Crash-free sessions</td><td id="n-crash-free">–</td></tr>
+        <tr><td>Battery per active hour</td><td id="n-battery">–</td></tr>
+        <tr><td>Online time degraded</td><td id="n-degraded-share">–</td></tr>
+        <tr><td>Resync size (frames, versions)</td><td id="n-resync">–</td></tr>
+        <tr><td>Refused proposals</td><td id="n-refused">–</td></tr>
+        <tr><td>Flags</td><td id="n-flags">–</td></tr>
+        </tbody></table>
         <div id="demo" style="display:none"><h2>Demo</h2><div id="faults-server">
         <button data-fault="restartServer">Restart the server</button><div id="demo-answer"></div></div></div>
         <h2>Selected</h2><div id="hint">Click a car or a trip's pin.</div>
@@ -232,6 +240,20 @@ enum FleetPage {
           number("n-p50", age(stats.positionAgeP50), stats.positionAgeP50 > stats.budgetSeconds ? "over" : "ok");
           number("n-p99", age(stats.positionAgeP99), stats.positionAgeP99 > stats.budgetSeconds ? "over" : "ok");
           number("n-budget", stats.budgetSeconds + " s"); number("n-reconnects", stats.reconnects);
+          const o = stats.operability;
+          if (o) {
+            const share = v => v === undefined || v === null ? "–" : (v * 100).toFixed(1) + "%";
+            const fixed = (v, unit) => v === undefined || v === null ? "–" : v.toFixed(1) + unit;
+            number("n-crash-free", o.sessions ? share(o.crashFreeSessions) + " of " + o.sessions : "–",
+              o.crashFreeSessions !== undefined && o.crashFreeSessions < 0.99 ? "over" : "ok");
+            number("n-battery", fixed(o.batteryPercentPerActiveHour, " %/h"));
+            number("n-degraded-share", share(o.degradedShareOfOnlineTime));
+            number("n-resync", o.resyncs ? fixed(o.framesPerResync, "") + ", " + fixed(o.tripVersionsPerResync, "") +
+              " (" + o.resyncs + ")" : "–");
+            number("n-refused", o.refusedProposals);
+            number("n-flags", o.flagCohorts + " cohorts" + (o.flagsLastReadApplied ? "" : ", last reload refused"),
+              o.flagsLastReadApplied ? "ok" : "over");
+          }
           document.getElementById("status").textContent = cars.size + " cars · " + trips.size + " active trips";
         }
         function select(what) {

@@ -75,7 +75,8 @@ public actor OperatorFeed {
                 cars: cars, trips: active, ended: [:], now: time.now(), reconnects: metrics.reconnectCount(),
                 path: { _, _ in nil })
         }
-        return reading.snapshot(at: time.now(), reconnects: metrics.reconnectCount())
+        return reading.snapshot(
+            at: time.now(), reconnects: metrics.reconnectCount(), operability: metrics.operability())
     }
 
     private func run() async {
@@ -94,11 +95,12 @@ public actor OperatorFeed {
         guard let (cars, active, ended) = await read(known: state) else { return }
         let now = time.now()
         let reconnects = metrics.reconnectCount()
+        let operability = metrics.operability()
         let roads = routing.roads(for: nil)
         var snaps = self.snaps
         var budget = Self.pathsPerTick
         let delta = state.advance(
-            cars: cars, trips: active, ended: ended, now: now, reconnects: reconnects,
+            cars: cars, trips: active, ended: ended, now: now, reconnects: reconnects, operability: operability,
             path: { old, new in
                 guard let roads, budget > 0 else { return nil }
                 budget -= 1
@@ -113,7 +115,8 @@ public actor OperatorFeed {
             for frame in frames { viewer(frame) }
         }
         guard !waiting.isEmpty else { return }
-        let snapshot = Self.message(state.snapshot(at: now, reconnects: reconnects), .essential)
+        let snapshot = Self.message(
+            state.snapshot(at: now, reconnects: reconnects, operability: operability), .essential)
         for (id, viewer) in waiting {
             viewer(snapshot)
             viewers[id] = viewer

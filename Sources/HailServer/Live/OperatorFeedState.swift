@@ -25,10 +25,11 @@ struct OperatorFeedState: Sendable {
     private(set) var started = false
 
     /// The snapshot a new viewer starts from, consistent with the deltas that follow it.
-    func snapshot(at now: Date, reconnects: Int) -> OperatorServerFrame {
+    func snapshot(at now: Date, reconnects: Int, operability: OperabilityStats? = nil) -> OperatorServerFrame {
         .fleetSnapshot(
             at: now, cars: cars.values.sorted { $0.driverID < $1.driverID },
-            trips: trips.values.sorted { $0.id < $1.id }, stats: stats(at: now, reconnects: reconnects))
+            trips: trips.values.sorted { $0.id < $1.id },
+            stats: stats(at: now, reconnects: reconnects, operability: operability))
     }
 
     /// The car last read for `driverID`.
@@ -45,7 +46,7 @@ struct OperatorFeedState: Sendable {
     /// from the map). `path` gives the road between a car's previous position and its new one.
     mutating func advance(
         cars newCars: [OperatorCar], trips newTrips: [OperatorTrip], ended: [String: OperatorTrip],
-        now: Date, reconnects: Int, path: (OperatorCar, OperatorCar) -> String?
+        now: Date, reconnects: Int, operability: OperabilityStats? = nil, path: (OperatorCar, OperatorCar) -> String?
     ) -> Delta {
         let tripsByID = Dictionary(newTrips.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         var changedCars: [OperatorCar] = []
@@ -86,11 +87,12 @@ struct OperatorFeedState: Sendable {
             ? nil : .fleetChanged(at: now, cars: changedCars, carsGone: gone, trips: changedTrips)
         let moved: OperatorServerFrame? = firstReading || moves.isEmpty ? nil : .carsMoved(at: now, moves: moves)
         return Delta(
-            changed: changed, moved: moved, stats: .fleetStats(at: now, stats: stats(at: now, reconnects: reconnects)))
+            changed: changed, moved: moved,
+            stats: .fleetStats(at: now, stats: stats(at: now, reconnects: reconnects, operability: operability)))
     }
 
-    /// The live numbers of the current reading at `now`.
-    func stats(at now: Date, reconnects: Int) -> FleetStats {
+    /// The live numbers of the current reading at `now`, with this node's design numbers.
+    func stats(at now: Date, reconnects: Int, operability: OperabilityStats? = nil) -> FleetStats {
         var byState: [String: Int] = [:]
         for trip in trips.values { byState[trip.state.rawValue, default: 0] += 1 }
         let watched: Set<TripState> = [.driverAssigned, .driverArrived, .onTrip]
@@ -100,7 +102,7 @@ struct OperatorFeedState: Sendable {
             driversOnline: cars.values.filter(\.online).count,
             driversDegraded: cars.values.filter { $0.online && $0.degraded }.count, tripsByState: byState,
             positionAgeP50: Self.percentile(ages, 0.50), positionAgeP99: Self.percentile(ages, 0.99),
-            budgetSeconds: Self.budgetSeconds, reconnects: reconnects)
+            budgetSeconds: Self.budgetSeconds, reconnects: reconnects, operability: operability)
     }
 
     /// The nearest-rank percentile of sorted `values`, rounded to a tenth of a second.

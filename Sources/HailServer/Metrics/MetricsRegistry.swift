@@ -186,6 +186,28 @@ public final class MetricsRegistry: Sendable {
         return added + handled + (setGauges.withLock { $0[series] } ?? 0)
     }
 
+    /// The sum of every series of a counter or gauge whose labels include `matching` (every series for none):
+    /// `total("hail_sessions_total", matching: ["role": "driver"])`. For occasional readers (the operator's live
+    /// numbers, once a second), never the hot path: it visits every series.
+    public func total(_ name: String, matching: [String: String] = [:]) -> Double {
+        func wanted(_ series: Series) -> Bool {
+            guard series.name == name else { return false }
+            guard !matching.isEmpty else { return true }
+            var found = 0
+            for index in stride(from: 0, to: series.labels.count, by: 2)
+            where matching[series.labels[index]] == series.labels[index + 1] {
+                found += 1
+            }
+            return found == matching.count
+        }
+        var sum = setGauges.withLock { $0.filter { wanted($0.key) }.values.reduce(0, +) }
+        sum += handles.withLock { $0.counters.filter { wanted($0.key) }.map(\.value) }.reduce(0) { $0 + $1.value }
+        for stripe in stripes {
+            sum += stripe.values.withLock { $0.counters.filter { wanted($0.key) }.values.reduce(0, +) }
+        }
+        return sum
+    }
+
     /// Records one observation in a histogram declared with buckets.
     public func observe(_ name: String, _ value: Double, labels: Labels = [:]) {
         let series = Series(name, labels)

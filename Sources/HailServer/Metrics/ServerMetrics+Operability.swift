@@ -67,6 +67,29 @@ extension ServerMetrics {
             help: "Trip intents the server refused (403, 409, 422), by kind, reason, version, device and region.")
     }
 
+    /// The design's numbers on this node since it started, for the operator's side panel.
+    public func operability() -> OperabilityStats {
+        func ratio(_ part: Double, _ whole: Double) -> Double? { whole > 0 ? part / whole : nil }
+        let sessions = registry.total("hail_sessions_total")
+        let resyncs = registry.total("hail_resyncs_total")
+        let stamp = registry.total("hail_flags_last_reload_success_timestamp_seconds")
+        return OperabilityStats(
+            sessions: Int(sessions),
+            crashFreeSessions: ratio(sessions - registry.total("hail_session_crashes_total"), sessions),
+            batteryPercentPerActiveHour: ratio(
+                registry.total("hail_battery_drained_percent_total", matching: ["role": "driver"]) * 3600,
+                registry.total("hail_battery_active_seconds_total", matching: ["role": "driver"])),
+            degradedShareOfOnlineTime: ratio(
+                registry.total("hail_degraded_seconds_total"),
+                registry.total("hail_app_active_seconds_total", matching: ["role": "driver"])),
+            resyncs: Int(resyncs), framesPerResync: ratio(registry.total("hail_resync_frames_total"), resyncs),
+            tripVersionsPerResync: ratio(registry.total("hail_resync_trip_versions_total"), resyncs),
+            refusedProposals: Int(registry.total("hail_proposals_refused_total")),
+            flagCohorts: Int(registry.total("hail_flags_cohorts")),
+            flagsReadAt: stamp > 0 ? Date(timeIntervalSince1970: stamp) : nil,
+            flagsLastReadApplied: registry.total("hail_flags_last_reload_successful") == 1)
+    }
+
     /// The flags were read at start: applied, or (only with the defaults standing in) not.
     public func flagsLoaded(successfully: Bool, cohorts: Int, at now: Date) {
         registry.set("hail_flags_last_reload_successful", successfully ? 1 : 0)

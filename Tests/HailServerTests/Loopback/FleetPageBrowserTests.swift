@@ -35,6 +35,18 @@ struct FleetPageBrowserTests {
                     ]))
             _ = try await server.http("POST", "/v1/drivers/me/locations", token: token, body: point)
         }
+        // One driver's session, a crash before it, ten minutes on battery losing 2 points: the side panel's numbers.
+        let start = Date()
+        let samples = (0...1).map { index in
+            DeviceSample(
+                at: start.addingTimeInterval(Double(index) * 600), batteryLevel: 0.8 - Double(index) * 0.02,
+                batteryState: .unplugged, thermalState: .nominal, lowPower: false, active: true, degraded: index == 0)
+        }
+        let telemetry = try HailJSON.encodeString(
+            TelemetryBatch(
+                sessionID: UUID().uuidString.lowercased(), startsSession: true, previousSessionCrashed: true,
+                appVersion: "1.4.0", deviceModel: "iPhone13,2", samples: samples))
+        _ = try await server.http("POST", "/v1/telemetry", token: server.token(.driver, "driver-0"), body: telemetry)
         let url = "\(server.base)/?access_token=\(server.token(.operator, "ops"))"
         // The script waits for the status line on the real clock: Chromium's `--dump-dom` under virtual time
         // could dump the page before the stream's snapshot arrived on a busy machine ("connecting…").
@@ -44,6 +56,14 @@ struct FleetPageBrowserTests {
         #expect((page["status"] as? String)?.hasPrefix("2 cars") == true, "\(page)")
         // Leaflet came from the server's system copy and took the map's element.
         #expect(page["leaflet"] as? Bool == true, "\(page)")
+        // The side panel shows the design's numbers.
+        let numbers = try #require(page["operability"] as? [String: String], "\(page)")
+        #expect(numbers["n-crash-free"] == "0.0% of 1")
+        #expect(numbers["n-battery"] == "12.0 %/h")
+        #expect(numbers["n-degraded-share"] == "100.0%")
+        #expect(numbers["n-resync"] == "–")
+        #expect(numbers["n-refused"] == "0")
+        #expect(numbers["n-flags"] == "0 cohorts")
     }
 
     /// Runs the script with `arguments` and returns the last line it printed.

@@ -69,7 +69,13 @@ struct OperatorStreamTests {
             stats
                 == FleetStats(
                     driversOnline: 1, driversDegraded: 0, tripsByState: [:], positionAgeP50: nil, positionAgeP99: nil,
-                    budgetSeconds: 5, reconnects: 0))
+                    budgetSeconds: 5, reconnects: 0,
+                    operability: OperabilityStats(
+                        sessions: 0, crashFreeSessions: nil, batteryPercentPerActiveHour: nil,
+                        degradedShareOfOnlineTime: nil, resyncs: 0, framesPerResync: nil, tripVersionsPerResync: nil,
+                        refusedProposals: 0, flagCohorts: 0, flagsReadAt: ServerHarness.epoch,
+                        flagsLastReadApplied: true)
+                ))
 
         // A request: the trip appears, searching, as an essential change.
         let request = await h.call(
