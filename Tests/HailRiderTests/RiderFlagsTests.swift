@@ -123,7 +123,7 @@ struct RiderFlagsTests {
         await clock.sleepers(atLeast: 1)
         let all = await api.telemetry
         #expect(all.count == 2)
-        #expect(all.last?.startsSession == false && all.last?.previousSessionCrashed == nil)
+        #expect(all.last?.startsSession == false && all.last?.previousSessionCrashed == true)
         #expect(all.last?.samples.count == 12)
         #expect(all.last?.samples.first?.at == Fixtures.serverEpoch)
         #expect(all.last?.samples.last?.at == Fixtures.serverEpoch.addingTimeInterval(660))

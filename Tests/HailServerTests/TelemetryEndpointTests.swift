@@ -31,7 +31,7 @@ struct TelemetryEndpointTests {
     }
 
     static func body(
-        _ samples: [DeviceSample], starts: Bool = true, crashed: Bool? = false, device: String = "iPhone13,2"
+        _ samples: [DeviceSample], starts: Bool = true, crashed: Bool = false, device: String = "iPhone13,2"
     )
         throws -> Data
     {
@@ -70,7 +70,7 @@ struct TelemetryEndpointTests {
         // The next batch carries on the session: no session counted, the interval since the last sample read.
         let later = Self.tenMinutes(from: h.now.addingTimeInterval(600))
         let next = await h.call(
-            "POST", "/v1/telemetry", token: driver, body: try Self.body(later, starts: false, crashed: nil))
+            "POST", "/v1/telemetry", token: driver, body: try Self.body(later, starts: false))
         #expect(next.status == 204)
         #expect(registry.value("hail_sessions_total", labels: segment) == 1)
         #expect(registry.value("hail_app_active_seconds_total", labels: segment) == 1200)
@@ -99,7 +99,7 @@ struct TelemetryEndpointTests {
 
     @Test(arguments: [
         (
-            #"{"sessionID": "x", "startsSession": false, "appVersion": "1", "deviceModel": "d", "samples": []}"#,
+            #"{"sessionID": "x", "startsSession": false, "previousSessionCrashed": false, "appVersion": "1", "deviceModel": "d", "samples": []}"#,
             "sessionID"
         ),
         (
@@ -107,23 +107,23 @@ struct TelemetryEndpointTests {
             "previousSessionCrashed"
         ),
         (
-            #"{"sessionID": "7c9e6679-7425-40de-944b-e07fc1f90ae7", "startsSession": false, "appVersion": "1", "deviceModel": "d", "samples": []}"#,
+            #"{"sessionID": "7c9e6679-7425-40de-944b-e07fc1f90ae7", "startsSession": true, "previousSessionCrashed": false, "appVersion": "1.4.0\u00e9", "deviceModel": "d", "samples": []}"#,
+            "appVersion"
+        ),
+        (
+            #"{"sessionID": "7c9e6679-7425-40de-944b-e07fc1f90ae7", "startsSession": false, "previousSessionCrashed": false, "appVersion": "1", "deviceModel": "d", "samples": []}"#,
             "samples"
         ),
         (
-            #"{"sessionID": "7c9e6679-7425-40de-944b-e07fc1f90ae7", "startsSession": false, "appVersion": "1", "deviceModel": "d", "samples": [{"at": "2026-12-02T12:40:00.000Z", "batteryLevel": 1.5, "batteryState": "unplugged", "thermalState": "nominal", "lowPower": false, "active": true, "degraded": false}]}"#,
+            #"{"sessionID": "7c9e6679-7425-40de-944b-e07fc1f90ae7", "startsSession": false, "previousSessionCrashed": false, "appVersion": "1", "deviceModel": "d", "samples": [{"at": "2026-12-02T12:40:00.000Z", "batteryLevel": 1.5, "batteryState": "unplugged", "thermalState": "nominal", "lowPower": false, "active": true, "degraded": false}]}"#,
             "samples[0].batteryLevel"
         ),
         (
-            #"{"sessionID": "7c9e6679-7425-40de-944b-e07fc1f90ae7", "startsSession": false, "appVersion": "1", "deviceModel": "d", "samples": [{"at": "2026-12-02T12:40:00.000Z", "batteryState": "unplugged", "thermalState": "nominal", "lowPower": false, "active": true, "degraded": false}, {"at": "2026-12-02T12:39:00.000Z", "batteryState": "unplugged", "thermalState": "nominal", "lowPower": false, "active": true, "degraded": false}]}"#,
-            "samples[1].at"
-        ),
-        (
-            #"{"sessionID": "7c9e6679-7425-40de-944b-e07fc1f90ae7", "startsSession": false, "appVersion": "1", "deviceModel": "d", "samples": [{"at": "2026-12-02T12:40:00.000Z", "batteryState": "unplugged", "thermalState": "warm", "lowPower": false, "active": true, "degraded": false}]}"#,
+            #"{"sessionID": "7c9e6679-7425-40de-944b-e07fc1f90ae7", "startsSession": false, "previousSessionCrashed": false, "appVersion": "1", "deviceModel": "d", "samples": [{"at": "2026-12-02T12:40:00.000Z", "batteryState": "unplugged", "thermalState": "warm", "lowPower": false, "active": true, "degraded": false}]}"#,
             "samples[0].thermalState"
         ),
         (
-            #"{"sessionID": "7c9e6679-7425-40de-944b-e07fc1f90ae7", "startsSession": false, "appVersion": "", "deviceModel": "d", "samples": []}"#,
+            #"{"sessionID": "7c9e6679-7425-40de-944b-e07fc1f90ae7", "startsSession": false, "previousSessionCrashed": false, "appVersion": "", "deviceModel": "d", "samples": []}"#,
             "appVersion"
         ),
     ])
@@ -227,5 +227,20 @@ extension TelemetryEndpointTests {
         #expect(stats.resyncs == 0 && stats.framesPerResync == nil)
         #expect(stats.flagCohorts == 0 && stats.flagsLastReadApplied)
         #expect(stats.flagsReadAt == ServerHarness.epoch)
+    }
+}
+
+extension TelemetryEndpointTests {
+    @Test func samplesOutOfOrderAreReadInTimeOrder() async throws {
+        let h = await Self.harness()
+        let response = await h.call(
+            "POST", "/v1/telemetry", token: h.token(.driver, "driver-1"),
+            body: try Self.body(Self.tenMinutes(from: h.now).reversed()))
+        #expect(response.status == 204)
+        let segment: KeyValuePairs<String, String> = [
+            "role": "driver", "version": "1.4.0", "device": "iPhone13,2", "region": "unknown",
+        ]
+        #expect(h.services.metrics.registry.value("hail_app_active_seconds_total", labels: segment) == 600)
+        #expect(h.services.metrics.registry.value("hail_battery_drained_percent_total", labels: segment) == 1.953125)
     }
 }

@@ -13,8 +13,6 @@ public enum ProtocolLimits {
     public static let maxSpeedMetersPerSecond = 1_000.0
     /// The most samples one telemetry batch may carry: two hours at the apps' one a minute.
     public static let maxTelemetrySamples = 120
-    /// The longest span one telemetry batch may cover, seconds.
-    public static let maxTelemetrySpanSeconds = 24.0 * 3600
     /// The longest app version or device model accepted in telemetry, in UTF-8 bytes.
     public static let maxClientPartBytes = 32
 }

@@ -32,7 +32,7 @@ public struct TelemetrySession: Sendable, Hashable {
     public func body(_ batch: TelemetryLog.Batch) -> TelemetryBatch {
         TelemetryBatch(
             sessionID: id, startsSession: batch.startsSession,
-            previousSessionCrashed: batch.startsSession ? previousSessionCrashed : nil, appVersion: appVersion,
+            previousSessionCrashed: previousSessionCrashed, appVersion: appVersion,
             deviceModel: deviceModel, samples: batch.samples)
     }
 }

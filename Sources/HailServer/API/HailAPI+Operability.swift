@@ -40,7 +40,7 @@ extension HailAPI {
         let segment = services.metrics.clientBounds.segment(
             client, region: services.flags.current.region(containing: key.position))
         services.metrics.telemetry(
-            batch, summary: TelemetrySummary(samples: batch.samples), role: principal.role, segment: segment)
+            batch, summary: TelemetrySummary(samples: batch.samplesInOrder), role: principal.role, segment: segment)
         return .noContent
     }
 

@@ -117,7 +117,7 @@ extension ServerMetrics {
         let labels = Self.labels(role, segment)
         if batch.startsSession {
             registry.add("hail_sessions_total", labels: labels)
-            if batch.previousSessionCrashed == true { registry.add("hail_session_crashes_total", labels: labels) }
+            if batch.previousSessionCrashed { registry.add("hail_session_crashes_total", labels: labels) }
         }
         if summary.activeSeconds > 0 {
             registry.add("hail_app_active_seconds_total", summary.activeSeconds, labels: labels)
