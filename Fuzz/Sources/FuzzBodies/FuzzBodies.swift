@@ -3,7 +3,7 @@ import FuzzSupport
 import HailCore
 import HailProtocol
 
-/// libFuzzer's entry point. The first byte picks what the rest is read as (`0`...`9` in the corpus):
+/// libFuzzer's entry point. The first byte picks what the rest is read as (`0`...`9` and `:` in the corpus):
 /// the body of each route that has one, the driver's JSON frame, or the binary location batch.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzBodies(_ data: UnsafeRawPointer, _ size: Int) -> CInt {
@@ -11,7 +11,7 @@ public func fuzzBodies(_ data: UnsafeRawPointer, _ size: Int) -> CInt {
     guard let selector = bytes.first else { return 0 }
     let body = Data(bytes.dropFirst())
     // The corpus spells the selector as an ASCII digit.
-    switch (selector &- UInt8(ascii: "0")) % 10 {
+    switch (selector &- UInt8(ascii: "0")) % 11 {
     case 0: BodyCheck.json(EstimateRequest.self, body)
     case 1: BodyCheck.json(TripRequest.self, body)
     case 2: BodyCheck.json(CancelRequest.self, body)
@@ -21,6 +21,7 @@ public func fuzzBodies(_ data: UnsafeRawPointer, _ size: Int) -> CInt {
     case 6: BodyCheck.json(DriverClientFrame.self, body)
     case 8: BodyCheck.json(DeviceRegistration.self, body)
     case 9: BodyCheck.json(LiveActivityRegistration.self, body)
+    case 10: BodyCheck.json(TelemetryBatch.self, body)
     default: BodyCheck.binaryBatch(body)
     }
     return 0
