@@ -458,8 +458,9 @@ public final class Fleet: Sendable {
         var publishedAge: TimeInterval?
         if !batch.backlog, let newest = kept.last {
             let heading = newest.heading < 0 ? nil : newest.heading
-            let cohort = CohortKey.driver(driverID, client: state.client, at: newest.coordinate)
-            let roads = routing.roads(for: cohort)
+            // The flags are read once per batch: the provider decides both the road snap and the ETA.
+            let provider = routing.provider(for: .driver(driverID, client: state.client, at: newest.coordinate))
+            let roads = provider is GraphRouteProvider ? routing.network : nil
             var snap = roads?.snap(newest.coordinate, heading: heading, radius: routing.snapRadius)
             var path: [Coordinate]?
             if let roads, let current = snap, let previous = state.snap {
@@ -480,7 +481,7 @@ public final class Fleet: Sendable {
             if let record = shared.trip, record.trip.state.isActive, record.trip.state != .searching {
                 published = location
                 let target = record.trip.state == .onTrip ? record.trip.dropoff : record.trip.pickup
-                let eta = routing.estimator(for: cohort).seconds(from: location.coordinate, to: target)
+                let eta = RouteEstimator(provider: provider).seconds(from: location.coordinate, to: target)
                 let moved = DriverMoved(location: location, etaSeconds: eta, path: path)
                 if let text = try? moved.riderFrameText() {
                     publish = (BusMessage(kind: .disposable, text: text, publishedAt: now), .trip(record.trip.id))
