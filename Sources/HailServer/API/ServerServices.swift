@@ -36,6 +36,8 @@ public struct ServerServices: Sendable {
     public let operatorFeed: OperatorFeed
     /// `POST /v1/telemetry`'s own rate per principal (`RateLimits.telemetryPerToken`).
     public let telemetryLimit: PrincipalRateLimit
+    /// When the scrape-time gauges were last counted.
+    let scrapeThrottle = ScrapeThrottle()
 
     /// Wires the services together: after every committed change the fleet learns who serves which trip
     /// and dispatch starts or stops searching.
@@ -132,9 +134,11 @@ public struct ServerServices: Sendable {
     public var flags: FlagsStore { routing.flags }
 
     /// Who `principal` is to the flags: their role and id, their app, and where they are (a driver's last
-    /// position, a rider's active trip's pickup), read from the stores.
+    /// position, a rider's active trip's pickup), read from the stores only when the flags name regions.
     public func cohortKey(for principal: Principal, client: ClientInfo?) async -> CohortKey {
         var key = CohortKey(role: principal.role, subject: principal.subject, client: client)
+        // Without regions the place decides nothing, and a polling rider would pay a read on every poll.
+        guard !flags.current.regions.regions.isEmpty else { return key }
         switch principal.role {
         case .driver:
             key.position = await fleet.position(driverID: principal.subject)?.coordinate
@@ -147,8 +151,11 @@ public struct ServerServices: Sendable {
     }
 
     /// Sets the gauges read at scrape time: the online drivers whose location is degraded now, by region, among
-    /// the drivers this node ingests (every driver, on one node; in a scaled deployment, sum over the nodes).
+    /// the drivers this node ingests (every driver, on one node; in a scaled deployment, sum over the nodes). At
+    /// most once every `ScrapeThrottle.interval` of the server's clock, since `/metrics` answers anyone and the
+    /// count reads every driver's status.
     public func updateScrapeGauges() async {
+        guard scrapeThrottle.due(at: time.now()) else { return }
         let flags = flags.current
         var byRegion: [String: Int] = [:]
         for driverID in await fleet.knownDriverIDs() {
