@@ -9,7 +9,8 @@ public struct RiderConfiguration: Sendable, Hashable {
     public var reconnect: Backoff
     /// After this many failed stream attempts in a row the wait before the next one is filled with polls.
     public var pollAfterFailures: Int
-    /// Seconds between polls of `GET /v1/trips/{id}` while the stream cannot be had.
+    /// Seconds between polls of `GET /v1/trips/{id}` while the stream cannot be had, until the server's flags give
+    /// an interval (`ClientConfig.liveStream`), which then wins.
     public var pollInterval: TimeInterval
     /// How the car glides between fixes.
     public var glide: Glide.Configuration

@@ -81,6 +81,8 @@ public final class RiderModel {
     @ObservationIgnored private var telemetry: TelemetryLog
     @ObservationIgnored private var telemetryTask: Task<Void, Never>?
     @ObservationIgnored private var power = DevicePower.unknown
+    /// True once a server answered the flags: from then on its poll interval is the one the fallback polls at.
+    @ObservationIgnored private var flagsFromServer = false
     /// Told after every step the model takes, changed screen or not; tests wait on it instead of sleeping.
     @ObservationIgnored var progressWatchers: [AsyncStream<Void>.Continuation] = []
 
@@ -408,7 +410,9 @@ public final class RiderModel {
     /// Fetches the cohort's flags; a server without the route means the defaults, no answer keeps what we had.
     private func refreshConfig() async {
         do {
-            let fresh = try await api.config() ?? ClientConfig.defaults(for: .rider)
+            let answer = try await api.config()
+            flagsFromServer = answer != nil
+            let fresh = answer ?? ClientConfig.defaults(for: .rider)
             if fresh != config { config = fresh }
         } catch {
             // No answer (or a refusal): the flags in hand stay until the next resync.
@@ -546,10 +550,13 @@ public final class RiderModel {
     private func waitBeforeRetry(failures: Int, generation: Int) async -> Bool {
         var remaining = configuration.reconnect.delay(afterAttempt: failures, using: &random)
         let polling = failures >= configuration.pollAfterFailures
+        // The cohort's interval when the server gave one; the app's own before it did.
+        let pollInterval =
+            flagsFromServer ? TimeInterval(config.liveStreamOrDefault.pollIntervalSeconds) : configuration.pollInterval
         connection = polling ? .polling : .waiting
         refresh()
         repeat {
-            let step = polling ? min(remaining, configuration.pollInterval) : remaining
+            let step = polling ? min(remaining, pollInterval) : remaining
             do { try await clock.sleep(for: .milliseconds(Int64((step * 1000).rounded()))) } catch { return false }
             remaining -= step
             guard isCurrent(generation), machine.isActive else { return false }

@@ -130,3 +130,32 @@ struct RiderFlagsTests {
         model.stop()
     }
 }
+
+extension RiderFlagsTests {
+    @Test func whileTheStreamCannotBeHadThePollsComeAtTheCohortsInterval() async throws {
+        let api = FakeTripAPI(trip: Fixtures.trip(.driverAssigned, version: 2, eta: 300))
+        await api.setFlags(
+            ClientConfig(
+                role: .rider, liveStream: LiveStreamSetting(mode: .stream, pollIntervalSeconds: 6),
+                etaSource: .roadGraph, routeProvider: "graph"))
+        let h = RiderHarness(api: api)
+        h.channel.refuse(next: 100)
+        h.model.screenVisibilityChanged(true)
+        await h.model.launch()
+        await h.advance(1)
+        await h.advance(2)
+        await h.advance(4)
+        // Fourth failure: an 8 s wait, filled with polls at the cohort's 6 s, not the app's own 4 s.
+        await h.clock.sleepers(atLeast: 1)
+        #expect(h.model.connection == .polling)
+        #expect(await api.count("trip") == 0)
+        await h.advance(4)
+        await h.clock.sleepers(atLeast: 1)
+        #expect(await api.count("trip") == 0)
+        await h.advance(2)
+        try await h.until("polled at 6 s") { h.model.connection == .polling }
+        await h.clock.sleepers(atLeast: 1)
+        #expect(await api.count("trip") == 1)
+        h.model.stop()
+    }
+}

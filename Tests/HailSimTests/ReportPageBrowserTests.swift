@@ -40,7 +40,7 @@ struct ReportPageBrowserTests {
         #expect(
             drawn["svgs"] as? [String] == [
                 "freshness-svg", "freshness-distribution-svg", "freshness-by-state-svg", "trips-svg", "sends-svg",
-                "bytes-svg",
+                "bytes-svg", "battery-svg",
             ])
         // Freshness: the budget line on both freshness plots; sends and bytes each against their budget bar.
         #expect(drawn["budgets"] as? Int == 2)
