@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "HailAppStore", targets: ["HailAppStore"]),
         .library(name: "HailScale", targets: ["HailScale"]),
         .library(name: "HailAPNs", targets: ["HailAPNs"]),
+        .library(name: "HailAppSeams", targets: ["HailAppSeams"]),
+        .library(name: "HailAppDoubles", targets: ["HailAppDoubles"]),
         .library(name: "HailRider", targets: ["HailRider"]),
         .library(name: "HailDriver", targets: ["HailDriver"]),
         .library(name: "HailTesting", targets: ["HailTesting"]),
@@ -81,16 +83,24 @@ let package = Package(
         // The backend as a library: routes, streams, trip authority, dispatch, ingest, stores, metrics.
         .target(name: "HailServer", dependencies: ["HailCore", "HailProtocol", "HailStorage", "HailNet", "HailRoads"]),
         // The rider app's runtime: an @Observable model a SwiftUI screen binds to, on injected seams.
-        .target(name: "HailRider", dependencies: ["HailCore", "HailProtocol"]),
+        // What the app cores need from the outside world, as protocols (isowords' ApiClient): the server's calls and
+        // streams, durable stores, the location hardware, and the one error contract, CallError.
+        .target(name: "HailAppSeams", dependencies: ["HailCore", "HailProtocol"]),
+        // Doubles of the seams, shipped: canned ones for SwiftUI previews, scriptable ones for tests.
+        .target(name: "HailAppDoubles", dependencies: ["HailAppSeams", "HailCore", "HailProtocol"]),
+        .target(name: "HailRider", dependencies: ["HailCore", "HailProtocol", "HailAppSeams"]),
         // The driver app's runtime: location pipeline, durable outbox, restore after kill, on injected seams.
-        .target(name: "HailDriver", dependencies: ["HailCore", "HailProtocol"]),
+        .target(name: "HailDriver", dependencies: ["HailCore", "HailProtocol", "HailAppSeams"]),
         // The app cores' durable state on HailStorage: the rider's cursor and the driver's outbox.
         .target(name: "HailAppStore", dependencies: ["HailRider", "HailDriver", "HailStorage"]),
         // Live transports for the app cores: REST over URLSession; WebSockets over HailNet on Linux and
         // URLSessionWebSocketTask on Apple platforms, so an iOS app links no C library.
         .target(
             name: "HailClient",
-            dependencies: ["HailProtocol", .target(name: "HailNet", condition: .when(platforms: [.linux]))]
+            dependencies: [
+                "HailProtocol", "HailCore", "HailAppSeams",
+                .target(name: "HailNet", condition: .when(platforms: [.linux])),
+            ]
         ),
         // A simulated city: drivers and riders on real roads over real sockets, with network faults.
         .target(
@@ -153,7 +163,8 @@ let package = Package(
         .testTarget(
             name: "HailRiderTests",
             dependencies: [
-                "HailRider", "HailClient", "HailServer", "HailStorage", "HailCore", "HailProtocol", "HailNet",
+                "HailRider", "HailAppDoubles", "HailClient", "HailServer", "HailStorage", "HailCore", "HailProtocol",
+                "HailNet",
                 "HailTesting",
             ]
         ),
@@ -164,7 +175,7 @@ let package = Package(
         .testTarget(
             name: "HailDriverTests",
             dependencies: [
-                "HailAppStore", "HailRider",
+                "HailAppStore", "HailRider", "HailAppDoubles",
                 "HailDriver", "HailClient", "HailServer", "HailStorage", "HailCore", "HailProtocol", "HailNet",
                 "HailTesting", "HailProcess",
             ]

@@ -1,9 +1,10 @@
 import Foundation
+import HailAppSeams
 import HailCore
 import HailProtocol
 
 /// The driver's REST calls over `HTTPTransport`; its methods match HailDriver's `DriverAPI`.
-public struct DriverHTTPAPI: Sendable {
+public struct DriverHTTPAPI: DriverAPI {
     /// The transport, carrying the driver's token.
     public let transport: HTTPTransport
 
@@ -11,15 +12,15 @@ public struct DriverHTTPAPI: Sendable {
     public init(transport: HTTPTransport) { self.transport = transport }
 
     /// `POST /v1/drivers/me/status`.
-    public func setStatus(_ status: DriverStatusRequest) async throws(ClientError) {
+    public func setStatus(_ status: DriverStatusRequest) async throws(CallError) {
         _ = try await transport.send("POST", Routes.driverStatus.template, body: encode(status))
     }
 
     /// `POST /v1/drivers/me/locations` in the compact binary format.
-    public func sendLocations(_ batch: LocationBatch) async throws(ClientError) -> LocationAck {
+    public func sendLocations(_ batch: LocationBatch) async throws(CallError) -> LocationAck {
         let body: Data
         do { body = try LocationBatchCodec.encode(batch) } catch {
-            throw .decoding("cannot encode batch \(batch.seq): \(error)")
+            throw .unreadable("cannot encode batch \(batch.seq): \(error)")
         }
         let (_, data) = try await transport.send(
             "POST", Routes.driverLocations.template, body: body, contentType: HailMediaType.locationBatch)
@@ -27,29 +28,29 @@ public struct DriverHTTPAPI: Sendable {
     }
 
     /// `GET /v1/drivers/me/trip`: the active trip, or nil on 204.
-    public func activeTrip() async throws(ClientError) -> Trip? {
+    public func activeTrip() async throws(CallError) -> Trip? {
         try await transport.json("GET", Routes.driverTrip.template, as: Trip.self)
     }
 
     /// `GET /v1/trips/{id}`: a trip assigned to this driver, in any state (403 once it is someone else's).
-    public func trip(id: String) async throws(ClientError) -> Trip {
+    public func trip(id: String) async throws(CallError) -> Trip {
         let (_, data) = try await transport.send("GET", Routes.trip(id: id))
         return try decode(Trip.self, data, "trip")
     }
 
     /// `POST /v1/trips/{id}/accept` under `key`.
-    public func accept(tripID: String, key: UUID) async throws(ClientError) -> Trip {
+    public func accept(tripID: String, key: UUID) async throws(CallError) -> Trip {
         let (_, data) = try await transport.send("POST", Routes.accept(tripID: tripID), idempotencyKey: key)
         return try decode(Trip.self, data, "accept")
     }
 
     /// `POST /v1/trips/{id}/decline`.
-    public func decline(tripID: String) async throws(ClientError) {
+    public func decline(tripID: String) async throws(CallError) {
         _ = try await transport.send("POST", Routes.decline(tripID: tripID))
     }
 
     /// `POST /v1/trips/{id}/events` with `event`, its idempotency key in the body and the header.
-    public func report(_ event: TripEventKind, tripID: String, key: UUID) async throws(ClientError) -> Trip {
+    public func report(_ event: TripEventKind, tripID: String, key: UUID) async throws(CallError) -> Trip {
         let body = TripEventRequest(event: event, idempotencyKey: key.uuidString.lowercased())
         let (_, data) = try await transport.send(
             "POST", Routes.events(tripID: tripID), body: encode(body), idempotencyKey: key)
@@ -57,40 +58,34 @@ public struct DriverHTTPAPI: Sendable {
     }
 
     /// `POST /v1/trips/{id}/cancel` under `key`.
-    public func cancel(tripID: String, key: UUID) async throws(ClientError) -> Trip {
+    public func cancel(tripID: String, key: UUID) async throws(CallError) -> Trip {
         let (_, data) = try await transport.send(
             "POST", Routes.cancel(tripID: tripID), body: encode(CancelRequest()), idempotencyKey: key)
         return try decode(Trip.self, data, "cancel")
     }
 
     /// `GET /v1/config`: the driver's flags, or nil from a server that does not know the route (404).
-    public func config() async throws(ClientError) -> ClientConfig? {
-        do {
-            return try await ClientConfig.fetch(over: transport, sorting: { $0 })
-        } catch let error as ClientError {
-            throw error
-        } catch {
-            throw .decoding("config: \(error)")
-        }
+    public func config() async throws(CallError) -> ClientConfig? {
+        try await ClientConfig.fetch(over: transport)
     }
 
     /// `POST /v1/telemetry`.
-    public func sendTelemetry(_ batch: TelemetryBatch) async throws(ClientError) {
+    public func sendTelemetry(_ batch: TelemetryBatch) async throws(CallError) {
         _ = try await transport.send("POST", Routes.telemetry.template, body: encode(batch))
     }
 
-    private func encode(_ value: some Encodable) throws(ClientError) -> Data {
-        do { return try HailJSON.encode(value) } catch { throw .decoding("cannot encode the request: \(error)") }
+    private func encode(_ value: some Encodable) throws(CallError) -> Data {
+        do { return try HailJSON.encode(value) } catch { throw .unreadable("cannot encode the request: \(error)") }
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, _ data: Data, _ what: String) throws(ClientError) -> T {
-        do { return try HailJSON.decode(type, from: data) } catch { throw .decoding("\(what): \(error)") }
+    private func decode<T: Decodable>(_ type: T.Type, _ data: Data, _ what: String) throws(CallError) -> T {
+        do { return try HailJSON.decode(type, from: data) } catch { throw .unreadable("\(what): \(error)") }
     }
 }
 
 /// The driver stream over `SocketConnector`: one socket at a time, binary batches up, JSON frames down.
 /// Its methods match HailDriver's `DriverChannel`.
-public actor DriverLiveChannel {
+public actor DriverLiveChannel: DriverChannel {
     private let connector: SocketConnector
     private let url: String
     private let token: String
@@ -113,7 +108,7 @@ public actor DriverLiveChannel {
     }
 
     /// Opens the stream, closing any older socket; frames that cannot be read are skipped.
-    public func connect() async throws(ClientError) -> AsyncStream<DriverServerFrame> {
+    public func connect() async throws(CallError) -> AsyncStream<DriverServerFrame> {
         socket?.close()
         let socket = try await connector.connect(url, token: token, client: client)
         self.socket = socket
@@ -133,13 +128,13 @@ public actor DriverLiveChannel {
     }
 
     /// Sends `batch` as a binary frame on the open socket.
-    public func send(_ batch: LocationBatch) throws(ClientError) {
-        guard let socket else { throw .transport("the driver stream is not open") }
+    public func send(_ batch: LocationBatch) throws(CallError) {
+        guard let socket else { throw .noAnswer("the driver stream is not open") }
         let data: Data
         do { data = try LocationBatchCodec.encode(batch) } catch {
-            throw .decoding("cannot encode batch \(batch.seq): \(error)")
+            throw .unreadable("cannot encode batch \(batch.seq): \(error)")
         }
-        guard socket.send(binary: data) else { throw .transport("the driver stream is closing") }
+        guard socket.send(binary: data) else { throw .noAnswer("the driver stream is closing") }
     }
 
     /// Closes the open socket.

@@ -1,4 +1,5 @@
 import Foundation
+import HailAppSeams
 import HailProtocol
 
 #if canImport(FoundationNetworking)
@@ -31,12 +32,12 @@ public struct HTTPTransport: Sendable {
         self.session = session
     }
 
-    /// One exchange: the status and body, or a `ClientError` for no answer or an error status.
+    /// One exchange: the status and body, or a `CallError` for no answer or an error status.
     public func send(
         _ method: String, _ path: String, body: Data? = nil, contentType: String = HailMediaType.json,
         idempotencyKey: UUID? = nil
-    ) async throws(ClientError) -> (status: Int, body: Data) {
-        guard let url = URL(string: path, relativeTo: baseURL) else { throw .transport("bad path \(path)") }
+    ) async throws(CallError) -> (status: Int, body: Data) {
+        guard let url = URL(string: path, relativeTo: baseURL) else { throw .noAnswer("bad path \(path)") }
         var request = URLRequest(url: url, timeoutInterval: timeout)
         request.httpMethod = method
         request.setValue(BearerToken.headerValue(token), forHTTPHeaderField: HailHeader.authorization)
@@ -58,7 +59,7 @@ public struct HTTPTransport: Sendable {
                 (data, response) = try await session.data(for: request)
             #endif
         } catch {
-            throw .transport("\(method) \(path): \(error.localizedDescription)")
+            throw .noAnswer("\(method) \(path): \(error.localizedDescription)")
         }
         let receivedAt = Date()
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
@@ -68,7 +69,7 @@ public struct HTTPTransport: Sendable {
             await clock.record(ServerTimeSample(sentAt: sentAt, serverTime: serverTime, receivedAt: receivedAt))
         }
         guard (200..<300).contains(status) else {
-            throw .server(status: status, error: try? HailJSON.decode(ErrorBody.self, from: data).error)
+            throw .answered(status: status, error: try? HailJSON.decode(ErrorBody.self, from: data).error)
         }
         return (status, data)
     }
@@ -80,17 +81,17 @@ public struct HTTPTransport: Sendable {
     public func json<Response: Decodable>(
         _ method: String, _ path: String, body: (some Encodable)? = Optional<Data>.none, idempotencyKey: UUID? = nil,
         as type: Response.Type
-    ) async throws(ClientError) -> Response? {
+    ) async throws(CallError) -> Response? {
         var bytes: Data?
         if let body {
-            do { bytes = try HailJSON.encode(body) } catch { throw .decoding("cannot encode the request: \(error)") }
+            do { bytes = try HailJSON.encode(body) } catch { throw .unreadable("cannot encode the request: \(error)") }
         }
         let (status, data) = try await send(method, path, body: bytes, idempotencyKey: idempotencyKey)
         if status == 204 { return nil }
         do {
             return try HailJSON.decode(Response.self, from: data)
         } catch {
-            throw .decoding("\(method) \(path): \(error)")
+            throw .unreadable("\(method) \(path): \(error)")
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HailAppSeams
 import HailProtocol
 
 #if canImport(FoundationNetworking)
@@ -38,16 +39,16 @@ public final class SocketConnector: Sendable {
     #endif
 
     /// Creates a connector; on Linux this starts one libwebsockets client context shared by its sockets.
-    public init() throws(ClientError) {
+    public init() throws(CallError) {
         #if os(Linux)
             do { client = try WebSocketClient() } catch {
-                throw .transport("cannot start the WebSocket client: \(error)")
+                throw .noAnswer("cannot start the WebSocket client: \(error)")
             }
         #endif
     }
 
     /// Connects to `url` (`ws://host:port/path?query`), sending `token` as `access_token` and the client header.
-    public func connect(_ url: String, token: String, client info: ClientInfo? = nil) async throws(ClientError)
+    public func connect(_ url: String, token: String, client info: ClientInfo? = nil) async throws(CallError)
         -> LiveSocket
     {
         let separator = url.contains("?") ? "&" : "?"
@@ -58,10 +59,10 @@ public final class SocketConnector: Sendable {
             do {
                 return LiveSocket(try await client.connect(to: full, headers: headers))
             } catch {
-                throw .transport("cannot open \(url): \(error)")
+                throw .noAnswer("cannot open \(url): \(error)")
             }
         #else
-            guard let target = URL(string: full) else { throw .transport("bad URL \(url)") }
+            guard let target = URL(string: full) else { throw .noAnswer("bad URL \(url)") }
             var request = URLRequest(url: target)
             for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
             return LiveSocket(URLSession.shared.webSocketTask(with: request))

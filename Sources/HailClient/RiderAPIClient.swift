@@ -1,13 +1,10 @@
 import Foundation
+import HailAppSeams
 import HailCore
 import HailProtocol
 
-/// The rider's REST calls over `HTTPTransport`; its methods match HailRider's `TripAPI`.
-///
-/// Errors follow that seam's rule: a refusal by the server (4xx other than 429) is thrown as the
-/// server's `APIError`, so the model shows it and does not retry; everything else (no answer, 429,
-/// 5xx, an unreadable answer) is thrown as `ClientError`, which the model retries with the same key.
-public struct RiderHTTPAPI: Sendable {
+/// The rider's REST calls over `HTTPTransport`: the live `TripAPI`. Every failure is a `CallError`.
+public struct RiderHTTPAPI: TripAPI {
     /// The transport, carrying the rider's token.
     public let transport: HTTPTransport
 
@@ -35,7 +32,7 @@ public struct RiderHTTPAPI: Sendable {
         do {
             return try await transport.json("GET", Routes.activeTrip.template, as: Trip.self)
         } catch {
-            throw Self.sorted(error)
+            throw error
         }
     }
 
@@ -61,7 +58,7 @@ public struct RiderHTTPAPI: Sendable {
 
     /// `GET /v1/config`: the rider's flags, or nil from a server that does not know the route (404).
     public func config() async throws -> ClientConfig? {
-        try await ClientConfig.fetch(over: transport, sorting: Self.sorted)
+        try await ClientConfig.fetch(over: transport)
     }
 
     /// `POST /v1/telemetry`.
@@ -73,7 +70,7 @@ public struct RiderHTTPAPI: Sendable {
         do {
             _ = try await transport.json(method, path, body: body, as: EmptyAnswer.self)
         } catch {
-            throw Self.sorted(error)
+            throw error
         }
     }
 
@@ -87,23 +84,17 @@ public struct RiderHTTPAPI: Sendable {
         do {
             answer = try await transport.json(method, path, body: body, idempotencyKey: key, as: Response.self)
         } catch {
-            throw Self.sorted(error)
+            throw error
         }
         guard let answer else {
-            throw ClientError.decoding("\(method) \(path): an empty answer where a body was expected")
+            throw CallError.unreadable("\(method) \(path): an empty answer where a body was expected")
         }
         return answer
     }
-
-    /// The server's own error for a refusal, the transport's error otherwise.
-    static func sorted(_ error: ClientError) -> any Error {
-        if error.isRejection, let apiError = error.apiError { return apiError }
-        return error
-    }
 }
 
-/// The rider's live stream over `SocketConnector`; its `open` matches HailRider's `LiveTripChannel`.
-public struct RiderLiveChannel: Sendable {
+/// The rider's live stream over `SocketConnector`: the live `LiveTripChannel`.
+public struct RiderLiveChannel: LiveTripChannel {
     /// The server, such as `http://127.0.0.1:8080`; the stream goes to its `ws://` twin.
     public let baseURL: URL
     /// The rider's token, sent as `access_token`.
@@ -133,7 +124,7 @@ public struct RiderLiveChannel: Sendable {
     }
 
     /// Opens `/v1/trips/{id}/live?after=<seq>` and decodes its frames. The stream finishes normally when
-    /// the server closes with 1000 (the trip ended) and throws `ClientError.closed` on any other close;
+    /// the server closes with 1000 (the trip ended) and throws `CallError.closed` on any other close;
     /// a frame that cannot be decoded is skipped, since a newer server may send types this app predates.
     public func open(tripID: String, after seq: Int64?) async throws -> AsyncThrowingStream<RiderServerFrame, any Error>
     {
@@ -159,7 +150,7 @@ public struct RiderLiveChannel: Sendable {
             if close.code == 1000 {
                 continuation.finish()
             } else {
-                continuation.finish(throwing: ClientError.closed(code: close.code, reason: close.reason))
+                continuation.finish(throwing: CallError.streamClosed(code: close.code, reason: close.reason))
             }
         }
         continuation.onTermination = { _ in

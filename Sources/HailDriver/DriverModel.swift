@@ -437,7 +437,7 @@ public final class DriverModel {
                         pipeline.ack(ack.seq)
                         connectivityBack()
                         changed()
-                    } catch let failure as any DriverCallFailure where failure.isRejection {
+                    } catch let failure as CallError where failure.isRejection {
                         // A refused batch can never succeed; retiring it keeps the rest flowing.
                         pipeline.ack(batch.seq)
                         lastProblem = "location batch \(batch.seq) refused: \(failure.message)"
@@ -625,7 +625,7 @@ public final class DriverModel {
             if wasActive, activity == .waitingForTrip {
                 perform(pipeline.waitingDriverReconnected(now: timeline.now()))
             }
-        } catch let failure as any DriverCallFailure where failure.isRejection {
+        } catch let failure as CallError where failure.isRejection {
             // No longer ours to read (the driver's own cancel put it back to searching): nothing to show. Kept
             // while actions wait: their answers say more.
             guard let current = trip, current.id == tripID, current.state.isActive, outbox.entries.isEmpty else {
@@ -674,11 +674,11 @@ public final class DriverModel {
                     let confirmed = try await send(entry)
                     outbox.succeeded(key: entry.key)
                     apply(confirmed)
-                } catch let failure as any DriverCallFailure where failure.isRejection {
+                } catch let failure as CallError where failure.isRejection {
                     outbox.rejected(key: entry.key, reason: failure.message)
                     await refreshTrip()
                 } catch {
-                    let transient = (error as? any DriverCallFailure)?.isTransport ?? true
+                    let transient = error.asCallError.code == .noAnswer
                     outbox.failed(key: entry.key, now: timeline.now(), transient: transient, using: &generator)
                 }
                 await persist()
@@ -748,7 +748,7 @@ public final class DriverModel {
         do {
             try await api.sendTelemetry(session.body(batch))
             telemetry.accepted()
-        } catch let failure as any DriverCallFailure where failure.isRejection {
+        } catch let failure as CallError where failure.isRejection {
             telemetry.refused()
         } catch {
             telemetry.failed()

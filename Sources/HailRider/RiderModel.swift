@@ -264,7 +264,7 @@ public final class RiderModel {
         guard let registration = deviceRegistration else { return }
         do {
             try await api.register(deviceToken: registration)
-        } catch is APIError {
+        } catch let refusal as CallError where refusal.isRejection {
             // Refused (a malformed token): sending the same one again cannot help.
             deviceRegistration = nil
         } catch {
@@ -281,7 +281,7 @@ public final class RiderModel {
         }
         do {
             try await api.register(liveActivityToken: registration, for: tripID)
-        } catch is APIError {
+        } catch let refusal as CallError where refusal.isRejection {
             liveActivity = nil
         } catch {
             // No answer: the next resync sends it again.
@@ -653,7 +653,7 @@ public final class RiderModel {
         do {
             try await api.sendTelemetry(session.body(batch))
             telemetry.accepted()
-        } catch is APIError {
+        } catch let refusal as CallError where refusal.isRejection {
             // Refused: the same samples can never be accepted.
             telemetry.refused()
         } catch {
@@ -670,7 +670,7 @@ public final class RiderModel {
                 let value = try await call()
                 await reachedOverREST()
                 return value
-            } catch let error as APIError {
+            } catch let error as CallError where error.isRejection {
                 await reachedOverREST()
                 errorMessage = Self.message(for: error)
                 return nil
@@ -688,7 +688,7 @@ public final class RiderModel {
     }
 
     private func show(_ error: any Error, fallback: String?) {
-        if let error = error as? APIError {
+        if let error = error as? CallError, error.isRejection {
             markReached()
             if fallback != nil { errorMessage = Self.message(for: error) }
         } else {
@@ -705,11 +705,11 @@ public final class RiderModel {
         if let sample = await api.latestClockSample() { serverClock.add(sample) }
     }
 
-    static func message(for error: APIError) -> String {
-        switch error.code {
-        case .invalidState: return "That is no longer possible: the trip has moved on."
-        case .rateLimited: return "Too many requests. Wait a moment and try again."
-        default: return error.message
+    static func message(for error: CallError) -> String {
+        switch error.apiError?.code {
+        case .invalidState?: return "That is no longer possible: the trip has moved on."
+        case .rateLimited?: return "Too many requests. Wait a moment and try again."
+        default: return error.apiError?.message ?? error.message
         }
     }
 

@@ -8,7 +8,8 @@ import HailProtocol
 /// a call with no answer fails as the live transport's would, so the runtime retries it. Every batch the app
 /// sends is noted in the car's truth, so a rider's pin can be traced to the fix it shows.
 struct FaultyDriverLink: DriverAPI, DriverChannel {
-    let link: SimDriverLink
+    let api: DriverHTTPAPI
+    let channel: DriverLiveChannel
     let faults: FaultInjector
     let truth: TruthTrace
 
@@ -16,57 +17,57 @@ struct FaultyDriverLink: DriverAPI, DriverChannel {
         do {
             return try await faults.request(work)
         } catch let lost as FaultInjector.NoAnswer {
-            throw SimDriverLink.Failure(error: .transport(lost.description))
+            throw CallError.noAnswer(lost.description)
         }
     }
 
     func setStatus(_ status: DriverStatusRequest) async throws {
-        try await call { try await link.setStatus(status) }
+        try await call { try await api.setStatus(status) }
     }
 
     func sendLocations(_ batch: LocationBatch) async throws -> LocationAck {
         truth.sent(batch)
-        return try await call { try await link.sendLocations(batch) }
+        return try await call { try await api.sendLocations(batch) }
     }
 
     func activeTrip() async throws -> Trip? {
-        try await call { try await link.activeTrip() }
+        try await call { try await api.activeTrip() }
     }
 
     func trip(id: String) async throws -> Trip {
-        try await call { try await link.trip(id: id) }
+        try await call { try await api.trip(id: id) }
     }
 
     func accept(tripID: String, key: UUID) async throws -> Trip {
-        try await call { try await link.accept(tripID: tripID, key: key) }
+        try await call { try await api.accept(tripID: tripID, key: key) }
     }
 
     func decline(tripID: String) async throws {
-        try await call { try await link.decline(tripID: tripID) }
+        try await call { try await api.decline(tripID: tripID) }
     }
 
     func report(_ event: TripEventKind, tripID: String, key: UUID) async throws -> Trip {
-        try await call { try await link.report(event, tripID: tripID, key: key) }
+        try await call { try await api.report(event, tripID: tripID, key: key) }
     }
 
     func cancel(tripID: String, key: UUID) async throws -> Trip {
-        try await call { try await link.cancel(tripID: tripID, key: key) }
+        try await call { try await api.cancel(tripID: tripID, key: key) }
     }
 
     func config() async throws -> ClientConfig? {
-        try await call { try await link.config() }
+        try await call { try await api.config() }
     }
 
     func sendTelemetry(_ batch: TelemetryBatch) async throws {
-        try await call { try await link.sendTelemetry(batch) }
+        try await call { try await api.sendTelemetry(batch) }
     }
 
     func connect() async throws -> AsyncStream<DriverServerFrame> {
         let inner: AsyncStream<DriverServerFrame>
         do {
-            inner = try await faults.open { try await link.connect() }
+            inner = try await faults.open { try await channel.connect() }
         } catch let lost as FaultInjector.NoAnswer {
-            throw SimDriverLink.Failure(error: .transport(lost.description))
+            throw CallError.noAnswer(lost.description)
         }
         guard faults.isActive else { return inner }
         let throwing = AsyncThrowingStream<DriverServerFrame, any Error> { continuation in
@@ -76,7 +77,7 @@ struct FaultyDriverLink: DriverAPI, DriverChannel {
             }
             continuation.onTermination = { _ in task.cancel() }
         }
-        let real = link
+        let real = channel
         let delivered = faults.stream(throwing, reorderable: { _ in false }, close: { await real.disconnect() })
         return AsyncStream { continuation in
             let task = Task {
@@ -93,15 +94,15 @@ struct FaultyDriverLink: DriverAPI, DriverChannel {
 
     func send(_ batch: LocationBatch) async throws {
         truth.sent(batch)
-        guard faults.isActive else { return try await link.send(batch) }
+        guard faults.isActive else { return try await channel.send(batch) }
         let conditions = faults.conditions
         if await conditions.deadZoneEnd(at: conditions.now) != nil {
-            throw SimDriverLink.Failure(error: .transport("no network"))
+            throw CallError.noAnswer("no network")
         }
         let delay = await conditions.frameDelay()
         try await conditions.sleep(until: conditions.now + delay)
-        try await link.send(batch)
+        try await channel.send(batch)
     }
 
-    func disconnect() async { await link.disconnect() }
+    func disconnect() async { await channel.disconnect() }
 }

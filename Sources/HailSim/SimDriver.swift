@@ -92,10 +92,8 @@ final class SimDriver {
             speedFactor: world.configuration.speedFactor, noiseMeters: world.configuration.gpsNoiseMeters,
             random: random.split(), tunnels: world.tunnels, outlierProbability: world.configuration.outlierProbability)
         link = FaultyDriverLink(
-            link: SimDriverLink(
-                api: DriverHTTPAPI(transport: HTTPTransport(baseURL: world.server, token: token, client: client)),
-                channel: DriverLiveChannel(
-                    connector: world.connector, server: world.server, token: token, client: client)),
+            api: DriverHTTPAPI(transport: HTTPTransport(baseURL: world.server, token: token, client: client)),
+            channel: DriverLiveChannel(connector: world.connector, server: world.server, token: token, client: client),
             faults: FaultInjector(conditions: conditions), truth: car.truth)
         model = DriverModel(
             api: link, channel: link, location: car, store: store, timeline: world.timeline, random: random.split(),

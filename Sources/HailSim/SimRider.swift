@@ -43,10 +43,8 @@ final class SimRider {
             profile: world.configuration.network, timeline: world.timeline, random: random.split(),
             pressable: world.configuration.pressableFaults)
         link = FaultyRiderLink(
-            link: SimRiderLink(
-                api: RiderHTTPAPI(transport: HTTPTransport(baseURL: world.server, token: token, client: client)),
-                channel: RiderLiveChannel(
-                    baseURL: world.server, token: token, connector: world.connector, client: client)),
+            api: RiderHTTPAPI(transport: HTTPTransport(baseURL: world.server, token: token, client: client)),
+            channel: RiderLiveChannel(baseURL: world.server, token: token, connector: world.connector, client: client),
             faults: FaultInjector(conditions: conditions))
         model = RiderModel(
             api: link, channel: link, cursors: cursors, clock: world.clock, now: world.timeline.now,

@@ -8,10 +8,6 @@ import HailRider
 import Observation
 import Synchronization
 
-// The same conformances as the app's Ride/RiderSeams.swift: tests cannot import the executable.
-extension RiderHTTPAPI: TripAPI {}
-extension RiderLiveChannel: LiveTripChannel {}
-
 /// One trip version a client saw: which trip, which version, in which state.
 struct TripSighting: Sendable, Hashable, CustomStringConvertible {
     let tripID: String

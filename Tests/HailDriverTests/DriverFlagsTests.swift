@@ -1,4 +1,5 @@
 import Foundation
+import HailAppDoubles
 import HailCore
 import HailDriver
 import HailProtocol
@@ -12,7 +13,7 @@ import Testing
 struct DriverFlagsTests {
     let clock = ManualClock()
     let api = FakeDriverAPI(active: Fixture.trip("t1", .driverAssigned, version: 2))
-    let channel = FakeChannel()
+    let channel = ScriptedDriverChannel(serverTime: Fixture.origin)
     let source = ScriptedLocationSource()
     let model: DriverModel
 

@@ -1,4 +1,5 @@
 import Foundation
+import HailAppDoubles
 import HailCore
 import HailDriver
 import HailProtocol
@@ -10,7 +11,7 @@ import Testing
 struct DriverModelTests {
     let clock = ManualClock()
     let api: FakeDriverAPI
-    let channel = FakeChannel()
+    let channel = ScriptedDriverChannel(serverTime: Fixture.origin)
     let source = ScriptedLocationSource()
     let store: MemoryOutboxStore
     let model: DriverModel

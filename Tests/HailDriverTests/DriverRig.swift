@@ -1,4 +1,5 @@
 import Foundation
+import HailAppDoubles
 import HailClient
 import HailCore
 import HailDriver
@@ -123,21 +124,21 @@ final class DriverRig {
 
 /// A channel that never connects, standing in until the rig has made the real one.
 struct NoChannel: DriverChannel {
-    func connect() async throws -> AsyncStream<DriverServerFrame> { throw NoNetwork() }
-    func send(_ batch: LocationBatch) async throws { throw NoNetwork() }
+    func connect() async throws -> AsyncStream<DriverServerFrame> { throw CallError.noNetwork }
+    func send(_ batch: LocationBatch) async throws { throw CallError.noNetwork }
     func disconnect() async {}
 }
 
 /// An API that never answers, standing in until the rig has made the real one.
 struct NoAPI: DriverAPI {
-    func setStatus(_ status: DriverStatusRequest) async throws { throw NoNetwork() }
-    func sendLocations(_ batch: LocationBatch) async throws -> LocationAck { throw NoNetwork() }
-    func activeTrip() async throws -> Trip? { throw NoNetwork() }
-    func trip(id: String) async throws -> Trip { throw NoNetwork() }
-    func accept(tripID: String, key: UUID) async throws -> Trip { throw NoNetwork() }
-    func decline(tripID: String) async throws { throw NoNetwork() }
-    func report(_ event: TripEventKind, tripID: String, key: UUID) async throws -> Trip { throw NoNetwork() }
-    func cancel(tripID: String, key: UUID) async throws -> Trip { throw NoNetwork() }
+    func setStatus(_ status: DriverStatusRequest) async throws { throw CallError.noNetwork }
+    func sendLocations(_ batch: LocationBatch) async throws -> LocationAck { throw CallError.noNetwork }
+    func activeTrip() async throws -> Trip? { throw CallError.noNetwork }
+    func trip(id: String) async throws -> Trip { throw CallError.noNetwork }
+    func accept(tripID: String, key: UUID) async throws -> Trip { throw CallError.noNetwork }
+    func decline(tripID: String) async throws { throw CallError.noNetwork }
+    func report(_ event: TripEventKind, tripID: String, key: UUID) async throws -> Trip { throw CallError.noNetwork }
+    func cancel(tripID: String, key: UUID) async throws -> Trip { throw CallError.noNetwork }
 }
 
 extension DriverModel {

@@ -4,11 +4,9 @@ import HailDriver
 import HailProtocol
 import Synchronization
 
-/// The server refusing an action, as a 4xx would.
-struct Refusal: DriverCallFailure {
-    let message: String
-    var isRejection: Bool { true }
-    var isTransport: Bool { false }
+extension CallError {
+    /// The server refusing an action, as a 403 would.
+    static func refusal(_ message: String) -> CallError { .refused(APIError(code: .forbidden, message: message)) }
 }
 
 /// A scripted driver API that records what it was asked.
@@ -48,7 +46,7 @@ actor FakeDriverAPI: DriverAPI {
     func setStatus(_ status: DriverStatusRequest) { statuses.append(status) }
 
     func sendLocations(_ batch: LocationBatch) throws -> LocationAck {
-        if unreachable { throw NoNetwork() }
+        if unreachable { throw CallError.noNetwork }
         return LocationAck(seq: batch.seq)
     }
 
@@ -56,13 +54,13 @@ actor FakeDriverAPI: DriverAPI {
 
     func trip(id: String) throws -> Trip {
         reads.append(id)
-        guard let trip = trips[id] else { throw Refusal(message: "trip \(id) is not assigned to you") }
+        guard let trip = trips[id] else { throw CallError.refusal("trip \(id) is not assigned to you") }
         return trip
     }
 
     func accept(tripID: String, key: UUID) throws -> Trip {
         accepts.append((tripID, key))
-        if let refuseAcceptWith { throw Refusal(message: refuseAcceptWith) }
+        if let refuseAcceptWith { throw CallError.refusal(refuseAcceptWith) }
         return Fixture.trip(tripID, .driverAssigned, version: 2)
     }
 
@@ -84,65 +82,14 @@ actor FakeDriverAPI: DriverAPI {
 
     func config() throws -> ClientConfig? {
         configReads += 1
-        if unreachable { throw NoNetwork() }
+        if unreachable { throw CallError.noNetwork }
         return flags
     }
 
     func sendTelemetry(_ batch: TelemetryBatch) throws {
-        if unreachable { throw NoNetwork() }
+        if unreachable { throw CallError.noNetwork }
         telemetry.append(batch)
     }
-}
-
-/// A driver stream the test plays the server's side of; every batch is acknowledged at once unless the
-/// stream has gone silent, and connecting fails while it is refusing.
-final class FakeChannel: DriverChannel {
-    private struct State {
-        var continuation: AsyncStream<DriverServerFrame>.Continuation?
-        var sent: [LocationBatch] = []
-        var silent = false
-        var refusing = false
-        var connects = 0
-    }
-
-    private let state = Mutex(State())
-
-    func connect() async throws -> AsyncStream<DriverServerFrame> {
-        let (stream, continuation) = AsyncStream.makeStream(of: DriverServerFrame.self)
-        let refused = state.withLock { state -> Bool in
-            if state.refusing { return true }
-            state.continuation = continuation
-            state.connects += 1
-            return false
-        }
-        if refused { throw NoNetwork() }
-        continuation.yield(.hello(serverTime: Fixture.origin))
-        return stream
-    }
-
-    func send(_ batch: LocationBatch) async throws {
-        let continuation = state.withLock { state in
-            state.sent.append(batch)
-            return state.silent ? nil : state.continuation
-        }
-        continuation?.yield(.ack(LocationAck(seq: batch.seq)))
-    }
-
-    func disconnect() async {
-        state.withLock { $0.continuation }?.finish()
-    }
-
-    func push(_ frame: DriverServerFrame) { _ = state.withLock { $0.continuation }?.yield(frame) }
-
-    var sent: [LocationBatch] { state.withLock { $0.sent } }
-
-    var connects: Int { state.withLock { $0.connects } }
-
-    /// The socket stays open but nothing comes back: no acks.
-    func goSilent(_ silent: Bool) { state.withLock { $0.silent = silent } }
-
-    /// Connecting fails (a tunnel) until set back.
-    func refuse(_ refusing: Bool) { state.withLock { $0.refusing = refusing } }
 }
 
 enum Fixture {

@@ -1,4 +1,5 @@
 import Foundation
+import HailAppDoubles
 import HailClient
 import HailCore
 import HailDriver

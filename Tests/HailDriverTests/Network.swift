@@ -4,11 +4,9 @@ import HailDriver
 import HailProtocol
 import Synchronization
 
-/// No answer at all: what a tunnel does to every call.
-struct NoNetwork: DriverCallFailure {
-    var isRejection: Bool { false }
-    var isTransport: Bool { true }
-    var message: String { "the network is unreachable" }
+extension CallError {
+    /// No answer at all: what a tunnel does to every call.
+    static let noNetwork = CallError.noAnswer("the network is unreachable")
 }
 
 /// A switch between the driver and the real transports: off is a tunnel for the stream and HTTP alike.
@@ -20,8 +18,8 @@ final class Network: Sendable {
     /// The next trip action reaches the server but its answer is lost on the way back.
     func loseNextAnswer() { state.withLock { $0.loseNextAnswer = true } }
 
-    func check() throws(NoNetwork) {
-        guard isUp else { throw NoNetwork() }
+    func check() throws(CallError) {
+        guard isUp else { throw CallError.noNetwork }
     }
 
     func answerLost() -> Bool {
@@ -87,7 +85,7 @@ struct SwitchedAPI: DriverAPI {
     private func action(_ call: () async throws -> Trip) async throws -> Trip {
         try network.check()
         let trip = try await call()
-        if network.answerLost() { throw NoNetwork() }
+        if network.answerLost() { throw CallError.noNetwork }
         return trip
     }
 }

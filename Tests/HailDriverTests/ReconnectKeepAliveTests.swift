@@ -1,4 +1,5 @@
 import Foundation
+import HailAppDoubles
 import HailCore
 import HailDriver
 import HailProtocol
@@ -88,7 +89,7 @@ struct DriverReconnectTests {
     @Test func aReconnectReportsTheStatusAgainAndWhereTheWaitingDriverStands() async throws {
         let clock = ManualClock()
         let api = FakeDriverAPI()
-        let channel = FakeChannel()
+        let channel = ScriptedDriverChannel(serverTime: Fixture.origin)
         let source = ScriptedLocationSource()
         let model = DriverModel(
             api: api, channel: channel, location: source, store: MemoryOutboxStore(),

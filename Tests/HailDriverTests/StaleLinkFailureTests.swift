@@ -1,4 +1,5 @@
 import Foundation
+import HailAppDoubles
 import HailCore
 import HailDriver
 import HailProtocol
@@ -19,7 +20,7 @@ actor HangingLocationsAPI: DriverAPI {
         let ready = arrivals.filter { $0.count <= posted.count }
         arrivals.removeAll { $0.count <= posted.count }
         for arrival in ready { arrival.continuation.resume() }
-        if failing { throw NoNetwork() }
+        if failing { throw CallError.noNetwork }
         try await withCheckedThrowingContinuation { hanging.append($0) }
         return LocationAck(seq: batch.seq)
     }
@@ -33,13 +34,13 @@ actor HangingLocationsAPI: DriverAPI {
     /// Every hanging post times out now, and later ones fail at once.
     func timeOut() {
         failing = true
-        for post in hanging { post.resume(throwing: NoNetwork()) }
+        for post in hanging { post.resume(throwing: CallError.noNetwork) }
         hanging = []
     }
 
     func setStatus(_ status: DriverStatusRequest) {}
     func activeTrip() -> Trip? { nil }
-    func trip(id: String) throws -> Trip { throw Refusal(message: "trip \(id) is not assigned to you") }
+    func trip(id: String) throws -> Trip { throw CallError.refusal("trip \(id) is not assigned to you") }
     func accept(tripID: String, key: UUID) -> Trip { Fixture.trip(tripID, .driverAssigned, version: 2) }
     func decline(tripID: String) {}
     func report(_ event: TripEventKind, tripID: String, key: UUID) -> Trip { Fixture.trip(tripID, .onTrip, version: 3) }
@@ -55,7 +56,7 @@ struct StaleLinkFailureTests {
     @Test func aPostThatTimesOutAfterTheStreamCameBackLeavesTheStreamUp() async throws {
         let clock = ManualClock()
         let api = HangingLocationsAPI()
-        let channel = FakeChannel()
+        let channel = ScriptedDriverChannel(serverTime: Fixture.origin)
         let source = ScriptedLocationSource()
         let model = DriverModel(
             api: api, channel: channel, location: source, store: MemoryOutboxStore(),

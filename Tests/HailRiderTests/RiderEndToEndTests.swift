@@ -9,10 +9,6 @@ import Testing
 
 @testable import HailRider
 
-// The live transports meet the rider's seams here as they do in the `hail` target.
-extension RiderHTTPAPI: TripAPI {}
-extension RiderLiveChannel: LiveTripChannel {}
-
 /// A driver played by the test over the real wire: its WebSocket for positions and offers, HTTP for
 /// status and trip events.
 struct ScriptedDriver {

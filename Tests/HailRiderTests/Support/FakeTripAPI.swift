@@ -100,7 +100,7 @@ actor FakeTripAPI: TripAPI {
     func trip(id: String) async throws -> Trip {
         calls.append("trip")
         try reach()
-        guard let trip = trips[id] else { throw APIError.notFound("no trip \(id)") }
+        guard let trip = trips[id] else { throw CallError.refused(.notFound("no trip \(id)")) }
         return trip
     }
 
@@ -108,9 +108,9 @@ actor FakeTripAPI: TripAPI {
         calls.append("cancel")
         cancelKeys.append(idempotencyKey)
         try reach()
-        guard var trip = trips[tripID] else { throw APIError.notFound("no trip \(tripID)") }
+        guard var trip = trips[tripID] else { throw CallError.refused(.notFound("no trip \(tripID)")) }
         guard [.searching, .driverAssigned, .driverArrived].contains(trip.state) else {
-            throw APIError.invalidState("a trip that has started cannot be cancelled")
+            throw CallError.refused(.invalidState("a trip that has started cannot be cancelled"))
         }
         trip.state = .cancelled
         trip.version += 1
@@ -123,14 +123,14 @@ actor FakeTripAPI: TripAPI {
     func register(deviceToken: DeviceRegistration) async throws {
         calls.append("registerDevice")
         try reach()
-        if let refuseRegistrations { throw refuseRegistrations }
+        if let refuseRegistrations { throw CallError.refused(refuseRegistrations) }
         devices.append(deviceToken)
     }
 
     func register(liveActivityToken: LiveActivityRegistration, for tripID: String) async throws {
         calls.append("registerLiveActivity")
         try reach()
-        if let refuseRegistrations { throw refuseRegistrations }
+        if let refuseRegistrations { throw CallError.refused(refuseRegistrations) }
         activities.append((tripID, liveActivityToken.token))
     }
 

@@ -4,8 +4,8 @@ import HailProtocol
 
 /// The driver's REST calls, as the runtime needs them; `DriverHTTPAPI` in HailClient is the live one.
 ///
-/// Errors that conform to `DriverCallFailure` say whether the server refused (retire the action) or never
-/// answered (retry); any other error counts as no answer.
+/// Errors follow `CallError`, the seams' one contract: a refusal retires the action, anything retryable is tried
+/// again under the same key; an error of another type counts as no answer.
 public protocol DriverAPI: Sendable {
     /// `POST /v1/drivers/me/status`.
     func setStatus(_ status: DriverStatusRequest) async throws
@@ -38,27 +38,7 @@ extension DriverAPI {
 
     /// For conformers written before trips could be read by id: refused, so the model drops a trip the server
     /// no longer reports as active instead of showing how it ended.
-    public func trip(id: String) async throws -> Trip { throw TripReadUnsupported(tripID: id) }
-}
-
-/// The refusal of `DriverAPI.trip(id:)` by a conformer that does not implement it.
-public struct TripReadUnsupported: DriverCallFailure {
-    /// The trip that could not be read.
-    public let tripID: String
-    /// Always true: asking again cannot help.
-    public var isRejection: Bool { true }
-    /// Always false: no request was made.
-    public var isTransport: Bool { false }
-    /// What happened, for logs.
-    public var message: String { "this DriverAPI cannot read trip \(tripID) by id" }
-}
-
-/// How a failed call failed, for errors from a transport the runtime cannot see (HailClient's `ClientError`).
-public protocol DriverCallFailure: Error {
-    /// The server refused the request itself (a 4xx other than 429): retrying cannot help.
-    var isRejection: Bool { get }
-    /// The request never got an answer: the network, not the server, is the problem.
-    var isTransport: Bool { get }
-    /// What happened, for the driver's screen.
-    var message: String { get }
+    public func trip(id: String) async throws -> Trip {
+        throw CallError.unsupported("this DriverAPI cannot read trip \(id) by id")
+    }
 }

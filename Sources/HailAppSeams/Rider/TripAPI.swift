@@ -4,9 +4,10 @@ import HailProtocol
 
 /// The rider's REST calls, as the model needs them. `RiderHTTPAPI` in HailClient is the live one.
 ///
-/// Errors carry the retry decision: a thrown `APIError` is the server refusing the request (retrying
-/// the same body cannot help, so the model shows it); any other error means no answer arrived (a
-/// timeout, no network), and a retry with the same idempotency key may succeed.
+/// Errors follow `CallError`, the seams' one contract: a refusal (`isRejection`) is the server refusing the
+/// request (retrying the same body cannot help, so the model shows it); anything else means no answer the
+/// request could stand on (a timeout, no network, a server failing), and a retry with the same idempotency key
+/// may succeed.
 public protocol TripAPI: Sendable {
     /// The price and pickup time of each product between two points.
     func estimates(pickup: Coordinate, dropoff: Coordinate) async throws -> [Estimate]
