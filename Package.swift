@@ -26,6 +26,7 @@ let package = Package(
         .library(name: "HailTesting", targets: ["HailTesting"]),
         .library(name: "HailProcess", targets: ["HailProcess"]),
         .library(name: "HailThreads", targets: ["HailThreads"]),
+        .library(name: "HailTime", targets: ["HailTime"]),
         .library(name: "HailBench", targets: ["HailBench"]),
         .executable(name: "hail", targets: ["hail"]),
     ],
@@ -76,21 +77,26 @@ let package = Package(
         .target(name: "HailRoads", dependencies: ["HailCore", "CZlib"]),
         // Threads of Hail's own: the batch queue every one of them drains, a serial executor on a thread, a pool.
         .target(name: "HailThreads"),
+        // The runtimes' one time type: dates and sleeping from one injected Clock.
+        .target(name: "HailTime"),
         // The one SQLite wrapper: server stores, the driver's outbox, the rider's cursor.
         .target(name: "HailStorage", dependencies: ["CSQLite", "HailThreads"]),
         // The one libwebsockets wrapper: HTTP and WebSocket server, WebSocket client, HMAC.
-        .target(name: "HailNet", dependencies: ["CLibWebSockets", "HailThreads"]),
+        .target(name: "HailNet", dependencies: ["CLibWebSockets", "HailThreads", "HailTime"]),
         // The backend as a library: routes, streams, trip authority, dispatch, ingest, stores, metrics.
-        .target(name: "HailServer", dependencies: ["HailCore", "HailProtocol", "HailStorage", "HailNet", "HailRoads"]),
+        .target(
+            name: "HailServer",
+            dependencies: ["HailCore", "HailProtocol", "HailStorage", "HailNet", "HailRoads", "HailTime"]
+        ),
         // The rider app's runtime: an @Observable model a SwiftUI screen binds to, on injected seams.
         // What the app cores need from the outside world, as protocols (isowords' ApiClient): the server's calls and
         // streams, durable stores, the location hardware, and the one error contract, CallError.
         .target(name: "HailAppSeams", dependencies: ["HailCore", "HailProtocol"]),
         // Doubles of the seams, shipped: canned ones for SwiftUI previews, scriptable ones for tests.
         .target(name: "HailAppDoubles", dependencies: ["HailAppSeams", "HailCore", "HailProtocol"]),
-        .target(name: "HailRider", dependencies: ["HailCore", "HailProtocol", "HailAppSeams"]),
+        .target(name: "HailRider", dependencies: ["HailCore", "HailProtocol", "HailAppSeams", "HailTime"]),
         // The driver app's runtime: location pipeline, durable outbox, restore after kill, on injected seams.
-        .target(name: "HailDriver", dependencies: ["HailCore", "HailProtocol", "HailAppSeams"]),
+        .target(name: "HailDriver", dependencies: ["HailCore", "HailProtocol", "HailAppSeams", "HailTime"]),
         // The app cores' durable state on HailStorage: the rider's cursor and the driver's outbox.
         .target(name: "HailAppStore", dependencies: ["HailRider", "HailDriver", "HailStorage"]),
         // Live transports for the app cores: REST over URLSession; WebSockets over HailNet on Linux and
@@ -122,7 +128,7 @@ let package = Package(
             name: "HailBench",
             dependencies: [
                 "HailCore", "HailProtocol", "HailServer", "HailNet", "HailScale", "HailRoads", "HailDriver",
-                "HailProcess",
+                "HailProcess", "HailTime",
             ]
         ),
         // The thin command-line front end: options parsed and handed to the libraries above.

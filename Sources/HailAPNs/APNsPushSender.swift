@@ -2,6 +2,7 @@ import Foundation
 import HailCore
 import HailProtocol
 import HailServer
+import HailTime
 
 /// Pushes straight to APNs: the rider's alert to their device token and the trip's Live Activity update to
 /// its activity token, over one HTTP/2 connection per APNs host, authorised by an ES256 provider token.
@@ -70,7 +71,7 @@ public actor APNsPushSender: PushSender {
     private let configuration: Configuration
     private let tokens: any PushTokenStore
     private let metrics: ServerMetrics
-    private let time: ServerTime
+    private let time: Timeline
     private let log: (@Sendable (String) -> Void)?
     private let client: CurlHTTP2Client
     private var providerToken = APNsProviderToken()
@@ -80,7 +81,7 @@ public actor APNsPushSender: PushSender {
 
     /// A sender reading tokens from `tokens`, counting in `metrics`, waiting on `time`.
     public init(
-        configuration: Configuration, tokens: any PushTokenStore, metrics: ServerMetrics, time: ServerTime,
+        configuration: Configuration, tokens: any PushTokenStore, metrics: ServerMetrics, time: Timeline,
         log: (@Sendable (String) -> Void)? = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
     ) {
         self.configuration = configuration

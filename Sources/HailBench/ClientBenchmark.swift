@@ -1,6 +1,7 @@
 import Foundation
 import HailCore
 import HailDriver
+import HailTime
 
 /// `hail bench client`: the cost of the rider core's per-frame and per-update work, and whether the rider
 /// and driver cores hold their memory flat over a simulated 10-hour shift. Time in the shift is virtual
@@ -38,7 +39,7 @@ public struct ClientBenchmark: Sendable {
             let now = start.addingTimeInterval(6 + Double(frame % 40_000) * 0.001)
             if glide.marker(at: now) != nil { drawn += 1 }
         }
-        let frameSeconds = (clock.now - frameStart).seconds
+        let frameSeconds = (clock.now - frameStart).timeInterval
         // State machine: one trip's versions, cycling through the states of a ride.
         var machine = TripStateMachine()
         var applied = 0
@@ -46,7 +47,7 @@ public struct ClientBenchmark: Sendable {
         for index in 0..<applies {
             if case .applied = machine.apply(Self.trip(number: index / 4, version: index % 4 + 1)) { applied += 1 }
         }
-        let applySeconds = (clock.now - applyStart).seconds
+        let applySeconds = (clock.now - applyStart).timeInterval
         let rider = riderShift(start: start)
         let driver = driverShift(start: start)
         return ClientBenchmarkResult(

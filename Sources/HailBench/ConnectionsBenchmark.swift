@@ -1,6 +1,7 @@
 import Foundation
 import HailNet
 import HailProcess
+import HailTime
 
 /// `hail bench connections`: N idle drivers on `/v1/drivers/me/live` of a `hail server` child process,
 /// opened from this process over several loopback source addresses; measures the time to open them
@@ -100,7 +101,7 @@ public struct ConnectionsBenchmark: Sendable {
                         state.checkpoints.append(
                             ConnectionsBenchmarkResult.Checkpoint(
                                 connections: state.open.count,
-                                seconds: (clock.now - started).seconds.rounded(toPlaces: 3),
+                                seconds: (clock.now - started).timeInterval.rounded(toPlaces: 3),
                                 serverRssBytes: server.usage()?.residentBytes ?? 0))
                     }
                 } else {
@@ -119,7 +120,7 @@ public struct ConnectionsBenchmark: Sendable {
             }
             return state
         }
-        let connectSeconds = (clock.now - started).seconds
+        let connectSeconds = (clock.now - started).timeInterval
         try? await Task.sleep(for: .seconds(holdSeconds))
         let held = server.usage()
         let stillOpen = ramp.open.filter { $0.closeInfo == nil }.count
@@ -152,13 +153,5 @@ public struct ConnectionsBenchmark: Sendable {
         var firstFailure: String?
         var stoppedEarly = false
         var checkpoints: [ConnectionsBenchmarkResult.Checkpoint] = []
-    }
-}
-
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double {
-        let parts = components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HailTime
 
 /// What `hail bench http` measured, printed as a table or as one JSON object.
 public struct HTTPBenchmarkResult: Encodable, Sendable {
@@ -42,7 +43,7 @@ public struct HTTPBenchmarkResult: Encodable, Sendable {
         settings: HTTPBenchmark, target: BenchTarget, tally: HTTPWorkerTally, elapsed: Duration,
         before: ProcessUsage?, after: ProcessUsage?, machine: BenchMachine
     ) {
-        let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let wall = elapsed.timeInterval
         route = settings.route.summary
         connections = settings.connections
         seconds = settings.seconds

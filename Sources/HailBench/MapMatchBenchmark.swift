@@ -1,6 +1,7 @@
 import Foundation
 import HailCore
 import HailRoads
+import HailTime
 
 /// Measures map matching against known truth: random routes driven at the roads' speeds, sampled every
 /// `sampleSeconds`, blurred with Gaussian noise, matched, and compared with the route that made them.
@@ -41,7 +42,7 @@ public enum MapMatchBenchmark {
         let start = clock.now
         var matches: [MapMatch] = []
         for drive in drives { matches.append(matcher.match(drive.trace)) }
-        let elapsed = start.duration(to: clock.now).components
+        let elapsed = start.duration(to: clock.now)
         for (drive, match) in zip(drives, matches) {
             let matched = Set(match.edges)
             for edge in drive.route.edges {
@@ -52,7 +53,7 @@ public enum MapMatchBenchmark {
             trueDistance += drive.covered
             breaks += match.breaks
         }
-        let seconds = Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
+        let seconds = elapsed.timeInterval
         let points = drives.map(\.trace.count).reduce(0, +)
         return MapMatchBenchmarkResult(
             traces: drives.count, points: points, sampleSeconds: sampleSeconds, noiseMeters: noiseMeters,

@@ -1,5 +1,6 @@
 import HailCore
 import HailRoads
+import HailTime
 
 /// Measures loading and routing speed on a PBF file, for `docs/BENCHMARKS.md` and a future `hail bench route`.
 ///
@@ -16,8 +17,7 @@ public enum RoadBenchmark {
             let now = clock.now
             let elapsed = start.duration(to: now)
             start = now
-            let (seconds, attoseconds) = elapsed.components
-            return Double(seconds) + Double(attoseconds) * 1e-18
+            return elapsed.timeInterval
         }
         let extract = try OSMPBFReader.read(pbf)
         let readSeconds = lap()

@@ -1,13 +1,14 @@
 import Foundation
 import HailCore
 import HailProtocol
+import HailTime
 import Observation
 
 /// The driver app's runtime: online and offline, offers, the location pipeline and trip actions through
 /// the durable outbox. A SwiftUI screen binds to it; the terminal app prints its `screen`.
 ///
 /// Everything it does goes through injected seams (`DriverAPI`, `DriverChannel`, `LocationSource`,
-/// `OutboxStore`, `DriverTimeline`), so tests run it on a manual clock against fakes or the real server.
+/// `OutboxStore`, `Timeline`), so tests run it on a manual clock against fakes or the real server.
 @MainActor
 @Observable
 public final class DriverModel {
@@ -45,7 +46,7 @@ public final class DriverModel {
     @ObservationIgnored private let channel: any DriverChannel
     @ObservationIgnored private let location: any LocationSource
     @ObservationIgnored private let store: any OutboxStore
-    @ObservationIgnored private let timeline: DriverTimeline
+    @ObservationIgnored private let timeline: Timeline
     @ObservationIgnored private var generator: any RandomNumberGenerator
     @ObservationIgnored private let reconnect: Backoff
     @ObservationIgnored private let ackTimeout: TimeInterval
@@ -85,7 +86,7 @@ public final class DriverModel {
         channel: any DriverChannel,
         location: any LocationSource,
         store: any OutboxStore,
-        timeline: DriverTimeline,
+        timeline: Timeline,
         random: any RandomNumberGenerator = SystemRandomNumberGenerator(),
         backoff: Backoff = .standard,
         bufferCapacity: Int = 1000,
@@ -394,7 +395,7 @@ public final class DriverModel {
                 wakeTask?.cancel()
                 let timeline = self.timeline
                 wakeTask = Task { [weak self] in
-                    do { try await timeline.sleepUntil(date) } catch { return }
+                    do { try await timeline.sleep(until: date) } catch { return }
                     guard let self else { return }
                     self.perform(self.pipeline.tick(now: timeline.now()))
                 }
@@ -461,7 +462,7 @@ public final class DriverModel {
         let timeline = self.timeline
         let deadline = timeline.now().addingTimeInterval(ackTimeout)
         Task { [weak self] in
-            do { try await timeline.sleepUntil(deadline) } catch { return }
+            do { try await timeline.sleep(until: deadline) } catch { return }
             guard let self, self.link == .stream,
                 self.pipeline.batcher.inFlight.contains(where: { $0.seq == seq })
             else { return }
@@ -502,7 +503,7 @@ public final class DriverModel {
             streamLost()
             attempt += 1
             let delay = reconnect.delay(afterAttempt: attempt, using: &generator)
-            do { try await timeline.sleepUntil(timeline.now().addingTimeInterval(delay)) } catch { return }
+            do { try await timeline.sleep(until: timeline.now().addingTimeInterval(delay)) } catch { return }
         }
     }
 
@@ -565,7 +566,7 @@ public final class DriverModel {
         offerTimer?.cancel()
         let timeline = self.timeline
         offerTimer = Task { [weak self] in
-            do { try await timeline.sleepUntil(offer.expiresAt) } catch { return }
+            do { try await timeline.sleep(until: offer.expiresAt) } catch { return }
             guard let self, self.offer?.trip.id == offer.trip.id else { return }
             self.offer = nil
             self.changed()
@@ -664,7 +665,7 @@ public final class DriverModel {
                 outboxTimer?.cancel()
                 let timeline = self.timeline
                 outboxTimer = Task { [weak self] in
-                    do { try await timeline.sleepUntil(until) } catch { return }
+                    do { try await timeline.sleep(until: until) } catch { return }
                     self?.kickOutbox()
                 }
                 outboxRunning = false
@@ -732,7 +733,7 @@ public final class DriverModel {
             while !Task.isCancelled {
                 await self?.sampleTelemetry(session)
                 next = next.addingTimeInterval(session.log.sampleInterval)
-                do { try await timeline.sleepUntil(next) } catch { return }
+                do { try await timeline.sleep(until: next) } catch { return }
             }
         }
     }
@@ -766,7 +767,7 @@ public final class DriverModel {
         let deadline = timeline.now().addingTimeInterval(Self.locationsBeforeEndWait)
         let timeline = self.timeline
         let timer = Task { [weak self] in
-            try? await timeline.sleepUntil(deadline)
+            try? await timeline.sleep(until: deadline)
             self?.changed()
         }
         defer { timer.cancel() }

@@ -1,5 +1,6 @@
 import Foundation
 import HailCore
+import HailTime
 
 /// A `LocationSource` that drives a simulated car along a polyline at a set speed, one fix per
 /// `interval`, for the simulator and the terminal driver app; standing still it reports nothing, like
@@ -14,7 +15,7 @@ public actor RouteFollower: LocationSource {
     /// The accuracy radius every fix reports.
     public let accuracy: Double
 
-    private let timeline: DriverTimeline
+    private let timeline: Timeline
     private var policy: LocationPolicy = .off
     private var route: [Coordinate] = []
     private var travelled: Double = 0
@@ -23,7 +24,7 @@ public actor RouteFollower: LocationSource {
 
     /// A car standing at `start`, driving at `speed` m/s when given a route.
     public init(
-        start: Coordinate, speed: Double, interval: TimeInterval = 1, accuracy: Double = 5, timeline: DriverTimeline
+        start: Coordinate, speed: Double, interval: TimeInterval = 1, accuracy: Double = 5, timeline: Timeline
     ) {
         self.position = start
         self.speed = speed.isFinite && speed > 0 ? speed : 10
@@ -58,7 +59,7 @@ public actor RouteFollower: LocationSource {
         var next = timeline.now()
         while !Task.isCancelled {
             next = next.addingTimeInterval(interval)
-            do { try await timeline.sleepUntil(next) } catch { break }
+            do { try await timeline.sleep(until: next) } catch { break }
             if let point = step(now: next) { continuation.yield(point) }
         }
         continuation.finish()

@@ -1,5 +1,6 @@
 import Foundation
 import HailCore
+import HailTime
 
 /// A `LocationSource` that plays recorded fixes on a timeline, at real or accelerated speed, honouring
 /// the policy like the hardware would: nothing while off, and no fix closer than the distance filter to
@@ -20,11 +21,11 @@ public actor TraceReplayer: LocationSource {
     /// True once every fix has been played.
     public private(set) var finished = false
 
-    private let timeline: DriverTimeline
+    private let timeline: Timeline
     private var policy: LocationPolicy
 
     /// A replayer of `points` on `timeline`; `policy` applies until the runtime sets one.
-    public init(points: [LocationPoint], speed: Double = 1, timeline: DriverTimeline, policy: LocationPolicy = .off) {
+    public init(points: [LocationPoint], speed: Double = 1, timeline: Timeline, policy: LocationPolicy = .off) {
         self.points = points
         self.speed = speed.isFinite && speed > 0 ? speed : 1
         self.timeline = timeline
@@ -54,7 +55,7 @@ public actor TraceReplayer: LocationSource {
         var last: LocationPoint?
         for point in points {
             let offset = point.t.timeIntervalSince(first.t)
-            do { try await timeline.sleepUntil(start.addingTimeInterval(offset / speed)) } catch { break }
+            do { try await timeline.sleep(until: start.addingTimeInterval(offset / speed)) } catch { break }
             var stamped = point
             stamped.t = start.addingTimeInterval(offset)
             if Self.passes(stamped, after: last, policy: policy) {

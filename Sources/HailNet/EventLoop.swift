@@ -1,6 +1,7 @@
 import CLibWebSockets
 import Foundation
 import Glibc
+import HailTime
 import Synchronization
 
 /// What one lws context is created with.
@@ -34,12 +35,6 @@ struct EventLoopOptions {
     static func core(forLoop index: Int) -> Int? {
         let cpus = ProcessorAffinity.allowed
         return cpus.isEmpty ? nil : cpus[index % cpus.count]
-    }
-
-    /// `duration` in seconds.
-    static func seconds(_ duration: Duration) -> Double {
-        let parts = duration.components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 }
 
@@ -385,7 +380,7 @@ final class EventLoop: @unchecked Sendable {
     /// up: it should work out for itself what is due (swift-nio's `scheduleRepeatedTask` with a fixed delay).
     func scheduleRepeated(every interval: Duration, _ body: @escaping @Sendable () -> Bool) {
         let id = nextTaskID.wrappingAdd(1, ordering: .relaxed).oldValue
-        let seconds = max(0.000_1, EventLoopOptions.seconds(interval))
+        let seconds = max(0.000_1, interval.timeInterval)
         executor.post { [self] in arm(id: id, seconds: seconds, body: body) }
     }
 

@@ -1,5 +1,6 @@
 import CLibWebSockets
 import Glibc
+import HailTime
 import Synchronization
 
 /// One HTTP/1.1 and WebSocket server on one port, over libwebsockets on libev loops.
@@ -79,7 +80,7 @@ public final class NetServer: Sendable {
             Keepalive(pingSeconds: configuration.pingIntervalSeconds, idleSeconds: configuration.idleTimeoutSeconds)
             .tickSeconds
         options.keepAliveSeconds = configuration.keepAliveSeconds
-        options.ioCollectSeconds = EventLoopOptions.seconds(configuration.ioCoalescing)
+        options.ioCollectSeconds = configuration.ioCoalescing.timeInterval
         if configuration.pinsLoops { options.cpu = EventLoopOptions.core(forLoop: index) }
         options.timeoutSeconds = configuration.requestTimeoutSeconds
         let loop = try EventLoop(

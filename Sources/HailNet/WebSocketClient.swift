@@ -1,4 +1,5 @@
 import CLibWebSockets
+import HailTime
 import Synchronization
 
 /// A WebSocket client over libwebsockets: one lws context and loop thread for any number of connections.
@@ -23,7 +24,7 @@ public final class WebSocketClient: Sendable {
         options.port = nil
         options.rxBufferSize = 4_096
         options.tickSeconds = engine.keepalive.tickSeconds
-        options.ioCollectSeconds = EventLoopOptions.seconds(configuration.ioCoalescing)
+        options.ioCollectSeconds = configuration.ioCoalescing.timeInterval
         options.cpu = configuration.pinnedLoop.flatMap(EventLoopOptions.core(forLoop:))
         let loop = try EventLoop(
             options: options, executor: executor,

@@ -1,6 +1,7 @@
 import Foundation
 import HailCore
 import HailProtocol
+import HailTime
 import Observation
 
 /// The rider app's runtime: a SwiftUI trip screen binds to it and gets every decision of the design.
@@ -58,8 +59,8 @@ public final class RiderModel {
     @ObservationIgnored private let api: any TripAPI
     @ObservationIgnored private let channel: any LiveTripChannel
     @ObservationIgnored private let cursors: any CursorStore
-    @ObservationIgnored private let clock: any Clock<Duration>
-    @ObservationIgnored private let deviceNow: @Sendable () -> Date
+    /// The phone's time: its dates (wrong on some phones; the server's offset corrects them) and every wait.
+    @ObservationIgnored private let timeline: Timeline
     @ObservationIgnored private let configuration: RiderConfiguration
     @ObservationIgnored private var random: RiderRandom
     @ObservationIgnored private var machine = TripStateMachine()
@@ -90,12 +91,12 @@ public final class RiderModel {
     /// Told after every step the model takes, changed screen or not; tests wait on it instead of sleeping.
     @ObservationIgnored var progressWatchers: [AsyncStream<Void>.Continuation] = []
 
-    /// Creates a model on its seams. `now` is the phone's clock (tests make it wrong on purpose);
-    /// `clock` runs every wait (retries, backoff, polls); `random` draws the reconnect jitter; with a `telemetry`
+    /// Creates a model on its seams. `timeline` is the phone's time: its dates (tests make them wrong on purpose)
+    /// and every wait (retries, backoff, polls); `random` draws the reconnect jitter; with a `telemetry`
     /// session the model samples the phone's power and sends it (`POST /v1/telemetry`) from `launch()` on.
     public init(
-        api: any TripAPI, channel: any LiveTripChannel, cursors: any CursorStore, clock: any Clock<Duration>,
-        now: @escaping @Sendable () -> Date = { Date() }, configuration: RiderConfiguration = RiderConfiguration(),
+        api: any TripAPI, channel: any LiveTripChannel, cursors: any CursorStore, timeline: Timeline = .system(),
+        configuration: RiderConfiguration = RiderConfiguration(),
         random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
         telemetry: TelemetrySession? = nil
     ) {
@@ -104,8 +105,7 @@ public final class RiderModel {
         self.api = api
         self.channel = channel
         self.cursors = cursors
-        self.clock = clock
-        self.deviceNow = now
+        self.timeline = timeline
         self.configuration = configuration
         self.random = RiderRandom(base: random)
         self.glide = Glide(configuration: configuration.glide)
@@ -118,7 +118,7 @@ public final class RiderModel {
     public var serverClockOffset: TimeInterval { serverClock.offset }
 
     /// The server's clock now, by the phone's clock corrected with the measured offset.
-    public var serverNow: Date { serverClock.serverNow(deviceNow: deviceNow()) }
+    public var serverNow: Date { serverClock.serverNow(deviceNow: timeline.now()) }
 
     /// Where to draw the car at phone time `deviceTime` (a display link's timestamp), or nil with no fix.
     public func marker(at deviceTime: Date) -> Glide.Marker? {
@@ -558,7 +558,7 @@ public final class RiderModel {
         refresh()
         while config.liveStreamOrDefault.mode == .poll {
             let interval = Int64(config.liveStreamOrDefault.pollIntervalSeconds)
-            do { try await clock.sleep(for: .seconds(interval)) } catch { return false }
+            do { try await timeline.sleep(for: .seconds(interval)) } catch { return false }
             guard isCurrent(generation), machine.isActive else { return false }
             await refreshConfig()
             await poll(tripID: tripID)
@@ -573,7 +573,7 @@ public final class RiderModel {
             cursorTripID = tripID
             cursor = try? await cursors.load(tripID: tripID)
         }
-        let openedAt = deviceNow()
+        let openedAt = timeline.now()
         var greeted = false
         do {
             let frames = try await channel.open(tripID: tripID, after: cursor, version: machine.trip?.version)
@@ -582,7 +582,7 @@ public final class RiderModel {
                 switch frame {
                 case .hello(let serverTime):
                     serverClock.add(
-                        ServerClock.Sample(sentAt: openedAt, serverTime: serverTime, receivedAt: deviceNow()))
+                        ServerClock.Sample(sentAt: openedAt, serverTime: serverTime, receivedAt: timeline.now()))
                     greeted = true
                     connection = .streaming
                     markReached()
@@ -614,7 +614,7 @@ public final class RiderModel {
         refresh()
         repeat {
             let step = polling ? min(remaining, pollInterval) : remaining
-            do { try await clock.sleep(for: .milliseconds(Int64((step * 1000).rounded()))) } catch { return false }
+            do { try await timeline.sleep(for: .milliseconds(Int64((step * 1000).rounded()))) } catch { return false }
             remaining -= step
             guard isCurrent(generation), machine.isActive else { return false }
             if polling, remaining > 0, let id = machine.trip?.id {
@@ -640,7 +640,7 @@ public final class RiderModel {
             while !Task.isCancelled {
                 guard let self else { return }
                 await self.sampleTelemetry(session)
-                do { try await self.clock.sleep(for: interval) } catch { return }
+                do { try await self.timeline.sleep(for: interval) } catch { return }
             }
         }
     }
@@ -648,7 +648,7 @@ public final class RiderModel {
     /// One sample (active while the rider watches a trip), and the batch it makes due, if any.
     private func sampleTelemetry(_ session: TelemetrySession) async {
         let active = isScreenVisible && machine.isActive
-        let sample = DeviceSample(power, at: deviceNow(), active: active, degraded: false)
+        let sample = DeviceSample(power, at: timeline.now(), active: active, degraded: false)
         guard let batch = telemetry.record(sample) else { return }
         do {
             try await api.sendTelemetry(session.body(batch))
@@ -681,7 +681,7 @@ public final class RiderModel {
                     return nil
                 }
                 refresh()
-                do { try await clock.sleep(for: .milliseconds(Int64((wait * 1000).rounded()))) } catch { return nil }
+                do { try await timeline.sleep(for: .milliseconds(Int64((wait * 1000).rounded()))) } catch { return nil }
                 attempt += 1
             }
         }

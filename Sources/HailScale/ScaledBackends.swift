@@ -1,5 +1,6 @@
 import Foundation
 import HailServer
+import HailTime
 
 /// What one node runs on, chosen by `hail server --postgres URL --redis URL`: PostgreSQL for trips and
 /// history when a URL is given (the SQLite file otherwise), Redis for the geo index and the bus when a URL
@@ -89,7 +90,7 @@ public struct ScaledBackends: Sendable {
     }
 
     /// The server's services on these backends.
-    public func services(configuration: ServerConfiguration, tokens: TokenAuthority, time: ServerTime) async
+    public func services(configuration: ServerConfiguration, tokens: TokenAuthority, time: Timeline) async
         -> ServerServices
     {
         let metrics = ServerMetrics()

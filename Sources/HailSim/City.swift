@@ -4,6 +4,7 @@ import HailCore
 import HailDriver
 import HailRoads
 import HailServer
+import HailTime
 
 /// A simulated city against a running Hail server: drivers who roam and serve trips and riders who
 /// request them, each a real rider or driver runtime over the real transports, every random choice drawn
@@ -22,7 +23,7 @@ public final class City {
     private let mint: TokenMinter
     private let graph: RoadGraph
     private let clock: any Clock<Duration>
-    private let timeline: DriverTimeline
+    private let timeline: Timeline
     private var waiters: [(condition: (CityReport) -> Bool, continuation: CheckedContinuation<Bool, Never>)] = []
     private var finished = false
     private var drivers: [SimDriver] = []
@@ -51,7 +52,7 @@ public final class City {
         self.mint = tokens
         self.graph = graph
         self.clock = clock
-        self.timeline = DriverTimeline(clock: clock, origin: origin)
+        self.timeline = Timeline(clock: clock, origin: origin)
     }
 
     /// Runs every driver and rider until the calling task is cancelled; drivers go offline on the way out.
@@ -100,7 +101,7 @@ public final class City {
 
     /// The warm-up ends at `mark`: the city is busy as a running one is, and from here on it is measured.
     private func startMeasuring(at mark: Date) async {
-        do { try await timeline.sleepUntil(mark) } catch { return }
+        do { try await timeline.sleep(until: mark) } catch { return }
         measuredFrom = timeline.now()
         for driver in drivers {
             sentBeforeMeasuring[driver.id] = driver.sent

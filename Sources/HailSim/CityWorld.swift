@@ -4,6 +4,7 @@ import HailCore
 import HailDriver
 import HailRoads
 import HailServer
+import HailTime
 
 /// What every simulated client of one city shares: the server, tokens, roads, time and settings.
 struct CityWorld: Sendable {
@@ -16,7 +17,7 @@ struct CityWorld: Sendable {
     /// The road segments in tunnels, where a car's phone has no fix.
     let tunnels: Set<SimulatedCar.Segment>
     let clock: any Clock<Duration>
-    let timeline: DriverTimeline
+    let timeline: Timeline
     let connector: SocketConnector
     let configuration: CityConfiguration
 

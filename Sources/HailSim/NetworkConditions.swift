@@ -1,6 +1,7 @@
 import Foundation
 import HailCore
 import HailDriver
+import HailTime
 
 /// One client's network on one profile, every fault drawn from its own seeded generator: when the dead
 /// zones and stalls fall (laid out up front for the whole run), what each request and frame suffers.
@@ -13,7 +14,7 @@ actor NetworkConditions {
     }
 
     nonisolated let profile: NetworkProfile
-    nonisolated let timeline: DriverTimeline
+    nonisolated let timeline: Timeline
     private var random: SplitMix64
     /// Dead zones and stalls as seconds since 1970, in order.
     nonisolated let deadZones: [ClosedRange<Double>]
@@ -27,7 +28,7 @@ actor NetworkConditions {
 
     /// Conditions with the dead zones and stalls given, for tests that need them at known times.
     init(
-        profile: NetworkProfile, timeline: DriverTimeline, random: SplitMix64, deadZones: [ClosedRange<Double>],
+        profile: NetworkProfile, timeline: Timeline, random: SplitMix64, deadZones: [ClosedRange<Double>],
         stalls: [ClosedRange<Double>], pressable: Bool = false
     ) {
         self.pressable = pressable
@@ -39,7 +40,7 @@ actor NetworkConditions {
     }
 
     init(
-        profile: NetworkProfile, timeline: DriverTimeline, random: SplitMix64, horizon: TimeInterval = 86_400,
+        profile: NetworkProfile, timeline: Timeline, random: SplitMix64, horizon: TimeInterval = 86_400,
         pressable: Bool = false
     ) {
         self.pressable = pressable
@@ -136,6 +137,6 @@ actor NetworkConditions {
 
     /// Sleeps until `time` on the timeline.
     nonisolated func sleep(until time: Double) async throws {
-        try await timeline.sleepUntil(Date(timeIntervalSince1970: time))
+        try await timeline.sleep(until: Date(timeIntervalSince1970: time))
     }
 }

@@ -123,7 +123,7 @@ final class SimDriver {
         var next = world.timeline.now()
         while !Task.isCancelled {
             next = next.addingTimeInterval(1)
-            do { try await world.timeline.sleepUntil(next) } catch { break }
+            do { try await world.timeline.sleep(until: next) } catch { break }
             if let nextKill, next >= nextKill {
                 await killAndRelaunch()
                 continue
@@ -189,7 +189,7 @@ final class SimDriver {
         sentBefore.points += stats.points
         sentBefore.bytes += stats.bytes
         sentBefore.keepAlives += stats.keepAlives
-        do { try await world.timeline.sleepUntil(world.timeline.now().addingTimeInterval(3)) } catch { return }
+        do { try await world.timeline.sleep(until: world.timeline.now().addingTimeInterval(3)) } catch { return }
         model = DriverModel(
             api: link, channel: link, location: car, store: store, timeline: world.timeline, random: random.split(),
             telemetry: TelemetrySession(

@@ -47,7 +47,7 @@ final class SimRider {
             channel: RiderLiveChannel(baseURL: world.server, token: token, connector: world.connector, client: client),
             faults: FaultInjector(conditions: conditions))
         model = RiderModel(
-            api: link, channel: link, cursors: cursors, clock: world.clock, now: world.timeline.now,
+            api: link, channel: link, cursors: cursors, timeline: world.timeline,
             random: random.split(), telemetry: Self.session(crashedBefore: false))
         self.random = random
         self.truth = truth
@@ -71,7 +71,7 @@ final class SimRider {
         while !Task.isCancelled {
             // Uniform between half and one and a half of the mean interval.
             let pause = world.configuration.requestInterval * (0.5 + random.unit())
-            do { try await world.timeline.sleepUntil(world.timeline.now().addingTimeInterval(pause)) } catch { break }
+            do { try await world.timeline.sleep(until: world.timeline.now().addingTimeInterval(pause)) } catch { break }
             await ride()
         }
         model.stop()
@@ -166,7 +166,7 @@ final class SimRider {
         var next = world.timeline.now()
         while !Task.isCancelled {
             next = next.addingTimeInterval(0.2)
-            do { try await world.timeline.sleepUntil(next) } catch { return }
+            do { try await world.timeline.sleep(until: next) } catch { return }
             if let nextKill, next >= nextKill, !killed {
                 kill()
                 continue
@@ -205,10 +205,10 @@ final class SimRider {
 
     /// The app comes back a few seconds later and rebuilds the trip from the server and its cursor.
     private func relaunch() async {
-        do { try await world.timeline.sleepUntil(world.timeline.now().addingTimeInterval(3)) } catch { return }
+        do { try await world.timeline.sleep(until: world.timeline.now().addingTimeInterval(3)) } catch { return }
         // A kill is a crash as the next session sees it.
         model = RiderModel(
-            api: link, channel: link, cursors: cursors, clock: world.clock, now: world.timeline.now,
+            api: link, channel: link, cursors: cursors, timeline: world.timeline,
             random: random.split(), telemetry: Self.session(crashedBefore: true))
         if let wait = await conditions.timeToKill() { nextKill = world.timeline.now().addingTimeInterval(wait) }
         killed = false

@@ -2,6 +2,7 @@ import Foundation
 import HailCore
 import HailDriver
 import HailRoads
+import HailTime
 
 /// A simulated phone in a simulated car: it drives a `Route` at the road speeds (times the city's speed
 /// factor) and reports one fix per second with seeded GPS noise, honouring the policy's distance filter
@@ -21,7 +22,7 @@ actor SimulatedCar: LocationSource {
     nonisolated let truth = TruthTrace()
     /// Where the car truly is (the fixes it reports are noisy).
     private(set) var position: Coordinate
-    private let timeline: DriverTimeline
+    private let timeline: Timeline
     private let speedFactor: Double
     private let noiseMeters: Double
     private var random: SplitMix64
@@ -47,7 +48,7 @@ actor SimulatedCar: LocationSource {
     private var statusListeners: [AsyncStream<FixStatus>.Continuation] = []
 
     init(
-        start: Coordinate, timeline: DriverTimeline, speedFactor: Double, noiseMeters: Double, random: SplitMix64,
+        start: Coordinate, timeline: Timeline, speedFactor: Double, noiseMeters: Double, random: SplitMix64,
         tunnels: Set<Segment> = [], outlierProbability: Double = 0
     ) {
         position = start
@@ -110,7 +111,7 @@ actor SimulatedCar: LocationSource {
         var next = timeline.now()
         while !Task.isCancelled {
             next = next.addingTimeInterval(1)
-            do { try await timeline.sleepUntil(next) } catch { break }
+            do { try await timeline.sleep(until: next) } catch { break }
             if let point = step(now: next) { continuation.yield(point) }
         }
         continuation.finish()

@@ -136,7 +136,7 @@ enum ServerCommand {
                     postgresSchema: args["--postgres-schema"] ?? "public", redisPrefix: args["--redis-prefix"] ?? "")
                 let services = await backends.services(
                     configuration: options.configuration,
-                    tokens: TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret)), time: .live())
+                    tokens: TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret)), time: .system())
                 server = try await BackendServer.start(services: services, options: options)
                 storage = backends.summary
             } else {

@@ -3,6 +3,7 @@ import HailNet
 import HailRoads
 import HailServer
 import HailSim
+import HailTime
 
 /// One headless run of the simulated city: a fresh server on loopback with its own throwaway database,
 /// the city on it for a fixed time, then the measured report. Shared by `hail sim` and
@@ -64,8 +65,7 @@ struct SimRun {
             do { try await Task.sleep(for: min(.seconds(2), left)) } catch { break }
             let now = ContinuousClock.now
             let report = simulation.measuredReport(map: mapName)
-            let elapsed = (now - started).components
-            let measured = Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18 - warmupSeconds
+            let measured = (now - started).timeInterval - warmupSeconds
             if measured >= 0 { timeline.append(ReportSample(report, at: measured)) }
             if now - printed >= .seconds(10) {
                 printed = now

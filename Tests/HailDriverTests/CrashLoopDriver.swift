@@ -5,6 +5,7 @@ import HailCore
 import HailDriver
 import HailProtocol
 import HailTesting
+import HailTime
 
 /// One driver phone in the crash loop: a `DriverModel` on the live transports and a SQLite outbox file, a
 /// car that drives itself to each pickup and dropoff, and an autopilot tapping what a driver would, as
@@ -21,7 +22,7 @@ final class CrashLoopDriver {
     /// The actions the server refused, by key, with its reason.
     private(set) var rejected: [UUID: String] = [:]
     private let follower: RouteFollower
-    private let timeline = DriverTimeline.system()
+    private let timeline = Timeline.system()
     private var routedFor: String?
     private var tapped: Set<String> = []
     private var pilot: Task<Void, Never>?
@@ -47,9 +48,9 @@ final class CrashLoopDriver {
         await model.goOnline()
         guard autopilot else { return }
         pilot = Task { [weak self] in
-            let timeline = DriverTimeline.system()
+            let timeline = Timeline.system()
             while !Task.isCancelled {
-                do { try await timeline.sleepUntil(timeline.now().addingTimeInterval(1)) } catch { return }
+                do { try await timeline.sleep(until: timeline.now().addingTimeInterval(1)) } catch { return }
                 await self?.step()
             }
         }

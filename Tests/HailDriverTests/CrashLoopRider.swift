@@ -5,6 +5,7 @@ import HailCore
 import HailDriver
 import HailProtocol
 import HailRider
+import HailTime
 import Observation
 import Synchronization
 
@@ -110,7 +111,7 @@ final class CrashLoopRider {
     private(set) var cancelTapped: Set<String> = []
     private let index: Int
     private let cursors: SQLiteCursorStore
-    private let timeline = DriverTimeline.system()
+    private let timeline = Timeline.system()
 
     init(index: Int, server: URL, token: String, connector: SocketConnector, cursorPath: String, pickup: Coordinate)
         async throws
@@ -127,7 +128,7 @@ final class CrashLoopRider {
             api: RecordingTripAPI(inner: RiderHTTPAPI(transport: transport), log: sightings),
             channel: RecordingLiveChannel(
                 inner: RiderLiveChannel(baseURL: server, token: token, connector: connector), log: sightings),
-            cursors: cursors, clock: ContinuousClock())
+            cursors: cursors)
         follow()
     }
 
@@ -142,7 +143,7 @@ final class CrashLoopRider {
                 await model.requestRide(pickup: pickup, dropoff: dropoff, product: .economy)
                 guard model.trip?.state.isActive == true else {
                     // Refused or unreachable (the server is down): the rider taps again a second later.
-                    try? await timeline.sleepUntil(timeline.now().addingTimeInterval(1))
+                    try? await timeline.sleep(until: timeline.now().addingTimeInterval(1))
                     continue
                 }
             }

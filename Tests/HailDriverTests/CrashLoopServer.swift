@@ -4,6 +4,7 @@ import HailDriver
 import HailProcess
 import HailServer
 import HailTesting
+import HailTime
 import Synchronization
 
 #if canImport(Glibc)
@@ -107,14 +108,14 @@ final class CrashLoopKiller: Sendable {
     private let task: Task<[String], Never>
 
     init(deployment: CrashLoopDeployment, interval: ClosedRange<Double>, seed: UInt64) {
-        let timeline = DriverTimeline.system()
+        let timeline = Timeline.system()
         task = Task.detached {
             var random = SplitMix64(seed: seed)
             var problems: [String] = []
             var round = 0
             while true {
                 let next = timeline.now().addingTimeInterval(Double.random(in: interval, using: &random))
-                do { try await timeline.sleepUntil(next) } catch { break }
+                do { try await timeline.sleep(until: next) } catch { break }
                 let server = deployment.nodes[round % deployment.nodes.count]
                 round += 1
                 server.kill()

@@ -13,7 +13,7 @@ import Testing
 struct DriveCommandTests {
     @Test func autoModeDrivesATripToTheFareAndPrintsEveryScreen() async throws {
         guard FileManager.default.isExecutableFile(atPath: HailCommandProcess.executable.path) else { return }
-        let loopback = try await DriverLoopback.start(time: .live(), origin: Date())
+        let loopback = try await DriverLoopback.start(time: .system(), origin: Date())
         defer { Task { await loopback.stop() } }
         let driver = try HailCommandProcess(
             [
@@ -52,7 +52,7 @@ struct DriveCommandTests {
 extension DriveCommandTests {
     @Test func aSIGKILLedAppLosesNoTapItShowedOnItsSavedStateAtSynchronousNormal() async throws {
         guard FileManager.default.isExecutableFile(atPath: HailCommandProcess.executable.path) else { return }
-        let loopback = try await DriverLoopback.start(time: .live(), origin: Date())
+        let loopback = try await DriverLoopback.start(time: .system(), origin: Date())
         defer { Task { await loopback.stop() } }
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("drive-\(UUID().uuidString).db").path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }

@@ -4,6 +4,7 @@ import HailCore
 import HailDriver
 import HailProtocol
 import HailTesting
+import HailTime
 import Testing
 
 /// The driver's model obeying its cohort's location cap, measured in sends an hour on the manual clock, and its
@@ -22,7 +23,7 @@ struct DriverFlagsTests {
     init() {
         model = DriverModel(
             api: api, channel: channel, location: source, store: MemoryOutboxStore(),
-            timeline: DriverTimeline(clock: clock, origin: Fixture.origin), random: SplitMix64(seed: 1),
+            timeline: Timeline(clock: clock, origin: Fixture.origin), random: SplitMix64(seed: 1),
             backoff: Backoff(jitter: .none))
     }
 
@@ -95,7 +96,7 @@ struct DriverFlagsTests {
             log: TelemetryLog.Configuration(sampleInterval: 60, sendInterval: 120))
         let model = DriverModel(
             api: api, channel: channel, location: source, store: MemoryOutboxStore(),
-            timeline: DriverTimeline(clock: clock, origin: Fixture.origin), random: SplitMix64(seed: 1),
+            timeline: Timeline(clock: clock, origin: Fixture.origin), random: SplitMix64(seed: 1),
             telemetry: session)
         model.devicePowerChanged(DevicePower(batteryLevel: 0.9, batteryState: .unplugged, thermal: .serious))
         await model.start()

@@ -6,6 +6,7 @@ import HailNet
 import HailProtocol
 import HailServer
 import HailTesting
+import HailTime
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -20,10 +21,10 @@ struct DriverLoopback {
     let origin: Date
 
     static func start(clock: ManualClock, origin: Date) async throws -> DriverLoopback {
-        try await start(time: ServerTime(clock: clock, origin: origin), origin: origin)
+        try await start(time: Timeline(clock: clock, origin: origin), origin: origin)
     }
 
-    static func start(time: ServerTime, origin: Date) async throws -> DriverLoopback {
+    static func start(time: Timeline, origin: Date) async throws -> DriverLoopback {
         let path = FileManager.default.temporaryDirectory
             .appendingPathComponent("hail-driver-\(UUID().uuidString).db").path
         var options = BackendServer.Options()

@@ -4,6 +4,7 @@ import HailCore
 import HailDriver
 import HailProtocol
 import HailTesting
+import HailTime
 import Testing
 
 @Suite("DriverModel on fakes and a manual clock")
@@ -21,7 +22,7 @@ struct DriverModelTests {
         self.store = store ?? MemoryOutboxStore(saved)
         model = DriverModel(
             api: api, channel: channel, location: source, store: self.store,
-            timeline: DriverTimeline(clock: clock, origin: Fixture.origin), random: SplitMix64(seed: 1))
+            timeline: Timeline(clock: clock, origin: Fixture.origin), random: SplitMix64(seed: 1))
     }
 
     func online() async throws {

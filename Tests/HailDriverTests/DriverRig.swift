@@ -6,6 +6,7 @@ import HailDriver
 import HailProtocol
 import HailServer
 import HailTesting
+import HailTime
 
 /// One driver phone against the real server, both on the same manual clock, the network behind a switch.
 @MainActor
@@ -13,7 +14,7 @@ final class DriverRig {
     let clock: ManualClock
     let origin: Date
     /// One timeline for every launch: the phone's clock does not restart with the app.
-    let timeline: DriverTimeline
+    let timeline: Timeline
     let loopback: DriverLoopback
     let connector: SocketConnector
     let network = Network()
@@ -32,7 +33,7 @@ final class DriverRig {
         clock = ManualClock()
         // Whole seconds, so device times survive the millisecond wire format exactly.
         origin = Date(timeIntervalSince1970: (Date().timeIntervalSince1970).rounded(.down))
-        timeline = DriverTimeline(clock: clock, origin: origin)
+        timeline = Timeline(clock: clock, origin: origin)
         loopback = try await DriverLoopback.start(clock: clock, origin: origin)
         connector = try SocketConnector()
         driverToken = loopback.token(.driver, "driver-1")
@@ -145,6 +146,6 @@ extension DriverModel {
     @MainActor static func placeholder() -> DriverModel {
         DriverModel(
             api: NoAPI(), channel: NoChannel(), location: ScriptedLocationSource(), store: MemoryOutboxStore(),
-            timeline: DriverTimeline(clock: ManualClock(), origin: Date(timeIntervalSince1970: 0)))
+            timeline: Timeline(clock: ManualClock(), origin: Date(timeIntervalSince1970: 0)))
     }
 }

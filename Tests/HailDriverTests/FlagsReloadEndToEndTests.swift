@@ -8,6 +8,7 @@ import HailProcess
 import HailProtocol
 import HailServer
 import HailTesting
+import HailTime
 import Synchronization
 import Testing
 
@@ -138,7 +139,9 @@ struct FlagsReloadEndToEndTests {
                 inner: RiderHTTPAPI(transport: HTTPTransport(baseURL: server.baseURL, token: token, client: client)))
             channel = CountingLiveChannel(
                 inner: RiderLiveChannel(baseURL: server.baseURL, token: token, connector: connector, client: client))
-            model = RiderModel(api: api, channel: channel, cursors: InMemoryCursorStore(), clock: clock)
+            model = RiderModel(
+                api: api, channel: channel, cursors: InMemoryCursorStore(),
+                timeline: Timeline(clock: clock, now: { Date() }))
         }
 
         /// Returns once `condition` holds, checked after every step of the model; throws after `seconds`.
@@ -196,7 +199,7 @@ struct FlagsReloadEndToEndTests {
             api: DriverHTTPAPI(
                 transport: HTTPTransport(baseURL: server.baseURL, token: driverToken, client: driverClient)),
             channel: liveChannel, location: source, store: MemoryOutboxStore(),
-            timeline: DriverTimeline(clock: driverClock, origin: Date()), random: SplitMix64(seed: 3),
+            timeline: Timeline(clock: driverClock, origin: Date()), random: SplitMix64(seed: 3),
             backoff: Backoff(jitter: .none))
         await driver.start()
         await driver.goOnline()

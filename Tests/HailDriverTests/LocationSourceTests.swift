@@ -2,6 +2,7 @@ import Foundation
 import HailCore
 import HailDriver
 import HailTesting
+import HailTime
 import Synchronization
 import Testing
 
@@ -51,7 +52,7 @@ struct LocationSourceTests {
         let clock = ManualClock()
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         let replayer = TraceReplayer(
-            points: Array(munich.prefix(60)), speed: 10, timeline: DriverTimeline(clock: clock, origin: start),
+            points: Array(munich.prefix(60)), speed: 10, timeline: Timeline(clock: clock, origin: start),
             policy: LocationPolicy(activity: .onTrip, thermal: .nominal, lowPower: false))
         let received = Locked<[LocationPoint]>([])
         let reader = Task {
@@ -80,7 +81,7 @@ struct LocationSourceTests {
         let start = Coordinate(lat: 43.7300, lng: 7.4200)
         let stop = Coordinate(lat: 43.7309, lng: 7.4200)
         let follower = RouteFollower(
-            start: start, speed: 15, timeline: DriverTimeline(clock: clock, origin: Date(timeIntervalSince1970: 0)))
+            start: start, speed: 15, timeline: Timeline(clock: clock, origin: Date(timeIntervalSince1970: 0)))
         await follower.apply(LocationPolicy(activity: .onTrip, thermal: .nominal, lowPower: true))
         await follower.drive(through: [stop])
         let received = Locked<[LocationPoint]>([])

@@ -4,6 +4,7 @@ import HailCore
 import HailDriver
 import HailProtocol
 import HailTesting
+import HailTime
 import Testing
 
 /// A waiting driver standing still after its server restarted: the crash loop found such drivers
@@ -93,7 +94,7 @@ struct DriverReconnectTests {
         let source = ScriptedLocationSource()
         let model = DriverModel(
             api: api, channel: channel, location: source, store: MemoryOutboxStore(),
-            timeline: DriverTimeline(clock: clock, origin: Fixture.origin), random: SplitMix64(seed: 1))
+            timeline: Timeline(clock: clock, origin: Fixture.origin), random: SplitMix64(seed: 1))
         await model.start()
         await model.goOnline()
         try await eventually(model, "stream up") { $0.link == .stream }

@@ -12,7 +12,7 @@ struct RideAndDriveCommandTests {
         try #require(
             FileManager.default.isExecutableFile(atPath: HailCommandProcess.executable.path),
             "build the hail executable first (swift build --build-tests builds it beside the tests)")
-        let loopback = try await DriverLoopback.start(time: .live(), origin: Date())
+        let loopback = try await DriverLoopback.start(time: .system(), origin: Date())
         defer { Task { await loopback.stop() } }
         let server = loopback.baseURL.absoluteString
         let driver = try HailCommandProcess(

@@ -4,6 +4,7 @@ import HailCore
 import HailDriver
 import HailProtocol
 import HailTesting
+import HailTime
 import Synchronization
 import Testing
 
@@ -60,7 +61,7 @@ struct StaleLinkFailureTests {
         let source = ScriptedLocationSource()
         let model = DriverModel(
             api: api, channel: channel, location: source, store: MemoryOutboxStore(),
-            timeline: DriverTimeline(clock: clock, origin: Fixture.origin), random: SplitMix64(seed: 1))
+            timeline: Timeline(clock: clock, origin: Fixture.origin), random: SplitMix64(seed: 1))
         await model.start()
         await model.goOnline()
         try await eventually(model, "stream up") { $0.link == .stream }

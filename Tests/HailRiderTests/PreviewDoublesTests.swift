@@ -14,7 +14,7 @@ struct PreviewDoublesTests {
         let clock = ManualClock()
         let model = RiderModel(
             api: PreviewTripAPI(), channel: PreviewLiveTripChannel(clock: clock), cursors: InMemoryCursorStore(),
-            clock: clock)
+            timeline: Timeline(clock: clock, now: { Date() }))
         model.screenVisibilityChanged(true)
         await model.launch()
         await model.requestRide(pickup: PreviewRide.pickup, dropoff: PreviewRide.dropoff, product: .economy)

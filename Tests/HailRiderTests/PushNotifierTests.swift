@@ -4,6 +4,7 @@ import HailNet
 import HailProtocol
 import HailServer
 import HailTesting
+import HailTime
 import Synchronization
 import Testing
 
@@ -113,7 +114,7 @@ struct PushNotifierTests {
         let notifier = PushNotifier(
             sender: WebhookPushSender(
                 url: try #require(URL(string: "http://127.0.0.1:\(port)/push")), secret: secret, now: { Date() }),
-            now: { Self.now }, clock: clock, backoff: Backoff(jitter: .none))
+            time: Timeline(clock: clock, now: { Self.now }), backoff: Backoff(jitter: .none))
 
         let steps: [(TripState, TripState, Int)] = [
             (.searching, .driverAssigned, 2), (.driverAssigned, .driverAssigned, 3),
@@ -150,7 +151,8 @@ struct PushNotifierTests {
             func send(_ delivery: PushDelivery) async throws { throw Refused() }
         }
         let metrics = ServerMetrics()
-        let notifier = PushNotifier(sender: Refusing(), now: { Self.now }, clock: ManualClock(), attempts: 1)
+        let notifier = PushNotifier(
+            sender: Refusing(), time: Timeline(clock: ManualClock(), now: { Self.now }), attempts: 1)
         await notifier.reportDeliveries(to: metrics)
         await notifier.tripChanged(
             Self.record(.driverArrived, version: 3), previous: Self.record(.driverAssigned, version: 2))
@@ -161,9 +163,9 @@ struct PushNotifierTests {
 
     @Test func aRunningTripsActivityIsRefreshedWhileItsDriverMovesAndOnlyThen() async throws {
         let clock = ManualClock()
-        let time = ServerTime(clock: clock, origin: Self.now)
+        let time = Timeline(clock: clock, origin: Self.now)
         let sent = Mailbox<PushDelivery>()
-        let notifier = PushNotifier(sender: RecordingSender(sent: sent), now: time.now, clock: clock, attempts: 1)
+        let notifier = PushNotifier(sender: RecordingSender(sent: sent), time: time, attempts: 1)
         let driverSeq = Mutex<Int64>(1)
         await notifier.enrich { trip in
             var live = trip
@@ -175,7 +177,7 @@ struct PushNotifierTests {
         let assigned = Self.record(.driverAssigned, version: 2, eta: 240)
         let stored = Mutex(assigned)
         await notifier.refreshActivities(
-            every: .seconds(60), sleep: { try await time.sleep(for: $0) }, read: { _ in stored.withLock { $0 } })
+            every: .seconds(60), read: { _ in stored.withLock { $0 } })
         await notifier.tripChanged(assigned, previous: Self.record(.searching, version: 1))
         #expect(try await sent.next(within: 10, "assigned").event == .driverAssigned)
 

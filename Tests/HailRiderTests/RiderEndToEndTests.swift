@@ -131,7 +131,7 @@ struct RiderEndToEndTests {
         let model = RiderModel(
             api: riderAPI,
             channel: RiderLiveChannel(baseURL: base, token: riderToken, connector: connector),
-            cursors: InMemoryCursorStore(), clock: ContinuousClock())
+            cursors: InMemoryCursorStore())
         var phases: [RiderScreen.Phase] = []
         let recorder = Task { @MainActor in
             for await screen in model.screenChanges() where phases.last != screen.phase { phases.append(screen.phase) }
@@ -205,7 +205,7 @@ struct RiderEndToEndTests {
         let riderAPI = RiderHTTPAPI(transport: HTTPTransport(baseURL: base, token: riderToken))
         let model = RiderModel(
             api: riderAPI, channel: RiderLiveChannel(baseURL: base, token: riderToken, connector: connector),
-            cursors: InMemoryCursorStore(), clock: ContinuousClock())
+            cursors: InMemoryCursorStore())
         model.screenVisibilityChanged(true)
         await model.launch()
         await model.requestRide(

@@ -105,8 +105,8 @@ struct RiderFlagsTests {
             id: UUID(uuidString: "7C9E6679-7425-40DE-944B-E07FC1F90AE7")!, appVersion: "1.4.0",
             deviceModel: "iPhone15,2", previousSessionCrashed: true)
         let model = RiderModel(
-            api: api, channel: FakeLiveChannel(), cursors: InMemoryCursorStore(), clock: clock,
-            now: { RiderHarness.phoneTime(clock, skew: 0) }, telemetry: session)
+            api: api, channel: FakeLiveChannel(), cursors: InMemoryCursorStore(),
+            timeline: Timeline(clock: clock, origin: RiderHarness.phoneTime(clock, skew: 0)), telemetry: session)
         model.devicePowerChanged(DevicePower(batteryLevel: 0.5, batteryState: .unplugged))
         await model.launch()
         await clock.sleepers(atLeast: 1)

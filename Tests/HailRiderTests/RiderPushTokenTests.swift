@@ -77,7 +77,7 @@ struct RiderPushTokenTests {
         let model = RiderModel(
             api: RiderHTTPAPI(transport: HTTPTransport(baseURL: base, token: token)),
             channel: RiderLiveChannel(baseURL: base, token: token, connector: connector),
-            cursors: InMemoryCursorStore(), clock: ContinuousClock())
+            cursors: InMemoryCursorStore())
         let trips = server.services.trips
         await model.deviceTokenReceived(Self.deviceToken, environment: .sandbox)
         #expect(try await trips.device(principal: "rider:rider-1")?.token == Self.deviceHex)

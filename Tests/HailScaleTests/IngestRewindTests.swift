@@ -3,6 +3,7 @@ import HailCore
 import HailScale
 import HailServer
 import HailTesting
+import HailTime
 import Synchronization
 import Testing
 
@@ -50,7 +51,7 @@ struct IngestRewindTests {
             ingestState = RedisDriverIngestStore(client: client!, prefix: ScaleServices.uniqueName("ingest"))
         }
         defer { client?.close() }
-        let time = ServerTime(clock: ManualClock(), origin: ScaleNode.epoch)
+        let time = Timeline(clock: ManualClock(), origin: ScaleNode.epoch)
         let fleet = Fleet(
             geo: GeoIndexFailingOnce(), trips: MemoryTripStore(), history: MemoryLocationHistoryStore(),
             bus: InProcessTripBus(), time: time, metrics: ServerMetrics(), ingestState: ingestState)

@@ -4,6 +4,7 @@ import HailProtocol
 import HailScale
 import HailServer
 import HailTesting
+import HailTime
 
 /// One stateless node of the scaled deployment in this process: its own services and clock, on the shared
 /// PostgreSQL schema and Redis key prefix, called through `HailAPI` as HTTP would.
@@ -32,7 +33,7 @@ struct ScaleNode {
             endpoint: endpoint, ingestPrefix: prefix + "ingest", geoPrefix: prefix + "drivers", busPrefix: prefix)
         services = await ServerServices.make(
             configuration: ServerConfiguration(), tokens: tokens,
-            time: ServerTime(clock: clock, origin: Self.epoch), trips: stores.trips, history: stores.history,
+            time: Timeline(clock: clock, origin: Self.epoch), trips: stores.trips, history: stores.history,
             bus: bus, geo: RedisGeoIndex(client: redis, prefix: prefix + "drivers"),
             offers: RedisOfferStore(client: redis, prefix: prefix + "offers"),
             ingestState: RedisDriverIngestStore(client: redis, prefix: prefix + "ingest"), ingestPipeline: pipeline,

@@ -5,6 +5,7 @@ import HailProcess
 import HailProtocol
 import HailServer
 import HailTesting
+import HailTime
 import Testing
 
 @Suite(
@@ -44,7 +45,7 @@ struct APNsStandInTests {
         let standIn = try APNsStandIn(answers: answers)
         defer { standIn.stop() }
         let clock = ManualClock()
-        let time = ServerTime(clock: clock, origin: Self.t0)
+        let time = Timeline(clock: clock, origin: Self.t0)
         let store = MemoryTripStore()
         let metrics = ServerMetrics()
         let riders = ["ok": "a1", "gone": "b2", "bad": "c3", "busy": "d4", "failing": "e5", "expired": "f6"]

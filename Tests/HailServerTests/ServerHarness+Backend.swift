@@ -79,7 +79,7 @@ extension LoopbackServer {
         options.log = nil
         let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret))
         let services = await scaled.backends.services(
-            configuration: options.configuration, tokens: tokens, time: .live())
+            configuration: options.configuration, tokens: tokens, time: .system())
         let server = try await BackendServer.start(services: services, options: options)
         var loopback = LoopbackServer(
             server: server, databasePath: "/nonexistent/unused.db", tokens: tokens, client: try WebSocketClient())

@@ -4,6 +4,7 @@ import HailProtocol
 import HailRoads
 import HailServer
 import HailTesting
+import HailTime
 import Synchronization
 
 extension ServerHarness {
@@ -25,7 +26,7 @@ extension ServerHarness {
         configuration.pricing = Self.meter
         let counter = Mutex(0)
         services = await ServerServices.make(
-            configuration: configuration, tokens: tokens, time: ServerTime(clock: clock, origin: Self.epoch),
+            configuration: configuration, tokens: tokens, time: Timeline(clock: clock, origin: Self.epoch),
             trips: MemoryTripStore(), history: MemoryLocationHistoryStore(), random: SplitMix64(seed: 7),
             newTripID: {
                 counter.withLock {

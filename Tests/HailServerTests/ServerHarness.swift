@@ -4,6 +4,7 @@ import HailNet
 import HailProtocol
 import HailServer
 import HailTesting
+import HailTime
 import Synchronization
 
 #if canImport(FoundationNetworking)
@@ -49,7 +50,7 @@ struct ServerHarness {
         let counter = Mutex(0)
         services = await ServerServices.make(
             configuration: configuration, tokens: tokens,
-            time: ServerTime(clock: clock, origin: Self.epoch), trips: trips, history: history, bus: bus, geo: geo,
+            time: Timeline(clock: clock, origin: Self.epoch), trips: trips, history: history, bus: bus, geo: geo,
             offers: offers, ingestState: ingestState, random: SplitMix64(seed: 7),
             newTripID: {
                 counter.withLock {

@@ -2,6 +2,7 @@ import Foundation
 import HailCore
 import HailDriver
 import HailTesting
+import HailTime
 import Synchronization
 import Testing
 
@@ -13,7 +14,7 @@ struct FaultInjectorTests {
         _ profile: NetworkProfile, deadZones: [ClosedRange<Double>] = [], stalls: [ClosedRange<Double>] = []
     ) -> (ManualClock, FaultInjector) {
         let clock = ManualClock()
-        let timeline = DriverTimeline(clock: clock, origin: Date(timeIntervalSince1970: 0))
+        let timeline = Timeline(clock: clock, origin: Date(timeIntervalSince1970: 0))
         let conditions = NetworkConditions(
             profile: profile, timeline: timeline, random: SplitMix64(seed: 1), deadZones: deadZones, stalls: stalls)
         return (clock, FaultInjector(conditions: conditions))
@@ -152,7 +153,7 @@ struct FaultInjectorTests {
     }
 
     @Test func theSameSeedLaysOutTheSameDeadZones() {
-        let timeline = DriverTimeline(clock: ManualClock(), origin: Date(timeIntervalSince1970: 0))
+        let timeline = Timeline(clock: ManualClock(), origin: Date(timeIntervalSince1970: 0))
         let first = NetworkConditions(profile: .deadZones, timeline: timeline, random: SplitMix64(seed: 9))
         let again = NetworkConditions(profile: .deadZones, timeline: timeline, random: SplitMix64(seed: 9))
         let other = NetworkConditions(profile: .deadZones, timeline: timeline, random: SplitMix64(seed: 10))

@@ -3,6 +3,7 @@ import HailCore
 import HailDriver
 import HailRoads
 import HailTesting
+import HailTime
 import Synchronization
 import Testing
 
@@ -17,7 +18,7 @@ struct SimulatedCarTests {
     static func drive(noise: Double, seed: UInt64, seconds: Int) async -> (car: SimulatedCar, fixes: [LocationPoint]) {
         let clock = ManualClock()
         let car = SimulatedCar(
-            start: start, timeline: DriverTimeline(clock: clock, origin: Date(timeIntervalSince1970: 0)),
+            start: start, timeline: Timeline(clock: clock, origin: Date(timeIntervalSince1970: 0)),
             speedFactor: 2, noiseMeters: noise, random: SplitMix64(seed: seed))
         await car.apply(LocationPolicy(activity: .onTrip, thermal: .nominal, lowPower: false))
         await car.drive(Route(distance: 100, duration: 10, coordinates: [start, stop], edges: []))
@@ -64,7 +65,7 @@ struct SimulatedCarTests {
     @Test func inATunnelItHasNoFixAndSaysSoAndParkedItStandsWithOne() async throws {
         let clock = ManualClock()
         let car = SimulatedCar(
-            start: Self.start, timeline: DriverTimeline(clock: clock, origin: Date(timeIntervalSince1970: 0)),
+            start: Self.start, timeline: Timeline(clock: clock, origin: Date(timeIntervalSince1970: 0)),
             speedFactor: 2, noiseMeters: 0, random: SplitMix64(seed: 1),
             tunnels: [SimulatedCar.Segment(from: Self.start, to: Self.stop)])
         await car.apply(LocationPolicy(activity: .onTrip, thermal: .nominal, lowPower: false))

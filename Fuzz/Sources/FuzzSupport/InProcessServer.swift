@@ -3,6 +3,7 @@ import HailCore
 import HailProtocol
 import HailServer
 import HailTesting
+import HailTime
 import Synchronization
 
 /// The whole server without sockets: `HailAPI` for requests and `LiveStreams` for WebSockets, on memory
@@ -37,7 +38,7 @@ public struct InProcessServer: Sendable {
         let tripCounter = TripCounter()
         let services = await ServerServices.make(
             configuration: ServerConfiguration(), tokens: tokens,
-            time: ServerTime(clock: clock, origin: epoch), trips: MemoryTripStore(),
+            time: Timeline(clock: clock, origin: epoch), trips: MemoryTripStore(),
             history: MemoryLocationHistoryStore(), random: SplitMix64(seed: 9),
             newTripID: { tripCounter.next() })
         return InProcessServer(

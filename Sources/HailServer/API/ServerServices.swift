@@ -1,6 +1,7 @@
 import Foundation
 import HailCore
 import HailProtocol
+import HailTime
 
 /// Everything the endpoints and streams share: stores, bus, fleet, authority, dispatch, tokens, time.
 public struct ServerServices: Sendable {
@@ -9,7 +10,7 @@ public struct ServerServices: Sendable {
     /// Token minting and verification.
     public let tokens: TokenAuthority
     /// The injected clock.
-    public let time: ServerTime
+    public let time: Timeline
     /// Metrics by name.
     public let metrics: ServerMetrics
     /// Durable trips.
@@ -44,7 +45,7 @@ public struct ServerServices: Sendable {
     public static func make(
         configuration: ServerConfiguration,
         tokens: TokenAuthority,
-        time: ServerTime,
+        time: Timeline,
         metrics: ServerMetrics = ServerMetrics(),
         trips: any TripStore,
         history: any LocationHistoryStore,
@@ -76,7 +77,7 @@ public struct ServerServices: Sendable {
         if let factory = configuration.pushSender {
             // The APNs sender retries and backs off per push itself; the notifier hands each delivery over once.
             push = PushNotifier(
-                sender: factory(PushContext(tokens: trips, metrics: metrics, time: time)), now: time.now,
+                sender: factory(PushContext(tokens: trips, metrics: metrics, time: time)), time: time,
                 attempts: 1)
         } else {
             push = PushNotifier.fromEnvironment()
@@ -91,15 +92,14 @@ public struct ServerServices: Sendable {
             await push.enrich { await services.withLiveFields($0) }
             // A running trip's lock screen gets a fresh ETA well before its stale date while the driver moves.
             await push.refreshActivities(
-                every: .seconds(Int64(ApplePushPayload.refreshEvery)), sleep: { try await time.sleep(for: $0) },
-                read: { try? await trips.record(id: $0) })
+                every: .seconds(Int64(ApplePushPayload.refreshEvery)), read: { try? await trips.record(id: $0) })
             await push.attach(to: authority)
         }
         return services
     }
 
     private init(
-        configuration: ServerConfiguration, tokens: TokenAuthority, time: ServerTime, metrics: ServerMetrics,
+        configuration: ServerConfiguration, tokens: TokenAuthority, time: Timeline, metrics: ServerMetrics,
         trips: any TripStore, history: any LocationHistoryStore, bus: any TripBus, fleet: Fleet,
         authority: TripAuthority, dispatcher: Dispatcher, routing: ServerRouting,
         newTripID: @escaping @Sendable () -> String, push: PushNotifier?, directory: any DriverDirectory

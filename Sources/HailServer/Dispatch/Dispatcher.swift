@@ -1,6 +1,7 @@
 import Foundation
 import HailCore
 import HailProtocol
+import HailTime
 
 /// Runs `DispatchMachine` against the live fleet: offers trips to the closest free drivers (by road ETA when
 /// a road network is loaded) over their
@@ -20,7 +21,7 @@ public actor Dispatcher {
     private let fleet: Fleet
     private let bus: any TripBus
     private let directory: any DriverDirectory
-    private let time: ServerTime
+    private let time: Timeline
     private let metrics: ServerMetrics
     private let routing: ServerRouting
 
@@ -31,7 +32,7 @@ public actor Dispatcher {
         fleet: Fleet,
         bus: any TripBus,
         directory: any DriverDirectory,
-        time: ServerTime,
+        time: Timeline,
         metrics: ServerMetrics,
         routing: ServerRouting = ServerRouting(network: nil),
         offers: any OfferStore = MemoryOfferStore(),

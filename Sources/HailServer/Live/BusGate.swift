@@ -1,6 +1,7 @@
 import Foundation
 import HailNet
 import HailProtocol
+import HailTime
 import Synchronization
 
 /// A stream's bus sink: holds back what the bus delivers while the stream's first frames (hello, the trip's
@@ -8,13 +9,13 @@ import Synchronization
 final class BusGate: Sendable {
     private let connection: WebSocketConnection
     private let metrics: ServerMetrics
-    private let time: ServerTime
+    private let time: Timeline
     /// Closes the stream after its last message (a trip that reached a final state).
     private let closesOnEnd: Bool
     private let held = Mutex<[BusMessage]?>([])
 
     /// A closed gate in front of `connection`.
-    init(connection: WebSocketConnection, metrics: ServerMetrics, time: ServerTime, closesOnEnd: Bool = false) {
+    init(connection: WebSocketConnection, metrics: ServerMetrics, time: Timeline, closesOnEnd: Bool = false) {
         self.connection = connection
         self.metrics = metrics
         self.time = time

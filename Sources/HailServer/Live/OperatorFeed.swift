@@ -2,6 +2,7 @@ import Foundation
 import HailCore
 import HailProtocol
 import HailRoads
+import HailTime
 
 /// The operator's fleet feed behind `/v1/fleet/live`: one reading of the fleet and the active trips per
 /// tick of the server's clock, shared by every viewer on this node, turned by `OperatorFeedState` into at
@@ -22,7 +23,7 @@ public actor OperatorFeed {
     /// The centre idle drivers of other nodes are looked for around (Monaco, as `/v1/fleet`).
     static let center = Coordinate(lat: 43.7384, lng: 7.4246)
 
-    private let time: ServerTime
+    private let time: Timeline
     private let metrics: ServerMetrics
     private let trips: any TripStore
     private let fleet: Fleet
@@ -37,7 +38,7 @@ public actor OperatorFeed {
     private var snaps: [String: RoadSnap] = [:]
 
     init(
-        time: ServerTime, metrics: ServerMetrics, trips: any TripStore, fleet: Fleet, routing: ServerRouting,
+        time: Timeline, metrics: ServerMetrics, trips: any TripStore, fleet: Fleet, routing: ServerRouting,
         directory: any DriverDirectory
     ) {
         self.time = time

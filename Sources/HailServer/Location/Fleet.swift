@@ -2,6 +2,7 @@ import Foundation
 import HailCore
 import HailProtocol
 import HailRoads
+import HailTime
 import Synchronization
 
 /// This node's view of the drivers: who is online, where they are, which trip each serves, and the
@@ -81,7 +82,7 @@ public final class Fleet: Sendable {
     private let trips: any TripStore
     private let history: any LocationHistoryStore
     private let bus: any TripBus
-    private let time: ServerTime
+    private let time: Timeline
     private let metrics: ServerMetrics
     private let routing: ServerRouting
     private let ingestState: any DriverIngestStore
@@ -111,7 +112,7 @@ public final class Fleet: Sendable {
         trips: any TripStore,
         history: any LocationHistoryStore,
         bus: any TripBus,
-        time: ServerTime,
+        time: Timeline,
         metrics: ServerMetrics,
         routing: ServerRouting = ServerRouting(network: nil),
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),

@@ -1,5 +1,6 @@
 import Foundation
 import HailCore
+import HailTime
 
 /// Turns committed trip changes into pushes for the rider and delivers them off the commit path.
 ///
@@ -22,8 +23,7 @@ public actor PushNotifier {
     }
 
     private let sender: any PushSender
-    private let now: @Sendable () -> Date
-    private let clock: any Clock<Duration>
+    private let time: Timeline
     private let backoff: Backoff
     private let attempts: Int
     private var queue: [(event: PushEvent, record: TripRecord)] = []
@@ -37,7 +37,6 @@ public actor PushNotifier {
     /// How running trips are followed between state changes.
     private struct Following {
         let interval: Duration
-        let sleep: @Sendable (Duration) async throws -> Void
         let read: @Sendable (String) async -> TripRecord?
     }
     private var draining = false
@@ -46,14 +45,12 @@ public actor PushNotifier {
     public private(set) var counts = Counts()
     private var metrics: ServerMetrics?
 
-    /// Creates a notifier on `sender`; `attempts` per push, waiting `backoff` between them on `clock`.
+    /// Creates a notifier on `sender`; `attempts` per push, waiting `backoff` between them on `time`.
     public init(
-        sender: any PushSender, now: @escaping @Sendable () -> Date = { Date() },
-        clock: any Clock<Duration> = ContinuousClock(), backoff: Backoff = Backoff(cap: 8), attempts: Int = 3
+        sender: any PushSender, time: Timeline = .system(), backoff: Backoff = Backoff(cap: 8), attempts: Int = 3
     ) {
         self.sender = sender
-        self.now = now
-        self.clock = clock
+        self.time = time
         self.backoff = backoff
         self.attempts = max(1, attempts)
     }
@@ -83,14 +80,12 @@ public actor PushNotifier {
         enrichTrip = transform
     }
 
-    /// Refreshes the Live Activity of every running trip each `interval` (waited with `sleep`, the server's
-    /// clock) while its driver's position moves: an `etaRefreshed` push with the live ETA, no alert. A trip whose
+    /// Refreshes the Live Activity of every running trip each `interval` (on the notifier's timeline) while its driver's position moves: an `etaRefreshed` push with the live ETA, no alert. A trip whose
     /// driver's position stops gets none, so its activity passes its stale date and shows the ETA as old.
     public func refreshActivities(
-        every interval: Duration, sleep: @escaping @Sendable (Duration) async throws -> Void,
-        read: @escaping @Sendable (String) async -> TripRecord?
+        every interval: Duration, read: @escaping @Sendable (String) async -> TripRecord?
     ) {
-        following = Following(interval: interval, sleep: sleep, read: read)
+        following = Following(interval: interval, read: read)
     }
 
     /// Queues the push a committed change is worth, if any.
@@ -119,7 +114,7 @@ public actor PushNotifier {
         }
         followed[trip.id] = trip.version
         Task {
-            try? await following.sleep(following.interval)
+            try? await time.sleep(for: following.interval)
             await self.refreshDue(tripID: trip.id, version: trip.version)
         }
     }
@@ -155,7 +150,7 @@ public actor PushNotifier {
             } else if let seq = record.trip.driverLocation?.seq {
                 pushedSeq[record.trip.id] = seq
             }
-            let delivery = PushDelivery(event: event, record: record, now: now())
+            let delivery = PushDelivery(event: event, record: record, now: time.now())
             var random = SystemRandomNumberGenerator()
             var delivered = false
             for attempt in 1...attempts {
@@ -166,7 +161,7 @@ public actor PushNotifier {
                 } catch {
                     guard attempt < attempts else { break }
                     let wait = backoff.delay(afterAttempt: attempt, using: &random)
-                    try? await clock.sleep(for: .milliseconds(Int64((wait * 1000).rounded())))
+                    try? await time.sleep(for: .milliseconds(Int64((wait * 1000).rounded())))
                 }
             }
             if delivered { counts.delivered += 1 } else { counts.failed += 1 }

@@ -1,3 +1,5 @@
+import HailTime
+
 /// Delivers one push; throws when it was not accepted, so the notifier can retry it.
 public protocol PushSender: Sendable {
     /// Hands `delivery` to whatever talks to APNs.
@@ -11,10 +13,10 @@ public struct PushContext: Sendable {
     /// The server's metrics (`hail_push_total`).
     public let metrics: ServerMetrics
     /// The server's clock, for backoff.
-    public let time: ServerTime
+    public let time: Timeline
 
     /// Creates a context.
-    public init(tokens: any PushTokenStore, metrics: ServerMetrics, time: ServerTime) {
+    public init(tokens: any PushTokenStore, metrics: ServerMetrics, time: Timeline) {
         self.tokens = tokens
         self.metrics = metrics
         self.time = time

@@ -2,6 +2,7 @@ import Foundation
 import HailCore
 import HailProtocol
 import HailRoads
+import HailTime
 
 /// The server's routing seam: the road network loaded once, and which route provider each cohort of callers
 /// gets, as the flags in force say (`routeProvider`, docs/DEPLOY.md "Flags per cohort"; reloaded on SIGHUP).
@@ -46,7 +47,7 @@ public struct ServerRouting: Sendable {
 
     /// Routing from the configuration's settings; a road file that cannot be read leaves the server on
     /// straight lines, and a flags setting that cannot be read on the default flags; `problems` says why.
-    public init(configuration: ServerConfiguration, metrics: ServerMetrics? = nil, time: ServerTime? = nil) {
+    public init(configuration: ServerConfiguration, metrics: ServerMetrics? = nil, time: Timeline? = nil) {
         var problems: [String] = []
         var network: RoadNetwork?
         do {

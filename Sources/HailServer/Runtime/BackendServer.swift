@@ -2,6 +2,7 @@ import Foundation
 import HailCore
 import HailNet
 import HailProtocol
+import HailTime
 
 /// The backend as one process: HailNet's HTTP and WebSocket server in front of the API and the live
 /// streams, the embedded SQLite stores behind them, and dispatch running on its clock.
@@ -39,7 +40,7 @@ public final class BackendServer: Sendable {
     private let dispatchTask: Task<Void, Never>
 
     /// Opens the database, resumes what was in flight, and starts listening.
-    public static func start(_ options: Options, time: ServerTime = .live()) async throws -> BackendServer {
+    public static func start(_ options: Options, time: Timeline = .system()) async throws -> BackendServer {
         let stores = try await SQLiteTripStores.open(path: options.databasePath)
         let services = await ServerServices.make(
             configuration: options.configuration,
@@ -213,8 +214,7 @@ public final class BackendServer: Sendable {
             "at": (try? WireDate.format(now)) ?? "", "requestId": request.requestID, "method": request.method,
             "path": String(request.target.prefix { $0 != "?" }), "route": route, "status": String(status),
             "ms": String(
-                format: "%.2f",
-                Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000),
+                format: "%.2f", elapsed.timeInterval * 1000),
             "remote": request.remoteAddress,
         ]
         if let client = request.header(HailHeader.client) { fields["client"] = String(client.prefix(120)) }

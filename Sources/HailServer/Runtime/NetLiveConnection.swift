@@ -1,16 +1,17 @@
 import Foundation
 import HailNet
+import HailTime
 
 /// A live stream over one of HailNet's WebSocket connections.
 final class NetLiveConnection: LiveConnection {
     let connection: WebSocketConnection
     let inbound: AsyncStream<LiveInbound>
     private let metrics: ServerMetrics
-    private let time: ServerTime
+    private let time: Timeline
 
     /// Wraps `connection`; at most `inboundLimit` of its messages wait for the stream, one more closes it
     /// with 4029 (a client sending faster than the server reads cannot make it hold a backlog without end).
-    init(_ connection: WebSocketConnection, metrics: ServerMetrics, time: ServerTime, inboundLimit: Int = 1024) {
+    init(_ connection: WebSocketConnection, metrics: ServerMetrics, time: Timeline, inboundLimit: Int = 1024) {
         self.connection = connection
         self.metrics = metrics
         self.time = time

@@ -1,6 +1,7 @@
 import Foundation
 import HailCore
 import HailProtocol
+import HailTime
 
 /// The one place trips change. Each change is decided by HailCore's `TripRules`, committed to the store
 /// (with its audit line and idempotent answer, atomically) and only then acknowledged and published.
@@ -33,12 +34,12 @@ public actor TripAuthority {
 
     private let store: any TripStore
     private let bus: any TripBus
-    private let time: ServerTime
+    private let time: Timeline
     private let metrics: ServerMetrics
     private var observers: [@Sendable (TripRecord, TripRecord?, TripIntent) async -> Void] = []
 
     /// Creates the authority over a store and a bus.
-    public init(store: any TripStore, bus: any TripBus, time: ServerTime, metrics: ServerMetrics) {
+    public init(store: any TripStore, bus: any TripBus, time: Timeline, metrics: ServerMetrics) {
         self.store = store
         self.bus = bus
         self.time = time

@@ -4,6 +4,7 @@ import HailClient
 import HailCore
 import HailDriver
 import HailProtocol
+import HailTime
 
 /// The terminal driver app: a `DriverModel` on the live transports, a location source (a replayed trace or
 /// a car driving straight to each stop), the screen printed on every change, and either the keyboard or
@@ -15,7 +16,7 @@ final class DriveApp {
     private let model: DriverModel
     private let follower: RouteFollower?
     private let replayer: TraceReplayer?
-    private let timeline: DriverTimeline
+    private let timeline: Timeline
     private var lastScreen: DriverScreen?
     private var lastLine: String?
     private var completedTrips: Set<String> = []
@@ -123,7 +124,7 @@ final class DriveApp {
     /// Once a second: route the car to the next stop and, with --auto, tap what a driver would.
     private func drive() async {
         while !Task.isCancelled {
-            do { try await timeline.sleepUntil(timeline.now().addingTimeInterval(1)) } catch { return }
+            do { try await timeline.sleep(until: timeline.now().addingTimeInterval(1)) } catch { return }
             await step()
         }
     }

@@ -43,7 +43,7 @@ final class RideSession {
             api: RiderHTTPAPI(transport: transport),
             channel: RiderLiveChannel(
                 baseURL: options.server, token: options.token, connector: connector, client: client),
-            cursors: cursors, clock: ContinuousClock())
+            cursors: cursors)
         let session = RideSession(options: options, model: model)
         let status = await session.ride()
         model.stop()

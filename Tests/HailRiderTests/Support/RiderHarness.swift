@@ -22,8 +22,8 @@ struct RiderHarness {
         self.cursors = cursors
         self.clock = clock
         model = RiderModel(
-            api: self.api, channel: channel, cursors: cursors, clock: clock,
-            now: { Self.phoneTime(clock, skew: skew) },
+            api: self.api, channel: channel, cursors: cursors,
+            timeline: Timeline(clock: clock, origin: Self.phoneTime(clock, skew: skew)),
             configuration: RiderConfiguration(reconnect: Backoff(jitter: .none)))
     }
 

@@ -4,6 +4,7 @@ import HailNet
 import HailProtocol
 import HailServer
 import HailTesting
+import HailTime
 import Synchronization
 
 /// The real server on loopback for attacks: HailNet, a SQLite file (or PostgreSQL and Redis for the scaled
@@ -31,7 +32,7 @@ struct HostileServer {
             .path
         let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: SecureRandom.bytes(32)))
         let clock = ManualClock()
-        let time = ServerTime(clock: clock, origin: ServerHarness.epoch)
+        let time = Timeline(clock: clock, origin: ServerHarness.epoch)
         let counter = Mutex(0)
         let newTripID: @Sendable () -> String = {
             counter.withLock {

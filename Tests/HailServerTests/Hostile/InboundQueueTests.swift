@@ -43,7 +43,7 @@ struct InboundQueueTests {
     @Test func theServersStreamIsBoundedTooAndClosesWith4029() async throws {
         let connection = Self.connection(limit: nil)
         for index in 0..<10 { connection.deliver(.text("m\(index)")) }
-        let live = NetLiveConnection(connection, metrics: ServerMetrics(), time: .live(), inboundLimit: 3)
+        let live = NetLiveConnection(connection, metrics: ServerMetrics(), time: .system(), inboundLimit: 3)
         // Nobody reads `live.inbound`; its pump moves three messages over and closes on the fourth.
         let deadline = ContinuousClock.now + .seconds(10)
         while connection.pendingClose == nil, ContinuousClock.now < deadline { await Task.yield() }
