@@ -39,8 +39,6 @@ public final class DriverModel {
     /// The flags of this driver's cohort (`GET /v1/config`), fetched at start and after every reconnect: the
     /// location cap `policy` is held to. The defaults (no cap) until the server says, and from one without flags.
     public private(set) var config = ClientConfig.defaults(for: .driver)
-    /// Called on the main actor after every change the screen may show.
-    @ObservationIgnored public var onChange: (@MainActor (DriverModel) -> Void)?
 
     @ObservationIgnored private let api: any DriverAPI
     @ObservationIgnored private let channel: any DriverChannel
@@ -66,17 +64,12 @@ public final class DriverModel {
     @ObservationIgnored private var requestedPolicy: LocationPolicy?
     @ObservationIgnored private var policyTask: Task<Void, Never>?
     @ObservationIgnored private var bufferSavedAt: Date?
-    @ObservationIgnored private var waiters: [Waiter] = []
-    @ObservationIgnored private var nextWaiterID = 0
+    @ObservationIgnored private let changeStream = ModelChanges<DriverScreen>()
     /// The telemetry samples waiting for the server, and what it accepted (with a `TelemetrySession`).
     @ObservationIgnored public private(set) var telemetry: TelemetryLog
     @ObservationIgnored private let telemetrySession: TelemetrySession?
     @ObservationIgnored private var telemetryTask: Task<Void, Never>?
     @ObservationIgnored private var battery: (level: Double?, state: BatteryState) = (nil, .unknown)
-
-    private typealias Waiter = (
-        id: Int, predicate: (DriverModel) -> Bool, continuation: CheckedContinuation<Bool, Never>
-    )
 
     /// Creates a model; call `start` to restore what was saved and carry on. A stream batch without an ack
     /// for `ackTimeout` seconds counts as a dead stream. With a `telemetry` session the model samples the
@@ -305,34 +298,20 @@ public final class DriverModel {
         fixStatusTask = nil
         channelTask = nil
         await channel.disconnect()
-        let pending = waiters
-        waiters = []
-        for waiter in pending { waiter.continuation.resume(returning: false) }
+        changeStream.finish()
     }
 
-    /// Returns true once `condition` holds (checked after every change), or false when the model shuts
-    /// down or the waiting task is cancelled first.
+    /// The screen after every step the model takes from now on, starting with the current one (unchanged screens
+    /// included): for scripts, the simulated city and tests; a SwiftUI view observes the model instead.
+    public func changes() -> AsyncStream<DriverScreen> {
+        changeStream.stream(startingWith: screen)
+    }
+
+    /// Returns true once `condition` holds, judged now and within every later step (so a state that lasts one step
+    /// counts), or false when the model shuts down or the waiting task is cancelled first.
     @discardableResult
-    public func waitUntil(_ condition: @escaping (DriverModel) -> Bool) async -> Bool {
-        if condition(self) { return true }
-        nextWaiterID += 1
-        let id = nextWaiterID
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                if Task.isCancelled {
-                    continuation.resume(returning: false)
-                } else {
-                    waiters.append((id, condition, continuation))
-                }
-            }
-        } onCancel: {
-            Task { @MainActor in self.releaseWaiter(id) }
-        }
-    }
-
-    private func releaseWaiter(_ id: Int) {
-        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
-        waiters.remove(at: index).continuation.resume(returning: false)
+    public func waitUntil(_ condition: @escaping @MainActor (DriverModel) -> Bool) async -> Bool {
+        await changeStream.firstStep { [unowned self] in condition(self) }
     }
 
     // MARK: Location
@@ -771,9 +750,9 @@ public final class DriverModel {
             self?.changed()
         }
         defer { timer.cancel() }
-        await waitUntil { model in
-            !model.pipeline.isConnected || model.timeline.now() >= deadline
-                || !model.pipeline.batcher.inFlight.contains { sent.contains($0.seq) }
+        await changeStream.firstStep { [unowned self] in
+            !pipeline.isConnected || timeline.now() >= deadline
+                || !pipeline.batcher.inFlight.contains { sent.contains($0.seq) }
         }
     }
 
@@ -808,12 +787,6 @@ public final class DriverModel {
     }
 
     private func changed() {
-        onChange?(self)
-        guard !waiters.isEmpty else { return }
-        var keep: [Waiter] = []
-        for waiter in waiters {
-            if waiter.predicate(self) { waiter.continuation.resume(returning: true) } else { keep.append(waiter) }
-        }
-        waiters = keep
+        changeStream.stepTaken(screen)
     }
 }

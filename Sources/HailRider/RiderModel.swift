@@ -79,7 +79,7 @@ public final class RiderModel {
     @ObservationIgnored private var errorMessage: String?
     @ObservationIgnored private var liveTask: Task<Void, Never>?
     @ObservationIgnored private var liveGeneration = 0
-    @ObservationIgnored private var watchers: [UUID: AsyncStream<RiderScreen>.Continuation] = [:]
+    @ObservationIgnored private let changeStream = ModelChanges<RiderScreen>()
     @ObservationIgnored private var deviceRegistration: DeviceRegistration?
     @ObservationIgnored private var liveActivity: (tripID: String, registration: LiveActivityRegistration)?
     @ObservationIgnored private let telemetrySession: TelemetrySession?
@@ -88,8 +88,6 @@ public final class RiderModel {
     @ObservationIgnored private var power = DevicePower.unknown
     /// True once a server answered the flags: from then on its poll interval is the one the fallback polls at.
     @ObservationIgnored private var flagsFromServer = false
-    /// Told after every step the model takes, changed screen or not; tests wait on it instead of sleeping.
-    @ObservationIgnored var progressWatchers: [AsyncStream<Void>.Continuation] = []
 
     /// Creates a model on its seams. `timeline` is the phone's time: its dates (tests make them wrong on purpose)
     /// and every wait (retries, backoff, polls); `random` draws the reconnect jitter; with a `telemetry`
@@ -135,25 +133,14 @@ public final class RiderModel {
     public func refresh() {
         let now = serverNow
         let next = makeScreen(serverNow: now)
-        progressWatchers.removeAll { watcher in
-            if case .terminated = watcher.yield(()) { return true }
-            return false
-        }
-        guard next != screen else { return }
-        screen = next
-        for watcher in watchers.values { watcher.yield(next) }
+        if next != screen { screen = next }
+        changeStream.stepTaken(screen)
     }
 
-    /// Every new `screen` value from now on, starting with the current one; for scripts and tests.
-    public func screenChanges() -> AsyncStream<RiderScreen> {
-        let (stream, continuation) = AsyncStream.makeStream(of: RiderScreen.self, bufferingPolicy: .unbounded)
-        let id = UUID()
-        watchers[id] = continuation
-        continuation.yield(screen)
-        continuation.onTermination = { [weak self] _ in
-            Task { @MainActor in self?.watchers[id] = nil }
-        }
-        return stream
+    /// The screen after every step the model takes from now on, starting with the current one (unchanged screens
+    /// included): for scripts, the simulated city and tests; a SwiftUI view observes the model instead.
+    public func changes() -> AsyncStream<RiderScreen> {
+        changeStream.stream(startingWith: screen)
     }
 
     // MARK: - What the rider does
@@ -293,8 +280,7 @@ public final class RiderModel {
         stopLiveLoop()
         telemetryTask?.cancel()
         telemetryTask = nil
-        for watcher in watchers.values { watcher.finish() }
-        watchers.removeAll()
+        changeStream.finish()
     }
 
     // MARK: - Applying what the server says

@@ -105,7 +105,9 @@ final class SimRider {
         var lastVersion = model.trip?.version ?? 0
         var sawDriver = false
         while !Task.isCancelled {
-            for await screen in model.screenChanges() {
+            var seen: RiderScreen?
+            for await screen in model.changes() where screen != seen {
+                seen = screen
                 if let trip = model.trip, trip.id == tripID {
                     if trip.version < lastVersion { record(.versionWentBack) }
                     lastVersion = max(lastVersion, trip.version)

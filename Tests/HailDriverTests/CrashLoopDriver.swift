@@ -15,7 +15,7 @@ final class CrashLoopDriver {
     let id: String
     let model: DriverModel
     let outboxPath: String
-    /// Every trip version the model applied, in order (`onChange` runs after every change).
+    /// Every trip version the model applied, in order (noted after each of its steps).
     private(set) var applied: [TripSighting] = []
     /// Every action that entered the outbox, by idempotency key.
     private(set) var queued: [UUID: DriverIntent] = [:]
@@ -26,6 +26,7 @@ final class CrashLoopDriver {
     private var routedFor: String?
     private var tapped: Set<String> = []
     private var pilot: Task<Void, Never>?
+    private var recorder: Task<Void, Never>?
 
     init(index: Int, server: URL, token: String, connector: SocketConnector, outboxPath: String, start: Coordinate)
         async throws
@@ -43,7 +44,13 @@ final class CrashLoopDriver {
 
     /// Restores, goes online and starts the autopilot (unless a test taps by hand).
     func start(autopilot: Bool = true) async {
-        model.onChange = { [weak self] model in self?.note(model) }
+        let changes = model.changes()
+        recorder = Task { [weak self] in
+            for await _ in changes {
+                guard let self else { return }
+                self.note(self.model)
+            }
+        }
         await model.start()
         await model.goOnline()
         guard autopilot else { return }

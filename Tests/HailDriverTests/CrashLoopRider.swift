@@ -154,7 +154,7 @@ final class CrashLoopRider {
 
     private func followToTheEnd(cancelling: Bool) async {
         var wantsCancel = cancelling
-        for await screen in model.screenChanges() {
+        for await screen in model.changes() {
             if wantsCancel, screen.phase == .driverAssigned, screen.canCancel, let tripID = screen.tripID {
                 wantsCancel = false
                 cancelTapped.insert(tripID)

@@ -146,13 +146,8 @@ struct FlagsReloadEndToEndTests {
 
         /// Returns once `condition` holds, checked after every step of the model; throws after `seconds`.
         func until(_ what: String, within seconds: Double = 20, _ condition: () -> Bool) async throws {
-            if condition() { return }
-            let (steps, continuation) = AsyncStream.makeStream(of: Void.self)
-            model.progressWatchers.append(continuation)
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { continuation.finish() }
-            for await _ in steps where condition() { return }
-            if condition() { return }
-            throw HarnessError(description: "\(what): not within \(seconds) s (connection \(model.connection))")
+            try await HailTesting.until(
+                model.changes(), what, within: seconds, state: { "connection \(model.connection)" }, condition)
         }
 
         /// Requests a ride and waits until its stream is open.

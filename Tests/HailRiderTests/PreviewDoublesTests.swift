@@ -22,7 +22,7 @@ struct PreviewDoublesTests {
         #expect(model.screen.driver?.name == "Camille")
         // One position a second along the approach, the manual clock moved by hand once the channel sleeps.
         for seq in 1...PreviewRide.approach.count {
-            try await Self.until(model, "position \(seq)") { model.driverLocation?.seq == Int64(seq) }
+            try await until(model.changes(), "position \(seq)") { model.driverLocation?.seq == Int64(seq) }
             if seq < PreviewRide.approach.count {
                 await clock.sleepers(atLeast: 1)
                 clock.advance(by: .seconds(1))
@@ -30,18 +30,5 @@ struct PreviewDoublesTests {
         }
         #expect(model.driverLocation?.coordinate == PreviewRide.approach.last)
         model.stop()
-    }
-
-    /// Returns once `condition` holds after one of the model's steps; throws after `seconds` of real time.
-    static func until(_ model: RiderModel, _ what: String, within seconds: Double = 10, _ condition: () -> Bool)
-        async throws
-    {
-        if condition() { return }
-        let (steps, continuation) = AsyncStream.makeStream(of: Void.self)
-        model.progressWatchers.append(continuation)
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { continuation.finish() }
-        for await _ in steps where condition() { return }
-        if condition() { return }
-        throw HarnessError(description: "\(what): not within \(seconds) s (screen \(model.screen))")
     }
 }

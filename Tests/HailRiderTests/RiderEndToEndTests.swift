@@ -134,7 +134,7 @@ struct RiderEndToEndTests {
             cursors: InMemoryCursorStore())
         var phases: [RiderScreen.Phase] = []
         let recorder = Task { @MainActor in
-            for await screen in model.screenChanges() where phases.last != screen.phase { phases.append(screen.phase) }
+            for await screen in model.changes() where phases.last != screen.phase { phases.append(screen.phase) }
         }
         model.screenVisibilityChanged(true)
         await model.launch()
@@ -217,8 +217,7 @@ struct RiderEndToEndTests {
         try await until(model, "driver assigned") { model.screen.phase == .driverAssigned }
         // Every position the rider's app applies, in order.
         var applied: [Int64] = model.driverLocation.map { [$0.seq] } ?? []
-        let (steps, continuation) = AsyncStream.makeStream(of: Void.self)
-        model.progressWatchers.append(continuation)
+        let steps = model.changes()
         let recorder = Task { @MainActor in
             for await _ in steps {
                 if let seq = model.driverLocation?.seq, seq != applied.last { applied.append(seq) }
@@ -238,7 +237,6 @@ struct RiderEndToEndTests {
         try await until(model, "seq 4 on the map") { model.driverLocation?.seq == 4 }
         #expect(applied.filter { $0 >= 2 } == [2, 4])
 
-        continuation.finish()
         recorder.cancel()
         model.stop()
         driver.socket.close()
@@ -249,12 +247,7 @@ struct RiderEndToEndTests {
     func until(_ model: RiderModel, _ what: String, within seconds: Double = 30, _ condition: () -> Bool)
         async throws
     {
-        if condition() { return }
-        let (steps, continuation) = AsyncStream.makeStream(of: Void.self)
-        model.progressWatchers.append(continuation)
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { continuation.finish() }
-        for await _ in steps where condition() { return }
-        if condition() { return }
-        throw HarnessError(description: "\(what): not within \(seconds) s (screen \(model.screen))")
+        try await HailTesting.until(
+            model.changes(), what, within: seconds, state: { "screen \(model.screen)" }, condition)
     }
 }

@@ -73,7 +73,11 @@ final class DriveApp {
 
     /// Runs until quit, or until `--trips` trips have completed.
     func run() async {
-        model.onChange = { [weak self] model in self?.show(model) }
+        let model = self.model
+        let screens = Task { [weak self] in
+            for await _ in model.changes() { self?.show(model) }
+        }
+        defer { screens.cancel() }
         await model.start()
         await model.goOnline()
         if !options.auto { readKeys() }

@@ -82,7 +82,9 @@ final class RideSession {
             }
         }
         defer { ticker.cancel() }
-        for await screen in model.screenChanges() {
+        var shown: RiderScreen?
+        for await screen in model.changes() where screen != shown {
+            shown = screen
             print(screen)
             switch screen.phase {
             case .completed: return 0

@@ -35,13 +35,7 @@ struct RiderHarness {
 
     /// Returns once `condition` holds, checked after every step of the model; throws after `seconds`.
     func until(_ what: String, within seconds: Double = 30, _ condition: () -> Bool) async throws {
-        if condition() { return }
-        let (steps, continuation) = AsyncStream.makeStream(of: Void.self)
-        model.progressWatchers.append(continuation)
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { continuation.finish() }
-        for await _ in steps where condition() { return }
-        if condition() { return }
-        throw HarnessError(description: "\(what): not within \(seconds) s")
+        try await HailTesting.until(model.changes(), what, within: seconds, condition)
     }
 
     /// Advances the manual clock once the model is asleep on it.
