@@ -8,28 +8,23 @@ import Observation
 /// the durable outbox. A SwiftUI screen binds to it; the terminal app prints its `screen`.
 ///
 /// Everything it does goes through injected seams (`DriverAPI`, `DriverChannel`, `LocationSource`,
-/// `OutboxStore`, `Timeline`), so tests run it on a manual clock against fakes or the real server.
+/// `OutboxStore`, `Timeline`), so tests run it on a manual clock against fakes or the real server. It is the
+/// screen's state and the glue between parts with one job each: the location uplink (positions up, the link
+/// they travel on), the outbox runner (taps to the server), the stream loop (frames down, reconnects), the
+/// ordered saves; every task any of them starts is tracked and ended by `shutdown()`.
 @MainActor
 @Observable
 public final class DriverModel {
     /// True while the driver takes trips.
     public private(set) var isOnline = false
-    /// Which link carries positions.
-    public private(set) var link: DriverLink = .down
     /// The open offer, until accepted, declined or lapsed.
     public private(set) var offer: TripOffer?
     /// The trip as the server last confirmed it; a finished trip stays until the next one.
     public private(set) var trip: Trip?
-    /// Trip actions waiting for the server, and refusals waiting to be shown.
-    public private(set) var outbox: Outbox
     /// The phone's thermal state.
     public private(set) var thermal: ThermalState = .nominal
     /// True in Low Power Mode.
     public private(set) var lowPower = false
-    /// Filter, batcher and what has been sent.
-    public private(set) var pipeline: DriverLocationPipeline
-    /// The policy the location source last confirmed applying.
-    public private(set) var sourcePolicy: LocationPolicy?
     /// The degraded flag the server last acknowledged, nil before the first status report.
     public private(set) var reportedDegraded: Bool?
     /// The state most recently written to the store: what a kill right now would leave behind.
@@ -39,36 +34,30 @@ public final class DriverModel {
     /// The flags of this driver's cohort (`GET /v1/config`), fetched at start and after every reconnect: the
     /// location cap `policy` is held to. The defaults (no cap) until the server says, and from one without flags.
     public private(set) var config = ClientConfig.defaults(for: .driver)
+    /// The telemetry samples waiting for the server, and what it accepted (with a `TelemetrySession`).
+    public private(set) var telemetry: TelemetryLog
+
+    /// Which link carries positions.
+    public var link: DriverLink { uplink.link }
+    /// Trip actions waiting for the server, and refusals waiting to be shown.
+    public var outbox: Outbox { runner.outbox }
+    /// Filter, batcher and what has been sent.
+    public var pipeline: DriverLocationPipeline { uplink.pipeline }
+    /// The policy the location source last confirmed applying.
+    public var sourcePolicy: LocationPolicy? { uplink.sourcePolicy }
 
     @ObservationIgnored private let api: any DriverAPI
     @ObservationIgnored private let channel: any DriverChannel
-    @ObservationIgnored private let location: any LocationSource
     @ObservationIgnored private let store: any OutboxStore
     @ObservationIgnored private let timeline: Timeline
-    @ObservationIgnored private var generator: any RandomNumberGenerator
-    @ObservationIgnored private let reconnect: Backoff
-    @ObservationIgnored private let ackTimeout: TimeInterval
-    @ObservationIgnored private var locationTask: Task<Void, Never>?
-    @ObservationIgnored private var fixStatusTask: Task<Void, Never>?
-    @ObservationIgnored private var channelTask: Task<Void, Never>?
-    @ObservationIgnored private var wakeTask: Task<Void, Never>?
-    @ObservationIgnored private var outboxTimer: Task<Void, Never>?
-    @ObservationIgnored private var offerTimer: Task<Void, Never>?
-    @ObservationIgnored private var sendQueue: [(batch: LocationBatch, via: LocationBatcher.Transport)] = []
-    @ObservationIgnored private var draining = false
-    @ObservationIgnored private var outboxRunning = false
-    @ObservationIgnored private var statusOwed = false
-    /// Bumped whenever `link` changes: a send that fails after the link changed under it (a request that
-    /// waited out its timeout while the stream came back) says nothing about the link now.
-    @ObservationIgnored private var linkGeneration = 0
-    @ObservationIgnored private var requestedPolicy: LocationPolicy?
-    @ObservationIgnored private var policyTask: Task<Void, Never>?
-    @ObservationIgnored private var bufferSavedAt: Date?
+    @ObservationIgnored private let tasks = DriverTasks()
     @ObservationIgnored private let changeStream = ModelChanges<DriverScreen>()
-    /// The telemetry samples waiting for the server, and what it accepted (with a `TelemetrySession`).
-    @ObservationIgnored public private(set) var telemetry: TelemetryLog
+    @ObservationIgnored private let saves: DriverSaves
+    @ObservationIgnored private let uplink: LocationUplink
+    @ObservationIgnored private let runner: OutboxRunner
+    @ObservationIgnored private let streamLoop: DriverStreamLoop
+    @ObservationIgnored private var statusOwed = false
     @ObservationIgnored private let telemetrySession: TelemetrySession?
-    @ObservationIgnored private var telemetryTask: Task<Void, Never>?
     @ObservationIgnored private var battery: (level: Double?, state: BatteryState) = (nil, .unknown)
 
     /// Creates a model; call `start` to restore what was saved and carry on. A stream batch without an ack
@@ -90,14 +79,35 @@ public final class DriverModel {
         self.telemetry = TelemetryLog(configuration: telemetry?.log ?? TelemetryLog.Configuration())
         self.api = api
         self.channel = channel
-        self.location = location
         self.store = store
         self.timeline = timeline
-        self.generator = random
-        self.reconnect = backoff
-        self.ackTimeout = ackTimeout
-        self.outbox = Outbox(backoff: backoff)
-        self.pipeline = DriverLocationPipeline(policy: .off, bufferCapacity: bufferCapacity)
+        let random = DriverRandom(random)
+        streamLoop = DriverStreamLoop(channel: channel, backoff: backoff, timeline: timeline, random: random)
+        let saves = DriverSaves(store: store)
+        self.saves = saves
+        uplink = LocationUplink(
+            channel: channel, api: api, location: location, timeline: timeline, ackTimeout: ackTimeout,
+            bufferCapacity: bufferCapacity, tasks: tasks, saves: saves, changes: changeStream)
+        runner = OutboxRunner(
+            api: api, timeline: timeline, backoff: backoff, random: random, tasks: tasks, saves: saves)
+        // Weak: a part's task may still be winding down after a shut-down model is gone.
+        saves.snapshot = { [weak self] in self?.savedState }
+        saves.saved = { [weak self] state in
+            self?.lastSaved = state
+            self?.changed()
+        }
+        saves.failed = { [weak self] error in self?.lastProblem = "cannot save: \(error)" }
+        uplink.stepTaken = { [weak self] in self?.changed() }
+        uplink.connectivityBack = { [weak self] in self?.connectivityBack() }
+        uplink.problem = { [weak self] problem in self?.lastProblem = problem }
+        runner.stepTaken = { [weak self] in self?.changed() }
+        runner.confirmed = { [weak self] trip in self?.apply(trip) }
+        runner.refused = { [weak self] in await self?.refreshTrip() }
+        runner.beforeEnded = { [weak self] in await self?.uplink.inFlightAcknowledged() }
+    }
+
+    private var savedState: DriverSavedState {
+        DriverSavedState(outbox: outbox, batcher: pipeline.batcher.snapshot, trip: trip, online: isOnline)
     }
 
     // MARK: What the screen shows
@@ -135,32 +145,26 @@ public final class DriverModel {
 
     /// The screen as one value.
     public var screen: DriverScreen {
-        DriverScreen(
-            title: title, online: isOnline, link: link.rawValue, offerTripID: offer?.trip.id,
-            offerExpiresAt: offer?.expiresAt, tripID: trip?.id, tripState: trip?.state,
-            pending: pendingAction?.kind, fare: trip?.fare, rejection: outbox.rejections.first?.reason,
-            degraded: policy.degraded)
+        let pending = pendingAction?.kind
+        return DriverScreen(
+            headline: DriverScreen.Headline(
+                pending: pending, offerOpen: offer != nil, tripState: trip?.state, online: isOnline),
+            online: isOnline, link: link, offerTripID: offer?.trip.id, offerExpiresAt: offer?.expiresAt,
+            tripID: trip?.id, tripState: trip?.state, pending: pending, fare: trip?.fare,
+            rejection: outbox.rejections.first?.reason, degraded: policy.degraded)
     }
 
-    private var title: String {
-        if let pending = pendingAction {
-            switch pending.kind {
-            case .accept: return "Accepting trip…"
-            case .arrived: return "Arriving…"
-            case .started: return "Starting trip…"
-            case .ended: return "Ending trip…"
-            case .cancel: return "Cancelling trip…"
-            }
-        }
-        if offer != nil { return "New trip offer" }
-        switch trip?.state {
-        case .driverAssigned?: return "Driving to pickup"
-        case .driverArrived?: return "At pickup"
-        case .onTrip?: return "On trip"
-        case .completed?: return "Trip completed"
-        case .cancelled?: return "Trip cancelled"
-        default: return isOnline ? "Waiting for trips" : "Offline"
-        }
+    /// The screen after every step the model takes from now on, starting with the current one (unchanged screens
+    /// included): for scripts, the simulated city and tests; a SwiftUI view observes the model instead.
+    public func changes() -> AsyncStream<DriverScreen> {
+        changeStream.stream(startingWith: screen)
+    }
+
+    /// Returns true once `condition` holds, judged now and within every later step (so a state that lasts one step
+    /// counts), or false when the model shuts down or the waiting task is cancelled first.
+    @discardableResult
+    public func waitUntil(_ condition: @escaping @MainActor (DriverModel) -> Bool) async -> Bool {
+        await changeStream.firstStep { [weak self] in self.map(condition) ?? false }
     }
 
     // MARK: Driver actions
@@ -171,10 +175,8 @@ public final class DriverModel {
         var wasOnline = false
         do {
             if let saved = try await store.load() {
-                outbox = saved.outbox
-                pipeline = DriverLocationPipeline(
-                    policy: .off, snapshot: saved.batcher, bufferCapacity: pipeline.batcher.configuration.bufferCapacity
-                )
+                runner.restore(saved.outbox)
+                uplink.restore(saved.batcher)
                 trip = saved.trip
                 wasOnline = saved.online
             }
@@ -187,7 +189,7 @@ public final class DriverModel {
         if wasOnline || (trip?.state.isActive ?? false) {
             await goOnline()
         } else {
-            kickOutbox()
+            runner.kick()
         }
         startTelemetryIfNeeded()
     }
@@ -195,30 +197,18 @@ public final class DriverModel {
     /// Goes online: status to the server, location on, the stream opened.
     public func goOnline() async {
         isOnline = true
-        await persist()
+        await saves.save()
         changed()
         await sendStatus()
         refreshPolicy()
-        if locationTask == nil {
-            let fixes = location.fixes()
-            locationTask = Task { [weak self] in
-                for await point in fixes {
-                    guard let self else { return }
-                    self.receive(point)
-                }
+        uplink.listen()
+        if !tasks.isRunning(.stream) {
+            tasks.start(.stream) { [weak self] _ in
+                guard let loop = self?.streamLoop else { return }
+                await loop.run { event in self?.streamEvent(event) }
             }
         }
-        if fixStatusTask == nil {
-            let statuses = location.fixStatus()
-            fixStatusTask = Task { [weak self] in
-                for await status in statuses {
-                    guard let self else { return }
-                    self.perform(self.pipeline.fixStatusChanged(status, now: self.timeline.now()))
-                }
-            }
-        }
-        if channelTask == nil { channelTask = Task { [weak self] in await self?.runChannel() } }
-        kickOutbox()
+        runner.kick()
     }
 
     /// Goes offline: no offers, location off, the stream closed. Unsent actions stay in the outbox. Not
@@ -228,12 +218,10 @@ public final class DriverModel {
         isOnline = false
         offer = nil
         refreshPolicy()
-        channelTask?.cancel()
-        channelTask = nil
+        tasks.cancel(.stream)
         await channel.disconnect()
-        pipeline.linkDown()
-        setLink(.down)
-        await persist()
+        uplink.linkDown()
+        await saves.save()
         changed()
         await sendStatus()
     }
@@ -242,7 +230,7 @@ public final class DriverModel {
     public func accept() async {
         guard let offer else { return }
         self.offer = nil
-        await enqueue(DriverIntent(.accept, tripID: offer.trip.id))
+        await runner.enqueue(DriverIntent(.accept, tripID: offer.trip.id))
     }
 
     /// Turns down the open offer, so the next driver is asked at once; best effort.
@@ -257,18 +245,15 @@ public final class DriverModel {
     public func tap(_ kind: DriverIntent.Kind) async {
         guard let trip, kind != .accept else { return }
         // The rider at the pickup sees the car where it stopped, not where the last interval left it.
-        if kind == .arrived { await sendFreshFix() }
+        if kind == .arrived { await uplink.sendFreshFix() }
         // Positions still waiting go now: the fare is built from the path driven before "ended" lands.
-        perform(pipeline.tripStateChanged(now: timeline.now()))
-        await enqueue(DriverIntent(kind, tripID: trip.id))
+        uplink.tripStateChanged()
+        await runner.enqueue(DriverIntent(kind, tripID: trip.id))
     }
 
     /// The screen has shown the oldest refusal.
     public func dismissRejection() async {
-        guard let first = outbox.rejections.first else { return }
-        outbox.dismissRejection(key: first.key)
-        await persist()
-        changed()
+        await runner.dismissRejection()
     }
 
     /// The phone's thermal state changed.
@@ -285,233 +270,46 @@ public final class DriverModel {
 
     /// Reachability says the network is back: retry what waits for it now rather than at its backoff.
     public func networkMayBeBack() {
-        outbox.connectivityRestored(now: timeline.now())
-        kickOutbox()
+        runner.connectivityRestored()
     }
 
     /// Stops every task, as a killed app would; what was saved stays saved.
     public func shutdown() async {
-        for task in [locationTask, fixStatusTask, channelTask, wakeTask, outboxTimer, offerTimer, telemetryTask] {
-            task?.cancel()
-        }
-        locationTask = nil
-        fixStatusTask = nil
-        channelTask = nil
+        tasks.cancelAll()
+        uplink.shutdown()
+        runner.shutdown()
         await channel.disconnect()
         changeStream.finish()
     }
 
-    /// The screen after every step the model takes from now on, starting with the current one (unchanged screens
-    /// included): for scripts, the simulated city and tests; a SwiftUI view observes the model instead.
-    public func changes() -> AsyncStream<DriverScreen> {
-        changeStream.stream(startingWith: screen)
-    }
-
-    /// Returns true once `condition` holds, judged now and within every later step (so a state that lasts one step
-    /// counts), or false when the model shuts down or the waiting task is cancelled first.
-    @discardableResult
-    public func waitUntil(_ condition: @escaping @MainActor (DriverModel) -> Bool) async -> Bool {
-        await changeStream.firstStep { [unowned self] in condition(self) }
-    }
-
-    // MARK: Location
-
-    private func receive(_ point: LocationPoint) {
-        let now = timeline.now()
-        perform(pipeline.fix(point, now: now))
-        // Online, every send saves the snapshot; in a tunnel nothing is sent, so the buffer is saved on its
-        // own, at most every `bufferSaveInterval`, and a kill there loses at most that much of the path.
-        if !pipeline.isConnected, now.timeIntervalSince(bufferSavedAt ?? .distantPast) >= Self.bufferSaveInterval {
-            bufferSavedAt = now
-            Task { await persist() }
-        }
-    }
-
-    /// Sends the source's fix of this instant at once, with whatever waits; false when it has none (or the
-    /// filter refused it).
-    @discardableResult
-    private func sendFreshFix() async -> Bool {
-        guard let point = await location.currentFix() else { return false }
-        let before = pipeline.stats.freshFixes
-        perform(pipeline.freshFix(point, now: timeline.now()))
-        return pipeline.stats.freshFixes > before
-    }
-
-    /// Device seconds between saves of the offline buffer.
-    static let bufferSaveInterval: TimeInterval = 5
-
-    private func refreshPolicy() {
-        let watching = activity == .toPickup || activity == .onTrip
-        if pipeline.riderWatching != watching {
-            perform(pipeline.riderWatchingChanged(watching, now: timeline.now()))
-        }
-        let policy = self.policy
-        if requestedPolicy != policy {
-            requestedPolicy = policy
-            perform(pipeline.setPolicy(policy, now: timeline.now()))
-            let source = location
-            let previous = policyTask
-            // Chained, so two quick changes reach the hardware in the order they were made.
-            policyTask = Task { [weak self] in
-                await previous?.value
-                await source.apply(policy)
-                self?.sourcePolicy = policy
-                self?.changed()
-            }
-        }
-        if isOnline, reportedDegraded != policy.degraded {
-            Task { await self.sendStatus() }
-        }
-        changed()
-    }
-
-    private func perform(_ actions: [DriverLocationPipeline.Action]) {
-        for action in actions {
-            switch action {
-            case .send(let batch, let via):
-                sendQueue.append((batch, via))
-            case .wake(let date):
-                wakeTask?.cancel()
-                let timeline = self.timeline
-                wakeTask = Task { [weak self] in
-                    do { try await timeline.sleep(until: date) } catch { return }
-                    guard let self else { return }
-                    self.perform(self.pipeline.tick(now: timeline.now()))
-                }
-            }
-        }
-        if !sendQueue.isEmpty { drain() }
-        changed()
-    }
-
-    /// Sends queued batches one at a time, in seq order: the server ignores a batch older than one it has.
-    private func drain() {
-        guard !draining else { return }
-        draining = true
-        Task {
-            // No suspension between the last emptiness check and clearing the flag, or a batch queued in
-            // between would wait for the next one.
-            while let (batch, via) = sendQueue.first {
-                sendQueue.removeFirst()
-                // A batch re-buffered by a link loss since it was queued goes out again under a new seq.
-                guard pipeline.batcher.inFlight.contains(where: { $0.seq == batch.seq }) else { continue }
-                let generation = linkGeneration
-                await persist()
-                // The link changed while saving: the batch was re-buffered and goes out again on the new one.
-                guard generation == linkGeneration else { continue }
-                switch via {
-                case .stream:
-                    do {
-                        try await channel.send(batch)
-                        watchForAck(batch.seq)
-                    } catch {
-                        guard generation == linkGeneration else { continue }
-                        streamLost()
-                        // The socket may still look open to the reader (a send can fail first): closed, it
-                        // ends the frames, so the reconnect loop takes over instead of waiting on it.
-                        await channel.disconnect()
-                    }
-                case .http:
-                    do {
-                        let ack = try await api.sendLocations(batch)
-                        pipeline.ack(ack.seq)
-                        connectivityBack()
-                        changed()
-                    } catch let failure as CallError where failure.isRejection {
-                        // A refused batch can never succeed; retiring it keeps the rest flowing.
-                        pipeline.ack(batch.seq)
-                        lastProblem = "location batch \(batch.seq) refused: \(failure.message)"
-                    } catch {
-                        // A request that timed out after the stream came back must not take the stream
-                        // down: nothing would bring it up again until the socket broke by itself.
-                        guard generation == linkGeneration else { continue }
-                        pipeline.linkDown()
-                        setLink(.down)
-                        changed()
-                    }
-                }
-            }
-            draining = false
-        }
-    }
-
-    /// A socket can die without closing (a NAT forgets it, the radio parks): batches would queue behind it
-    /// unacknowledged forever. No ack within `ackTimeout` counts as down; the reconnect loop takes over.
-    private func watchForAck(_ seq: Int64) {
-        let timeline = self.timeline
-        let deadline = timeline.now().addingTimeInterval(ackTimeout)
-        Task { [weak self] in
-            do { try await timeline.sleep(until: deadline) } catch { return }
-            guard let self, self.link == .stream,
-                self.pipeline.batcher.inFlight.contains(where: { $0.seq == seq })
-            else { return }
-            self.lastProblem = "no ack for batch \(seq) within \(Int(self.ackTimeout)) s: the stream is silent"
-            await self.channel.disconnect()
-        }
-    }
-
     // MARK: Stream
 
-    private func runChannel() async {
-        var attempt = 0
-        var connectedBefore = false
-        while !Task.isCancelled {
-            do {
-                let frames = try await channel.connect()
-                attempt = 0
-                // A reconnect may be to a server that restarted and forgot who is online (it keeps that in
-                // memory): without a fresh status this driver would get no offers until it toggled.
-                let reconnected = connectedBefore
-                if reconnected, isOnline { statusOwed = true }
-                connectedBefore = true
-                linkUp(.stream)
-                if reconnected, activity == .waitingForTrip {
-                    perform(pipeline.waitingDriverReconnected(now: timeline.now()))
-                }
-                // The stream replays only an active trip, and a change is published once, to whoever is
-                // connected: a trip that ended while this socket was down is learned from the server. Beside
-                // the frames, not before them: acks must not wait on a slow request. The cohort's flags too: a
-                // change reaches a running app within one reconnect.
-                Task {
-                    await self.refreshConfig()
-                    await self.refreshTrip()
-                }
-                for await frame in frames { handle(frame) }
-            } catch {}
-            if Task.isCancelled { return }
-            streamLost()
-            attempt += 1
-            let delay = reconnect.delay(afterAttempt: attempt, using: &generator)
-            do { try await timeline.sleep(until: timeline.now().addingTimeInterval(delay)) } catch { return }
+    private func streamEvent(_ event: DriverStreamLoop.Event) {
+        switch event {
+        case .connected(let reconnected):
+            // A reconnect may be to a server that restarted and forgot who is online (it keeps that in memory):
+            // without a fresh status this driver would get no offers until it toggled.
+            if reconnected, isOnline { statusOwed = true }
+            uplink.linkUp(.stream)
+            if reconnected, activity == .waitingForTrip { uplink.waitingDriverReconnected() }
+            // The stream replays only an active trip, and a change is published once, to whoever is connected:
+            // a trip that ended while this socket was down is learned from the server. Beside the frames, not
+            // before them: acks must not wait on a slow request. The cohort's flags too: a change reaches a
+            // running app within one reconnect.
+            tasks.spawn { [weak self] in
+                await self?.refreshConfig()
+                await self?.refreshTrip()
+            }
+        case .frame(let frame):
+            handle(frame)
+        case .lost:
+            uplink.streamLost(online: isOnline)
         }
-    }
-
-    private func linkUp(_ transport: LocationBatcher.Transport) {
-        if link != .down { pipeline.linkDown() }
-        setLink(transport == .stream ? .stream : .http)
-        perform(pipeline.linkUp(transport, now: timeline.now()))
-        connectivityBack()
-        changed()
-    }
-
-    /// The stream is gone: HTTP carries positions until it fails too.
-    private func streamLost() {
-        guard link != .http else { return }
-        pipeline.linkDown()
-        setLink(.down)
-        guard isOnline else { return }
-        linkUp(.http)
-    }
-
-    private func setLink(_ new: DriverLink) {
-        link = new
-        linkGeneration += 1
     }
 
     private func connectivityBack() {
-        if statusOwed { Task { await self.sendStatus() } }
-        outbox.connectivityRestored(now: timeline.now())
-        kickOutbox()
+        if statusOwed { tasks.spawn { [weak self] in await self?.sendStatus() } }
+        runner.connectivityRestored()
     }
 
     private func handle(_ frame: DriverServerFrame) {
@@ -522,9 +320,9 @@ public final class DriverModel {
             if trip?.state.isActive ?? false {
                 // The server offers trips only to drivers it believes free: the trip shown may have ended
                 // without word reaching us. Ask, then show the offer if the trip is over.
-                Task {
-                    await self.refreshTrip()
-                    self.show(offer)
+                tasks.spawn { [weak self] in
+                    await self?.refreshTrip()
+                    self?.show(offer)
                 }
             } else {
                 show(offer)
@@ -532,8 +330,7 @@ public final class DriverModel {
         case .tripUpdated(let trip):
             apply(trip)
         case .ack(let ack):
-            pipeline.ack(ack.seq)
-            changed()
+            uplink.acknowledged(ack.seq)
         }
     }
 
@@ -542,9 +339,8 @@ public final class DriverModel {
             return
         }
         self.offer = offer
-        offerTimer?.cancel()
         let timeline = self.timeline
-        offerTimer = Task { [weak self] in
+        tasks.start(.offerLapse) { [weak self] _ in
             do { try await timeline.sleep(until: offer.expiresAt) } catch { return }
             guard let self, self.offer?.trip.id == offer.trip.id else { return }
             self.offer = nil
@@ -561,17 +357,18 @@ public final class DriverModel {
         trip = update
         if offer?.trip.id == update.id { offer = nil }
         let accepted = stateChanged && update.state == .driverAssigned
-        if stateChanged, !accepted { perform(pipeline.tripStateChanged(now: timeline.now())) }
+        if stateChanged, !accepted { uplink.tripStateChanged() }
         refreshPolicy()
         // Accepted: the rider's first pin is where the car is now, not the waiting driver's last fix. What the
         // waiting pace held goes with the fix of this moment, in one batch whose newest it is, so the rider is
         // never shown the held one (up to 50 m behind a car that stood after moving less than the filter).
         if accepted {
-            Task {
-                if await !self.sendFreshFix() { self.perform(self.pipeline.tripStateChanged(now: self.timeline.now())) }
+            tasks.spawn { [weak self] in
+                guard let self else { return }
+                if await !self.uplink.sendFreshFix() { self.uplink.tripStateChanged() }
             }
         }
-        Task { await persist() }
+        tasks.spawn { [saves] in await saves.save() }
     }
 
     /// Asks the server for the driver's active trip. When it has none while the screen shows one, that trip
@@ -602,9 +399,7 @@ public final class DriverModel {
             apply(last)
             // Free again, and maybe on a server that restarted and forgot where this car stands: the reconnect
             // did not send the waiting driver's last fix, since the trip was still shown then.
-            if wasActive, activity == .waitingForTrip {
-                perform(pipeline.waitingDriverReconnected(now: timeline.now()))
-            }
+            if wasActive, activity == .waitingForTrip { uplink.waitingDriverReconnected() }
         } catch let failure as CallError where failure.isRejection {
             // No longer ours to read (the driver's own cancel put it back to searching): nothing to show. Kept
             // while actions wait: their answers say more.
@@ -612,72 +407,20 @@ public final class DriverModel {
                 return
             }
             trip = nil
-            perform(pipeline.tripStateChanged(now: timeline.now()))
+            uplink.tripStateChanged()
             refreshPolicy()
-            await persist()
+            await saves.save()
         } catch {
             lastProblem = "cannot read trip \(tripID): \(error)"
         }
     }
 
-    private func enqueue(_ intent: DriverIntent) async {
-        outbox.enqueue(intent, key: UUID(), now: timeline.now())
-        // On disk before the first attempt: a kill between tap and send must not lose the tap.
-        await persist()
+    private func refreshPolicy() {
+        uplink.apply(policy, riderWatching: activity == .toPickup || activity == .onTrip)
+        if isOnline, reportedDegraded != policy.degraded {
+            tasks.spawn { [weak self] in await self?.sendStatus() }
+        }
         changed()
-        kickOutbox()
-    }
-
-    private func kickOutbox() {
-        guard !outboxRunning else { return }
-        outboxRunning = true
-        Task { await runOutbox() }
-    }
-
-    private func runOutbox() async {
-        while true {
-            switch outbox.next(now: timeline.now()) {
-            case .idle, .awaitingResult:
-                outboxRunning = false
-                return
-            case .wait(let until):
-                outboxTimer?.cancel()
-                let timeline = self.timeline
-                outboxTimer = Task { [weak self] in
-                    do { try await timeline.sleep(until: until) } catch { return }
-                    self?.kickOutbox()
-                }
-                outboxRunning = false
-                return
-            case .send(let entry):
-                do {
-                    let confirmed = try await send(entry)
-                    outbox.succeeded(key: entry.key)
-                    apply(confirmed)
-                } catch let failure as CallError where failure.isRejection {
-                    outbox.rejected(key: entry.key, reason: failure.message)
-                    await refreshTrip()
-                } catch {
-                    let transient = error.asCallError.code == .noAnswer
-                    outbox.failed(key: entry.key, now: timeline.now(), transient: transient, using: &generator)
-                }
-                await persist()
-                changed()
-            }
-        }
-    }
-
-    private func send(_ entry: Outbox.Entry) async throws -> Trip {
-        let tripID = entry.intent.tripID
-        switch entry.intent.kind {
-        case .accept: return try await api.accept(tripID: tripID, key: entry.key)
-        case .arrived: return try await api.report(.arrived, tripID: tripID, key: entry.key)
-        case .started: return try await api.report(.started, tripID: tripID, key: entry.key)
-        case .ended:
-            await locationsAcknowledged()
-            return try await api.report(.ended, tripID: tripID, key: entry.key)
-        case .cancel: return try await api.cancel(tripID: tripID, key: entry.key)
-        }
     }
 
     // MARK: Flags and telemetry
@@ -705,9 +448,9 @@ public final class DriverModel {
     }
 
     private func startTelemetryIfNeeded() {
-        guard let session = telemetrySession, telemetryTask == nil else { return }
+        guard let session = telemetrySession, !tasks.isRunning(.telemetry) else { return }
         let timeline = self.timeline
-        telemetryTask = Task { [weak self] in
+        tasks.start(.telemetry) { [weak self] _ in
             var next = timeline.now()
             while !Task.isCancelled {
                 await self?.sampleTelemetry(session)
@@ -736,29 +479,6 @@ public final class DriverModel {
         changed()
     }
 
-    /// Waits until the server has acknowledged the location batches in flight now, or the link is down, for at
-    /// most `Self.locationsBeforeEndWait`: the fare is priced on the history the server holds when "ended" lands,
-    /// and the batch the tap sent travels on the socket while "ended" goes over HTTP (the last seconds of a trip,
-    /// 20 to 90 m, went uncharged when it lost the race).
-    private func locationsAcknowledged() async {
-        let sent = Set(pipeline.batcher.inFlight.map(\.seq))
-        guard pipeline.isConnected, !sent.isEmpty else { return }
-        let deadline = timeline.now().addingTimeInterval(Self.locationsBeforeEndWait)
-        let timeline = self.timeline
-        let timer = Task { [weak self] in
-            try? await timeline.sleep(until: deadline)
-            self?.changed()
-        }
-        defer { timer.cancel() }
-        await changeStream.firstStep { [unowned self] in
-            !pipeline.isConnected || timeline.now() >= deadline
-                || !pipeline.batcher.inFlight.contains { sent.contains($0.seq) }
-        }
-    }
-
-    /// Device seconds "ended" waits at most for the location batches before it.
-    static let locationsBeforeEndWait: TimeInterval = 5
-
     // MARK: Plumbing
 
     private func sendStatus() async {
@@ -771,18 +491,6 @@ public final class DriverModel {
         } catch {
             statusOwed = true
             lastProblem = "cannot report the status: \(error)"
-        }
-    }
-
-    private func persist() async {
-        let state = DriverSavedState(
-            outbox: outbox, batcher: pipeline.batcher.snapshot, trip: trip, online: isOnline)
-        do {
-            try await store.save(state)
-            lastSaved = state
-            changed()
-        } catch {
-            lastProblem = "cannot save: \(error)"
         }
     }
 

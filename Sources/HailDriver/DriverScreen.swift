@@ -1,14 +1,70 @@
 import Foundation
 import HailCore
 
-/// What the driver's screen shows, as one value: the terminal app prints it, a SwiftUI view binds to it.
+/// The driver's screen as one value, derived from the model at one instant; the app words and localises it.
 public struct DriverScreen: Codable, Sendable, Hashable {
-    /// The headline: "Offline", "Waiting for trips", "New trip offer", "Ending trip…", "Trip completed".
-    public var title: String
+    /// What the screen says at the top, as a case the app puts into words (the terminal app says it in English).
+    public enum Headline: String, Codable, Sendable, Hashable, CaseIterable {
+        /// Not taking trips.
+        case offline
+        /// Online, no offer and no trip.
+        case waitingForTrips
+        /// An offer is open.
+        case newOffer
+        /// The accept tap is on its way.
+        case accepting
+        /// The arrived tap is on its way.
+        case arriving
+        /// The started tap is on its way.
+        case starting
+        /// The ended tap is on its way.
+        case ending
+        /// The cancel tap is on its way.
+        case cancelling
+        /// Assigned: driving to the pickup.
+        case drivingToPickup
+        /// At the pickup, waiting for the rider.
+        case atPickup
+        /// The rider is in the car.
+        case onTrip
+        /// The trip ended; the fare is shown.
+        case completed
+        /// The trip was cancelled.
+        case cancelled
+
+        /// The headline for a tap on its way, an open offer, the trip's state and being online, in that order.
+        public init(pending: DriverIntent.Kind?, offerOpen: Bool, tripState: TripState?, online: Bool) {
+            if let pending {
+                switch pending {
+                case .accept: self = .accepting
+                case .arrived: self = .arriving
+                case .started: self = .starting
+                case .ended: self = .ending
+                case .cancel: self = .cancelling
+                }
+                return
+            }
+            if offerOpen {
+                self = .newOffer
+                return
+            }
+            switch tripState {
+            case .driverAssigned?: self = .drivingToPickup
+            case .driverArrived?: self = .atPickup
+            case .onTrip?: self = .onTrip
+            case .completed?: self = .completed
+            case .cancelled?: self = .cancelled
+            default: self = online ? .waitingForTrips : .offline
+            }
+        }
+    }
+
+    /// What the screen says at the top.
+    public var headline: Headline
     /// True while the driver is online.
     public var online: Bool
-    /// Which link carries positions: "stream", "http" or "down".
-    public var link: String
+    /// Which link carries positions.
+    public var link: DriverLink
     /// The offered trip's id, while an offer is open.
     public var offerTripID: String?
     /// When the open offer lapses.
@@ -21,7 +77,7 @@ public struct DriverScreen: Codable, Sendable, Hashable {
     public var pending: DriverIntent.Kind?
     /// The fare, once the server has set it.
     public var fare: Money?
-    /// The server's reason for refusing the last action, until dismissed.
+    /// The server's reason for refusing the last action, until dismissed (the server's own words).
     public var rejection: String?
     /// True when heat or Low Power has coarsened the location policy.
     public var degraded: Bool

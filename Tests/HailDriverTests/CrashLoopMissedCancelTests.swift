@@ -78,7 +78,7 @@ struct CrashLoopMissedCancelTests {
             $0.trip?.id == requested.id && $0.trip?.state == .cancelled
         }
         #expect(driver.model.trip?.version == 3)
-        #expect(driver.model.screen.title == "Trip cancelled")
+        #expect(driver.model.screen.headline == .cancelled)
 
         // Free again: the rider's next request is offered to this driver.
         let again = try await rider.requestTrip(
@@ -86,7 +86,7 @@ struct CrashLoopMissedCancelTests {
                 pickup: pickup, dropoff: Coordinate(lat: pickup.lat + 0.0018, lng: pickup.lng), productID: .economy),
             idempotencyKey: UUID())
         try await eventually(driver.model, "the next offer") { $0.offer?.trip.id == again.id }
-        #expect(driver.model.screen.title == "New trip offer")
+        #expect(driver.model.screen.headline == .newOffer)
         _ = try await rider.cancel(tripID: again.id, idempotencyKey: UUID())
 
         await driver.stop()

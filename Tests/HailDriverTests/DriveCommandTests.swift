@@ -26,7 +26,7 @@ struct DriveCommandTests {
             for await line in driver.lines {
                 guard let screen = try? HailJSON.decode(DriverScreen.self, from: Data(line.utf8)) else { continue }
                 screens.append(screen)
-                if !requested, screen.link == "stream" {
+                if !requested, screen.link == .stream {
                     requested = true
                     _ = try? await loopback.requestTrip(
                         rider: loopback.token(.rider, "cli-rider"), pickup: Fixture.pickup,
@@ -36,14 +36,14 @@ struct DriveCommandTests {
             return screens
         }
         #expect(await driver.status() == 0)
-        let titles = (screens ?? []).map(\.title).reduce(into: [String]()) { titles, title in
-            if titles.last != title { titles.append(title) }
+        let headlines = (screens ?? []).map(\.headline).reduce(into: [DriverScreen.Headline]()) { seen, headline in
+            if seen.last != headline { seen.append(headline) }
         }
-        let expected = [
-            "Offline", "Waiting for trips", "New trip offer", "Accepting trip…", "Driving to pickup", "Arriving…",
-            "At pickup", "Starting trip…", "On trip", "Ending trip…", "Trip completed",
+        let expected: [DriverScreen.Headline] = [
+            .offline, .waitingForTrips, .newOffer, .accepting, .drivingToPickup, .arriving, .atPickup, .starting,
+            .onTrip, .ending, .completed,
         ]
-        #expect(titles.starts(with: expected))
+        #expect(headlines.starts(with: expected))
         let completed = screens?.last { $0.tripState == .completed }
         #expect(completed?.fare == Money(amountMinor: 700, currency: "EUR"))
     }
@@ -68,7 +68,7 @@ extension DriveCommandTests {
             for await line in driver.lines {
                 guard let screen = try? HailJSON.decode(DriverScreen.self, from: Data(line.utf8)) else { continue }
                 offered = screen.offerTripID ?? offered
-                if !requested, screen.link == "stream" {
+                if !requested, screen.link == .stream {
                     requested = true
                     _ = try? await loopback.requestTrip(
                         rider: loopback.token(.rider, "cli-rider"), pickup: Fixture.pickup,

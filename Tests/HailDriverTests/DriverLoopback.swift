@@ -115,7 +115,8 @@ func eventually(
         throw HarnessError(
             description:
                 "\(what): not within \(seconds) s; screen \(model.screen); in flight \(batcher.inFlight.map(\.seq)), "
-                + "pending \(batcher.pending.count), buffered \(batcher.buffer.count), problem \(model.lastProblem ?? "none")"
+                + "pending \(batcher.pending.count), buffered \(batcher.buffer.count), outbox failures "
+                + "\(model.outbox.entries.map(\.failedAttempts)), problem \(model.lastProblem ?? "none")"
         )
     }
 }

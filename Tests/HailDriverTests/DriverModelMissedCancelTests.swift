@@ -27,7 +27,7 @@ struct DriverModelMissedCancelTests {
     @Test func aReconnectShowsTheCancellationAndTheNextOffer() async throws {
         let rig = DriverModelTests(active: Self.assigned)
         try await rig.online()
-        #expect(rig.model.screen.title == "Driving to pickup")
+        #expect(rig.model.screen.headline == .drivingToPickup)
 
         // The socket drops; the rider cancels meanwhile, published to nobody; the stream comes back.
         await rig.api.changedUnseen(Self.cancelled)
@@ -37,7 +37,7 @@ struct DriverModelMissedCancelTests {
 
         try await eventually(rig.model, "the cancellation") { $0.trip?.state == .cancelled }
         #expect(rig.model.trip == Self.cancelled)
-        #expect(rig.model.screen.title == "Trip cancelled")
+        #expect(rig.model.screen.headline == .cancelled)
         #expect(rig.model.screen.tripState == .cancelled)
         #expect(rig.model.activity == .waitingForTrip)
         #expect(await rig.api.reads == ["t6"])
@@ -48,7 +48,7 @@ struct DriverModelMissedCancelTests {
         rig.channel.push(.offer(Self.nextOffer))
         try await eventually(rig.model, "the next offer") { $0.offer?.trip.id == "t7" }
         #expect(rig.model.trip == Self.cancelled)
-        #expect(rig.model.screen.title == "New trip offer")
+        #expect(rig.model.screen.headline == .newOffer)
         #expect(rig.model.screen.offerTripID == "t7")
     }
 
@@ -93,7 +93,7 @@ struct DriverModelMissedCancelTests {
         rig.channel.push(.offer(Self.nextOffer))
         try await eventually(rig.model, "the next offer") { $0.offer?.trip.id == "t7" }
         #expect(rig.model.trip == Self.cancelled)
-        #expect(rig.model.screen.title == "New trip offer")
+        #expect(rig.model.screen.headline == .newOffer)
     }
 
     @Test func aRelaunchAfterTheCancellationShowsIt() async throws {
@@ -105,7 +105,7 @@ struct DriverModelMissedCancelTests {
         try await rig.online()
         try await eventually(rig.model, "the cancellation") { $0.trip?.state == .cancelled }
         #expect(rig.model.trip == Self.cancelled)
-        #expect(rig.model.screen.title == "Trip cancelled")
+        #expect(rig.model.screen.headline == .cancelled)
     }
 
     @Test func aTripNoLongerTheDriversIsDropped() async throws {
@@ -116,7 +116,7 @@ struct DriverModelMissedCancelTests {
         await rig.api.reassign("t6")
         try await rig.online()
         try await eventually(rig.model, "dropped") { $0.trip == nil }
-        #expect(rig.model.screen.title == "Waiting for trips")
+        #expect(rig.model.screen.headline == .waitingForTrips)
         #expect(rig.model.activity == .waitingForTrip)
     }
 }

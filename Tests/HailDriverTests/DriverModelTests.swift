@@ -49,22 +49,22 @@ struct DriverModelTests {
         }
         // No ack: the trip is not ended while its last positions may not have reached the server.
         #expect(rig.model.trip?.state == .onTrip)
-        #expect(rig.model.screen.title == "Ending trip…")
+        #expect(rig.model.screen.headline == .ending)
         for batch in rig.model.pipeline.batcher.inFlight { rig.channel.push(.ack(LocationAck(seq: batch.seq))) }
         try await eventually(rig.model, "ended") { $0.trip?.state == .completed }
     }
 
     @Test func anOfferLapsesAtItsExpiry() async throws {
         try await online()
-        #expect(model.screen.title == "Waiting for trips")
+        #expect(model.screen.headline == .waitingForTrips)
         channel.push(
             .offer(TripOffer(trip: Fixture.trip("t1", .searching, version: 1), expiresAt: Fixture.origin + 15)))
         try await eventually(model, "offer") { $0.offer != nil }
-        #expect(model.screen.title == "New trip offer")
+        #expect(model.screen.headline == .newOffer)
         #expect(model.screen.offerExpiresAt == Fixture.origin + 15)
         clock.advance(by: .seconds(15))
         try await eventually(model, "lapsed") { $0.offer == nil }
-        #expect(model.screen.title == "Waiting for trips")
+        #expect(model.screen.headline == .waitingForTrips)
     }
 
     @Test func declineTellsTheServerAndClearsTheOffer() async throws {
@@ -84,10 +84,10 @@ struct DriverModelTests {
             .offer(TripOffer(trip: Fixture.trip("t3", .searching, version: 1), expiresAt: Fixture.origin + 15)))
         try await eventually(model, "offer") { $0.offer != nil }
         await model.accept()
-        #expect(model.screen.title == "Accepting trip…")
+        #expect(model.screen.headline == .accepting)
         try await eventually(model, "refused") { $0.pendingAction == nil }
         #expect(model.screen.rejection == "the offer for trip t3 has expired")
-        #expect(model.screen.title == "Waiting for trips")
+        #expect(model.screen.headline == .waitingForTrips)
         #expect(model.outbox.entries.isEmpty)
         #expect(await api.accepts.count == 1)
         await model.dismissRejection()
@@ -254,12 +254,12 @@ struct DriverModelCancelTests {
         try await rig.online()
         #expect(rig.model.activity == .toPickup)
         await rig.model.tap(.cancel)
-        #expect(rig.model.screen.title == "Cancelling trip…")
+        #expect(rig.model.screen.headline == .cancelling)
         #expect(rig.model.screen.pending == .cancel)
         try await eventually(rig.model, "cancelled") { $0.outbox.entries.isEmpty }
         #expect(rig.model.trip?.state == .searching)
         #expect(rig.model.activity == .waitingForTrip)
-        #expect(rig.model.screen.title == "Waiting for trips")
+        #expect(rig.model.screen.headline == .waitingForTrips)
         let waiting = LocationPolicy(activity: .waitingForTrip, thermal: .nominal, lowPower: false)
         try await eventually(rig.model, "source policy") { $0.sourcePolicy == waiting }
         #expect(rig.source.policies.last == waiting)

@@ -12,18 +12,18 @@ struct EndToEndTests {
     @Test func fromGoingOnlineToACompletedTripWithTheFare() async throws {
         let rig = try await DriverRig()
         defer { Task { await rig.stop() } }
-        #expect(rig.model.screen.title == "Offline")
+        #expect(rig.model.screen.headline == .offline)
         let trip = try await rig.acceptATrip()
-        #expect(rig.model.screen.title == "Driving to pickup")
+        #expect(rig.model.screen.headline == .drivingToPickup)
         #expect(rig.model.policy.interval == 2...4)
         try await rig.startTheTrip()
-        #expect(rig.model.screen.title == "On trip")
+        #expect(rig.model.screen.headline == .onTrip)
         for step in 1...300 { try await rig.drive(to: DriverRig.along(step)) }
         try await rig.settled(advancing: 2)
         await rig.model.tap(.ended)
-        #expect(rig.model.screen.title == "Ending trip…")
+        #expect(rig.model.screen.headline == .ending)
         try await eventually(rig.model, "completed") { $0.trip?.state == .completed && $0.pendingAction == nil }
-        #expect(rig.model.screen.title == "Trip completed")
+        #expect(rig.model.screen.headline == .completed)
         #expect(rig.model.trip?.fare == Money(amountMinor: 1001, currency: "EUR"))
         #expect(rig.model.activity == .waitingForTrip)
         let seen = try await rig.loopback.trip(trip.id, rider: rig.riderToken)

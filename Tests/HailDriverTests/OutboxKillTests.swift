@@ -25,7 +25,7 @@ struct OutboxKillTests {
         // In the tunnel: the tap shows at once and waits on disk.
         await rig.channel.cut()
         await rig.model.tap(.ended)
-        #expect(rig.model.screen.title == "Ending trip…")
+        #expect(rig.model.screen.headline == .ending)
         try await eventually(rig.model, "first attempt failed") { $0.outbox.entries.first?.failedAttempts == 1 }
         let saved = try await SQLiteOutboxStore(path: path).load()
         #expect(saved?.outbox.pendingIntents == [DriverIntent(.ended, tripID: trip.id)])
@@ -35,9 +35,15 @@ struct OutboxKillTests {
         await rig.model.shutdown()
         rig.relaunch(store: try await SQLiteOutboxStore(path: path))
         await rig.model.start()
-        #expect(rig.model.screen.title == "Ending trip…")
+        #expect(rig.model.screen.headline == .ending)
         #expect(rig.model.trip?.state == .onTrip)
-        try await eventually(rig.model, "replay failed") { $0.outbox.entries.first?.failedAttempts == 1 }
+        // The stream's loss may have retried the tap once more before the kill (the HTTP link came up and failed):
+        // what matters is that the relaunched app replays it, and that fails too.
+        let restored = try #require(rig.model.outbox.entries.first?.failedAttempts)
+        #expect(restored >= 1)
+        try await eventually(rig.model, "replay failed") {
+            $0.outbox.entries.first.map { $0.failedAttempts > restored } ?? false
+        }
         #expect(rig.model.outbox.entries.first?.key == key)
 
         // Killed again. Out of the tunnel, the request lands but its answer is lost: the retry replays it.
@@ -56,7 +62,7 @@ struct OutboxKillTests {
             try? await eventually(rig.model, within: 1.5, "retried") { $0.lastSaved?.outbox.entries.isEmpty == true }
         }
         #expect(rig.model.trip?.state == .completed)
-        #expect(rig.model.screen.title == "Trip completed")
+        #expect(rig.model.screen.headline == .completed)
         let after = try await rig.loopback.trip(trip.id, rider: rig.riderToken)
         #expect(after.state == .completed)
         #expect(after.version == before.version + 1)

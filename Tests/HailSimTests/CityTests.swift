@@ -88,8 +88,10 @@ struct CityTests {
         let battery = Dictionary(uniqueKeysWithValues: (report.batteryPerDriverHour ?? []).map { ($0.policy, $0) })
         let onTrip = try #require(battery["best, 5 m"], "\(report.summary)")
         let waiting = try #require(battery["balanced, 50 m"], "\(report.summary)")
-        #expect((1.0 * 3600 / 432...1.8 * 3600 / 432).contains(onTrip.percentPerHour), "\(onTrip)")
-        #expect((0.68 * 3600 / 432...1.48 * 3600 / 432).contains(waiting.percentPerHour), "\(waiting)")
+        // On the chaos network the radio can be awake the whole time: the ceiling itself, summed in floating point.
+        let rounding = 1e-9
+        #expect((1.0 * 3600 / 432...1.8 * 3600 / 432 + rounding).contains(onTrip.percentPerHour), "\(onTrip)")
+        #expect((0.68 * 3600 / 432...1.48 * 3600 / 432 + rounding).contains(waiting.percentPerHour), "\(waiting)")
         #expect(onTrip.percentPerHour > waiting.percentPerHour)
         #expect(onTrip.driverHours > 0 && waiting.driverHours > 0)
         // Every driver's app reported its session in telemetry, by its phone's model.

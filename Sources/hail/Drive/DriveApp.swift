@@ -111,7 +111,7 @@ final class DriveApp {
     }
 
     private func humanLine(_ screen: DriverScreen) -> String {
-        var parts = [screen.title, screen.online ? "online via \(screen.link)" : "offline"]
+        var parts = [screen.headline.english, screen.online ? "online via \(screen.link.rawValue)" : "offline"]
         if let id = screen.offerTripID { parts.append("offer \(id), press a to accept, d to decline") }
         if let id = screen.tripID, let state = screen.tripState { parts.append("trip \(id) \(state.rawValue)") }
         if let fare = screen.fare {
