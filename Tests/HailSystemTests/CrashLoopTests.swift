@@ -116,7 +116,7 @@ struct CrashLoopTests {
         )
         for driver in drivers {
             do {
-                try await eventually(driver.model, within: 60, "\(driver.id) settled") { model in
+                try await driver.model.until("\(driver.id) settled", within: 60) { model in
                     model.outbox.entries.isEmpty && model.lastSaved?.outbox.entries.isEmpty == true
                         && model.trip?.state.isActive != true
                 }
