@@ -5,6 +5,7 @@ import HailProcess
 import HailProtocol
 import HailScale
 import HailServer
+import HailTesting
 import Synchronization
 import Testing
 
@@ -29,7 +30,7 @@ final class PrivateRedis: Sendable {
     /// Starts the server and waits for its "Ready to accept connections" line.
     func start() async throws {
         let output = Pipe()
-        let lines = Inbox<String>()
+        let lines = Mailbox<String>()
         output.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
             if data.isEmpty {
@@ -49,7 +50,7 @@ final class PrivateRedis: Sendable {
             ], standardOutput: output.fileHandleForWriting.fileDescriptor)
         try output.fileHandleForWriting.close()
         self.process.withLock { $0 = (process, output) }
-        while let line = await lines.next(within: 20) {
+        while let line = await lines.nextOrNil(within: 20) {
             if line.contains("Ready to accept connections") { return }
         }
         kill()
