@@ -181,9 +181,18 @@ let package = Package(
         .testTarget(
             name: "HailDriverTests",
             dependencies: [
-                "HailAppStore", "HailRider", "HailAppDoubles",
-                "HailDriver", "HailClient", "HailServer", "HailStorage", "HailCore", "HailProtocol", "HailNet",
-                "HailTesting", "HailProcess",
+                "HailAppStore", "HailAppDoubles", "HailDriver", "HailClient", "HailServer", "HailCore", "HailProtocol",
+                "HailNet", "HailTesting", "HailProcess",
+            ]
+        ),
+        // Whole-system tests: `hail server` children (SIGKILLed in the crash loops, reloaded by SIGHUP) under real
+        // rider and driver apps on the live transports, and the `hail ride` and `hail drive` commands against each
+        // other.
+        .testTarget(
+            name: "HailSystemTests",
+            dependencies: [
+                "HailAppStore", "HailAppDoubles", "HailRider", "HailDriver", "HailClient", "HailServer", "HailStorage",
+                "HailCore", "HailProtocol", "HailNet", "HailTesting", "HailProcess", "HailTime",
             ]
         ),
         .testTarget(name: "HailProtocolTests", dependencies: ["HailProtocol", "HailCore", "HailTesting"]),

@@ -37,7 +37,7 @@ public struct RedisBaseline: Sendable {
                 "redis-benchmark, redis-server and redis-cli are needed (Debian: apt-get install redis-server "
                     + "redis-tools; scripts/setup.sh installs them)")
         }
-        guard let port = ExternalCommand.freeLoopbackPort() else {
+        guard let port = try? ServerChild.freeLoopbackPort() else {
             throw BenchError("no free loopback port for a throwaway redis-server")
         }
         let server: ChildProcess

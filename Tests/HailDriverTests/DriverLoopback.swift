@@ -93,30 +93,22 @@ struct DriverLoopback {
     }
 }
 
-/// Waits for the model with a real-time deadline that only fires when the condition never comes true.
+/// Waits for the model with a real-time deadline that only fires when the condition never comes true. The model
+/// judges the condition at the step that met it; it may be false again by the time this task runs, and that is still
+/// a pass.
 @MainActor
 func eventually(
     _ model: DriverModel, within seconds: Double = 30, _ what: String,
     _ condition: @escaping @MainActor @Sendable (DriverModel) -> Bool
 ) async throws {
-    let deadline = Deadline(seconds: seconds)
-    // The model judges the condition at the change that met it; it may be false again by the time this
-    // task runs, and that is still a pass.
-    let waiter = Task { @MainActor () -> Bool in
-        let met = await model.waitUntil(condition)
-        deadline.cancel()
-        return met
-    }
-    await deadline.wait()
-    waiter.cancel()
-    let met = await waiter.value
-    if !met {
-        let batcher = model.pipeline.batcher
-        throw HarnessError(
-            description:
-                "\(what): not within \(seconds) s; screen \(model.screen); in flight \(batcher.inFlight.map(\.seq)), "
-                + "pending \(batcher.pending.count), buffered \(batcher.buffer.count), outbox failures "
-                + "\(model.outbox.entries.map(\.failedAttempts)), problem \(model.lastProblem ?? "none")"
-        )
-    }
+    try await until(
+        what, within: seconds,
+        state: {
+            let batcher = model.pipeline.batcher
+            return
+                "screen \(model.screen); in flight \(batcher.inFlight.map(\.seq)), pending \(batcher.pending.count), "
+                + "buffered \(batcher.buffer.count), outbox failures \(model.outbox.entries.map(\.failedAttempts)), "
+                + "problem \(model.lastProblem ?? "none")"
+        }
+    ) { await model.waitUntil(condition) }
 }

@@ -46,4 +46,27 @@ struct ServerChildTests {
         #expect(
             try String(contentsOf: log, encoding: .utf8) == "hail server: --db: cannot open /nope/x.db\nusage: ...\n")
     }
+
+    @Test func aFreeLoopbackPortIsOneAChildToldToListenThereCanTake() async throws {
+        let port = try ServerChild.freeLoopbackPort()
+        #expect(port > 0)
+        // The child binds exactly the port it is given (no fallback to any free one) and reports what it got.
+        let child = try await ServerChild.start(
+            executable: "/usr/bin/python3",
+            arguments: [
+                "-c",
+                """
+                import socket, sys, time
+                s = socket.socket()
+                s.bind(("127.0.0.1", int(sys.argv[1])))
+                s.listen()
+                print("listening on http://127.0.0.1:%d" % s.getsockname()[1], flush=True)
+                time.sleep(30)
+                """,
+                "\(port)",
+            ],
+            timeout: .seconds(20))
+        defer { child.kill() }
+        #expect(child.port == port)
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HailProcess
+import HailTesting
 
 /// The APNs stand-in (`Tests/APNs/apns_standin.py`, on Debian's python3-h2 and python3-cryptography): an HTTP/2
 /// server over TLS on loopback with a throwaway certificate, which records every request and answers per token.
@@ -59,7 +60,7 @@ final class APNsStandIn {
     // Held for the child's lifetime: releasing the pipe closes the read end its readability handler watches.
     private let output: Pipe
     /// A line per request, printed once the request is in the log.
-    private let announced = Inbox<String>()
+    private let announced = Mailbox<String>()
     let directory: URL
     /// The port it listens on, on 127.0.0.1.
     let port: Int
@@ -119,7 +120,7 @@ final class APNsStandIn {
     /// Returns once `count` more requests have been recorded; throws when they do not come within `seconds`.
     func waitForRequests(_ count: Int, within seconds: Double = 30) async throws {
         for index in 0..<count {
-            guard await announced.next(within: seconds) != nil else {
+            guard await announced.nextOrNil(within: seconds) != nil else {
                 throw StandInError(message: "the APNs stand-in got \(index) of \(count) requests in \(seconds) s")
             }
         }

@@ -2,6 +2,7 @@ import Foundation
 import HailCore
 import HailProtocol
 import HailRider
+import HailTesting
 import Synchronization
 
 /// One stream the model opened; the test plays the server through it.

@@ -2,6 +2,7 @@ import Foundation
 import HailCore
 import HailProtocol
 import HailRider
+import HailTesting
 
 /// A tiny trip server behind the `TripAPI` seam: idempotent requests, scripted timeouts, and answers
 /// that can be held back (a slow network) so they arrive after newer stream frames.

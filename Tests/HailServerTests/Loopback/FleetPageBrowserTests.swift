@@ -3,6 +3,7 @@ import HailCore
 import HailProcess
 import HailProtocol
 import HailServer
+import HailTesting
 import Testing
 
 /// The fleet page in a real browser: headless Chromium, driven by Selenium (`Tests/Browser/check_fleet_page.py`),
@@ -69,7 +70,7 @@ struct FleetPageBrowserTests {
     /// Runs the script with `arguments` and returns the last line it printed.
     static func run(_ arguments: [String]) async throws -> String {
         let output = Pipe()
-        let collected = Inbox<Data>()
+        let collected = Mailbox<Data>()
         output.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
             if data.isEmpty {
@@ -84,7 +85,7 @@ struct FleetPageBrowserTests {
             standardError: FileHandle.standardError.fileDescriptor)
         try output.fileHandleForWriting.close()
         var text = Data()
-        while let chunk = await collected.next(within: 120) { text.append(chunk) }
+        while let chunk = await collected.nextOrNil(within: 120) { text.append(chunk) }
         if process.isRunning { process.send(SIGTERM) }
         // The pipe lives until here, so its read end stays open while the output is read.
         withExtendedLifetime(output) {}

@@ -3,6 +3,7 @@ import HailCore
 import HailNet
 import HailProtocol
 import HailServer
+import HailTesting
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -13,54 +14,10 @@ struct LoopbackError: Error, CustomStringConvertible {
     let description: String
 }
 
-/// Resumes a waiter when either its value arrives or its deadline passes, without sleeping.
-actor Inbox<Value: Sendable> {
-    private var values: [Value] = []
-    private var waiter: (id: UInt64, continuation: CheckedContinuation<Value?, Never>)?
-    private var nextID: UInt64 = 0
-    private var finished = false
-
-    func put(_ value: Value) {
-        if let waiter {
-            self.waiter = nil
-            waiter.continuation.resume(returning: value)
-        } else {
-            values.append(value)
-        }
-    }
-
-    func finish() {
-        finished = true
-        if let waiter {
-            self.waiter = nil
-            waiter.continuation.resume(returning: nil)
-        }
-    }
-
-    /// The next value, or nil when the stream finished or `seconds` passed first.
-    func next(within seconds: Double) async -> Value? {
-        if !values.isEmpty { return values.removeFirst() }
-        if finished { return nil }
-        nextID += 1
-        let id = nextID
-        return await withCheckedContinuation { continuation in
-            waiter = (id, continuation)
-            // A deadline, not a wait for something: it only fires when the value never comes.
-            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { Task { await self.expire(id) } }
-        }
-    }
-
-    private func expire(_ id: UInt64) {
-        guard let waiter, waiter.id == id else { return }
-        self.waiter = nil
-        waiter.continuation.resume(returning: nil)
-    }
-}
-
 /// One WebSocket through HailNet's client, with its frames decoded as they arrive.
 final class TestSocket: Sendable {
     let connection: WebSocketConnection
-    private let inbox = Inbox<String>()
+    private let inbox = Mailbox<String>()
 
     init(_ connection: WebSocketConnection) {
         self.connection = connection
@@ -75,7 +32,7 @@ final class TestSocket: Sendable {
 
     /// The next frame's JSON text, or a thrown error after `seconds`.
     func nextText(within seconds: Double = 30) async throws -> String {
-        guard let text = await inbox.next(within: seconds) else {
+        guard let text = await inbox.nextOrNil(within: seconds) else {
             throw LoopbackError(
                 description: "no frame within \(seconds) s (closed: \(String(describing: connection.closeInfo)))")
         }

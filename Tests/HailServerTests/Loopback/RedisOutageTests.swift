@@ -5,6 +5,7 @@ import HailProcess
 import HailProtocol
 import HailScale
 import HailServer
+import HailTesting
 import Synchronization
 import Testing
 
@@ -20,7 +21,7 @@ final class PrivateRedis: Sendable {
     private let process: Mutex<(child: ChildProcess, output: Pipe)?>
 
     init() throws {
-        port = try Self.freePort()
+        port = try ServerChild.freeLoopbackPort()
         process = Mutex(nil)
     }
 
@@ -29,7 +30,7 @@ final class PrivateRedis: Sendable {
     /// Starts the server and waits for its "Ready to accept connections" line.
     func start() async throws {
         let output = Pipe()
-        let lines = Inbox<String>()
+        let lines = Mailbox<String>()
         output.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
             if data.isEmpty {
@@ -49,7 +50,7 @@ final class PrivateRedis: Sendable {
             ], standardOutput: output.fileHandleForWriting.fileDescriptor)
         try output.fileHandleForWriting.close()
         self.process.withLock { $0 = (process, output) }
-        while let line = await lines.next(within: 20) {
+        while let line = await lines.nextOrNil(within: 20) {
             if line.contains("Ready to accept connections") { return }
         }
         kill()
@@ -61,23 +62,6 @@ final class PrivateRedis: Sendable {
         guard let process = process.withLock({ $0?.child }), process.isRunning else { return }
         process.send(SIGKILL)
         _ = process.waitUntilExit()
-    }
-
-    private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(fd, generic, length) == 0 && getsockname(fd, generic, &length) == 0
-            }
-        }
-        guard bound else { throw LoopbackError(description: "no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 

@@ -7,10 +7,6 @@ import HailTesting
 import HailTime
 import Synchronization
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// `hail server` as a child process on one fixed port, killed with SIGKILL and started again as often as
 /// the crash loop likes; the clients' base URL stays valid across restarts. Embedded, it keeps one SQLite
 /// file; scaled, it is one node on the deployment's PostgreSQL schema and Redis prefix.
@@ -26,7 +22,7 @@ final class CrashLoopServer: Sendable {
     init(storageArguments: [String], secretPath: String) throws {
         self.storageArguments = storageArguments
         self.secretPath = secretPath
-        port = try Self.freePort()
+        port = try ServerChild.freeLoopbackPort()
     }
 
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
@@ -36,30 +32,6 @@ final class CrashLoopServer: Sendable {
     var starts: Int { counts.withLock { $0.starts } }
     /// True while a started server has not been killed.
     var isRunning: Bool { running.withLock { $0 != nil } }
-
-    /// A port the kernel just handed out and released: free now, and nothing else here picks ports by hand.
-    static func freePort() throws -> Int {
-        #if canImport(Glibc)
-            let stream = Int32(SOCK_STREAM.rawValue)
-        #else
-            let stream = SOCK_STREAM
-        #endif
-        let descriptor = socket(AF_INET, stream, 0)
-        guard descriptor >= 0 else { throw HarnessError(description: "socket() failed: \(errno)") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(descriptor, generic, length) == 0 && getsockname(descriptor, generic, &length) == 0
-            }
-        }
-        guard bound else { throw HarnessError(description: "cannot bind a loopback port: \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 
     /// Starts the server on the fixed port and returns once it says it listens; a start that fails
     /// (the port still held by the killed process's sockets, say) is tried again, up to `attempts` times.

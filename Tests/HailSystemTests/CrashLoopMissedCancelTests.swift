@@ -59,9 +59,9 @@ struct CrashLoopMissedCancelTests {
             TripRequest(
                 pickup: pickup, dropoff: Coordinate(lat: pickup.lat + 0.0018, lng: pickup.lng), productID: .economy),
             idempotencyKey: UUID())
-        try await eventually(driver.model, "an offer") { $0.offer?.trip.id == requested.id }
+        try await driver.model.until("an offer") { $0.offer?.trip.id == requested.id }
         await driver.model.accept()
-        try await eventually(driver.model, "assigned") {
+        try await driver.model.until("assigned") {
             $0.trip?.state == .driverAssigned && $0.outbox.entries.isEmpty
         }
 
@@ -71,10 +71,10 @@ struct CrashLoopMissedCancelTests {
         #expect(cancelled.state == .cancelled)
         #expect(cancelled.version == 3)
         try await nodeA.start()
-        try await eventually(driver.model, within: 60, "reconnected") { $0.link == .stream }
+        try await driver.model.until("reconnected", within: 60) { $0.link == .stream }
 
         // The stream replays only an active trip, so the app reads the one it shows by id: cancelled.
-        try await eventually(driver.model, within: 10, "the cancellation") {
+        try await driver.model.until("the cancellation", within: 10) {
             $0.trip?.id == requested.id && $0.trip?.state == .cancelled
         }
         #expect(driver.model.trip?.version == 3)
@@ -85,7 +85,7 @@ struct CrashLoopMissedCancelTests {
             TripRequest(
                 pickup: pickup, dropoff: Coordinate(lat: pickup.lat + 0.0018, lng: pickup.lng), productID: .economy),
             idempotencyKey: UUID())
-        try await eventually(driver.model, "the next offer") { $0.offer?.trip.id == again.id }
+        try await driver.model.until("the next offer") { $0.offer?.trip.id == again.id }
         #expect(driver.model.screen.headline == .newOffer)
         _ = try await rider.cancel(tripID: again.id, idempotencyKey: UUID())
 

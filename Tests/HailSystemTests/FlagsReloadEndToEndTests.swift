@@ -24,55 +24,6 @@ import Testing
 @Suite("Flags reloaded by SIGHUP reach running apps", .serialized)
 @MainActor
 struct FlagsReloadEndToEndTests {
-    /// `hail server` as a child with a flags file: its port, and its stderr lines (the reload events) as they come.
-    final class FlagsServer: Sendable {
-        let child: ServerChild
-        let secret: [UInt8]
-
-        init(flags: URL, folder: URL) async throws {
-            let secretPath = folder.appendingPathComponent("hail.secret").path
-            child = try await ServerChild.start(
-                executable: ServerChild.hailBesideThisExecutable,
-                arguments: [
-                    "server", "--port", "0", "--quiet", "--db", folder.appendingPathComponent("hail.db").path,
-                    "--secret-file", secretPath, "--flags", flags.path,
-                ], timeout: .seconds(20))
-            secret = try ServerSecret.load(at: secretPath)
-        }
-
-        var port: Int { child.port }
-        var process: ChildProcess { child.process }
-        var events: AsyncStream<String> { child.errorLines }
-
-        var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
-
-        func token(_ role: Role, _ subject: String) -> String {
-            let now = Int64(Date().timeIntervalSince1970)
-            return TokenAuthority(authenticator: HMACAuthenticator(secret: secret)).mint(
-                AccessToken(role: role, sub: subject, exp: now + 3600, iat: now))
-        }
-
-        /// Sends SIGHUP and returns the reload's log line.
-        func reload() async throws -> String {
-            process.send(SIGHUP)
-            let line = await withDeadline(20) { () -> String? in
-                for await line in self.events where line.contains(#""event":"flags_"#) { return line }
-                return nil
-            }
-            return try #require(line, "no reload logged")
-        }
-
-        /// The server's `/metrics`.
-        func metrics() async throws -> String {
-            let (data, _) = try await URLSession.shared.data(from: baseURL.appendingPathComponent("metrics"))
-            return String(decoding: data, as: UTF8.self)
-        }
-
-        func stop() async {
-            await child.stop()
-        }
-    }
-
     /// The rider's REST calls, counting the polls and the flags read.
     final class TallyingTripAPI: TripAPI {
         let inner: RiderHTTPAPI
@@ -132,7 +83,7 @@ struct FlagsReloadEndToEndTests {
         let clock = ManualClock()
         let model: RiderModel
 
-        init(server: FlagsServer, id: String, version: String, connector: SocketConnector) {
+        init(server: SystemServer, id: String, version: String, connector: SocketConnector) {
             let client = ClientInfo(app: "hail-rider", version: version, deviceModel: "iPhone14,2")
             let token = server.token(.rider, id)
             api = TallyingTripAPI(
@@ -176,7 +127,7 @@ struct FlagsReloadEndToEndTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let flags = folder.appendingPathComponent("flags.json")
         try Data(#"{"regions": [\#(Self.monaco)]}"#.utf8).write(to: flags)
-        let server = try await FlagsServer(flags: flags, folder: folder)
+        let server = try await SystemServer(folder: folder, arguments: ["--flags", flags.path])
         let connector = try SocketConnector()
 
         // Two riders of two releases, both streaming; a driver on an iPhone 12, online in Monaco.
@@ -198,12 +149,12 @@ struct FlagsReloadEndToEndTests {
             backoff: Backoff(jitter: .none))
         await driver.start()
         await driver.goOnline()
-        try await eventually(driver, "stream up") { $0.link == .stream }
+        try await driver.until("stream up") { $0.link == .stream }
         source.yield(
             LocationPoint(lat: 43.7384, lng: 7.4246, accuracy: 8, heading: 0, speed: 0, t: Date()))
-        try await eventually(driver, "first fix sent") { $0.pipeline.stats.batches == 1 }
+        try await driver.until("first fix sent") { $0.pipeline.stats.batches == 1 }
         driverClock.advance(by: .seconds(10))
-        try await eventually(driver, "acknowledged") {
+        try await driver.until("acknowledged") {
             $0.pipeline.batcher.inFlight.isEmpty && $0.pipeline.batcher.pending.isEmpty
         }
         let waiting = LocationPolicy(activity: .waitingForTrip, thermal: .nominal, lowPower: false)
@@ -247,16 +198,16 @@ struct FlagsReloadEndToEndTests {
 
         // The driver's socket drops; its reconnect reads the flags and the cap holds its policy.
         await liveChannel.disconnect()
-        try await eventually(driver, "over HTTP") { $0.link == .http }
+        try await driver.until("over HTTP") { $0.link == .http }
         driverClock.advance(by: .seconds(1))
         let cap = LocationPolicyCap(finestAccuracy: .hundredMeters, minimumDistanceFilterMeters: 80)
-        try await eventually(driver, "capped") { $0.link == .stream && $0.config.locationPolicyCap == cap }
+        try await driver.until("capped") { $0.link == .stream && $0.config.locationPolicyCap == cap }
         #expect(driver.config.region == "monaco")
         #expect(driver.policy == waiting.capped(by: cap))
         #expect(
             driver.policy.distanceFilter == 80 && driver.policy.accuracy == .hundredMeters && driver.policy.degraded)
-        try await eventually(driver, "source capped") { $0.sourcePolicy == waiting.capped(by: cap) }
-        try await eventually(driver, "reported degraded") { $0.reportedDegraded == true }
+        try await driver.until("source capped") { $0.sourcePolicy == waiting.capped(by: cap) }
+        try await driver.until("reported degraded") { $0.reportedDegraded == true }
         #expect(try await server.metrics().contains(#"hail_drivers_degraded{region="monaco"} 1"#))
 
         // A bad file is refused with its line and field, and nothing changes.
@@ -280,5 +231,23 @@ struct FlagsReloadEndToEndTests {
         await driver.shutdown()
         await connector.shutdown()
         await server.stop()
+    }
+}
+
+extension SystemServer {
+    /// Sends SIGHUP and returns the reload's log line.
+    func reload() async throws -> String {
+        child.process.send(SIGHUP)
+        let line = await withDeadline(20) { () -> String? in
+            for await line in self.child.errorLines where line.contains(#""event":"flags_"#) { return line }
+            return nil
+        }
+        return try #require(line, "no reload logged")
+    }
+
+    /// The server's `/metrics`.
+    func metrics() async throws -> String {
+        let (data, _) = try await URLSession.shared.data(from: baseURL.appendingPathComponent("metrics"))
+        return String(decoding: data, as: UTF8.self)
     }
 }

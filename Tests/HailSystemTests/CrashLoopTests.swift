@@ -116,10 +116,7 @@ struct CrashLoopTests {
         )
         for driver in drivers {
             do {
-                try await eventually(driver.model, within: 60, "\(driver.id) settled") { model in
-                    model.outbox.entries.isEmpty && model.lastSaved?.outbox.entries.isEmpty == true
-                        && model.trip?.state.isActive != true
-                }
+                try await driver.model.until("\(driver.id) settled", within: 60) { _ in driver.isSettled }
             } catch {
                 // Recorded, and the log is still checked: it says what the driver is waiting for.
                 Issue.record(error)

@@ -12,12 +12,20 @@ struct RideAndDriveCommandTests {
         try #require(
             FileManager.default.isExecutableFile(atPath: HailCommandProcess.executable.path),
             "build the hail executable first (swift build --build-tests builds it beside the tests)")
-        let loopback = try await DriverLoopback.start(time: .system(), origin: Date())
-        defer { Task { await loopback.stop() } }
-        let server = loopback.baseURL.absoluteString
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hail-ride-drive-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let system = try await SystemServer(folder: folder)
+        defer {
+            Task {
+                await system.stop()
+                try? FileManager.default.removeItem(at: folder)
+            }
+        }
+        let server = system.baseURL.absoluteString
         let driver = try HailCommandProcess(
             [
-                "--server", server, "--token", loopback.token(.driver, "cli-driver"),
+                "--server", server, "--token", system.token(.driver, "cli-driver"),
                 "--start", "43.7390,7.4270", "--speed", "200", "--auto", "--json", "--trips", "1",
             ], command: "drive")
         // The rider requests once the driver's stream is up, so dispatch has someone to offer it to.
@@ -27,15 +35,10 @@ struct RideAndDriveCommandTests {
         }
         #expect(driverReady == true)
         // A cursor file of the test's own: the default one in the temporary folder is shared with every other run.
-        let cursorPath = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "ride-cursor-\(UUID().uuidString).sqlite"
-        ).path
-        defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: cursorPath + suffix) }
-        }
+        let cursorPath = folder.appendingPathComponent("ride-cursor.sqlite").path
         let rider = try HailCommandProcess(
             [
-                "--server", server, "--token", loopback.token(.rider, "cli-rider"), "--from", "43.7396,7.4276",
+                "--server", server, "--token", system.token(.rider, "cli-rider"), "--from", "43.7396,7.4276",
                 "--to", "43.7380,7.4260", "--json", "--state", cursorPath,
             ], command: "ride")
         let phases = await withDeadline(90) { () -> [String] in
