@@ -73,10 +73,12 @@ public final class RiderModel {
     /// The trip and state (leg) the smoother's promise belongs to, and the promise last stored for it.
     @ObservationIgnored private var promiseLeg: (tripID: String, state: TripState, stored: Date?)?
     @ObservationIgnored private var promiseSave: Task<Void, Never>?
+    /// Wakes when the smoother's promise moves by itself (a disagreement that lasted the hold), to store it.
+    @ObservationIgnored private var promiseCheck: (due: Date, task: Task<Void, Never>)?
     @ObservationIgnored private var cursorTripID: String?
     @ObservationIgnored private var isRequesting = false
     @ObservationIgnored private var isCancelling = false
-    @ObservationIgnored private var errorMessage: String?
+    @ObservationIgnored private var problem: RiderScreen.Problem?
     @ObservationIgnored private var liveTask: Task<Void, Never>?
     @ObservationIgnored private var liveGeneration = 0
     @ObservationIgnored private let changeStream = ModelChanges<RiderScreen>()
@@ -129,10 +131,11 @@ public final class RiderModel {
     }
 
     /// Recomputes `screen` at the phone's current time; call it once a second while the screen shows
-    /// (ages grow without any event), the model calls it after every change.
+    /// (ages grow without any event), the model calls it after every change. It only reads what the model knows:
+    /// called any number of times at one instant, it shows the same screen, and how often it is called changes
+    /// nothing the screen says.
     public func refresh() {
-        let now = serverNow
-        let next = makeScreen(serverNow: now)
+        let next = makeScreen(serverNow: serverNow)
         if next != screen { screen = next }
         changeStream.stepTaken(screen)
     }
@@ -151,9 +154,9 @@ public final class RiderModel {
             estimates = try await api.estimates(pickup: pickup, dropoff: dropoff)
             await reachedOverREST()
         } catch {
-            show(error, fallback: "Could not load prices. Try again.")
+            show(error, failure: .pricesUnavailable)
         }
-        refresh()
+        stepTaken()
     }
 
     /// One "Request" tap: one idempotency key, reused on every retry (1 s, then 2 s), so one tap makes
@@ -161,26 +164,26 @@ public final class RiderModel {
     public func requestRide(pickup: Coordinate, dropoff: Coordinate, product: ProductID) async {
         guard !isRequesting, !machine.isActive else { return }
         isRequesting = true
-        errorMessage = nil
-        refresh()
+        problem = nil
+        stepTaken()
         defer {
             isRequesting = false
-            refresh()
+            stepTaken()
         }
         let request = TripRequest(pickup: pickup, dropoff: dropoff, productID: product)
         let key = UUID()
-        let answer = await withRetries(fallback: "Could not request a ride. Try again.") {
+        let answer = await withRetries(failure: .requestFailed) {
             try await self.api.requestTrip(request, idempotencyKey: key)
         }
         guard let trip = answer else {
             // The lost answers may hide a trip the server did make (or a 409 says one is already
             // active): ask before the rider taps again, since the next tap has a new key.
-            let message = errorMessage
+            let failure = problem
             if await resync(), machine.isActive {
-                errorMessage = nil
+                problem = nil
                 startLiveLoopIfNeeded(synced: true)
             } else {
-                errorMessage = message
+                problem = failure
             }
             return
         }
@@ -192,14 +195,14 @@ public final class RiderModel {
     public func cancel() async {
         guard let current = machine.trip, Self.cancellable(current.state), !isCancelling else { return }
         isCancelling = true
-        errorMessage = nil
-        refresh()
+        problem = nil
+        stepTaken()
         defer {
             isCancelling = false
-            refresh()
+            stepTaken()
         }
         let key = UUID()
-        let answer = await withRetries(fallback: "Could not cancel. Try again.") {
+        let answer = await withRetries(failure: .cancelFailed) {
             try await self.api.cancel(tripID: current.id, idempotencyKey: key)
         }
         if let trip = answer { await apply(trip) }
@@ -209,7 +212,7 @@ public final class RiderModel {
     /// then starts the live loop if the trip screen is visible.
     public func launch() async {
         let synced = await resync()
-        refresh()
+        stepTaken()
         startLiveLoopIfNeeded(synced: synced)
         startTelemetryIfNeeded()
     }
@@ -226,7 +229,7 @@ public final class RiderModel {
             // The car was not watched while hidden; coming back must not animate across the gap.
             glide.reset()
         }
-        refresh()
+        stepTaken()
     }
 
     // MARK: - Push tokens
@@ -278,6 +281,8 @@ public final class RiderModel {
     /// Stops all live work, for when the model is thrown away.
     public func stop() {
         stopLiveLoop()
+        promiseCheck?.task.cancel()
+        promiseCheck = nil
         telemetryTask?.cancel()
         telemetryTask = nil
         changeStream.finish()
@@ -299,7 +304,7 @@ public final class RiderModel {
         case .ignoredStale:
             staleTripUpdates += 1
         case .ignoredOtherTrip:
-            refresh()
+            stepTaken()
             return
         case .appliedWithJump:
             jumps += 1
@@ -309,7 +314,7 @@ public final class RiderModel {
         guard let current = machine.trip else {
             trip = nil
             resetTracking()
-            refresh()
+            stepTaken()
             return
         }
         if current.id != previousID { resetTracking() }
@@ -338,7 +343,7 @@ public final class RiderModel {
                 location, etaSeconds: update.etaSeconds, etaTarget: EtaTarget(for: update.state), path: nil,
                 tripID: current.id)
         }
-        refresh()
+        stepTaken()
     }
 
     /// When an ETA of `seconds` from `position` (nil: from now) has the car arrive, server time. The server
@@ -364,8 +369,8 @@ public final class RiderModel {
     }
 
     /// Stores the smoother's promise when it moved, so a relaunched app shows the same minutes.
-    private func storePromiseIfMoved() {
-        guard let leg = promiseLeg, let promise = smoother.promise, promise != leg.stored,
+    private func storePromiseIfMoved(at now: Date) {
+        guard let leg = promiseLeg, let promise = smoother.promise(at: now), promise != leg.stored,
             machine.trip?.id == leg.tripID, machine.trip?.state == leg.state
         else { return }
         promiseLeg?.stored = promise
@@ -386,7 +391,7 @@ public final class RiderModel {
         if let latest = tracker.latestSeq, location.seq <= latest {
             tracker.apply(location)
             droppedPositions = tracker.dropped
-            refresh()
+            stepTaken()
             return
         }
         if cursorTripID != tripID {
@@ -402,7 +407,7 @@ public final class RiderModel {
         // The save suspended: a newer position (or another trip) may have been applied meanwhile.
         guard tripID == machine.trip?.id, tracker.apply(location) else {
             droppedPositions = tracker.dropped
-            refresh()
+            stepTaken()
             return
         }
         glide.add(location, roadPath: path, now: serverNow)
@@ -411,7 +416,7 @@ public final class RiderModel {
         if let etaSeconds, let state = machine.trip?.state, etaTarget == nil || etaTarget == EtaTarget(for: state) {
             latestArrival = etaArrival(etaSeconds, from: location)
         }
-        refresh()
+        stepTaken()
     }
 
     private func resetTracking() {
@@ -445,7 +450,7 @@ public final class RiderModel {
             await registerLiveActivity()
             return true
         } catch {
-            show(error, fallback: nil)
+            show(error, failure: nil)
             return false
         }
     }
@@ -468,8 +473,8 @@ public final class RiderModel {
             await reachedOverREST()
             await apply(trip)
         } catch {
-            show(error, fallback: nil)
-            refresh()
+            show(error, failure: nil)
+            stepTaken()
         }
     }
 
@@ -541,7 +546,7 @@ public final class RiderModel {
     /// the flags say stream again.
     private func pollByFlag(tripID: String, generation: Int) async -> Bool {
         connection = .polling
-        refresh()
+        stepTaken()
         while config.liveStreamOrDefault.mode == .poll {
             let interval = Int64(config.liveStreamOrDefault.pollIntervalSeconds)
             do { try await timeline.sleep(for: .seconds(interval)) } catch { return false }
@@ -572,7 +577,7 @@ public final class RiderModel {
                     greeted = true
                     connection = .streaming
                     markReached()
-                    refresh()
+                    stepTaken()
                 case .tripUpdated(let trip):
                     await apply(trip)
                 case .driverMoved(let moved):
@@ -597,7 +602,7 @@ public final class RiderModel {
         let pollInterval =
             flagsFromServer ? TimeInterval(config.liveStreamOrDefault.pollIntervalSeconds) : configuration.pollInterval
         connection = polling ? .polling : .waiting
-        refresh()
+        stepTaken()
         repeat {
             let step = polling ? min(remaining, pollInterval) : remaining
             do { try await timeline.sleep(for: .milliseconds(Int64((step * 1000).rounded()))) } catch { return false }
@@ -649,7 +654,9 @@ public final class RiderModel {
 
     // MARK: - Retries and errors
 
-    private func withRetries<T: Sendable>(fallback: String, _ call: () async throws -> T) async -> T? {
+    /// Makes `call` with the request retries (1 s, then 2 s); nil when it was refused (the refusal on screen) or
+    /// never answered (`failure` on screen).
+    private func withRetries<T: Sendable>(failure: RiderScreen.Problem, _ call: () async throws -> T) async -> T? {
         var attempt = 1
         while true {
             do {
@@ -658,28 +665,30 @@ public final class RiderModel {
                 return value
             } catch let error as CallError where error.isRejection {
                 await reachedOverREST()
-                errorMessage = Self.message(for: error)
+                problem = Self.problem(refusedWith: error)
                 return nil
             } catch {
                 isOffline = true
                 guard let wait = configuration.requestRetries.delay(afterAttempt: attempt) else {
-                    errorMessage = fallback
+                    problem = failure
                     return nil
                 }
-                refresh()
+                stepTaken()
                 do { try await timeline.sleep(for: .milliseconds(Int64((wait * 1000).rounded()))) } catch { return nil }
                 attempt += 1
             }
         }
     }
 
-    private func show(_ error: any Error, fallback: String?) {
+    /// Takes a call's error: a refusal means the server was reached; no answer means offline. With a `failure`
+    /// (something the rider asked for) the screen says what went wrong; without one (a resync, a poll) nothing.
+    private func show(_ error: any Error, failure: RiderScreen.Problem?) {
         if let error = error as? CallError, error.isRejection {
             markReached()
-            if fallback != nil { errorMessage = Self.message(for: error) }
+            if failure != nil { problem = Self.problem(refusedWith: error) }
         } else {
             isOffline = true
-            if let fallback { errorMessage = fallback }
+            if let failure { problem = failure }
         }
     }
 
@@ -691,12 +700,11 @@ public final class RiderModel {
         if let sample = await api.latestClockSample() { serverClock.add(sample) }
     }
 
-    static func message(for error: CallError) -> String {
-        switch error.apiError?.code {
-        case .invalidState?: return "That is no longer possible: the trip has moved on."
-        case .rateLimited?: return "Too many requests. Wait a moment and try again."
-        default: return error.apiError?.message ?? error.message
-        }
+    /// What the screen says of a refusal. (A 429 is not one: it is retried, and says `failure` once the retries
+    /// run out.)
+    static func problem(refusedWith error: CallError) -> RiderScreen.Problem {
+        if error.apiError?.code == .invalidState { return .tripMovedOn }
+        return .refused(code: error.apiError?.code, reason: error.apiError?.message ?? error.message)
     }
 
     static func cancellable(_ state: TripState) -> Bool {
@@ -705,38 +713,73 @@ public final class RiderModel {
 
     // MARK: - The screen
 
+    /// The screen at `serverNow`, read from what the model knows; it changes nothing.
     private func makeScreen(serverNow: Date) -> RiderScreen {
         guard let trip = machine.trip else {
-            smoother.update(arrival: nil, pin: .locating, at: serverNow)
-            return RiderScreen(
-                phase: isOffline ? .offline : .idle, isRequesting: isRequesting, errorMessage: errorMessage)
+            return RiderScreen(phase: isOffline ? .offline : .idle, isRequesting: isRequesting, problem: problem)
         }
         var screen = RiderScreen(
             phase: Self.phase(of: trip.state), tripID: trip.id, driver: trip.driver, fare: trip.fare,
-            canCancel: Self.cancellable(trip.state) && !isCancelling, isRequesting: isRequesting,
-            errorMessage: errorMessage)
+            canCancel: Self.cancellable(trip.state) && !isCancelling, isRequesting: isRequesting, problem: problem)
         let tracksCar = trip.state == .driverAssigned || trip.state == .driverArrived || trip.state == .onTrip
-        let freshness = PinFreshness(of: tracker.latest, serverNow: serverNow)
         if tracksCar {
+            let freshness = PinFreshness(of: tracker.latest, serverNow: serverNow)
             screen.pin = freshness.level
             screen.showsDelayedBanner = freshness.showsDelayedBanner
             if trip.state != .onTrip, let car = tracker.latest?.coordinate {
                 screen.distanceToCarMeters = Int(trip.pickup.distance(to: car).rounded())
             }
         }
-        let wantsETA = trip.state == .driverAssigned || trip.state == .onTrip
-        var arrival = latestArrival
-        if config.etaSourceOrDefault == .straightLine {
-            // The cohort is off the road ETA: the coarse one from where the car is to where it is going.
-            let target = trip.state == .onTrip ? trip.dropoff : trip.pickup
-            arrival = tracker.latest.flatMap { position in
-                StraightLineETA.seconds(from: position.coordinate, to: target).map { etaArrival($0, from: position) }
-            }
-        }
-        screen.etaMinutes = smoother.update(arrival: wantsETA ? arrival : nil, pin: freshness.level, at: serverNow)
-        storePromiseIfMoved()
+        screen.etaMinutes = smoother.shown(at: serverNow)
         if isOffline && trip.state.isActive { screen.phase = .offline }
         return screen
+    }
+
+    /// After every change the model makes: the smoother is told what the minutes now come from, a promise that
+    /// moved is stored, and the screen is published.
+    private func stepTaken() {
+        let now = serverNow
+        smoother.observe(arrival: etaArrivalShown(), fixTakenAt: tracker.latest?.ageOrigin, at: now)
+        promiseMayHaveMoved(at: now)
+        refresh()
+    }
+
+    /// The arrival the screen's minutes come from (server time), or nil when the trip's state shows none: on the
+    /// way to the pickup or the dropoff, the server's estimate, or when the cohort's flags say so, the straight
+    /// line from where the car is to where it is going.
+    private func etaArrivalShown() -> Date? {
+        guard let trip = machine.trip, trip.state == .driverAssigned || trip.state == .onTrip else { return nil }
+        guard config.etaSourceOrDefault == .straightLine else { return latestArrival }
+        let target = trip.state == .onTrip ? trip.dropoff : trip.pickup
+        return tracker.latest.flatMap { position in
+            StraightLineETA.seconds(from: position.coordinate, to: target).map { etaArrival($0, from: position) }
+        }
+    }
+
+    /// Stores the promise if it moved, and wakes again when the smoother says it will move by itself (a
+    /// disagreement running out its hold with no new estimate), so that promise is stored too.
+    private func promiseMayHaveMoved(at now: Date) {
+        storePromiseIfMoved(at: now)
+        let due = smoother.promiseMoves(after: now)
+        guard due != promiseCheck?.due else { return }
+        promiseCheck?.task.cancel()
+        promiseCheck = nil
+        guard let due else { return }
+        // The phone's date at which the server's clock reads `due`.
+        let wake = due.addingTimeInterval(-serverClock.offset)
+        let task = Task { [weak self, timeline] in
+            do { try await timeline.sleep(until: wake) } catch { return }
+            self?.promiseCheckDue()
+        }
+        promiseCheck = (due, task)
+    }
+
+    private func promiseCheckDue() {
+        promiseCheck = nil
+        let now = serverNow
+        smoother.advance(to: now)
+        promiseMayHaveMoved(at: now)
+        refresh()
     }
 
     static func phase(of state: TripState) -> RiderScreen.Phase {

@@ -1,4 +1,5 @@
 import HailCore
+import HailProtocol
 
 /// Everything the trip screen shows, derived from the model at one instant; a view renders it as is.
 public struct RiderScreen: Sendable, Hashable {
@@ -24,6 +25,23 @@ public struct RiderScreen: Sendable, Hashable {
         case offline
     }
 
+    /// What went wrong with something the rider asked for. The core says what happened; the app says it in words.
+    public enum Problem: Sendable, Hashable {
+        /// The prices could not be loaded: the server did not answer, or failed. Asking again may work.
+        case pricesUnavailable
+        /// A "Request" tap got no answer through its three attempts and the server shows no trip made by it; the
+        /// next tap is a new request.
+        case requestFailed
+        /// A "Cancel" tap got no answer through its three attempts; the trip is as the screen shows it.
+        case cancelFailed
+        /// The server refused because the trip had moved on (`invalid_state`): it started, ended or was cancelled
+        /// before the tap reached it.
+        case tripMovedOn
+        /// The server refused for a reason of its own: its error code (nil when the seam cannot make the call at
+        /// all) and its explanation, written for a developer rather than the rider.
+        case refused(code: APIError.Code?, reason: String)
+    }
+
     /// Which screen the rider is on.
     public var phase: Phase
     /// The trip shown, when there is one.
@@ -44,14 +62,15 @@ public struct RiderScreen: Sendable, Hashable {
     public var distanceToCarMeters: Int?
     /// True while a "Request" tap is being sent (and retried).
     public var isRequesting: Bool
-    /// A message the screen shows, such as "Could not request a ride. Try again."
-    public var errorMessage: String?
+    /// What went wrong with the last thing the rider asked for, for the app to say in the rider's language; nil
+    /// when nothing did.
+    public var problem: Problem?
 
     /// Creates a screen value.
     public init(
         phase: Phase, tripID: String? = nil, driver: Driver? = nil, etaMinutes: Int? = nil, fare: Money? = nil,
         pin: PinFreshness.Level? = nil, showsDelayedBanner: Bool = false, canCancel: Bool = false,
-        distanceToCarMeters: Int? = nil, isRequesting: Bool = false, errorMessage: String? = nil
+        distanceToCarMeters: Int? = nil, isRequesting: Bool = false, problem: Problem? = nil
     ) {
         self.phase = phase
         self.tripID = tripID
@@ -63,6 +82,6 @@ public struct RiderScreen: Sendable, Hashable {
         self.canCancel = canCancel
         self.distanceToCarMeters = distanceToCarMeters
         self.isRequesting = isRequesting
-        self.errorMessage = errorMessage
+        self.problem = problem
     }
 }

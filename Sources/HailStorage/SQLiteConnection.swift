@@ -46,9 +46,17 @@ public final class SQLiteConnection {
         try self.init(location, configuration: configuration, migrations: migrations, readOnly: false)
     }
 
-    /// Opens a connection; a read-only one expects a database that a writer already created and migrated.
+    /// Opens a database another program keeps, to read what it left there: like any opening it recovers the WAL a
+    /// killed writer left behind, but it runs no migration and refuses no schema. For tools and tests that check a
+    /// store's file; the program that owns the file opens it with its migrations.
+    public static func inspecting(_ location: SQLiteLocation) throws -> SQLiteConnection {
+        try SQLiteConnection(location, configuration: SQLiteConfiguration(), migrations: nil, readOnly: false)
+    }
+
+    /// Opens a connection; a read-only one expects a database that a writer already created and migrated. Nil
+    /// `migrations` leaves the schema as it is.
     init(
-        _ location: SQLiteLocation, configuration: SQLiteConfiguration, migrations: [SQLiteMigration],
+        _ location: SQLiteLocation, configuration: SQLiteConfiguration, migrations: [SQLiteMigration]?,
         readOnly: Bool
     ) throws {
         self.location = location
@@ -82,7 +90,7 @@ public final class SQLiteConnection {
             }
         }
         try execute("PRAGMA synchronous = \(configuration.durability.pragmaValue)")
-        if !readOnly { try migrate(migrations) }
+        if !readOnly, let migrations { try migrate(migrations) }
     }
 
     // MARK: Running SQL

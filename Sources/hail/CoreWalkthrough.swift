@@ -36,6 +36,8 @@ struct CoreWalkthrough {
 
         var glide = Glide(configuration: .init(renderDelay: 3))
         var smoother = EtaSmoother()
+        // The server's estimate of the arrival: its ETA counts from when it was made.
+        var arrival = record?.trip.etaSeconds.map { start.addingTimeInterval(Double(4 + $0)) }
         var lastFix: Date?
         var seq: Int64 = 0
         var sentIndex = 0
@@ -56,9 +58,11 @@ struct CoreWalkthrough {
                 let remaining = Array(path[index...]).pathLength
                 let eta = Int(remaining / 9)  // about 32 km/h through town
                 record = decide(.etaUpdated(seconds: eta), by: .system, on: record, at: second, quiet: true)
+                arrival = record?.trip.etaSeconds.map { now.addingTimeInterval(Double($0)) }
             }
             let pin = PinFreshness(receivedAt: lastFix, serverNow: now)
-            let minutes = smoother.update(etaSeconds: record?.trip.etaSeconds, pin: pin.level, at: now)
+            smoother.observe(arrival: arrival, fixTakenAt: lastFix, at: now)
+            let minutes = smoother.shown(at: now)
             if second % 3 == 0 || (40...80).contains(second) {
                 printFrame(second: second, record: record, marker: glide.marker(at: now), pin: pin, minutes: minutes)
             }

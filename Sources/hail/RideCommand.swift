@@ -15,7 +15,7 @@ enum RideCommand {
           --from LAT,LNG  the pickup, such as 43.7396,7.4276
           --to LAT,LNG    the dropoff
           --product ID    economy (default) or xl
-          --json          one JSON line per screen change, for scripts
+          --json          one JSON line per screen change, for scripts, with the stored cursor
           --state PATH    where the stream cursor is stored (default: in the temporary directory)
 
         Exit status: 0 when the trip completes; 1 when the request fails or the server cannot be used;

@@ -215,13 +215,16 @@ struct RiderEndToEndTests {
         _ = try await driver.next({ if case .offer = $0 { true } else { false } }, "offer")
         try await driver.accept(tripID)
         try await until(model, "driver assigned") { model.screen.phase == .driverAssigned }
-        // Every position the rider's app applies, in order.
-        var applied: [Int64] = model.driverLocation.map { [$0.seq] } ?? []
+        // Every position the rider's app applies, in order, up to seq 4. (The recorder reads its own stream, which
+        // may run after the test's wait for seq 4: its answer is awaited, not peeked at.)
         let steps = model.changes()
         let recorder = Task { @MainActor in
+            var applied: [Int64] = model.driverLocation.map { [$0.seq] } ?? []
             for await _ in steps {
                 if let seq = model.driverLocation?.seq, seq != applied.last { applied.append(seq) }
+                if applied.last.map({ $0 >= 4 }) == true { break }
             }
+            return applied
         }
         let shown = Coordinate(lat: 43.7398, lng: 7.4278)
         try driver.move(seq: 2, to: shown)
@@ -235,9 +238,9 @@ struct RiderEndToEndTests {
         // Out again: the next fix reaches the rider, and the keep-alive never did (frames keep their order).
         try driver.move(seq: 4, to: Coordinate(lat: 43.7397, lng: 7.4277))
         try await until(model, "seq 4 on the map") { model.driverLocation?.seq == 4 }
+        let applied = await recorder.value
         #expect(applied.filter { $0 >= 2 } == [2, 4])
 
-        recorder.cancel()
         model.stop()
         driver.socket.close()
         await loopback.stop()

@@ -171,6 +171,53 @@ struct RiderModelTests {
         h.model.stop()
     }
 
+    /// Drawing the screen only reads the model. (It used to move the ETA smoother: a screen drawn twice a second
+    /// saw the minutes agree for a moment between two estimates and started the hold over, one drawn only on
+    /// updates did not, and moved to 4 min at 69 s.)
+    @Test func howOftenTheScreenIsDrawnChangesNothingItSays() async throws {
+        // The same arrival, 240 s on, until 60 s; then estimates whose minutes disagree with the promise's only
+        // for the first second after each (rounding), every 3 s.
+        let updates: [(second: Int64, eta: Int)] = [
+            (0, 240), (15, 225), (30, 210), (45, 195), (60, 181), (63, 181), (66, 181), (69, 181),
+        ]
+        func ride(drawingEvery interval: Int64?) async throws -> [RiderScreen] {
+            let h = RiderHarness(trip: Fixtures.trip(.driverAssigned, version: 2, eta: 240))
+            h.model.screenVisibilityChanged(true)
+            await h.model.launch()
+            let connection = try await h.channel.connections.next()
+            connection.hello(at: 0)
+            var screens: [RiderScreen] = []
+            var now: Int64 = 0
+            for (index, update) in updates.enumerated() {
+                while let interval, now + interval < update.second * 1000 {
+                    now += interval
+                    h.clock.advance(by: .milliseconds(interval))
+                    h.model.refresh()
+                }
+                h.clock.advance(by: .milliseconds(update.second * 1000 - now))
+                now = update.second * 1000
+                let seq = Int64(index + 1)
+                connection.moved(
+                    Fixtures.position(seq: seq, at: Double(update.second), north: 500), eta: update.eta)
+                try await h.until("seq \(seq)") { h.model.driverLocation?.seq == seq }
+                screens.append(h.model.screen)
+            }
+            h.clock.advance(by: .milliseconds(72_000 - now))
+            h.model.refresh()
+            let last = h.model.screen
+            for _ in 0..<100 {
+                h.model.refresh()
+                #expect(h.model.screen == last)
+            }
+            h.model.stop()
+            return screens + [last]
+        }
+        let drawnOften = try await ride(drawingEvery: 500)
+        let drawnOnUpdates = try await ride(drawingEvery: nil)
+        #expect(drawnOften.map(\.etaMinutes) == [4, 4, 4, 4, 3, 3, 3, 3, 3])
+        #expect(drawnOnUpdates == drawnOften)
+    }
+
     @Test func thePhoneClockTwoMinutesOffChangesNoneOfTheAges() async throws {
         var screens: [[RiderScreen]] = []
         for skew in [0.0, -120, 120] {
@@ -239,7 +286,7 @@ struct RiderModelTests {
         #expect(h.model.screen.phase == .searching)
         #expect(h.model.screen.canCancel)
         #expect(!h.model.screen.isRequesting)
-        #expect(h.model.screen.errorMessage == nil)
+        #expect(h.model.screen.problem == nil)
     }
 
     @Test func threeLostAttemptsShowAnErrorAndTheNextTapUsesANewKey() async throws {
@@ -252,7 +299,7 @@ struct RiderModelTests {
         await h.advance(1)
         await h.advance(2)
         await tap.value
-        #expect(h.model.screen.errorMessage == "Could not request a ride. Try again.")
+        #expect(h.model.screen.problem == .requestFailed)
         #expect(h.model.screen.phase == .idle)
         #expect(await api.tripsCreated == 0)
         #expect(await api.count("active") == 1)
@@ -277,7 +324,7 @@ struct RiderModelTests {
         #expect(await api.tripsCreated == 1)
         #expect(h.model.trip?.id == "trip-1")
         #expect(h.model.screen.phase == .searching)
-        #expect(h.model.screen.errorMessage == nil)
+        #expect(h.model.screen.problem == nil)
     }
 
     @Test func thePickupETANeverShowsAsTheDropoffETA() async throws {
@@ -325,6 +372,46 @@ struct RiderModelTests {
         #expect(await h.api.cancelKeys.count == 1)
         #expect(h.model.screen.phase == .cancelled)
         #expect(!h.model.screen.canCancel)
+    }
+
+    @Test func aCancelTheTripHadOutrunShowsThatItMovedOn() async throws {
+        let h = RiderHarness(trip: Fixtures.trip(.driverArrived, version: 3))
+        await h.model.launch()
+        #expect(h.model.screen.canCancel)
+        // The trip starts on the server before the tap reaches it: refused (409), not retried.
+        await h.api.put(Fixtures.trip(.onTrip, version: 4))
+        await h.model.cancel()
+        #expect(await h.api.cancelKeys.count == 1)
+        #expect(h.model.screen.problem == .tripMovedOn)
+        #expect(h.model.screen.phase == .driverArrived)
+    }
+
+    @Test func aRefusalOfItsOwnShowsTheServersCodeAndReason() async throws {
+        let h = RiderHarness(trip: Fixtures.trip(.driverAssigned, version: 2))
+        await h.model.launch()
+        await h.api.refuseCancels(with: APIError(code: .forbidden, message: "trip-1 is not this rider's trip"))
+        await h.model.cancel()
+        #expect(h.model.screen.problem == .refused(code: .forbidden, reason: "trip-1 is not this rider's trip"))
+        // The next tap starts clean: no problem while it is in flight, none once it succeeds.
+        await h.api.refuseCancels(with: nil)
+        await h.model.cancel()
+        #expect(h.model.screen.problem == nil)
+        #expect(h.model.screen.phase == .cancelled)
+    }
+
+    @Test func pricesOrACancelWithNoAnswerSayWhichFailed() async throws {
+        let h = RiderHarness(trip: Fixtures.trip(.driverAssigned, version: 2))
+        await h.model.launch()
+        await h.api.setUnreachable(true)
+        await h.model.loadEstimates(pickup: Fixtures.pickup, dropoff: Fixtures.dropoff)
+        #expect(h.model.screen.problem == .pricesUnavailable)
+        let tap = Task { await h.model.cancel() }
+        await h.advance(1)
+        await h.advance(2)
+        await tap.value
+        #expect(await h.api.cancelKeys.count == 3)
+        #expect(h.model.screen.problem == .cancelFailed)
+        #expect(h.model.screen.phase == .offline)
     }
 
     @Test func theStreamStopsWhenTheScreenIsHiddenAndResumesWithAResync() async throws {

@@ -65,4 +65,20 @@ import Testing
         let current = try SQLiteConnection(.file(path), migrations: steps)
         #expect(try log(current) == [1, 2, 3])
     }
+
+    @Test func aToolInspectingAFileRunsNoMigrationAndRefusesNone() throws {
+        let owner = try SQLiteConnection(.file(path), migrations: steps)
+        try owner.run("INSERT INTO trip (id, version, fare) VALUES ('t1', 4, 1250)")
+        try owner.close()
+        // Written by code with three steps, read by a tool that knows none: as it stands.
+        let inspector = try SQLiteConnection.inspecting(.file(path))
+        #expect(try inspector.userVersion() == 3)
+        #expect(try log(inspector) == [1, 2, 3])
+        #expect(try inspector.firstRow("SELECT version FROM trip WHERE id = 't1'")?.value(0, as: Int.self) == 4)
+        try inspector.close()
+        // A file that has no schema yet is left without one.
+        let empty = try SQLiteConnection.inspecting(.file(directory.database("empty.sqlite")))
+        #expect(try empty.userVersion() == 0)
+        #expect(try empty.firstRow("SELECT name FROM sqlite_master") == nil)
+    }
 }

@@ -15,8 +15,10 @@ struct RideLine: Encodable {
     var canCancel: Bool
     var distanceToCarMeters: Int?
     var error: String?
+    /// The stream cursor the app has stored (the seq of the last position it saved), where a relaunch resumes.
+    var cursor: Int64?
 
-    init(screen: RiderScreen) {
+    init(screen: RiderScreen, cursor: Int64? = nil) {
         phase = screen.phase.rawValue
         tripID = screen.tripID
         driver = screen.driver
@@ -26,7 +28,19 @@ struct RideLine: Encodable {
         delayed = screen.showsDelayedBanner
         canCancel = screen.canCancel
         distanceToCarMeters = screen.distanceToCarMeters
-        error = screen.errorMessage
+        error = screen.problem.map(Self.words)
+        self.cursor = cursor
+    }
+
+    /// What the terminal app says of a problem (the model says what happened; an app says it in its language).
+    static func words(for problem: RiderScreen.Problem) -> String {
+        switch problem {
+        case .pricesUnavailable: "Could not load prices. Try again."
+        case .requestFailed: "Could not request a ride. Try again."
+        case .cancelFailed: "Could not cancel. Try again."
+        case .tripMovedOn: "That is no longer possible: the trip has moved on."
+        case .refused(_, let reason): reason
+        }
     }
 
     var json: String {

@@ -68,7 +68,8 @@ final class RideSession {
             }
             await model.requestRide(pickup: options.pickup, dropoff: options.dropoff, product: options.product)
             if model.trip == nil {
-                return Self.fail(model.screen.errorMessage ?? "the ride could not be requested", status: 1)
+                return Self.fail(
+                    model.screen.problem.map(RideLine.words) ?? "the ride could not be requested", status: 1)
             }
         } else {
             note("resuming your active trip \(model.trip?.id ?? "")")
@@ -116,7 +117,7 @@ final class RideSession {
 
     private func print(_ screen: RiderScreen) {
         if options.json {
-            say(RideLine(screen: screen).json)
+            say(RideLine(screen: screen, cursor: model.cursor).json)
         } else {
             say(RideLine(screen: screen).text)
         }

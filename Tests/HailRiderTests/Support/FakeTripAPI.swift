@@ -34,6 +34,8 @@ actor FakeTripAPI: TripAPI {
     private(set) var activities: [(tripID: String, token: String)] = []
     /// Answers the next registrations with this refusal.
     private var refuseRegistrations: APIError?
+    /// Answers the next cancels with this refusal.
+    private var refuseCancels: APIError?
     /// Held `activeTrip()` answers: resume one to let it arrive.
     let heldActive = Mailbox<CheckedContinuation<Void, Never>>()
 
@@ -109,6 +111,7 @@ actor FakeTripAPI: TripAPI {
         calls.append("cancel")
         cancelKeys.append(idempotencyKey)
         try reach()
+        if let refuseCancels { throw CallError.refused(refuseCancels) }
         guard var trip = trips[tripID] else { throw CallError.refused(.notFound("no trip \(tripID)")) }
         guard [.searching, .driverAssigned, .driverArrived].contains(trip.state) else {
             throw CallError.refused(.invalidState("a trip that has started cannot be cancelled"))
@@ -120,6 +123,7 @@ actor FakeTripAPI: TripAPI {
     }
 
     func refuseRegistrations(with error: APIError?) { refuseRegistrations = error }
+    func refuseCancels(with error: APIError?) { refuseCancels = error }
 
     func register(deviceToken: DeviceRegistration) async throws {
         calls.append("registerDevice")
