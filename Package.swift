@@ -98,7 +98,7 @@ let package = Package(
         // The driver app's runtime: location pipeline, durable outbox, restore after kill, on injected seams.
         .target(name: "HailDriver", dependencies: ["HailCore", "HailProtocol", "HailAppSeams", "HailTime"]),
         // The app cores' durable state on HailStorage: the rider's cursor and the driver's outbox.
-        .target(name: "HailAppStore", dependencies: ["HailRider", "HailDriver", "HailStorage"]),
+        .target(name: "HailAppStore", dependencies: ["HailAppSeams", "HailCore", "HailStorage"]),
         // Live transports for the app cores: REST over URLSession; WebSockets over HailNet on Linux and
         // URLSessionWebSocketTask on Apple platforms, so an iOS app links no C library.
         .target(

@@ -1,6 +1,6 @@
 import Foundation
 import HailCore
-import HailDriver
+import HailAppSeams
 import HailStorage
 
 /// The driver's `OutboxStore` in SQLite, written a little at a time: a save writes only what changed since the
