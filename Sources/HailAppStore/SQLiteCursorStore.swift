@@ -1,6 +1,6 @@
 import Foundation
-import HailCore
 import HailAppSeams
+import HailCore
 import HailStorage
 
 /// The rider's cursor and ETA promises in SQLite through HailStorage, in WAL at `synchronous=NORMAL`.

@@ -1,6 +1,6 @@
 import Foundation
-import HailCore
 import HailAppSeams
+import HailCore
 import HailStorage
 
 /// The driver's `OutboxStore` in SQLite, written a little at a time: a save writes only what changed since the
