@@ -283,6 +283,9 @@ public final class RiderModel {
         stopLiveLoop()
         promiseCheck?.task.cancel()
         promiseCheck = nil
+        // A promise not yet on its way is not written by a model thrown away (one already writing finishes).
+        promiseSave?.cancel()
+        promiseSave = nil
         telemetryTask?.cancel()
         telemetryTask = nil
         changeStream.finish()
@@ -379,6 +382,7 @@ public final class RiderModel {
         // Chained, so the last promise is the one that stays.
         promiseSave = Task {
             await previous?.value
+            guard !Task.isCancelled else { return }
             try? await cursors.savePromise(promise, tripID: leg.tripID, state: leg.state)
         }
     }

@@ -90,6 +90,46 @@ struct BenchCommandTests {
         #expect(result.targets[1].missedBy == 264_340)
     }
 
+    /// The JSON object a command printed on its last line, keys sorted as `hail bench --json` prints them.
+    static func object(_ output: String) throws -> NSDictionary {
+        let line = try #require(output.split(separator: "\n").last, "no output")
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? NSDictionary)
+    }
+
+    @Test(
+        "wire and route as commands: their options reach the benchmark, and --json prints its typed result",
+        .enabled(if: SharedData.isAvailable))
+    func wireAndRouteAsCommands() async throws {
+        let trace = try #require(SharedData.file("traces/barefoot-munich/x0001-001.json"))
+        let (wireOutput, wireStatus) = try await Self.bench(["wire", "--trace", trace.path, "--json"])
+        #expect(wireStatus == 0)
+        let inProcess = try WireBenchmark(
+            trace: DriverTrace.parseBarefoot(Data(contentsOf: trace)), traceName: trace.path
+        ).run()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let expected = try #require(
+            try JSONSerialization.jsonObject(with: encoder.encode(inProcess)) as? NSDictionary)
+        #expect(try Self.object(wireOutput) == expected)
+
+        let map = try #require(SharedData.file("osm/monaco.osm.pbf"))
+        let (routeOutput, routeStatus) = try await Self.bench([
+            "route", "--map", map.path, "--routes", "20", "--traces", "1", "--json",
+        ])
+        #expect(routeStatus == 0)
+        let route = try Self.object(routeOutput)
+        // The figures the in-process test pins for the same options; the timings vary and are not read.
+        #expect(route["benchmark"] as? String == "route")
+        #expect(route["routes"] as? Int == 20)
+        #expect(route["routesFound"] as? Int == 18)
+        #expect(route["meanRouteMeters"] as? Double == 8_611)
+        #expect((route["matching"] as? [[String: Any]])?.map { $0["points"] as? Int } == [865, 58])
+
+        let (refused, refusedStatus) = try await Self.bench(["route", "--routes", "0"])
+        #expect(refusedStatus == 64)
+        #expect(refused.isEmpty)
+    }
+
     @Test("ingest: drivers on a `hail server` child; the issue's keys, every fix accepted")
     func ingest() async throws {
         var benchmark = IngestBenchmark()
