@@ -151,7 +151,9 @@ public final class DriverModel {
                 pending: pending, offerOpen: offer != nil, tripState: trip?.state, online: isOnline),
             online: isOnline, link: link, offerTripID: offer?.trip.id, offerExpiresAt: offer?.expiresAt,
             tripID: trip?.id, tripState: trip?.state, pending: pending, fare: trip?.fare,
-            rejection: outbox.rejections.first?.reason, degraded: policy.degraded)
+            rejection: outbox.rejections.first.map {
+                DriverScreen.Refusal(code: $0.code.map(APIError.Code.init(rawValue:)), reason: $0.reason)
+            }, degraded: policy.degraded)
     }
 
     /// The screen after every step the model takes from now on, starting with the current one (unchanged screens

@@ -1,5 +1,6 @@
 import Foundation
 import HailCore
+import HailProtocol
 
 /// The driver's screen as one value, derived from the model at one instant; the app words and localises it.
 public struct DriverScreen: Codable, Sendable, Hashable {
@@ -59,6 +60,20 @@ public struct DriverScreen: Codable, Sendable, Hashable {
         }
     }
 
+    /// A tap the server refused: its code for the app to word, and its own words beside it.
+    public struct Refusal: Codable, Sendable, Hashable {
+        /// The server's error code; nil when it gave none.
+        public var code: APIError.Code?
+        /// The server's message, in its words (English).
+        public var reason: String
+
+        /// A refusal with `code` and `reason`.
+        public init(code: APIError.Code?, reason: String) {
+            self.code = code
+            self.reason = reason
+        }
+    }
+
     /// What the screen says at the top.
     public var headline: Headline
     /// True while the driver is online.
@@ -77,8 +92,8 @@ public struct DriverScreen: Codable, Sendable, Hashable {
     public var pending: DriverIntent.Kind?
     /// The fare, once the server has set it.
     public var fare: Money?
-    /// The server's reason for refusing the last action, until dismissed (the server's own words).
-    public var rejection: String?
+    /// Why the server refused the oldest refused action, until dismissed.
+    public var rejection: Refusal?
     /// True when heat or Low Power has coarsened the location policy.
     public var degraded: Bool
 }

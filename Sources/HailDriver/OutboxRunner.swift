@@ -100,7 +100,7 @@ final class OutboxRunner {
                     outbox.succeeded(key: entry.key)
                     confirmed(trip)
                 } catch let failure as CallError where failure.isRejection {
-                    outbox.rejected(key: entry.key, reason: failure.message)
+                    outbox.rejected(key: entry.key, reason: failure.message, code: failure.apiError?.code.rawValue)
                     await refused()
                 } catch {
                     let transient = error.asCallError.code == .noAnswer

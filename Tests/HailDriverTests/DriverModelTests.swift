@@ -86,7 +86,10 @@ struct DriverModelTests {
         await model.accept()
         #expect(model.screen.headline == .accepting)
         try await eventually(model, "refused") { $0.pendingAction == nil }
-        #expect(model.screen.rejection == "the offer for trip t3 has expired")
+        #expect(
+            model.screen.rejection
+                == DriverScreen.Refusal(code: .forbidden, reason: "the offer for trip t3 has expired"))
+        #expect(model.lastSaved?.outbox.rejections.first?.code == "forbidden")
         #expect(model.screen.headline == .waitingForTrips)
         #expect(model.outbox.entries.isEmpty)
         #expect(await api.accepts.count == 1)

@@ -37,14 +37,18 @@ public struct Outbox: Codable, Sendable, Hashable {
         public let key: UUID
         /// What the driver had asked for.
         public let intent: DriverIntent
-        /// The server's message, for the screen.
+        /// The server's message, in its words.
         public let reason: String
+        /// The server's error code (an `APIError` code such as `invalid_state`), for the app to word the refusal
+        /// in the driver's language; nil when it gave none (and in states saved before codes were kept).
+        public let code: String?
 
         /// Creates a rejection record.
-        public init(key: UUID, intent: DriverIntent, reason: String) {
+        public init(key: UUID, intent: DriverIntent, reason: String, code: String? = nil) {
             self.key = key
             self.intent = intent
             self.reason = reason
+            self.code = code
         }
 
         /// The idempotency key identifies the rejection.
@@ -146,11 +150,11 @@ public struct Outbox: Codable, Sendable, Hashable {
     }
 
     /// The server refused the entry (4xx): it retires, and `reason` waits in `rejections` for the screen.
-    public mutating func rejected(key: UUID, reason: String) {
+    public mutating func rejected(key: UUID, reason: String, code: String? = nil) {
         if inFlightKey == key { inFlightKey = nil }
         guard let index = entries.firstIndex(where: { $0.key == key }) else { return }
         let entry = entries.remove(at: index)
-        rejections.append(Rejection(key: key, intent: entry.intent, reason: reason))
+        rejections.append(Rejection(key: key, intent: entry.intent, reason: reason, code: code))
     }
 
     /// The network is back: an entry that failed for lack of it becomes due at `now`.

@@ -120,7 +120,7 @@ final class DriveApp {
             let minor = abs(fare.amountMinor)
             parts.append("fare \(sign)\(minor / 100).\(String(format: "%02d", minor % 100)) \(fare.currency)")
         }
-        if let reason = screen.rejection { parts.append("refused: \(reason)") }
+        if let refusal = screen.rejection { parts.append("refused: \(refusal.reason)") }
         if screen.degraded { parts.append("degraded") }
         return parts.joined(separator: " | ")
     }

@@ -173,6 +173,24 @@ struct OutboxTests {
         #expect(sentKey(restored.next(now: due)) == startedKey)
     }
 
+    @Test func aRejectionKeepsTheServersCodeAndOneSavedBeforeCodesReadsWithout() throws {
+        var outbox = twoQueued()
+        _ = outbox.next(now: t0)
+        outbox.rejected(key: arrivedKey, reason: "the trip was cancelled by the rider", code: "invalid_state")
+        let restored = try JSONDecoder().decode(Outbox.self, from: try JSONEncoder().encode(outbox))
+        #expect(restored.rejections.first?.code == "invalid_state")
+        // A state an older app saved: the rejection has no code, and still reads.
+        let backoff = String(decoding: try JSONEncoder().encode(Backoff.standard), as: UTF8.self)
+        let saved = Data(
+            (#"{"entries": [], "rejections": [{"key": "00000000-0000-0000-0000-00000000000A", "intent": "#
+                + #"{"kind": "arrived", "tripID": "t1"}, "reason": "refused"}], "backoff": \#(backoff)}"#).utf8)
+        let old = try JSONDecoder().decode(Outbox.self, from: saved)
+        #expect(
+            old.rejections == [
+                Outbox.Rejection(key: arrivedKey, intent: DriverIntent(.arrived, tripID: "t1"), reason: "refused")
+            ])
+    }
+
     @Test func resultsForUnknownKeysChangeNothing() {
         var outbox = twoQueued()
         var generator = SplitMix64(seed: 1)
