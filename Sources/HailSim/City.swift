@@ -263,8 +263,12 @@ public final class City {
         var differences: [Int] = []
         var atMinimum = 0
         var distanceErrors: [Double] = []
+        var distances: [SimulationReport.ChargedDistance] = []
         for trip in trips {
             if let charged = trip.chargedMeters {
+                distances.append(
+                    SimulationReport.ChargedDistance(
+                        tripID: trip.tripID, chargedMeters: charged, drivenMeters: trip.drivenMeters))
                 // A trip that drove nowhere is judged by the metres charged: none is right.
                 distanceErrors.append(
                     trip.drivenMeters > 0 ? abs(charged - trip.drivenMeters) / trip.drivenMeters : charged > 0 ? 1 : 0)
@@ -284,7 +288,7 @@ public final class City {
             meanTruthMinor: mean(truths), largestDifferenceMinor: differences.max(),
             chargedDistanceJudged: distanceErrors.count,
             chargedDistanceOver3PercentOff: distanceErrors.filter { $0 > 0.03 }.count,
-            largestChargedDistanceError: distanceErrors.max())
+            largestChargedDistanceError: distanceErrors.max(), chargedDistances: distances)
     }
 
     private func finish() {

@@ -63,6 +63,7 @@ final class SimDriver {
     /// One completed trip: the fare the server charged, the distance it charged for, and what the car truly
     /// drove from start to end.
     struct FareCheck: Sendable, Hashable {
+        var tripID: String
         var fare: Money
         /// The distance on the trip's receipt, metres; nil from a server that sends no receipt.
         var chargedMeters: Double?
@@ -155,7 +156,8 @@ final class SimDriver {
                 if let onBoard, onBoard.tripID == trip.id, let fare = trip.fare {
                     completedTrips.append(
                         FareCheck(
-                            fare: fare, chargedMeters: trip.receipt.map { Double($0.distanceMeters) }, at: now,
+                            tripID: trip.id, fare: fare, chargedMeters: trip.receipt.map { Double($0.distanceMeters) },
+                            at: now,
                             drivenMeters: await car.odometer - onBoard.odometer,
                             onTripSeconds: now.timeIntervalSince(onBoard.at)))
                 }

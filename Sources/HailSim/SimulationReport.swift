@@ -74,6 +74,19 @@ public struct SimulationReport: Sendable, Hashable, Codable {
         /// The largest difference between a charged distance and the distance driven, as a share of
         /// the distance driven (0.01 is 1%).
         public var largestChargedDistanceError: Double?
+        /// Every judged trip's charged and driven metres, so a trip off by more than 3% can be found and replayed
+        /// (nil in reports written before the list was kept).
+        public var chargedDistances: [ChargedDistance]?
+    }
+
+    /// One completed trip's distance on its receipt against what its car drove.
+    public struct ChargedDistance: Sendable, Hashable, Codable {
+        /// The trip.
+        public var tripID: String
+        /// The distance on the receipt, metres.
+        public var chargedMeters: Double
+        /// What the car drove from the start confirmed to the end confirmed, metres.
+        public var drivenMeters: Double
     }
 
     /// How long online drivers' apps went without a link to the server (sampled once a second).

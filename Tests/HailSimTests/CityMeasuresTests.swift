@@ -54,11 +54,12 @@ struct CityMeasuresTests {
         let trips = [
             // At the minimum fare, which says nothing of the distance: the receipt does (910 m, 1.1 % over).
             SimDriver.FareCheck(
-                fare: Money(amountMinor: 700, currency: "EUR"), chargedMeters: 910, at: Self.start, drivenMeters: 900,
+                tripID: "t1", fare: Money(amountMinor: 700, currency: "EUR"), chargedMeters: 910, at: Self.start,
+                drivenMeters: 900,
                 onTripSeconds: 100),
             // 3,000 m in 360 s: 250 + 360 + 180 = 790; charged for 3,250 m: 820.
             SimDriver.FareCheck(
-                fare: Money(amountMinor: 820, currency: "EUR"), chargedMeters: 3_250, at: Self.start,
+                tripID: "t2", fare: Money(amountMinor: 820, currency: "EUR"), chargedMeters: 3_250, at: Self.start,
                 drivenMeters: 3_000, onTripSeconds: 360),
         ]
         let check = City.faresAgainstTruth(trips)
@@ -73,5 +74,10 @@ struct CityMeasuresTests {
         #expect(check.chargedDistanceJudged == 2)
         #expect(check.chargedDistanceOver3PercentOff == 1)
         #expect(check.largestChargedDistanceError == 250.0 / 3_000)
+        #expect(
+            check.chargedDistances == [
+                SimulationReport.ChargedDistance(tripID: "t1", chargedMeters: 910, drivenMeters: 900),
+                SimulationReport.ChargedDistance(tripID: "t2", chargedMeters: 3_250, drivenMeters: 3_000),
+            ])
     }
 }
