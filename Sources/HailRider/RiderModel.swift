@@ -62,7 +62,7 @@ public final class RiderModel {
     /// The phone's time: its dates (wrong on some phones; the server's offset corrects them) and every wait.
     @ObservationIgnored private let timeline: Timeline
     @ObservationIgnored private let configuration: RiderConfiguration
-    @ObservationIgnored private var random: RiderRandom
+    @ObservationIgnored private var random: AnyRandomNumberGenerator
     @ObservationIgnored private var machine = TripStateMachine()
     @ObservationIgnored private var tracker = PositionTracker()
     @ObservationIgnored private var glide: Glide
@@ -107,7 +107,7 @@ public final class RiderModel {
         self.cursors = cursors
         self.timeline = timeline
         self.configuration = configuration
-        self.random = RiderRandom(base: random)
+        self.random = AnyRandomNumberGenerator(base: random)
         self.glide = Glide(configuration: configuration.glide)
         self.smoother = EtaSmoother(hold: configuration.etaHold)
     }
@@ -797,11 +797,4 @@ public final class RiderModel {
         case .noDriversFound: return .noDriversFound
         }
     }
-}
-
-/// The injected generator behind one concrete type, so `Backoff` can draw from it in place.
-struct RiderRandom: RandomNumberGenerator {
-    var base: any RandomNumberGenerator & Sendable
-
-    mutating func next() -> UInt64 { base.next() }
 }

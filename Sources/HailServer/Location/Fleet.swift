@@ -595,10 +595,3 @@ public final class Fleet: Sendable {
         return Coordinate(lat: coordinate.lat + dLat, lng: coordinate.lng + dLng)
     }
 }
-
-/// An injected random source behind one concrete type, so an actor can hold whichever one it is given.
-struct AnyRandomNumberGenerator: RandomNumberGenerator, Sendable {
-    var base: any RandomNumberGenerator & Sendable
-
-    mutating func next() -> UInt64 { base.next() }
-}
