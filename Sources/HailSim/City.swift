@@ -203,7 +203,8 @@ public final class City {
                 ? 0 : Double(etaRevisions.reduce(0, +)) / Double(etaRevisions.count),
             maxEtaRevisionsOnATrip: etaRevisions.max() ?? 0, tripEventsLost: lost,
             tripEventsDuplicated: screens.duplicatedEvents + report.versionRegressions,
-            overclaims: screens.overclaims, underclaims: screens.underclaims,
+            overclaims: screens.overclaims, overclaimedFrames: screens.overclaimedFrames,
+            underclaims: screens.underclaims,
             trips: SimulationReport.Trips(
                 requested: report.requested, completed: report.completed, cancelled: report.cancelled,
                 noDriversFound: report.noDriversFound, requestFailures: report.requestFailures,
@@ -268,7 +269,8 @@ public final class City {
             if let charged = trip.chargedMeters {
                 distances.append(
                     SimulationReport.ChargedDistance(
-                        tripID: trip.tripID, chargedMeters: charged, drivenMeters: trip.drivenMeters))
+                        tripID: trip.tripID, chargedMeters: charged, drivenMeters: trip.drivenMeters,
+                        appKills: trip.appKills))
                 // A trip that drove nowhere is judged by the metres charged: none is right.
                 distanceErrors.append(
                     trip.drivenMeters > 0 ? abs(charged - trip.drivenMeters) / trip.drivenMeters : charged > 0 ? 1 : 0)

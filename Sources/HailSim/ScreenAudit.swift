@@ -57,6 +57,8 @@ struct ScreenAudit: Sendable {
         var overclaims = ScreenOverclaims()
         /// Frames whose words claimed less than it allowed.
         var underclaims = ScreenUnderclaims()
+        /// The first `keptOverclaims` overclaimed frames, each with what the audit knew of it.
+        var overclaimedFrames: [OverclaimedFrame] = []
         /// Per trip: the highest version shown, the last state shown and the fare shown.
         var trips: [String: ShownTrip] = [:]
 
@@ -80,6 +82,7 @@ struct ScreenAudit: Sendable {
             duplicatedEvents += other.duplicatedEvents
             overclaims.merge(other.overclaims)
             underclaims.merge(other.underclaims)
+            overclaimedFrames = Array((overclaimedFrames + other.overclaimedFrames).prefix(ScreenAudit.keptOverclaims))
             trips.merge(other.trips) { $1 }
         }
     }
@@ -91,6 +94,8 @@ struct ScreenAudit: Sendable {
         var fare: Money?
     }
 
+    /// How many overclaimed frames the report lists.
+    static let keptOverclaims = 50
     static let backwardToleranceMeters = 20.0
     static let onPathMeters = 8.0
     static let offTruthMeters = 30.0
@@ -133,6 +138,8 @@ struct ScreenAudit: Sendable {
     /// A pin to measure: the frame's time, when its fix reached the server, where it is, and whose car.
     private struct PendingPin: Sendable {
         var time: Double
+        var tripID: String
+        var driverID: String
         var received: Double
         /// The batch the pin's fix came in.
         var seq: Int64
@@ -179,7 +186,8 @@ struct ScreenAudit: Sendable {
         if let shown = frame.shown {
             pendingPins.append(
                 PendingPin(
-                    time: now, received: shown.receivedAt.timeIntervalSince1970,
+                    time: now, tripID: frame.tripID, driverID: driverID,
+                    received: shown.receivedAt.timeIntervalSince1970,
                     seq: shown.seq, coordinate: shown.coordinate,
                     state: frame.state, trace: trace,
                     words: Words(pin: frame.pin, delayedBanner: frame.showsDelayedBanner, eta: frame.etaMinutes != nil)),
@@ -228,7 +236,16 @@ struct ScreenAudit: Sendable {
             // was then (a position repeated after the car moved on) is held to when the car was last there.
             let fixTime = pin.trace.taken(batch: pin.seq, showing: pin.coordinate, within: Self.fixNoiseMeters)
             let claimTime = max(truthTime, fixTime ?? truthTime)
+            let before = measurements.overclaims
             judge(pin.words, age: now - claimTime)
+            for rule in Self.rulesBroken(before: before, after: measurements.overclaims)
+            where measurements.overclaimedFrames.count < Self.keptOverclaims {
+                measurements.overclaimedFrames.append(
+                    OverclaimedFrame(
+                        rule: rule, tripID: pin.tripID, driverID: pin.driverID, at: now, state: pin.state.rawValue,
+                        seq: pin.seq, ageSeconds: now - claimTime, truthAgeSeconds: now - truthTime,
+                        fixAgeSeconds: fixTime.map { now - $0 }, receivedAgeSeconds: now - pin.received))
+            }
             if pin.trace.wasBlind(in: (now - 20)...now) {
                 measurements.freshnessNearTunnels.add(now - truthTime)
             } else {
@@ -236,6 +253,15 @@ struct ScreenAudit: Sendable {
                 measurements.freshnessByState[pin.state, default: .init()].add(now - truthTime)
             }
         }
+    }
+
+    /// The rules whose counts went up from `before` to `after`.
+    private static func rulesBroken(before: ScreenOverclaims, after: ScreenOverclaims) -> [String] {
+        [
+            ("live", after.live > before.live), ("updating", after.updating > before.updating),
+            ("noDelayedBanner", after.noDelayedBanner > before.noDelayedBanner),
+            ("etaWhileLocating", after.etaWhileLocating > before.etaWhileLocating),
+        ].filter(\.1).map(\.0)
     }
 
     /// Counts what `words` claimed beyond, or short of, a pin whose car truly stood there `age` seconds ago.

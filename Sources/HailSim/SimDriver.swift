@@ -42,7 +42,7 @@ final class SimDriver {
     /// The trips this driver completed, with what the car truly drove on them.
     private(set) var completedTrips: [FareCheck] = []
     /// The trip on board: its id, the odometer and the time when the server confirmed the start.
-    private var onBoard: (tripID: String, odometer: Double, at: Date)?
+    private var onBoard: (tripID: String, odometer: Double, at: Date, kills: Int)?
     /// The phone's battery, drained second by second.
     private(set) var battery: BatteryModel
     /// The phone's hardware model, sent in `X-Hail-Client` and telemetry.
@@ -71,6 +71,8 @@ final class SimDriver {
         var at: Date
         var drivenMeters: Double
         var onTripSeconds: Double
+        /// Times the driver's app was killed between the start and the end confirmed.
+        var appKills: Int
     }
 
     init(id: String, world: CityWorld, random: SplitMix64, confirm: @escaping @MainActor (Trip, Date) -> Void) {
@@ -151,7 +153,7 @@ final class SimDriver {
             confirm(trip, now)
             switch trip.state {
             case .onTrip where onBoard?.tripID != trip.id:
-                onBoard = (trip.id, await car.odometer, now)
+                onBoard = (trip.id, await car.odometer, now, kills)
             case .completed:
                 if let onBoard, onBoard.tripID == trip.id, let fare = trip.fare {
                     completedTrips.append(
@@ -159,7 +161,7 @@ final class SimDriver {
                             tripID: trip.id, fare: fare, chargedMeters: trip.receipt.map { Double($0.distanceMeters) },
                             at: now,
                             drivenMeters: await car.odometer - onBoard.odometer,
-                            onTripSeconds: now.timeIntervalSince(onBoard.at)))
+                            onTripSeconds: now.timeIntervalSince(onBoard.at), appKills: kills - onBoard.kills))
                 }
                 onBoard = nil
             default:

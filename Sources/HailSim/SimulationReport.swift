@@ -87,6 +87,9 @@ public struct SimulationReport: Sendable, Hashable, Codable {
         public var chargedMeters: Double
         /// What the car drove from the start confirmed to the end confirmed, metres.
         public var drivenMeters: Double
+        /// Times the driver's app was killed on the trip: every kill loses the fixes not yet saved and the
+        /// seconds until the relaunch (nil in reports written before it was kept).
+        public var appKills: Int?
     }
 
     /// How long online drivers' apps went without a link to the server (sampled once a second).
@@ -178,6 +181,9 @@ public struct SimulationReport: Sendable, Hashable, Codable {
     /// Frames whose pin said more than the car's true position age allowed (live over 6 s, updating over
     /// 20 s, no "may be delayed" over 15 s, an ETA over 20 s), by rule: each must be 0.
     public var overclaims: ScreenOverclaims
+    /// The first 50 overclaimed frames, each with the ages the audit judged it by (nil in reports written
+    /// before they were kept).
+    public var overclaimedFrames: [OverclaimedFrame]?
     /// Frames whose pin said less than the car's true position age allowed (locating or updating under
     /// 6 s, "may be delayed" under 15 s), by rule.
     public var underclaims: ScreenUnderclaims

@@ -55,12 +55,11 @@ struct CityMeasuresTests {
             // At the minimum fare, which says nothing of the distance: the receipt does (910 m, 1.1 % over).
             SimDriver.FareCheck(
                 tripID: "t1", fare: Money(amountMinor: 700, currency: "EUR"), chargedMeters: 910, at: Self.start,
-                drivenMeters: 900,
-                onTripSeconds: 100),
+                drivenMeters: 900, onTripSeconds: 100, appKills: 0),
             // 3,000 m in 360 s: 250 + 360 + 180 = 790; charged for 3,250 m: 820.
             SimDriver.FareCheck(
                 tripID: "t2", fare: Money(amountMinor: 820, currency: "EUR"), chargedMeters: 3_250, at: Self.start,
-                drivenMeters: 3_000, onTripSeconds: 360),
+                drivenMeters: 3_000, onTripSeconds: 360, appKills: 1),
         ]
         let check = City.faresAgainstTruth(trips)
         #expect(check.trips == 2)
@@ -76,8 +75,8 @@ struct CityMeasuresTests {
         #expect(check.largestChargedDistanceError == 250.0 / 3_000)
         #expect(
             check.chargedDistances == [
-                SimulationReport.ChargedDistance(tripID: "t1", chargedMeters: 910, drivenMeters: 900),
-                SimulationReport.ChargedDistance(tripID: "t2", chargedMeters: 3_250, drivenMeters: 3_000),
+                SimulationReport.ChargedDistance(tripID: "t1", chargedMeters: 910, drivenMeters: 900, appKills: 0),
+                SimulationReport.ChargedDistance(tripID: "t2", chargedMeters: 3_250, drivenMeters: 3_000, appKills: 1),
             ])
     }
 }

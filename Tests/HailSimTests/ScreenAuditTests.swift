@@ -245,6 +245,14 @@ struct ScreenAuditTests {
         // Ten seconds old in truth: the pin overclaims though the frame's age is reported near the tunnel.
         #expect(audit.measurements.overclaims == Self.over(\.live))
         #expect(audit.measurements.freshnessNearTunnels.percentile(1) == 10)
+        // The report lists the frame with the ages it was judged by: the car left 190 m at 19 s, the server had
+        // the keep-alive 1 s before the frame, and no fix of batch 1 was taken where the pin is.
+        #expect(
+            audit.measurements.overclaimedFrames == [
+                OverclaimedFrame(
+                    rule: "live", tripID: "trip-1", driverID: "driver-1", at: 1_000_029, state: "onTrip", seq: 1,
+                    ageSeconds: 10, truthAgeSeconds: 10, fixAgeSeconds: nil, receivedAgeSeconds: 1)
+            ])
     }
 
     @Test func etaChangesAreCountedPerTrip() {
