@@ -192,7 +192,8 @@ public final class City {
             freshnessByState: Dictionary(
                 uniqueKeysWithValues: screens.freshnessByState.map { ($0.key.rawValue, .init($0.value)) }),
             renderedLagSeconds: .init(screens.renderedLag), backwardMoves: screens.backwardMoves,
-            jumpsOver50m: screens.jumpsOver50m, snaps: screens.snaps, framesOffTruth: screens.framesOffTruth,
+            jumpsOver50m: screens.jumpsOver50m, snaps: screens.snaps,
+            unexplainedJumps: screens.unexplainedJumps, framesOffTruth: screens.framesOffTruth,
             shareShowingPositionFromBeforeAssignment: screens.trackedFrames > 0
                 ? Double(screens.framesShowingPositionFromBeforeAssignment) / Double(screens.trackedFrames) : 0,
             delayedBannerShare: screens.trackedFrames > 0

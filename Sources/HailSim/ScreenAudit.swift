@@ -59,6 +59,8 @@ struct ScreenAudit: Sendable {
         var underclaims = ScreenUnderclaims()
         /// The first `keptOverclaims` overclaimed frames, each with what the audit knew of it.
         var overclaimedFrames: [OverclaimedFrame] = []
+        /// The first `keptOverclaims` jumps that were not designed snaps.
+        var unexplainedJumps: [UnexplainedJump] = []
         /// Per trip: the highest version shown, the last state shown and the fare shown.
         var trips: [String: ShownTrip] = [:]
 
@@ -83,6 +85,7 @@ struct ScreenAudit: Sendable {
             overclaims.merge(other.overclaims)
             underclaims.merge(other.underclaims)
             overclaimedFrames = Array((overclaimedFrames + other.overclaimedFrames).prefix(ScreenAudit.keptOverclaims))
+            unexplainedJumps = Array((unexplainedJumps + other.unexplainedJumps).prefix(ScreenAudit.keptOverclaims))
             trips.merge(other.trips) { $1 }
         }
     }
@@ -94,7 +97,7 @@ struct ScreenAudit: Sendable {
         var fare: Money?
     }
 
-    /// How many overclaimed frames the report lists.
+    /// How many overclaimed frames, and how many unexplained jumps, the report lists.
     static let keptOverclaims = 50
     static let backwardToleranceMeters = 20.0
     static let onPathMeters = 8.0
@@ -202,6 +205,15 @@ struct ScreenAudit: Sendable {
             measurements.jumpsOver50m += 1
             if Self.isSnap(shown: frame.shown, after: before.shown, now: now, previousFrame: before.time) {
                 measurements.snaps += 1
+            } else if measurements.unexplainedJumps.count < Self.keptOverclaims {
+                measurements.unexplainedJumps.append(
+                    UnexplainedJump(
+                        tripID: frame.tripID, driverID: driverID, at: now, state: frame.state.rawValue,
+                        meters: lastMarker.distance(to: marker), sinceFrameSeconds: before.time.map { now - $0 },
+                        seq: frame.shown?.seq, previousSeq: before.shown?.seq,
+                        receiptGapSeconds: frame.shown.flatMap { shown in
+                            before.shown.map { shown.receivedAt.timeIntervalSince($0.receivedAt) }
+                        }))
             }
         }
         lastMarker = marker

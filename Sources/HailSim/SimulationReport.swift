@@ -156,6 +156,9 @@ public struct SimulationReport: Sendable, Hashable, Codable {
     /// Of those, the glide's designed snaps: the newest fix came more than 10 s after the one shown before
     /// (a tunnel, a dead zone, a stalled stream), or the app had just been relaunched. The rest are bugs.
     public var snaps: Int
+    /// The first 50 of the other jumps, each with what the audit knew of it (nil in reports written before they
+    /// were kept).
+    public var unexplainedJumps: [UnexplainedJump]?
     /// Frames whose car was drawn more than 30 m from anywhere the car had been lately.
     public var framesOffTruth: Int
     /// Share of tracking frames whose pin was still the driver's position from before the trip was

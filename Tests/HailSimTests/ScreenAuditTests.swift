@@ -152,7 +152,7 @@ struct ScreenAuditTests {
         #expect(audit.measurements.pinsOffTruth == 1)
     }
 
-    @Test func theDrawnCarGoingBackAlongItsPathIsOneBackwardMove() {
+    @Test func theDrawnCarGoingBackAlongItsPathIsOneBackwardMove() throws {
         let trace = Self.trace()
         var audit = ScreenAudit()
         // Forward 3 m every 0.2 s frame, three seconds behind the car.
@@ -173,6 +173,14 @@ struct ScreenAuditTests {
         // Jumping 80 m ahead in one frame is a jump, not a backward move.
         audit.observe(Self.frame(at: 45.6, pin: nil, marker: 418)) { _ in trace }
         #expect(audit.measurements.jumpsOver50m == 1)
+        // Not a snap (no new fix, the frame before 0.2 s earlier): the report lists it.
+        let jump = try #require(audit.measurements.unexplainedJumps.first)
+        #expect(audit.measurements.unexplainedJumps.count == 1)
+        #expect(
+            jump.at == Self.date(45.6).timeIntervalSince1970 && jump.tripID == "trip-1" && jump.driverID == "driver-1")
+        #expect(
+            (jump.meters * 10).rounded() / 10 == 80 && jump.sinceFrameSeconds.map { ($0 * 10).rounded() / 10 } == 0.2)
+        #expect(jump.seq == nil && jump.previousSeq == nil && jump.receiptGapSeconds == nil)
         #expect(audit.measurements.backwardMoves == 1)
         #expect(audit.measurements.framesOffTruth == 0)
     }
