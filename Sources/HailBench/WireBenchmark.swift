@@ -24,13 +24,13 @@ public struct WireBenchmark: Sendable {
     static let tailSeconds: TimeInterval = 30
 
     /// The policies a driver's phone runs under, each replayed over the whole trace.
-    static let policies: [(name: String, policy: LocationPolicy)] = [
-        ("on trip, nominal", LocationPolicy(activity: .onTrip, thermal: .nominal, lowPower: false)),
-        ("on trip, Low Power or fair", LocationPolicy(activity: .onTrip, thermal: .nominal, lowPower: true)),
-        ("on trip, serious or critical", LocationPolicy(activity: .onTrip, thermal: .serious, lowPower: false)),
+    static let policies: [(name: String, policy: LocationPolicy, riderWatching: Bool)] = [
+        ("on trip, nominal", LocationPolicy(activity: .onTrip, thermal: .nominal, lowPower: false), true),
+        ("on trip, Low Power or fair", LocationPolicy(activity: .onTrip, thermal: .nominal, lowPower: true), true),
+        ("on trip, serious or critical", LocationPolicy(activity: .onTrip, thermal: .serious, lowPower: false), true),
         (
             "waiting while driving, nominal",
-            LocationPolicy(activity: .waitingForTrip, thermal: .nominal, lowPower: false)
+            LocationPolicy(activity: .waitingForTrip, thermal: .nominal, lowPower: false), false
         ),
     ]
 
@@ -50,8 +50,8 @@ public struct WireBenchmark: Sendable {
             single.framedBinaryBytesTotal += binary + Self.clientFrameOverhead(payload: binary)
         }
         var rows: [WireBenchmarkResult.PolicyRow] = []
-        for (name, policy) in Self.policies {
-            var replay = PipelineReplay(policy: policy, start: first.t)
+        for (name, policy, riderWatching) in Self.policies {
+            var replay = PipelineReplay(policy: policy, start: first.t, riderWatching: riderWatching)
             replay.play(trace, tail: Self.tailSeconds)
             rows.append(try Self.row(name: name, policy: policy, replay: replay, seconds: duration))
         }

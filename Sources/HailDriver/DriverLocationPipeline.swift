@@ -9,8 +9,9 @@ import HailProtocol
 ///
 /// The keep-alive exists because a waiting driver standing still gets no fix through the 50 m distance
 /// filter, and the server drops drivers silent for 60 s from dispatch: while online and connected, the
-/// last fix is sent again, stamped with the current time and zero speed, once `keepAliveInterval` passes
-/// without one. Only a fix that went out live is repeated: after a tunnel the last buffered fix is history,
+/// last fix is sent again, stamped with the current time and zero speed, once `waitingKeepAliveInterval` passes
+/// without one (14 s: inside the design's 10-15 s for a waiting driver, four chances in the server's 60 s), or
+/// `keepAliveInterval` while a rider watches (12 s: the pin of a car standing at a light is restamped sooner). Only a fix that went out live is repeated: after a tunnel the last buffered fix is history,
 /// and stamping it "now" would show the rider a stale position as fresh. When the phone has no fix at all,
 /// the keep-alive says so (`LocationBatch.noFix`): the server keeps the driver online and shows it to no
 /// rider as a position.
@@ -50,8 +51,10 @@ public struct DriverLocationPipeline: Sendable {
     public private(set) var batcher: LocationBatcher
     /// The policy in force.
     public private(set) var policy: LocationPolicy
-    /// The longest an online, connected driver stays silent.
+    /// The longest an online, connected driver stays silent while a rider watches.
     public let keepAliveInterval: TimeInterval
+    /// The longest an online, connected driver waiting for trips stays silent.
+    public let waitingKeepAliveInterval: TimeInterval
     /// What has been sent.
     public private(set) var stats = Stats()
     /// What the location source last said about its fix.
@@ -75,7 +78,8 @@ public struct DriverLocationPipeline: Sendable {
         policy: LocationPolicy,
         snapshot: LocationBatcher.Snapshot? = nil,
         bufferCapacity: Int = 1000,
-        keepAliveInterval: TimeInterval = 12
+        keepAliveInterval: TimeInterval = 12,
+        waitingKeepAliveInterval: TimeInterval = 14
     ) {
         let configuration = LocationBatcher.Configuration(policy: policy, bufferCapacity: bufferCapacity)
         if let snapshot {
@@ -85,6 +89,7 @@ public struct DriverLocationPipeline: Sendable {
         }
         self.policy = policy
         self.keepAliveInterval = keepAliveInterval
+        self.waitingKeepAliveInterval = waitingKeepAliveInterval
     }
 
     /// A fix from the location source at `now`.
@@ -140,7 +145,7 @@ public struct DriverLocationPipeline: Sendable {
     /// during a trip: there a rider is watching, and an old fix stamped now would look fresh to them.
     public mutating func waitingDriverReconnected(now: Date) -> [Action] {
         guard lastLive == nil, batcher.transport != nil, !policy.isOff, let last = lastLiveBeforeDrop,
-            now.timeIntervalSince(last.t) <= 2 * keepAliveInterval
+            now.timeIntervalSince(last.t) <= 2 * waitingKeepAliveInterval
         else { return [] }
         lastLiveBeforeDrop = nil
         var point = last
@@ -209,17 +214,19 @@ public struct DriverLocationPipeline: Sendable {
 
     private var keepAliveDue: Date? {
         guard !policy.isOff, batcher.transport != nil, let last = lastLive else { return nil }
-        guard lastFixIsStale else { return last.t.addingTimeInterval(keepAliveInterval) }
+        guard lastFixIsStale else {
+            return last.t.addingTimeInterval(riderWatching ? keepAliveInterval : waitingKeepAliveInterval)
+        }
         // No fix: never while a rider watches (the server would show them nothing from it). Waiting, only
         // as the server's 60 s of silence draw near: the phone has nothing new to say, so a tunnel passes
         // without a send.
         guard !riderWatching else { return nil }
-        return last.t.addingTimeInterval(Self.keepAliveWithoutFixIntervals * keepAliveInterval)
+        return last.t.addingTimeInterval(max(waitingKeepAliveInterval, Self.keepAliveWithoutFixSilence))
     }
 
-    /// Keep-alive intervals a waiting driver with no fix stays silent: 48 s with the default 12 s, under
-    /// the server's 60 s.
-    public static let keepAliveWithoutFixIntervals = 4.0
+    /// How long a waiting driver with no fix stays silent: 48 s, 12 s under the server's 60 s so a lost send has
+    /// time for a retry.
+    public static let keepAliveWithoutFixSilence: TimeInterval = 48
 
     private mutating func feed(_ point: LocationPoint, now: Date) -> [Action] {
         if batcher.transport != nil { lastLive = point }

@@ -15,9 +15,11 @@ public struct PipelineReplay: Sendable {
     private var wake: Date?
     private var lastDelivered: LocationPoint?
 
-    /// A connected pipeline under `policy`, starting at `start`, buffering up to `bufferCapacity` fixes offline.
-    public init(policy: LocationPolicy, start: Date, bufferCapacity: Int = 1000) {
+    /// A connected pipeline under `policy`, starting at `start`, buffering up to `bufferCapacity` fixes offline;
+    /// `riderWatching` for a driver on the way to a pickup or on a trip.
+    public init(policy: LocationPolicy, start: Date, bufferCapacity: Int = 1000, riderWatching: Bool = false) {
         pipeline = DriverLocationPipeline(policy: policy, bufferCapacity: bufferCapacity)
+        handle(pipeline.riderWatchingChanged(riderWatching, now: start))
         handle(pipeline.linkUp(.stream, now: start))
     }
 

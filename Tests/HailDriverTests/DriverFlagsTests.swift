@@ -79,11 +79,12 @@ struct DriverFlagsTests {
         clock.advance(by: .seconds(1))
         try await eventually(model, "reconnected") { $0.link == .stream && $0.config.locationPolicyCap == Self.cap }
         let capped = LocationPolicy(
-            isOff: false, interval: 2...4, distanceFilter: 50, accuracy: .nearestTenMeters, degraded: true)
+            isOff: false, interval: 2...4, distanceFilter: 50, accuracy: .nearestTenMeters, degraded: true,
+            movingDistance: LocationPolicy.watchedMovingDistance)
         #expect(model.policy == capped)
         try await eventually(model, "cap applied") { $0.sourcePolicy == capped }
         try await eventually(model, "reported degraded") { $0.reportedDegraded == true }
-        // 50 m between fixes at 10 m/s: a fix every 5 s, each its own batch after its hold.
+        // 50 m between fixes at 10 m/s: a fix every 5 s, each its own batch, at once (50 m from the last one sent).
         let cooled = try await drive(seconds: 120, from: &metres)
         #expect(cooled * 30 == 720)
         await model.shutdown()

@@ -127,14 +127,14 @@ struct DriverModelTests {
         #expect(source.policies.last == waiting)
     }
 
-    @Test func aWaitingDriverStandingStillIsKeptAliveEveryTwelveSeconds() async throws {
+    @Test func aWaitingDriverStandingStillIsKeptAliveEveryFourteenSeconds() async throws {
         try await online()
         let fix = LocationPoint(
             lat: Fixture.pickup.lat, lng: Fixture.pickup.lng, accuracy: 8, heading: 90, speed: 0, t: Fixture.origin)
         source.yield(fix)
         try await eventually(model, "first fix sent") { $0.pipeline.stats.batches == 1 }
         for _ in 0..<3 {
-            clock.advance(by: .seconds(12))
+            clock.advance(by: .seconds(14))
             let sent = model.pipeline.stats.keepAlives
             try await eventually(model, "keep-alive") { $0.pipeline.stats.keepAlives == sent + 1 }
         }
@@ -144,7 +144,7 @@ struct DriverModelTests {
             $0.pipeline.stats.batches == 4 && $0.pipeline.batcher.inFlight.isEmpty
         }
         let times = channel.sent.flatMap(\.points).map { $0.t.timeIntervalSince(Fixture.origin) }
-        #expect(times == [0, 12, 24, 36])
+        #expect(times == [0, 14, 28, 42])
         #expect(channel.sent.flatMap(\.points).allSatisfy { $0.lat == fix.lat && $0.lng == fix.lng })
     }
 }

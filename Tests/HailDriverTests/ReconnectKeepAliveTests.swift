@@ -77,7 +77,8 @@ struct ReconnectKeepAliveTests {
 
     @Test func notWhenTheFixIsOlderThanTwoKeepAliveIntervals() {
         var (pipeline, _) = Self.droppedAfterOneFix()
-        let back = Self.start.addingTimeInterval(25)
+        // A waiting driver's keep-alive interval is 14 s.
+        let back = Self.start.addingTimeInterval(29)
         _ = pipeline.linkUp(.stream, now: back)
         #expect(pipeline.waitingDriverReconnected(now: back) == [])
         #expect(pipeline.stats.keepAlives == 0)

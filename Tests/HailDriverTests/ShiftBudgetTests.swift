@@ -22,17 +22,17 @@ struct ShiftBudgetTests {
 
     static let rows: [Row] = [
         Row(
-            activity: .onTrip, thermal: .nominal, lowPower: false, sends: 9158, points: 24311, binaryBytes: 374_340,
-            jsonBytes: 4_321_868),
+            activity: .onTrip, thermal: .nominal, lowPower: false, sends: 12201, points: 24311, binaryBytes: 425_403,
+            jsonBytes: 4_553_111),
         Row(
-            activity: .onTrip, thermal: .nominal, lowPower: true, sends: 7531, points: 15063, binaryBytes: 262_936,
-            jsonBytes: 2_812_459),
+            activity: .onTrip, thermal: .nominal, lowPower: true, sends: 11538, points: 15063, binaryBytes: 328_730,
+            jsonBytes: 3_116_967),
         Row(
-            activity: .onTrip, thermal: .serious, lowPower: false, sends: 6899, points: 7742, binaryBytes: 188_345,
-            jsonBytes: 1_664_164),
+            activity: .onTrip, thermal: .serious, lowPower: false, sends: 7592, points: 7742, binaryBytes: 194_852,
+            jsonBytes: 1_716_823),
         Row(
-            activity: .waitingForTrip, thermal: .nominal, lowPower: false, sends: 2952, points: 7742,
-            binaryBytes: 123_695, jsonBytes: 1_364_264),
+            activity: .waitingForTrip, thermal: .nominal, lowPower: false, sends: 2741, points: 7531,
+            binaryBytes: 117_881, jsonBytes: 1_320_161),
     ]
 
     static let shift: TimeInterval = 10 * 3600
@@ -41,7 +41,8 @@ struct ShiftBudgetTests {
     func aShiftAtThePolicy(_ row: Row) throws {
         let munich = try #require(try TraceFixtures.munich(), "needs ../shared/data")
         let policy = LocationPolicy(activity: row.activity, thermal: row.thermal, lowPower: row.lowPower)
-        var replay = PipelineReplay(policy: policy, start: munich[0].t)
+        var replay = PipelineReplay(
+            policy: policy, start: munich[0].t, riderWatching: row.activity != .waitingForTrip)
         replay.play(munich, tail: 30)
         let duration = munich.last!.t.timeIntervalSince(munich[0].t)
         let scale = Self.shift / duration
@@ -58,7 +59,7 @@ struct ShiftBudgetTests {
     }
 
     /// A driver waiting in one spot all shift: the distance filter lets nothing through, so the keep-alive
-    /// is all that is sent, one fix every 12 s, each batch held the waiting policy's 10 s.
+    /// is all that is sent, one fix every 14 s, each batch held the waiting policy's 10 s.
     @Test func aShiftWaitingInOneSpot() {
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         let hour = (0..<3600).map { second in
@@ -68,11 +69,11 @@ struct ShiftBudgetTests {
             policy: LocationPolicy(activity: .waitingForTrip, thermal: .nominal, lowPower: false), start: start)
         replay.play(hour, tail: 30)
         #expect(replay.hardwareSuppressed == 3599)
-        #expect(replay.pipeline.stats.keepAlives == 302)
-        #expect(replay.sent.count == 302)
+        #expect(replay.pipeline.stats.keepAlives == 259)
+        #expect(replay.sent.count == 259)
         #expect(replay.sent.allSatisfy { $0.points.count == 1 })
         // 26.6 bytes a send (issue 14: 3 of them say when the batch was sent, 10 s after the fix was repeated):
-        // 3,020 sends and 80,250 bytes a shift.
-        #expect(replay.pipeline.stats.bytes == 8025)
+        // 2,590 sends and 68,640 bytes a shift.
+        #expect(replay.pipeline.stats.bytes == 6864)
     }
 }

@@ -27,20 +27,20 @@ struct TracePipelineTests {
     static let munich: [Expected] = [
         Expected(
             activity: .onTrip, thermal: .nominal, lowPower: false, heldByHardware: 415, accepted: 776,
-            poorAccuracy: 12, outOfOrder: 9, impossibleSpeed: 18, keepAlives: 27, batches: 301, points: 803,
-            bytes: 12334, sendsPerHour: 907),
+            poorAccuracy: 12, outOfOrder: 9, impossibleSpeed: 18, keepAlives: 27, batches: 403, points: 803,
+            bytes: 14040, sendsPerHour: 1214),
         Expected(
             activity: .onTrip, thermal: .nominal, lowPower: true, heldByHardware: 730, accepted: 471,
-            poorAccuracy: 10, outOfOrder: 5, impossibleSpeed: 14, keepAlives: 31, batches: 252, points: 502,
-            bytes: 8768, sendsPerHour: 759),
+            poorAccuracy: 10, outOfOrder: 5, impossibleSpeed: 14, keepAlives: 31, batches: 384, points: 502,
+            bytes: 10939, sendsPerHour: 1157),
         Expected(
             activity: .onTrip, thermal: .serious, lowPower: false, heldByHardware: 989, accepted: 227,
-            poorAccuracy: 0, outOfOrder: 2, impossibleSpeed: 12, keepAlives: 36, batches: 234, points: 262,
-            bytes: 6372, sendsPerHour: 705),
+            poorAccuracy: 0, outOfOrder: 2, impossibleSpeed: 12, keepAlives: 36, batches: 258, points: 262,
+            bytes: 6635, sendsPerHour: 777),
         Expected(
             activity: .waitingForTrip, thermal: .nominal, lowPower: false, heldByHardware: 989, accepted: 227,
-            poorAccuracy: 0, outOfOrder: 2, impossibleSpeed: 12, keepAlives: 36, batches: 95, points: 262,
-            bytes: 4082, sendsPerHour: 286),
+            poorAccuracy: 0, outOfOrder: 2, impossibleSpeed: 12, keepAlives: 30, batches: 91, points: 256,
+            bytes: 3961, sendsPerHour: 274),
     ]
 
     @Test(arguments: munich)
@@ -50,7 +50,8 @@ struct TracePipelineTests {
         let faulty = TraceFixtures.withInjectedFaults(munich)
         #expect(faulty.count == 1230)
         let policy = LocationPolicy(activity: expected.activity, thermal: expected.thermal, lowPower: expected.lowPower)
-        var replay = PipelineReplay(policy: policy, start: faulty[0].t)
+        var replay = PipelineReplay(
+            policy: policy, start: faulty[0].t, riderWatching: expected.activity != .waitingForTrip)
         replay.play(faulty, tail: 30)
         let counts = replay.pipeline.filter.counts
         let stats = replay.pipeline.stats
@@ -69,11 +70,14 @@ struct TracePipelineTests {
         let duration = munich.last!.t.timeIntervalSince(munich[0].t)
         #expect(duration == 1195)
         #expect(Int((Double(stats.batches) * 3600 / duration).rounded()) == expected.sendsPerHour)
-        // The server drops a driver silent for 60 s; the keep-alive holds every silence to its 12 s
-        // plus the policy's hold, and the timer's grace for a fix due with it.
+        // The server drops a driver silent for 60 s; the keep-alive holds every silence to its interval (12 s while
+        // a rider watches, 14 s waiting) plus the policy's hold, and the timer's grace for a fix due with it.
+        let keepAlive =
+            replay.pipeline.riderWatching
+            ? replay.pipeline.keepAliveInterval : replay.pipeline.waitingKeepAliveInterval
         #expect(
             Self.longestSilence(replay.sent)
-                <= 12 + policy.interval.lowerBound + LocationBatcher.Configuration().tickGrace)
+                <= keepAlive + policy.interval.lowerBound + LocationBatcher.Configuration().tickGrace)
         #expect(replay.sent.map(\.seq) == Array(1...Int64(expected.batches)))
     }
 
@@ -86,7 +90,7 @@ struct TracePipelineTests {
         let gaps = zip(bus.dropFirst(), bus).map { $0.t.timeIntervalSince($1.t) }
         #expect(gaps.max() == 208)
         let policy = LocationPolicy(activity: .onTrip, thermal: .nominal, lowPower: false)
-        var replay = PipelineReplay(policy: policy, start: bus[0].t)
+        var replay = PipelineReplay(policy: policy, start: bus[0].t, riderWatching: true)
         replay.play(bus, tail: 30)
         let counts = replay.pipeline.filter.counts
         let stats = replay.pipeline.stats
@@ -96,14 +100,14 @@ struct TracePipelineTests {
         #expect(stats.keepAlives == 114)
         #expect(stats.batches == 161)
         #expect(stats.points == 171)
-        #expect(stats.bytes == 4372)
+        #expect(stats.bytes == 4324)
         #expect(Self.longestSilence(replay.sent) <= 14)
     }
 
     @Test func aFullOfflineBufferThinsTheStraightestPointsAndKeepsTheEnds() throws {
         let munich = try #require(try TraceFixtures.munich(), "needs ../shared/data")
         let policy = LocationPolicy(activity: .onTrip, thermal: .nominal, lowPower: false)
-        var replay = PipelineReplay(policy: policy, start: munich[0].t, bufferCapacity: 200)
+        var replay = PipelineReplay(policy: policy, start: munich[0].t, bufferCapacity: 200, riderWatching: true)
         replay.linkDown()
         replay.play(Array(munich.prefix(600)))
         let buffered = replay.pipeline.batcher.buffer

@@ -13,7 +13,10 @@ import Foundation
 /// (the rider's car has been frozen). With no fix by then the timer sends it, `tickGrace` later when fixes are
 /// coming (two or more wait): at a fix a second, the fix taken as the oldest point turns the hold old is on its
 /// way, and a batch sent a moment before it would leave the rider's pin a second older for the whole next
-/// interval. Every batch gets the next `seq`; `ack(seq)` retires every batch up to it.
+/// interval. A car in motion goes sooner: with `movingDistance` set, the fix that lies that far from the newest
+/// one sent live, `holdInterval` or more after that send, sends its batch; at a fix a second a rider watching a
+/// moving car gets a position every 2 s, one watching a slow car every 3 s. Every batch gets the next `seq`;
+/// `ack(seq)` retires every batch up to it.
 ///
 /// Offline: fixes go to a bounded buffer. Batches that were in flight without an ack go back into it
 /// too, because nobody knows whether they arrived; they are resent under new seqs, so the server should
@@ -49,6 +52,9 @@ public struct LocationBatcher: Sendable, Hashable {
         /// How long past the hold the timer waits for the next fix, while fixes are coming, before a batch goes
         /// without it.
         public var tickGrace: TimeInterval = 0.5
+        /// Metres from the last fix sent live past which a fix sends its batch once `holdInterval` has passed
+        /// since that send; nil: batches go by the hold alone.
+        public var movingDistance: Double?
 
         /// Creates limits; the defaults suit a trip (2 s hold, 100 points a batch, 1,000 offline points).
         public init(holdInterval: TimeInterval = 2, maxPointsPerBatch: Int = 100, bufferCapacity: Int = 1000) {
@@ -65,10 +71,18 @@ public struct LocationBatcher: Sendable, Hashable {
                 maxPointsPerBatch: maxPointsPerBatch,
                 bufferCapacity: bufferCapacity
             )
+            movingDistance = Self.movingDistance(for: policy)
         }
 
         static func hold(for policy: LocationPolicy) -> TimeInterval {
             policy.isOff ? 0 : policy.interval.lowerBound
+        }
+
+        static func movingDistance(for policy: LocationPolicy) -> Double? {
+            guard !policy.isOff, let distance = policy.movingDistance, distance.isFinite, distance >= 0 else {
+                return nil
+            }
+            return distance
         }
     }
 
@@ -112,6 +126,14 @@ public struct LocationBatcher: Sendable, Hashable {
     public private(set) var thinnedDistance: Double = 0
 
     private var pendingSince: Date?
+    /// Where the newest fix of the last live batch was, and when that batch went.
+    private var lastLive: LiveSend?
+
+    /// The newest fix of a live batch and when the batch went.
+    private struct LiveSend: Sendable, Hashable {
+        var coordinate: Coordinate
+        var sentAt: Date
+    }
     private var sendNextImmediately = false
 
     /// Creates a batcher with the connection down; the first batch carries `firstSeq`.
@@ -144,8 +166,10 @@ public struct LocationBatcher: Sendable, Hashable {
         pending.append(point)
         let since = pendingSince ?? now
         pendingSince = since
-        if sendNextImmediately || pending.count >= configuration.maxPointsPerBatch || isDue(since: since, now: now) {
-            return flushPending()
+        if sendNextImmediately || pending.count >= configuration.maxPointsPerBatch || isDue(since: since, now: now)
+            || hasMovedOn(to: point, now: now)
+        {
+            return flushPending(now: now)
         }
         return pending.count == 1 ? [.scheduleTick(at: deadline(since: since))] : []
     }
@@ -155,7 +179,7 @@ public struct LocationBatcher: Sendable, Hashable {
     /// connection down it is dropped, since it is neither a fix nor history.
     public mutating func keepAliveWithoutFix(_ point: LocationPoint, now: Date) -> [Action] {
         guard let transport else { return [] }
-        var actions = flushPending()
+        var actions = flushPending(now: now)
         let batch = LocationBatch(seq: nextSeq, points: [point], noFix: true)
         nextSeq += 1
         inFlight.append(batch)
@@ -166,7 +190,7 @@ public struct LocationBatcher: Sendable, Hashable {
     /// The time asked for by `scheduleTick` has come (an early or late call is harmless).
     public mutating func tick(now: Date) -> [Action] {
         guard transport != nil, let since = pendingSince, !pending.isEmpty else { return [] }
-        if now >= deadline(since: since) { return flushPending() }
+        if now >= deadline(since: since) { return flushPending(now: now) }
         return [.scheduleTick(at: deadline(since: since))]
     }
 
@@ -177,12 +201,13 @@ public struct LocationBatcher: Sendable, Hashable {
             sendNextImmediately = true
             return []
         }
-        return flushPending()
+        return flushPending(now: now)
     }
 
     /// The location policy changed: adopt its interval; going off sends whatever is waiting.
     public mutating func policyChanged(_ policy: LocationPolicy, now: Date) -> [Action] {
         configuration.holdInterval = Configuration.hold(for: policy)
+        configuration.movingDistance = Configuration.movingDistance(for: policy)
         return tick(now: now)
     }
 
@@ -208,9 +233,10 @@ public struct LocationBatcher: Sendable, Hashable {
         }
         if let live {
             actions.append(send([live], backlog: false))
+            lastLive = LiveSend(coordinate: live.coordinate, sentAt: now)
             sendNextImmediately = false
         }
-        if !pending.isEmpty { actions += flushPending() }
+        if !pending.isEmpty { actions += flushPending(now: now) }
         return actions
     }
 
@@ -238,6 +264,16 @@ public struct LocationBatcher: Sendable, Hashable {
         return now.timeIntervalSince(since) >= (hold > 0 ? hold - configuration.tickGrace / 2 : 0)
     }
 
+    /// Whether `point`, arriving at `now`, sends its batch because the car has moved on: it lies `movingDistance` or
+    /// more from the newest fix of the last live batch, which went a hold ago or more (with the same quarter-second
+    /// tolerance as `isDue`).
+    private func hasMovedOn(to point: LocationPoint, now: Date) -> Bool {
+        guard let distance = configuration.movingDistance, let lastLive else { return false }
+        let hold = configuration.holdInterval
+        return now.timeIntervalSince(lastLive.sentAt) >= hold - configuration.tickGrace / 2
+            && point.coordinate.distance(to: lastLive.coordinate) >= distance
+    }
+
     /// When the timer sends the batch whose oldest point came at `since`, if no fix has sent it before: the hold
     /// past it, and the grace while fixes are coming (a lone point, such as a keep-alive, has no fix behind it; a
     /// policy that holds nothing, going off, sends at once).
@@ -247,9 +283,10 @@ public struct LocationBatcher: Sendable, Hashable {
         return since.addingTimeInterval(hold + grace)
     }
 
-    private mutating func flushPending() -> [Action] {
+    private mutating func flushPending(now: Date) -> [Action] {
         guard !pending.isEmpty else { return [] }
         let action = send(pending, backlog: false)
+        if let newest = pending.last { lastLive = LiveSend(coordinate: newest.coordinate, sentAt: now) }
         pending = []
         pendingSince = nil
         sendNextImmediately = false

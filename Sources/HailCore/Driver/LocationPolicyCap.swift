@@ -28,6 +28,6 @@ extension LocationPolicy {
         let changed = accuracy != self.accuracy || distanceFilter != self.distanceFilter
         return LocationPolicy(
             isOff: false, interval: interval, distanceFilter: distanceFilter, accuracy: accuracy,
-            degraded: degraded || changed)
+            degraded: degraded || changed, movingDistance: movingDistance)
     }
 }

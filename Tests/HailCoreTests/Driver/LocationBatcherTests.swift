@@ -247,6 +247,56 @@ struct LocationBatcherTests {
         #expect(restored.buffer.last == points.last)
     }
 
+    /// A fix `metres` east of a fixed place, taken at `seconds`.
+    static func east(_ metres: Double, at seconds: TimeInterval) -> LocationPoint {
+        let origin = Coordinate(lat: 48.1, lng: 11.5)
+        let degrees = metres / (111_195 * cos(origin.lat * .pi / 180))
+        return LocationPoint(
+            lat: origin.lat, lng: origin.lng + degrees, accuracy: 5, heading: 90, speed: 8, t: at(seconds))
+    }
+
+    /// When each batch went for a car driving east at `speed` m/s with a fix a second, from a batcher under `policy`.
+    static func sendTimes(speed: Double, policy: LocationPolicy, seconds: Int = 12) -> [Double] {
+        var batcher = LocationBatcher(configuration: .init(policy: policy))
+        _ = batcher.connectionUp(.stream, now: at(0))
+        var times: [Double] = []
+        for second in 0...seconds {
+            let now = Double(second)
+            if !sends(batcher.pointAccepted(east(speed * now, at: now), now: at(now))).isEmpty { times.append(now) }
+            batcher.ack(Int64(times.count))
+        }
+        return times
+    }
+
+    /// Issue 14: a rider watching a car in motion sees its pin lag in metres; the batch goes every 2 s while the car
+    /// covers 22 m in them, every 3 s when it is slower, and a waiting driver's batches go by time alone.
+    @Test func aWatchedCarInMotionSendsEveryTwoSecondsAndASlowOneEveryThree() {
+        let trip = LocationPolicy(activity: .onTrip, thermal: .nominal, lowPower: false)
+        #expect(LocationBatcher.Configuration(policy: trip).movingDistance == 22)
+        // 23 m in 2 s: every 2 s, with two fixes each (the first fix after connecting goes at once).
+        #expect(Self.sendTimes(speed: 11.5, policy: trip) == [0, 2, 4, 6, 8, 10, 12])
+        // 21 m in 2 s: every 3 s, the hold's cadence.
+        #expect(Self.sendTimes(speed: 10.5, policy: trip) == [0, 3, 6, 9, 12])
+        // A car standing or crawling is no different.
+        #expect(Self.sendTimes(speed: 0, policy: trip) == [0, 3, 6, 9, 12])
+        let waiting = LocationPolicy(activity: .waitingForTrip, thermal: .nominal, lowPower: false)
+        #expect(LocationBatcher.Configuration(policy: waiting).movingDistance == nil)
+        #expect(Self.sendTimes(speed: 15, policy: waiting, seconds: 24) == [0, 11, 22])
+    }
+
+    @Test func goingFromATripToWaitingStopsTheEarlySends() {
+        let trip = LocationPolicy(activity: .onTrip, thermal: .nominal, lowPower: false)
+        var batcher = LocationBatcher(configuration: .init(policy: trip))
+        _ = batcher.connectionUp(.stream, now: Self.at(0))
+        _ = batcher.pointAccepted(Self.east(0, at: 0), now: Self.at(0))
+        _ = batcher.pointAccepted(Self.east(12, at: 1), now: Self.at(1))
+        #expect(Self.sends(batcher.pointAccepted(Self.east(24, at: 2), now: Self.at(2))).map(\.batch.seq) == [2])
+        let waiting = LocationPolicy(activity: .waitingForTrip, thermal: .nominal, lowPower: false)
+        _ = batcher.policyChanged(waiting, now: Self.at(2))
+        _ = batcher.pointAccepted(Self.east(36, at: 3), now: Self.at(3))
+        #expect(batcher.pointAccepted(Self.east(60, at: 5), now: Self.at(5)).isEmpty)
+    }
+
     @Test func configurationFollowsThePolicyAndRefusesNonsense() {
         let waiting = LocationPolicy(activity: .waitingForTrip, thermal: .nominal, lowPower: false)
         #expect(LocationBatcher.Configuration(policy: waiting).holdInterval == 10)

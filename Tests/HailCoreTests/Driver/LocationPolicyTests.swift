@@ -10,10 +10,13 @@ struct LocationPolicyTests {
         var testDescription: String { "\(activity) \(thermal) lowPower=\(lowPower)" }
     }
 
-    static func live(_ interval: ClosedRange<Double>, _ filter: Double, _ accuracy: LocationAccuracy, _ degraded: Bool)
-        -> LocationPolicy
-    {
-        LocationPolicy(isOff: false, interval: interval, distanceFilter: filter, accuracy: accuracy, degraded: degraded)
+    static func live(
+        _ interval: ClosedRange<Double>, _ filter: Double, _ accuracy: LocationAccuracy, _ degraded: Bool,
+        moving: Double? = nil
+    ) -> LocationPolicy {
+        LocationPolicy(
+            isOff: false, interval: interval, distanceFilter: filter, accuracy: accuracy, degraded: degraded,
+            movingDistance: moving)
     }
 
     /// Every combination, written out: 4 activities x 4 thermal states x Low Power on and off.
@@ -27,14 +30,26 @@ struct LocationPolicyTests {
             }
         }
         let expectations: [(ThermalState, Bool, waiting: LocationPolicy, active: LocationPolicy)] = [
-            (.nominal, false, live(waiting, 50, .balanced, false), live(active, 5, .best, false)),
-            (.nominal, true, live(waiting, 50, .balanced, true), live(active, 20, .nearestTenMeters, true)),
-            (.fair, false, live(waiting, 50, .balanced, true), live(active, 20, .nearestTenMeters, true)),
-            (.fair, true, live(waiting, 50, .balanced, true), live(active, 20, .nearestTenMeters, true)),
-            (.serious, false, live(waiting, 50, .hundredMeters, true), live(active, 50, .hundredMeters, true)),
-            (.serious, true, live(waiting, 50, .hundredMeters, true), live(active, 50, .hundredMeters, true)),
-            (.critical, false, live(waiting, 50, .hundredMeters, true), live(active, 50, .hundredMeters, true)),
-            (.critical, true, live(waiting, 50, .hundredMeters, true), live(active, 50, .hundredMeters, true)),
+            (.nominal, false, live(waiting, 50, .balanced, false), live(active, 5, .best, false, moving: 22)),
+            (.nominal, true, live(waiting, 50, .balanced, true), live(active, 20, .nearestTenMeters, true, moving: 22)),
+            (.fair, false, live(waiting, 50, .balanced, true), live(active, 20, .nearestTenMeters, true, moving: 22)),
+            (.fair, true, live(waiting, 50, .balanced, true), live(active, 20, .nearestTenMeters, true, moving: 22)),
+            (
+                .serious, false, live(waiting, 50, .hundredMeters, true),
+                live(active, 50, .hundredMeters, true, moving: 22)
+            ),
+            (
+                .serious, true, live(waiting, 50, .hundredMeters, true),
+                live(active, 50, .hundredMeters, true, moving: 22)
+            ),
+            (
+                .critical, false, live(waiting, 50, .hundredMeters, true),
+                live(active, 50, .hundredMeters, true, moving: 22)
+            ),
+            (
+                .critical, true, live(waiting, 50, .hundredMeters, true),
+                live(active, 50, .hundredMeters, true, moving: 22)
+            ),
         ]
         for (thermal, lowPower, waitingPolicy, activePolicy) in expectations {
             rows.append(Row(activity: .waitingForTrip, thermal: thermal, lowPower: lowPower, expected: waitingPolicy))
