@@ -72,6 +72,8 @@ public struct DriverLocationPipeline: Sendable {
     /// still still is.
     private var lastLiveBeforeDrop: LocationPoint?
     private var batcherTick: Date?
+    /// When the last batch went.
+    private var lastSentAt: Date?
 
     /// Creates a pipeline under `policy`, resuming `snapshot` (unacknowledged points become history).
     public init(
@@ -215,7 +217,12 @@ public struct DriverLocationPipeline: Sendable {
     private var keepAliveDue: Date? {
         guard !policy.isOff, batcher.transport != nil, let last = lastLive else { return nil }
         guard lastFixIsStale else {
-            return last.t.addingTimeInterval(riderWatching ? keepAliveInterval : waitingKeepAliveInterval)
+            if riderWatching { return last.t.addingTimeInterval(keepAliveInterval) }
+            // A waiting phone moving under its distance filter says so at once (no fix), so its silence counts from
+            // the last send: from the last fix, it followed the batch that fix went in, held 10 s, by 4 s.
+            let movingUnderFilter = fixStatusReported && fixStatus == .current
+            let from = movingUnderFilter ? max(last.t, lastSentAt ?? last.t) : last.t
+            return from.addingTimeInterval(waitingKeepAliveInterval)
         }
         // No fix: never while a rider watches (the server would show them nothing from it). Waiting, only
         // as the server's 60 s of silence draw near: the phone has nothing new to say, so a tunnel passes
@@ -242,6 +249,7 @@ public struct DriverLocationPipeline: Sendable {
             switch action {
             case .send(var batch, let transport):
                 batch.sentAt = now
+                lastSentAt = now
                 stats.batches += 1
                 if batch.backlog { stats.backlogBatches += 1 }
                 stats.points += batch.points.count

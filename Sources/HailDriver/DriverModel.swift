@@ -246,8 +246,9 @@ public final class DriverModel {
     /// Taps arrived, started, ended or cancel on the current trip; the screen shows it at once.
     public func tap(_ kind: DriverIntent.Kind) async {
         guard let trip, kind != .accept else { return }
-        // The rider at the pickup sees the car where it stopped, not where the last interval left it.
-        if kind == .arrived { await uplink.sendFreshFix() }
+        // The rider at the pickup sees the car where it stopped, not where the last interval left it; at the start,
+        // where it stands as it drives off (it may have crept to the kerb under the distance filter).
+        if kind == .arrived || kind == .started { await uplink.sendFreshFix() }
         // Positions still waiting go now: the fare is built from the path driven before "ended" lands.
         uplink.tripStateChanged()
         await runner.enqueue(DriverIntent(kind, tripID: trip.id))

@@ -291,21 +291,25 @@ struct ScreenAudit: Sendable {
         if words.delayedBanner, age < banner - tolerance { measurements.underclaims.delayedBanner += 1 }
     }
 
-    /// The time of the car's latest sample when it has stayed within `parkedMeters` of `pin` since `since`
-    /// and now stands still (its last two samples or more within a metre): the pin shows where the car
-    /// stands, as exactly as a stopped phone can say. Else nil.
+    /// The time of the car's latest standing sample (within a metre of the one before) while it stayed within
+    /// `parkedMeters` of `pin` from `since` on: the pin showed where the car stood, as exactly as a stopped phone
+    /// can say, until then. Nil when the car has not stood there since.
     ///
     /// `TruthTrace.lastTrue` already follows a parked car, but only within a few metres, so a last fix that
     /// GPS noise or the distance filter left a little short of where the car then stopped would age for
     /// as long as it stands there (a driver waiting at the pickup), while one a little past it stays
-    /// fresh. Noise is not age: both count as true while the car stands.
+    /// fresh. Noise is not age: both count as true while the car stands, and, once it drives off, the pin is as
+    /// old as the moment it left (before, its age jumped from 0 to the time the car first passed the pin).
     static func parked(_ pin: Coordinate, since: Double, now: Double, trace: TruthTrace) -> Double? {
         let samples = trace.samples(in: since...now).filter { $0.time >= since && $0.time <= now }
-        guard let last = samples.last, samples.count >= 2,
-            samples.allSatisfy({ pin.distance(to: $0.coordinate) <= Self.parkedMeters }),
-            samples[samples.count - 2].coordinate.distance(to: last.coordinate) < 1
-        else { return nil }
-        return max(since, last.time)
+        var standing: Double?
+        for index in samples.indices {
+            guard pin.distance(to: samples[index].coordinate) <= Self.parkedMeters else { break }
+            if index > 0, samples[index - 1].coordinate.distance(to: samples[index].coordinate) < 1 {
+                standing = samples[index].time
+            }
+        }
+        return standing.map { max(since, $0) }
     }
 
     /// True when a jump to the frame showing `shown` at `now` is the glide's design: its fix came more

@@ -95,6 +95,31 @@ struct HonestKeepAliveTests {
         #expect(watched.nextWake == nil)
     }
 
+    /// Issue 14, fourth pass: a waiting car crawling under its 50 m filter said "no fix" 14 s after its last fix,
+    /// 4 s after the batch that fix went in (held 10 s): a send a minute for nothing. Its silence now counts from
+    /// the last send.
+    @Test func aWaitingCarMovingUnderItsFilterIsSilentAnIntervalAfterItsLastSend() {
+        var pipeline = DriverLocationPipeline(policy: Self.waiting)
+        var sends: [Double] = []
+        func note(_ actions: [DriverLocationPipeline.Action], at seconds: Double) {
+            for case .send(let batch, _) in actions {
+                sends.append(seconds)
+                pipeline.ack(batch.seq)
+            }
+        }
+        note(pipeline.linkUp(.stream, now: Self.start), at: 0)
+        note(pipeline.fixStatusChanged(.current, now: Self.start), at: 0)
+        note(pipeline.fix(Self.fix(at: 0), now: Self.start), at: 0)
+        note(pipeline.fix(Self.fix(at: 2, metresNorth: 60), now: Self.start.addingTimeInterval(2)), at: 2)
+        // The runtime's timer: one wake at a time, the latest asked for.
+        while let wake = pipeline.nextWake, wake <= Self.start.addingTimeInterval(45) {
+            note(pipeline.tick(now: wake), at: wake.timeIntervalSince(Self.start))
+        }
+        // The first fix at once, the second held until 12 s, then "no fix" 14 s after each send.
+        #expect(sends == [0, 12, 26, 40])
+        #expect(pipeline.stats.keepAlivesWithoutFix == 2)
+    }
+
     @Test func theKeepAliveOfAPhoneWithNoFixSaysSoAndIsNeverHistory() {
         var pipeline = DriverLocationPipeline(policy: Self.waiting)
         _ = pipeline.linkUp(.stream, now: Self.start)
@@ -142,7 +167,7 @@ struct HonestKeepAliveTests {
     }
 }
 
-@Suite("DriverModel sends its fix of the moment on accepting and arriving")
+@Suite("DriverModel sends its fix of the moment on accepting, arriving and starting")
 @MainActor
 struct FreshFixTests {
     static func fix(at seconds: Double, metresNorth: Double) -> LocationPoint {
@@ -151,7 +176,7 @@ struct FreshFixTests {
             speed: 8, t: Fixture.origin.addingTimeInterval(seconds))
     }
 
-    @Test func theAcceptedAndTheArrivedTripGetTheFixOfThatMoment() async throws {
+    @Test func theAcceptedTheArrivedAndTheStartedTripGetTheFixOfThatMoment() async throws {
         let rig = DriverModelTests()
         try await rig.online()
         rig.source.yield(Self.fix(at: 0, metresNorth: 0))
@@ -181,5 +206,13 @@ struct FreshFixTests {
         try await eventually(rig.model, "arrival fix sent") { _ in channel.sent.count == 3 }
         #expect(rig.model.pipeline.stats.freshFixes == 2)
         #expect(channel.sent.last?.points.map { $0.t.timeIntervalSince(Fixture.origin) } == [5])
+        // The car crept 2 m to the kerb after the tap, under the distance filter: the start sends where it stands,
+        // so the pin is true when it drives off.
+        rig.clock.advance(by: .seconds(5))
+        rig.source.setCurrentFix(Self.fix(at: 10, metresNorth: 97))
+        await rig.model.tap(.started)
+        try await eventually(rig.model, "start fix sent") { _ in channel.sent.count == 4 }
+        #expect(rig.model.pipeline.stats.freshFixes == 3)
+        #expect(channel.sent.last?.points.map { $0.t.timeIntervalSince(Fixture.origin) } == [10])
     }
 }

@@ -239,6 +239,28 @@ struct ScreenAuditTests {
         #expect(Self.claims(at: 12, says: .live, eta: 4).over == ScreenOverclaims())
     }
 
+    /// Issue 14, fourth pass: a pin 8 m short of where the car then stood for 20 s was measured 0 s old while it
+    /// stood and, the moment it drove off, as old as the car's pass by the pin before it stopped (22.8 s): now as
+    /// old as the moment it left.
+    @Test func aPinShortOfAStandingCarIsAsOldAsTheMomentTheCarDroveOff() {
+        // North at 10 m/s to 600 m at 60 s, standing there until 80 s, then north again.
+        let trace = TruthTrace()
+        for second in 0...100 {
+            let metres = second <= 60 ? Double(second) * 10 : second <= 80 ? 600 : 600 + Double(second - 80) * 10
+            trace.record(Self.north(metres), at: Self.date(Double(second)))
+        }
+        var audit = ScreenAudit()
+        // The last fix, 8 m short (the distance filter), reached the server at 61 s.
+        audit.observe(Self.frame(at: 70, pin: (592, 61), marker: nil)) { _ in trace }
+        audit.observe(Self.frame(at: 82, pin: (592, 61), marker: nil)) { _ in trace }
+        audit.observe(Self.frame(at: 90, pin: (592, 61), marker: nil)) { _ in trace }
+        audit.finishTrip()
+        #expect(audit.measurements.freshness.count == 3)
+        #expect(audit.measurements.freshness.percentile(0.3) == 0)
+        #expect(audit.measurements.freshness.percentile(0.6) == 2)
+        #expect(audit.measurements.freshness.percentile(1) == 10)
+    }
+
     @Test func aKeepAliveStampedNowInATunnelIsALivePinThatOverclaims() {
         // The car drives north at 10 m/s through a tunnel from 20 s to 30 s; its last fix, at 190 m,
         // reached the server again at 28 s as a keep-alive stamped then: the app reads it 1 s old.
