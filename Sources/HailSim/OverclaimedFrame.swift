@@ -24,4 +24,7 @@ public struct OverclaimedFrame: Sendable, Hashable, Codable {
     public var fixAgeSeconds: Double?
     /// Since the server received the pin's fix.
     public var receivedAgeSeconds: Double
+    /// The rider's app's estimate of the server's clock minus its own: the simulated clocks are one, so this is the
+    /// estimate's error (a negative one makes every age it reckons look younger).
+    public var clockOffsetSeconds: Double?
 }

@@ -127,6 +127,7 @@ struct ScreenAudit: Sendable {
     /// The previous tracking frame's time and pin, to tell a designed snap from a jump.
     private var lastFrameTime: Double?
     private var lastShown: DriverLocation?
+    private var lastClockOffset: Double?
     private var lastEta: Int?
     private var trackedSince: Date?
     private var etaChanges = 0
@@ -151,6 +152,8 @@ struct ScreenAudit: Sendable {
         var trace: TruthTrace
         /// What the frame said about the pin.
         var words: Words
+        /// The rider's clock estimate's error in the frame.
+        var clockOffset: Double
     }
 
     /// What one frame said about its pin.
@@ -193,13 +196,15 @@ struct ScreenAudit: Sendable {
                     received: shown.receivedAt.timeIntervalSince1970,
                     seq: shown.seq, coordinate: shown.coordinate,
                     state: frame.state, trace: trace,
-                    words: Words(pin: frame.pin, delayedBanner: frame.showsDelayedBanner, eta: frame.etaMinutes != nil)),
+                    words: Words(pin: frame.pin, delayedBanner: frame.showsDelayedBanner, eta: frame.etaMinutes != nil),
+                    clockOffset: frame.clockOffset),
             )
         }
         judgePins()
-        let before = (time: lastFrameTime, shown: lastShown)
+        let before = (time: lastFrameTime, shown: lastShown, clockOffset: lastClockOffset)
         lastFrameTime = now
         lastShown = frame.shown
+        lastClockOffset = frame.clockOffset
         guard let marker = frame.marker else { return }
         if let lastMarker, lastMarker.distance(to: marker) > Self.jumpMeters {
             measurements.jumpsOver50m += 1
@@ -213,7 +218,7 @@ struct ScreenAudit: Sendable {
                         seq: frame.shown?.seq, previousSeq: before.shown?.seq,
                         receiptGapSeconds: frame.shown.flatMap { shown in
                             before.shown.map { shown.receivedAt.timeIntervalSince($0.receivedAt) }
-                        }))
+                        }, clockOffsetSeconds: frame.clockOffset, previousClockOffsetSeconds: before.clockOffset))
             }
         }
         lastMarker = marker
@@ -256,7 +261,8 @@ struct ScreenAudit: Sendable {
                     OverclaimedFrame(
                         rule: rule, tripID: pin.tripID, driverID: pin.driverID, at: now, state: pin.state.rawValue,
                         seq: pin.seq, ageSeconds: now - claimTime, truthAgeSeconds: now - truthTime,
-                        fixAgeSeconds: fixTime.map { now - $0 }, receivedAgeSeconds: now - pin.received))
+                        fixAgeSeconds: fixTime.map { now - $0 }, receivedAgeSeconds: now - pin.received,
+                        clockOffsetSeconds: pin.clockOffset))
             }
             if pin.trace.wasBlind(in: (now - 20)...now) {
                 measurements.freshnessNearTunnels.add(now - truthTime)

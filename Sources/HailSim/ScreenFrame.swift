@@ -26,11 +26,14 @@ struct ScreenFrame: Sendable, Hashable {
     var showsDelayedBanner: Bool
     /// What the pin says of itself (live, updating, locating), while a driver is on the way or driving.
     var pin: PinFreshness.Level?
+    /// What the rider's app adds to its clock to read the server's (`RiderModel.serverClockOffset`); the simulated
+    /// phone's clock is the server's, so anything but 0 is the estimate's error.
+    var clockOffset: Double = 0
 
     init(
         time: Date, tripID: String, state: TripState, version: Int, driverID: String?, shown: DriverLocation? = nil,
         marker: Coordinate? = nil, etaMinutes: Int? = nil, fare: Money?, showsDelayedBanner: Bool,
-        pin: PinFreshness.Level? = nil
+        pin: PinFreshness.Level? = nil, clockOffset: Double = 0
     ) {
         self.time = time
         self.tripID = tripID
@@ -43,5 +46,6 @@ struct ScreenFrame: Sendable, Hashable {
         self.fare = fare
         self.showsDelayedBanner = showsDelayedBanner
         self.pin = pin
+        self.clockOffset = clockOffset
     }
 }

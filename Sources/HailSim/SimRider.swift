@@ -185,7 +185,8 @@ final class SimRider {
         let frame = ScreenFrame(
             time: now, tripID: trip.id, state: trip.state, version: trip.version, driverID: trip.driver?.id,
             shown: model.driverLocation, marker: model.marker(at: now)?.coordinate, etaMinutes: model.screen.etaMinutes,
-            fare: model.screen.fare, showsDelayedBanner: model.screen.showsDelayedBanner, pin: model.screen.pin)
+            fare: model.screen.fare, showsDelayedBanner: model.screen.showsDelayedBanner, pin: model.screen.pin,
+            clockOffset: model.serverClockOffset)
         audit.observe(frame) { truth($0) }
     }
 

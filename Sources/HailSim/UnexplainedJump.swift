@@ -21,4 +21,9 @@ public struct UnexplainedJump: Sendable, Hashable, Codable {
     public var previousSeq: Int64?
     /// Seconds between the server's receipts of those two pins.
     public var receiptGapSeconds: Double?
+    /// The rider's app's estimate of the server's clock minus its own, this frame and the frame before: the
+    /// simulated clocks are one, so these are the estimate's errors, and the marker is drawn on that clock.
+    public var clockOffsetSeconds: Double?
+    /// The same for the frame before.
+    public var previousClockOffsetSeconds: Double?
 }

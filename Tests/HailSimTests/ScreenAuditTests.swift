@@ -181,6 +181,7 @@ struct ScreenAuditTests {
         #expect(
             (jump.meters * 10).rounded() / 10 == 80 && jump.sinceFrameSeconds.map { ($0 * 10).rounded() / 10 } == 0.2)
         #expect(jump.seq == nil && jump.previousSeq == nil && jump.receiptGapSeconds == nil)
+        #expect(jump.clockOffsetSeconds == 0 && jump.previousClockOffsetSeconds == 0)
         #expect(audit.measurements.backwardMoves == 1)
         #expect(audit.measurements.framesOffTruth == 0)
     }
@@ -281,7 +282,8 @@ struct ScreenAuditTests {
             audit.measurements.overclaimedFrames == [
                 OverclaimedFrame(
                     rule: "live", tripID: "trip-1", driverID: "driver-1", at: 1_000_029, state: "onTrip", seq: 1,
-                    ageSeconds: 10, truthAgeSeconds: 10, fixAgeSeconds: nil, receivedAgeSeconds: 1)
+                    ageSeconds: 10, truthAgeSeconds: 10, fixAgeSeconds: nil, receivedAgeSeconds: 1,
+                    clockOffsetSeconds: 0)
             ])
     }
 
