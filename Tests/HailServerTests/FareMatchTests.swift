@@ -90,6 +90,20 @@ struct FareMatchTests {
             Self.offset(east: $0.0, north: $0.1)
         }
         #expect(RoadNetwork.spaced(short, atLeast: 25, turningBackBeyond: 15) == [short[0], short[4], short[5]])
+        // Driving east, a fix that turns back at once towards where the car came from is noise; one on ahead of the
+        // last fix kept, then back, is a turn back.
+        let noise = [(-54.0, 0.0), (-27, 0), (0, 0), (-17, 0), (12, 0), (26, 0), (40, 0)].map {
+            Self.offset(east: $0.0, north: $0.1)
+        }
+        #expect(
+            RoadNetwork.spaced(noise, atLeast: 25, turningBackBeyond: 15)
+                == [noise[0], noise[1], noise[2], noise[5], noise[6]])
+        let onAndBack = [(-54.0, 0.0), (-27, 0), (0, 0), (17, 0), (3, 0), (-12, 0), (-26, 0), (-40, 0)].map {
+            Self.offset(east: $0.0, north: $0.1)
+        }
+        #expect(
+            RoadNetwork.spaced(onAndBack, atLeast: 25, turningBackBeyond: 15)
+                == [onAndBack[0], onAndBack[1], onAndBack[2], onAndBack[3], onAndBack[6], onAndBack[7]])
         // Round a right-angle corner the fix at the corner lies 15.6 m off the line, but the car did not turn back.
         let corner = [(0.0, 0.0), (22, 0), (22, 22), (22, 40)].map { Self.offset(east: $0.0, north: $0.1) }
         #expect(RoadNetwork.spaced(corner, atLeast: 25, turningBackBeyond: 15) == [corner[0], corner[2], corner[3]])
