@@ -169,10 +169,11 @@ public struct RoadNetwork: Sendable {
     public static let fareSpacingMeters = 25.0
     /// How far off the line between the fixes kept either side a fix where the car turned back must lie to be kept
     /// (see `spaced`). A car that drives 20 m up the road from the pickup to turn round at the junction leaves a fix
-    /// 14-23 m off; on a straight road, with 4 m of noise, a fix that seems to turn back lies 15 m off about once in
-    /// two thousand fixes at 14 m/s, three in a thousand at 3 m/s (simulated). At 12 m, a noisy fix at the tip of a hairpin was kept and matched onto a side road,
-    /// 25 m charged in and out of it (the stored fixes of 51 trips of two chaos runs and a dead-zones run, matched
-    /// again: every trip without a lost tail within 2.2 % at 12 m, 1.3 % at 15 m; 2.8 % with spacing alone).
+    /// 14-23 m off. On a straight road with 4 m of noise, a fix that seems to turn back lies 15 m off at most once in
+    /// two thousand fixes at 14 m/s, three in a thousand at 3 m/s (simulated). At 12 m, a noisy fix at the tip of a
+    /// hairpin was kept and matched onto a side road, 25 m charged in and out of it. The stored fixes of 51 trips (two
+    /// chaos runs and a dead-zones run) matched again: every trip without a lost tail within 2.2 % of its odometer
+    /// at 12 m, 1.3 % at 15 m, 2.8 % with spacing alone.
     public static let fareTurnBackMeters = 15.0
 
     /// `trace` without the fixes closer than `spacing` to the last one kept, except where the car turned back: a
