@@ -1,9 +1,10 @@
 import Foundation
 import HailCore
 import HailRoads
-import HailServer
 import HailTesting
 import Testing
+
+@testable import HailServer
 
 @Suite("Fare distance on Monaco's roads")
 struct FareMatchTests {
@@ -36,5 +37,75 @@ struct FareMatchTests {
         #expect(abs(charged - 244) <= 0.03 * 244)
         // The path goes up to the junction where the car turned.
         #expect(match.coordinates.contains { $0.distance(to: turn) < 0.5 })
+    }
+
+    /// The first 10 fixes the server stored for a simulated Monaco trip (`hail sim --scenario chaos`, seed 1; the
+    /// same route in dead-zones and stalls): the first is where the car stood at the pickup, facing away from the
+    /// dropoff. The car drove 20.8 m south-east to the junction, turned there and came back past the pickup (one
+    /// fix shows it, 17 m from the first), then west. Its odometer says 138.9 m at the last fix.
+    static let turnBackAtThePickup: [Coordinate] = [
+        (43.7473467, 7.42762), (43.7472692, 7.4278012), (43.7473546, 7.4276137), (43.7474998, 7.4274336),
+        (43.7474216, 7.4273053), (43.7475954, 7.4271921), (43.7475913, 7.4270672), (43.7475686, 7.4268573),
+        (43.7475277, 7.4266361), (43.7473824, 7.4265575),
+    ].map { Coordinate(lat: $0.0, lng: $0.1) }
+
+    @Test(
+        "Monaco: a car that turns round at the junction past the pickup is charged the way there and back",
+        .enabled(if: SharedData.file("osm/monaco.osm.pbf") != nil, "needs ../shared/data/osm/monaco.osm.pbf"))
+    func turnBackPastThePickup() throws {
+        let file = try #require(SharedData.file("osm/monaco.osm.pbf"))
+        let network = RoadNetwork(graph: RoadGraph(extract: try OSMPBFReader.read(contentsOf: file)))
+        // The fix that shows the turn stays in the thinned trace, though it is within 25 m of the first.
+        let spaced = RoadNetwork.spaced(
+            Self.turnBackAtThePickup, atLeast: RoadNetwork.fareSpacingMeters,
+            turningBackBeyond: RoadNetwork.fareTurnBackMeters)
+        #expect(spaced.prefix(2) == Self.turnBackAtThePickup.prefix(2))
+        // Thinned by spacing alone, that fix went and the fare lost the out and back: 105 m charged. Now the
+        // thinned trace is charged what the match on every fix is (142 m; the last fix lies a few metres ahead).
+        let charged = try #require(network.matchedDistance(Self.turnBackAtThePickup))
+        #expect(Int(charged.rounded()) == 142)
+        #expect(abs(charged - 138.9) <= 0.03 * 138.9)
+    }
+
+    /// A fix `east` metres east and `north` metres north of a point in Monaco.
+    static func offset(east: Double, north: Double) -> Coordinate {
+        let origin = Coordinate(lat: 43.74, lng: 7.42)
+        let metresPerDegree = Coordinate.earthRadiusMeters * .pi / 180
+        return Coordinate(
+            lat: origin.lat + north / metresPerDegree,
+            lng: origin.lng + east / (metresPerDegree * cos(origin.lat * .pi / 180)))
+    }
+
+    @Test("The fare's thinning keeps a fix where the car turned back, not one off the line on a bend")
+    func thinningKeepsTurnsBack() {
+        // Out 16 m east, back west past the start: the fix 16 m out stays though it is within 25 m of the first.
+        let turnBack = [(0.0, 0.0), (16, 0), (2, 0), (-12, 0), (-26, 0), (-40, 0)].map {
+            Self.offset(east: $0.0, north: $0.1)
+        }
+        #expect(
+            RoadNetwork.spaced(turnBack, atLeast: 25, turningBackBeyond: 15)
+                == [turnBack[0], turnBack[1], turnBack[4], turnBack[5]])
+        // 14 m out is within the tolerance: thinned as before.
+        let short = [(0.0, 0.0), (14, 0), (2, 0), (-12, 0), (-26, 0), (-40, 0)].map {
+            Self.offset(east: $0.0, north: $0.1)
+        }
+        #expect(RoadNetwork.spaced(short, atLeast: 25, turningBackBeyond: 15) == [short[0], short[4], short[5]])
+        // Driving east, a fix that turns back at once towards where the car came from is noise; one on ahead of the
+        // last fix kept, then back, is a turn back.
+        let noise = [(-54.0, 0.0), (-27, 0), (0, 0), (-17, 0), (12, 0), (26, 0), (40, 0)].map {
+            Self.offset(east: $0.0, north: $0.1)
+        }
+        #expect(
+            RoadNetwork.spaced(noise, atLeast: 25, turningBackBeyond: 15)
+                == [noise[0], noise[1], noise[2], noise[5], noise[6]])
+        let onAndBack = [(-54.0, 0.0), (-27, 0), (0, 0), (17, 0), (3, 0), (-12, 0), (-26, 0), (-40, 0)].map {
+            Self.offset(east: $0.0, north: $0.1)
+        }
+        #expect(
+            RoadNetwork.spaced(onAndBack, atLeast: 25, turningBackBeyond: 15)
+                == [onAndBack[0], onAndBack[1], onAndBack[2], onAndBack[3], onAndBack[6], onAndBack[7]])
+        // Round a right-angle corner the fix at the corner lies 15.6 m off the line, but the car did not turn back.
+        let corner = [(0.0, 0.0), (22, 0), (22, 22), (22, 40)].map { Self.offset(east: $0.0, north: $0.1) }
+        #expect(RoadNetwork.spaced(corner, atLeast: 25, turningBackBeyond: 15) == [corner[0], corner[2], corner[3]])
     }
 }
