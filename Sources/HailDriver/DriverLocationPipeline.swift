@@ -74,6 +74,10 @@ public struct DriverLocationPipeline: Sendable {
     private var batcherTick: Date?
     /// When the last batch went.
     private var lastSentAt: Date?
+    /// When the phone took the last fix it reported (a keep-alive's repeat is not one).
+    private var lastFixTakenAt: Date?
+    /// When the phone said it came to rest, while it says so.
+    private var standingSince: Date?
 
     /// Creates a pipeline under `policy`, resuming `snapshot` (unacknowledged points become history).
     public init(
@@ -99,6 +103,7 @@ public struct DriverLocationPipeline: Sendable {
         guard !policy.isOff else { return [] }
         guard case .accept = filter.evaluate(point) else { return [] }
         lastFixIsStale = false
+        lastFixTakenAt = point.t
         return feed(point, now: now)
     }
 
@@ -161,8 +166,17 @@ public struct DriverLocationPipeline: Sendable {
     /// (or cannot tell), else a batch marked as having no fix. A phone that says it is moving yet sent no fix
     /// for the interval is held back by its distance filter: its last fix is up to the filter's distance
     /// (50 m while waiting) behind the car, and repeating it stamped now would claim it is where the car is.
+    ///
+    /// A phone that says it stands is believed only of a fix it took standing (with a second of slack, the
+    /// stationary update and the fix it carries arriving in either order): a repeat of a fix from before the car
+    /// came to rest would put it where it passed, and a rider's pin would call that live.
     private mutating func keepAlive(_ point: LocationPoint, now: Date) -> [Action] {
-        guard lastFixIsStale || (fixStatusReported && fixStatus == .current) else { return feed(point, now: now) }
+        let standsAtItsFix =
+            fixStatus == .standing
+            && (standingSince.map { since in lastFixTakenAt.map { $0 >= since.addingTimeInterval(-1) } ?? false }
+                ?? false)
+        let repeatable = !fixStatusReported || standsAtItsFix
+        guard lastFixIsStale || !repeatable else { return feed(point, now: now) }
         stats.keepAlivesWithoutFix += 1
         lastLive = point
         lastLiveBeforeDrop = nil
@@ -171,6 +185,8 @@ public struct DriverLocationPipeline: Sendable {
 
     /// The location source says whether its last fix is still where the car is.
     public mutating func fixStatusChanged(_ status: FixStatus, now: Date) -> [Action] {
+        if status == .standing, fixStatus != .standing || standingSince == nil { standingSince = now }
+        if status != .standing { standingSince = nil }
         fixStatus = status
         fixStatusReported = true
         guard status == .unavailable else { return wakeAction() }
@@ -194,6 +210,7 @@ public struct DriverLocationPipeline: Sendable {
         guard !policy.isOff, case .accept = filter.evaluate(point) else { return [] }
         stats.freshFixes += 1
         lastFixIsStale = false
+        lastFixTakenAt = point.t
         if batcher.transport != nil { lastLive = point }
         lastLiveBeforeDrop = nil
         var actions = record(batcher.pointAccepted(point, now: now), now: now)

@@ -103,7 +103,7 @@ public final class DriverModel {
         runner.stepTaken = { [weak self] in self?.changed() }
         runner.confirmed = { [weak self] trip in self?.apply(trip) }
         runner.refused = { [weak self] in await self?.refreshTrip() }
-        runner.beforeEnded = { [weak self] in await self?.uplink.inFlightAcknowledged() }
+        runner.beforeEnded = { [weak self] in await self?.uplink.pathBeforeEndDelivered() }
     }
 
     private var savedState: DriverSavedState {
@@ -250,6 +250,7 @@ public final class DriverModel {
         // where it stands as it drives off (it may have crept to the kerb under the distance filter).
         if kind == .arrived || kind == .started { await uplink.sendFreshFix() }
         // Positions still waiting go now: the fare is built from the path driven before "ended" lands.
+        if kind == .ended { uplink.endTapped() }
         uplink.tripStateChanged()
         await runner.enqueue(DriverIntent(kind, tripID: trip.id))
     }

@@ -32,6 +32,8 @@ final class LocationUplink {
     @ObservationIgnored private var linkGeneration = 0
     @ObservationIgnored private var requestedPolicy: LocationPolicy?
     @ObservationIgnored private var bufferSavedAt: Date?
+    /// When the driver last tapped "ended".
+    @ObservationIgnored private var endTappedAt: Date?
     /// Told after every step this part takes that the screen or a waiter may care about.
     @ObservationIgnored var stepTaken: @MainActor () -> Void = {}
     /// Told when a link came up (the outbox and an owed status go then).
@@ -265,13 +267,23 @@ final class LocationUplink {
         linkGeneration += 1
     }
 
-    /// Waits until the server has acknowledged the location batches in flight now, or the link is down, for at
-    /// most `locationsBeforeEndWait`: the fare is priced on the history the server holds when "ended" lands, and
-    /// the batch the tap sent travels on the socket while "ended" goes over HTTP (the last seconds of a trip, 20
-    /// to 90 m, went uncharged when it lost the race).
-    func inFlightAcknowledged() async {
-        let sent = Set(pipeline.batcher.inFlight.map(\.seq))
-        guard pipeline.isConnected, !sent.isEmpty else { return }
+    /// Notes the moment the driver tapped "ended": the path the fare is priced on is every fix taken before it.
+    func endTapped() {
+        endTappedAt = timeline.now()
+    }
+
+    /// Waits until the server has acknowledged every fix taken before "ended" was tapped (or before now, for a tap
+    /// made before a relaunch), for at most `locationsBeforeEndWait`, or until no link gets through: the fare is
+    /// priced on the history the server holds when "ended" lands. Two races lost it before. The batch the tap sent
+    /// travels on the socket while "ended" goes over HTTP (the last seconds of a trip, 20 to 90 m, went
+    /// uncharged). And after a dead zone at the drop-off, the fixes taken in it wait in the buffer for a link
+    /// while "ended", retried as the network returns, goes over HTTP before the stream is back (a 1,070 m trip
+    /// was charged 962 m): with the stream down, the buffer now goes over HTTP first, as "ended" is about to.
+    func pathBeforeEndDelivered() async {
+        let cutoff = endTappedAt ?? timeline.now()
+        guard owesFixes(takenBy: cutoff) else { return }
+        if !pipeline.isConnected { linkUp(.http) }
+        guard pipeline.isConnected else { return }
         let deadline = timeline.now().addingTimeInterval(Self.locationsBeforeEndWait)
         let timeline = self.timeline
         let timer = Task { [weak self] in
@@ -281,9 +293,13 @@ final class LocationUplink {
         defer { timer.cancel() }
         await changes.firstStep { [weak self] in
             guard let self else { return true }
-            return !pipeline.isConnected || timeline.now() >= deadline
-                || !pipeline.batcher.inFlight.contains { sent.contains($0.seq) }
+            return !self.pipeline.isConnected || timeline.now() >= deadline || !self.owesFixes(takenBy: cutoff)
         }
+    }
+
+    /// True while a fix taken by `cutoff` is not acknowledged: waiting, in flight or in the offline buffer.
+    private func owesFixes(takenBy cutoff: Date) -> Bool {
+        pipeline.batcher.snapshot.points.contains { $0.t <= cutoff }
     }
 
     /// Device seconds "ended" waits at most for the location batches before it.

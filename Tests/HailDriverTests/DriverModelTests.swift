@@ -54,6 +54,37 @@ struct DriverModelTests {
         try await eventually(rig.model, "ended") { $0.trip?.state == .completed }
     }
 
+    /// Issue 14, fourth pass: after a dead zone at the drop-off, the fixes taken in it waited in the buffer for the
+    /// stream to reconnect while "ended", retried as the network came back, went over HTTP first: a 1,070 m trip
+    /// was charged 962 m. The buffer now goes over HTTP before "ended".
+    @Test func endedAfterADeadZoneWaitsForTheFixesTakenInIt() async throws {
+        let rig = DriverModelTests(active: Fixture.trip("t9", .onTrip, version: 4))
+        try await rig.online()
+        // The dead zone: the stream drops and cannot reconnect, and HTTP gets nothing through either.
+        rig.channel.refuse(true)
+        await rig.api.setUnreachable(true)
+        await rig.channel.disconnect()
+        try await eventually(rig.model, "stream lost") { $0.link != .stream }
+        for second in 0..<3 {
+            rig.clock.advance(by: .seconds(1))
+            rig.source.yield(
+                LocationPoint(
+                    lat: Fixture.dropoff.lat + Double(second) * 20 / 111_195, lng: Fixture.dropoff.lng, accuracy: 5,
+                    heading: 0, speed: 10, t: Fixture.origin.addingTimeInterval(Double(second + 1))))
+        }
+        try await eventually(rig.model, "three fixes kept offline") {
+            $0.link == .down && $0.pipeline.batcher.buffer.count == 3
+        }
+        // HTTP is back before the stream; the driver taps "ended".
+        await rig.api.setUnreachable(false)
+        await rig.model.tap(.ended)
+        try await eventually(rig.model, "ended") { $0.trip?.state == .completed }
+        // The two older fixes as history, the newest as the live position (it is younger than the hold), then "ended".
+        let log = await rig.api.log
+        #expect(log == ["locations 2", "locations 1", "ended"])
+        #expect(rig.model.pipeline.batcher.buffer.isEmpty)
+    }
+
     @Test func anOfferLapsesAtItsExpiry() async throws {
         try await online()
         #expect(model.screen.headline == .waitingForTrips)

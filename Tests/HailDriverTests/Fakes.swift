@@ -20,6 +20,8 @@ actor FakeDriverAPI: DriverAPI {
     var trips: [String: Trip] = [:]
     var refuseAcceptWith: String?
     var unreachable = false
+    /// Location batches and trip events the server took, in the order it took them ("locations 3", "ended").
+    private(set) var log: [String] = []
 
     init(active: Trip? = nil) {
         self.active = active
@@ -47,6 +49,7 @@ actor FakeDriverAPI: DriverAPI {
 
     func sendLocations(_ batch: LocationBatch) throws -> LocationAck {
         if unreachable { throw CallError.noNetwork }
+        log.append("locations \(batch.points.count)")
         return LocationAck(seq: batch.seq)
     }
 
@@ -67,7 +70,9 @@ actor FakeDriverAPI: DriverAPI {
     func decline(tripID: String) { declines.append(tripID) }
 
     func report(_ event: TripEventKind, tripID: String, key: UUID) -> Trip {
-        Fixture.trip(tripID, event == .arrived ? .driverArrived : event == .started ? .onTrip : .completed, version: 9)
+        log.append(event.rawValue)
+        return Fixture.trip(
+            tripID, event == .arrived ? .driverArrived : event == .started ? .onTrip : .completed, version: 9)
     }
 
     func cancel(tripID: String, key: UUID) -> Trip { Fixture.trip(tripID, .searching, version: 9) }

@@ -41,6 +41,49 @@ struct HonestKeepAliveTests {
         #expect(pipeline.stats.keepAlivesWithoutFix == 0)
     }
 
+    /// Issue 14, fourth pass: a keep-alive repeated the last fix as where a standing car is, though that fix was
+    /// taken before the car came to rest, metres back; the rider's pin called a place the car had passed live.
+    @Test func aStandingCarsKeepAliveRepeatsOnlyAFixTakenStanding() {
+        var pipeline = DriverLocationPipeline(policy: Self.toPickup)
+        _ = pipeline.linkUp(.stream, now: Self.start)
+        _ = pipeline.riderWatchingChanged(true, now: Self.start)
+        _ = pipeline.fixStatusChanged(.current, now: Self.start)
+        _ = pipeline.fix(Self.fix(at: 0), now: Self.start)
+        // The car comes to rest 5 s later, 40 m on, and its rest fix never arrives.
+        _ = pipeline.fixStatusChanged(.standing, now: Self.start.addingTimeInterval(5))
+        var sends: [LocationBatch] = []
+        while let wake = pipeline.nextWake, wake <= Self.start.addingTimeInterval(30) {
+            for case .send(let batch, _) in pipeline.tick(now: wake) {
+                sends.append(batch)
+                pipeline.ack(batch.seq)
+            }
+        }
+        // The keep-alives at 12 s and 24 s say "no fix", which no rider is shown.
+        let allSayNoFix = sends.allSatisfy(\.noFix)
+        #expect(allSayNoFix)
+        #expect(sends.count == 2)
+        #expect(pipeline.stats.keepAlivesWithoutFix == 2)
+        // Its rest fix arrives: from then on the keep-alive repeats it, stamped when made.
+        _ = pipeline.fix(Self.fix(at: 31, metresNorth: 40), now: Self.start.addingTimeInterval(31))
+        let before = pipeline.stats.keepAlivesWithoutFix
+        var repeats: [LocationBatch] = []
+        while let wake = pipeline.nextWake, wake <= Self.start.addingTimeInterval(60) {
+            for case .send(let batch, _) in pipeline.tick(now: wake) {
+                repeats.append(batch)
+                pipeline.ack(batch.seq)
+            }
+        }
+        #expect(pipeline.stats.keepAlivesWithoutFix == before)
+        let restLat = Self.fix(at: 31, metresNorth: 40).lat
+        let repeatTheRestFix = repeats.allSatisfy { batch in
+            !batch.noFix && batch.points.allSatisfy { $0.lat == restLat }
+        }
+        #expect(repeatTheRestFix)
+        // (The rest fix itself went at once, 40 m from the last fix sent.) Its repeats made at 43 s and 55 s, each
+        // held 2 s.
+        #expect(repeats.count == 2)
+    }
+
     @Test func aCarWithNoFixSendsNothingItsRiderCouldTakeForFresh() {
         let (times, pipeline) = Self.sentTimes(
             policy: Self.toPickup, watching: true, status: .unavailable, seconds: 60)
