@@ -14,8 +14,8 @@ import Foundation
 ///   restarts the timeline: the car jumps to it without animating across the city;
 /// - a fix arriving after the car came to rest on the previous one (a gap longer than `renderDelay`,
 ///   shorter than `snapGap`) is driven to from where the car rests, starting when it is added; fixes that
-///   reach the screen late (a stalled stream delivering several at once) are driven through a little faster
-///   than they were driven, never leapt over;
+///   reach the screen late (a stalled stream delivering several at once), or reached the server a moment apart
+///   though taken seconds apart, are driven through a little faster than they were driven, never leapt over;
 /// - the car never goes past the newest fix: when fixes stop it stays still (no extrapolation).
 ///
 /// All times are on the server's clock (`ServerClock.serverNow`).
@@ -93,13 +93,22 @@ public struct Glide: Sendable, Hashable {
             }
         }
         var time = location.receivedAt
-        if let last = fixes.last, time <= last.time {
-            // It reached the screen late: with fixes it followed (a stalled stream delivering at once), after the
-            // car came to rest, or from a server node whose clock is behind. Time must not run backwards, nor may
-            // the car leap to it: it drives there in half the time between the two receipts (at most half the
-            // render delay), faster than it drove, until the timeline is back on the receipts.
-            let interval = max(0, location.receivedAt.timeIntervalSince(last.location.receivedAt))
-            time = last.time.addingTimeInterval(min(interval, configuration.renderDelay) / 2)
+        if let last = fixes.last {
+            // Time must not run backwards, nor may the car leap: it drives to the new fix in no less than half the
+            // time it took between the two (at most half the render delay), the later of the two receipts' gap
+            // and the two fixes' taking, until the timeline is back on the receipts. It reached the screen late
+            // (a stalled stream delivering at once, after the car came to rest, from a server node whose clock
+            // is behind), or the server got two fixes a moment apart that were taken seconds apart (a waiting
+            // driver's held fix, then the fix of the moment at an accept): 55 m in one frame before.
+            let receipts = location.receivedAt.timeIntervalSince(last.location.receivedAt)
+            // When the server said when each was taken; else the receipts are all there is to go by, and a fix
+            // that is not late stays on its receipt.
+            let taking =
+                location.fixedAt.flatMap { now in last.location.fixedAt.map { now.timeIntervalSince($0) } } ?? 0
+            if time <= last.time || taking > receipts {
+                let interval = max(0, receipts, taking)
+                time = max(time, last.time.addingTimeInterval(min(interval, configuration.renderDelay) / 2))
+            }
         }
         var path = roadPath
         if let start = path?.first, let previous = fixes.last?.location.coordinate,

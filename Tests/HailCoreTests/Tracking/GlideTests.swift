@@ -77,6 +77,27 @@ struct GlideTests {
         #expect(try #require(glide.marker(at: Self.t0.addingTimeInterval(15))).coordinate.lat == 40)
     }
 
+    /// Issue 14, fourth pass: at an accept, a waiting driver's held fix and the fix of the moment, taken 10 s and
+    /// 55 m apart, reached the server 0.3 s apart, and the car crossed the 55 m in the next frame or two.
+    @Test func fixesTakenSecondsApartThatArriveAMomentApartAreDrivenNotLeapt() throws {
+        var glide = Glide(configuration: .init(renderDelay: 3))
+        var held = Self.fix(1, lat: 0, lng: 0, at: 0)
+        held.fixedAt = Self.t0.addingTimeInterval(-9.8)
+        var now = Self.fix(2, lat: 10, lng: 0, at: 0.3)
+        now.fixedAt = Self.t0.addingTimeInterval(0.2)
+        glide.add(held)
+        glide.add(now, now: Self.t0.addingTimeInterval(0.5))
+        // Half the render delay (the fixes were 10 s apart), not the 0.3 s between their receipts.
+        var lats: [Double] = []
+        for tenth in 30...50 {
+            lats.append(try #require(glide.marker(at: Self.t0.addingTimeInterval(Double(tenth) / 10))).coordinate.lat)
+        }
+        #expect(lats.first == 0)
+        #expect(lats[15] == 10)
+        let steps = zip(lats, lats.dropFirst()).map { $1 - $0 }
+        #expect(steps.allSatisfy { $0 >= -1e-6 && $0 <= 10.0 / 15 + 1e-6 }, "\(steps)")
+    }
+
     @Test func neverGoesPastTheNewestFixNorBackwards() throws {
         var glide = Glide(configuration: .init(renderDelay: 3))
         glide.add(Self.fix(1, lat: 0, lng: 0, at: 0))
