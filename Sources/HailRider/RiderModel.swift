@@ -332,6 +332,9 @@ public final class RiderModel {
                 latestArrival = nil
                 smoother = EtaSmoother(hold: configuration.etaHold)
                 trip = current
+                // `trip` and `screen` change together: a view (or a test) reading both while the store answers
+                // sees one state, with no minutes yet.
+                refresh()
                 await restorePromise(tripID: current.id, state: current.state)
                 if latestArrival == nil, machine.trip?.id == current.id, machine.trip?.state == current.state {
                     latestArrival = arrival
@@ -340,6 +343,7 @@ public final class RiderModel {
                 latestArrival = arrival
             }
             trip = machine.trip
+            stepTaken()
         }
         if update.id == current.id, current.state.isActive, let location = update.driverLocation {
             await applyPosition(

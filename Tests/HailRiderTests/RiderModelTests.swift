@@ -348,6 +348,27 @@ struct RiderModelTests {
         h.model.stop()
     }
 
+    @Test func theTripAndTheScreenChangeStateTogetherWhileThePromiseIsRead() async throws {
+        let store = HeldPromiseStore()
+        let h = RiderHarness(trip: Fixtures.trip(.driverArrived, version: 3), cursors: store)
+        h.model.screenVisibilityChanged(true)
+        await h.model.launch()
+        let connection = try await h.channel.connections.next()
+        connection.hello(at: 0)
+        connection.send(.tripUpdated(Fixtures.trip(.onTrip, version: 4, eta: 600)))
+        // The model is suspended reading what the on-trip leg promised before a kill.
+        await store.untilAReadIsHeld()
+        #expect(h.model.trip?.state == .onTrip)
+        #expect(h.model.screen.phase == .onTrip)
+        #expect(h.model.screen.etaMinutes == nil)
+        await store.release()
+        connection.moved(Fixtures.position(seq: 1, at: 0, north: 250), eta: 600)
+        try await h.until("seq 1") { h.model.driverLocation?.seq == 1 }
+        #expect(h.model.screen.phase == .onTrip)
+        #expect(h.model.screen.etaMinutes == 10)
+        h.model.stop()
+    }
+
     @Test func cancelIsNotOfferedOnceTheTripHasStarted() async throws {
         let h = RiderHarness(trip: Fixtures.trip(.driverArrived, version: 3))
         h.model.screenVisibilityChanged(true)

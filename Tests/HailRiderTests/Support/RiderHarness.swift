@@ -10,12 +10,12 @@ import HailTesting
 struct RiderHarness {
     let api: FakeTripAPI
     let channel = FakeLiveChannel()
-    let cursors: InMemoryCursorStore
+    let cursors: any CursorStore
     let clock: ManualClock
     let model: RiderModel
 
     init(
-        trip: Trip? = nil, api: FakeTripAPI? = nil, cursors: InMemoryCursorStore = InMemoryCursorStore(),
+        trip: Trip? = nil, api: FakeTripAPI? = nil, cursors: any CursorStore = InMemoryCursorStore(),
         clock: ManualClock = ManualClock(), skew: TimeInterval = 0
     ) {
         self.api = api ?? FakeTripAPI(trip: trip)
