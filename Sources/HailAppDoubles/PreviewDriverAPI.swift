@@ -36,7 +36,7 @@ public actor PreviewDriverAPI: DriverAPI {
     public func decline(tripID: String) async throws {}
 
     /// The trip one state on: arrived, started, ended.
-    public func report(_ event: TripEventKind, tripID: String, key: UUID) async throws -> Trip {
+    public func report(_ event: TripEventKind, tripID: String, key: UUID, path: [LocationPoint]?) async throws -> Trip {
         guard let trip = current else { throw CallError.refused(.notFound("no trip \(tripID)")) }
         let state: TripState
         switch event {

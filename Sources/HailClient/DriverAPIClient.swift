@@ -49,9 +49,12 @@ public struct DriverHTTPAPI: DriverAPI {
         _ = try await transport.send("POST", Routes.decline(tripID: tripID))
     }
 
-    /// `POST /v1/trips/{id}/events` with `event`, its idempotency key in the body and the header.
-    public func report(_ event: TripEventKind, tripID: String, key: UUID) async throws(CallError) -> Trip {
-        let body = TripEventRequest(event: event, idempotencyKey: key.uuidString.lowercased())
+    /// `POST /v1/trips/{id}/events` with `event`, its idempotency key in the body and the header, and with `ended`
+    /// the fixes of the trip the server has not acknowledged.
+    public func report(_ event: TripEventKind, tripID: String, key: UUID, path: [LocationPoint]? = nil)
+        async throws(CallError) -> Trip
+    {
+        let body = TripEventRequest(event: event, idempotencyKey: key.uuidString.lowercased(), path: path)
         let (_, data) = try await transport.send(
             "POST", Routes.events(tripID: tripID), body: encode(body), idempotencyKey: key)
         return try decode(Trip.self, data, "events")

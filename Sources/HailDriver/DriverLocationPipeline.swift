@@ -223,6 +223,11 @@ public struct DriverLocationPipeline: Sendable {
         batcher.ack(seq)
     }
 
+    /// The trip started at `cutoff`: see `LocationBatcher.forgetFixes(takenBefore:)`.
+    public mutating func forgetFixes(takenBefore cutoff: Date) {
+        batcher.forgetFixes(takenBefore: cutoff)
+    }
+
     /// True when a link is up.
     public var isConnected: Bool { batcher.transport != nil }
 

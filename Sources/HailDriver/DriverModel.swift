@@ -103,7 +103,6 @@ public final class DriverModel {
         runner.stepTaken = { [weak self] in self?.changed() }
         runner.confirmed = { [weak self] trip in self?.apply(trip) }
         runner.refused = { [weak self] in await self?.refreshTrip() }
-        runner.beforeEnded = { [weak self] in await self?.uplink.pathBeforeEndDelivered() }
     }
 
     private var savedState: DriverSavedState {
@@ -249,10 +248,13 @@ public final class DriverModel {
         // The rider at the pickup sees the car where it stopped, not where the last interval left it; at the start,
         // where it stands as it drives off (it may have crept to the kerb under the distance filter).
         if kind == .arrived || kind == .started { await uplink.sendFreshFix() }
-        // Positions still waiting go now: the fare is built from the path driven before "ended" lands.
-        if kind == .ended { uplink.endTapped() }
+        // The fixes taken before the rider got in are no part of the fare: those still on the phone go no further.
+        if kind == .started { uplink.tripStarted() }
+        // The fixes of the trip the server has not acknowledged go with "ended", so the fare is priced on the whole
+        // path whatever becomes of their batches; waiting positions go now too, for the rider's map.
+        let owed = kind == .ended ? uplink.pathNotAcknowledged() : []
         uplink.tripStateChanged()
-        await runner.enqueue(DriverIntent(kind, tripID: trip.id))
+        await runner.enqueue(DriverIntent(kind, tripID: trip.id, path: owed.isEmpty ? nil : owed))
     }
 
     /// The screen has shown the oldest refusal.

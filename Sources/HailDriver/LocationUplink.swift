@@ -32,8 +32,8 @@ final class LocationUplink {
     @ObservationIgnored private var linkGeneration = 0
     @ObservationIgnored private var requestedPolicy: LocationPolicy?
     @ObservationIgnored private var bufferSavedAt: Date?
-    /// When the driver last tapped "ended".
-    @ObservationIgnored private var endTappedAt: Date?
+    /// When the driver tapped "started" in this app's life.
+    @ObservationIgnored private var startTappedAt: Date?
     /// Told after every step this part takes that the screen or a waiter may care about.
     @ObservationIgnored var stepTaken: @MainActor () -> Void = {}
     /// Told when a link came up (the outbox and an owed status go then).
@@ -267,43 +267,24 @@ final class LocationUplink {
         linkGeneration += 1
     }
 
-    /// Notes the moment the driver tapped "ended": the path the fare is priced on is every fix taken before it.
-    func endTapped() {
-        endTappedAt = timeline.now()
+    /// The driver tapped "started": fixes taken before it that the server has not had (an offline buffer flushed
+    /// as the trip begins) would reach the trip's history after the start and be charged as part of the ride (71 m
+    /// of a 2,306 m stalls trip), so they are dropped but the newest, where the car stood.
+    func tripStarted() {
+        let now = timeline.now()
+        startTappedAt = now
+        pipeline.forgetFixes(takenBefore: now)
     }
 
-    /// Waits until the server has acknowledged every fix taken before "ended" was tapped (or before now, for a tap
-    /// made before a relaunch), for at most `locationsBeforeEndWait`, or until no link gets through: the fare is
-    /// priced on the history the server holds when "ended" lands. Two races lost it before. The batch the tap sent
-    /// travels on the socket while "ended" goes over HTTP (the last seconds of a trip, 20 to 90 m, went
-    /// uncharged). And after a dead zone at the drop-off, the fixes taken in it wait in the buffer for a link
-    /// while "ended", retried as the network returns, goes over HTTP before the stream is back (a 1,070 m trip
-    /// was charged 962 m): with the stream down, the buffer now goes over HTTP first, as "ended" is about to.
-    func pathBeforeEndDelivered() async {
-        let cutoff = endTappedAt ?? timeline.now()
-        guard owesFixes(takenBy: cutoff) else { return }
-        if !pipeline.isConnected { linkUp(.http) }
-        guard pipeline.isConnected else { return }
-        let deadline = timeline.now().addingTimeInterval(Self.locationsBeforeEndWait)
-        let timeline = self.timeline
-        let timer = Task { [weak self] in
-            try? await timeline.sleep(until: deadline)
-            self?.stepTaken()
-        }
-        defer { timer.cancel() }
-        await changes.firstStep { [weak self] in
-            guard let self else { return true }
-            return !self.pipeline.isConnected || timeline.now() >= deadline || !self.owesFixes(takenBy: cutoff)
-        }
+    /// The fixes taken on the trip (since "started" was tapped, when this app saw it) that the server has not
+    /// acknowledged, oldest first: in flight, waiting or in the offline buffer, at most a batch's worth (the
+    /// newest).
+    func pathNotAcknowledged() -> [LocationPoint] {
+        let now = timeline.now()
+        let since = startTappedAt ?? .distantPast
+        let path = pipeline.batcher.snapshot.points.filter { $0.t >= since && $0.t <= now }.sorted { $0.t < $1.t }
+        return Array(path.suffix(ProtocolLimits.maxPointsPerBatch))
     }
-
-    /// True while a fix taken by `cutoff` is not acknowledged: waiting, in flight or in the offline buffer.
-    private func owesFixes(takenBy cutoff: Date) -> Bool {
-        pipeline.batcher.snapshot.points.contains { $0.t <= cutoff }
-    }
-
-    /// Device seconds "ended" waits at most for the location batches before it.
-    static let locationsBeforeEndWait: TimeInterval = 5
 
     /// Forgets what was in flight, as a killed app would.
     func shutdown() {

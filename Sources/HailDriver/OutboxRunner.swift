@@ -22,8 +22,6 @@ final class OutboxRunner {
     @ObservationIgnored var confirmed: @MainActor (Trip) -> Void = { _ in }
     /// Told an action was refused: the trip may have moved on without us.
     @ObservationIgnored var refused: @MainActor () async -> Void = {}
-    /// Awaited before "ended" goes: the positions before it reach the server first.
-    @ObservationIgnored var beforeEnded: @MainActor () async -> Void = {}
     /// Told after every step this part takes.
     @ObservationIgnored var stepTaken: @MainActor () -> Void = {}
 
@@ -116,11 +114,9 @@ final class OutboxRunner {
         let tripID = entry.intent.tripID
         switch entry.intent.kind {
         case .accept: return try await api.accept(tripID: tripID, key: entry.key)
-        case .arrived: return try await api.report(.arrived, tripID: tripID, key: entry.key)
-        case .started: return try await api.report(.started, tripID: tripID, key: entry.key)
-        case .ended:
-            await beforeEnded()
-            return try await api.report(.ended, tripID: tripID, key: entry.key)
+        case .arrived: return try await api.report(.arrived, tripID: tripID, key: entry.key, path: nil)
+        case .started: return try await api.report(.started, tripID: tripID, key: entry.key, path: nil)
+        case .ended: return try await api.report(.ended, tripID: tripID, key: entry.key, path: entry.intent.path)
         case .cancel: return try await api.cancel(tripID: tripID, key: entry.key)
         }
     }

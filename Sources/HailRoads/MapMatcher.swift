@@ -50,7 +50,16 @@ public struct MapMatcher: Sendable {
         self.againstOneWayCost = againstOneWayCost
     }
 
-    /// The likeliest road path for `trace`; skipped fixes (see above) and fixes with no road in range get nil.
+    /// What passing a fix by costs in the model, as log-likelihood: the model may step from the fix before it to
+    /// the fix after, leaving it unmatched. A GPS outlier (multipath, 80-250 m off) that lands near some road can
+    /// only be reached by a drive round the block and back that the fixes around it do not show; without this, it
+    /// was matched anyway, every position needing a state, and a 1,883 m stalls trip whose outlier followed a
+    /// tunnel was charged 2,936 m. An honest fix costs a few units in emission and transition, so it is never worth
+    /// passing by; the tip of a turn back costs little either and stays.
+    public var outlierCost: Double = 20
+
+    /// The likeliest road path for `trace`; skipped fixes (see above), fixes with no road in range and fixes passed
+    /// by as outliers (`outlierCost`) get nil.
     public func match(_ trace: [Coordinate]) -> MapMatch {
         var lastUsed: Coordinate?
         let candidates = trace.map { fix -> [RoadSnap] in
@@ -59,37 +68,44 @@ public struct MapMatcher: Sendable {
             if !found.isEmpty { lastUsed = fix }
             return found
         }
-        // Viterbi state for the last fix that had candidates.
-        var scores: [Double] = []
-        var previousFix: Int?
-        // back[t][j] = (index of the chosen candidate at the previous matched fix, path), or nil at a chain start.
-        var back: [[(Int, LengthPath)?]] = Array(repeating: [], count: trace.count)
+        // back[t][j] = the fix and candidate the best way to candidate j of fix t came from, with its road path;
+        // nil at a chain start.
+        var back: [[Link?]] = Array(repeating: [], count: trace.count)
         // Every matched fix's scores, so a chain that broke can be ended at its own best state.
         var history: [[Double]] = Array(repeating: [], count: trace.count)
+        // The fixes with candidates so far, newest last: the model steps from the last, or passes it by from the one
+        // before (never past a chain start).
+        var matched: [Int] = []
+        var chainStart = 0
         var breaks = 0
         for (fix, options) in candidates.enumerated() where !options.isEmpty {
             let emissions = options.map { -0.5 * ($0.distance / sigma) * ($0.distance / sigma) }
-            guard let previous = previousFix else {
-                scores = emissions
+            guard let previous = matched.last else {
+                history[fix] = emissions
                 back[fix] = Array(repeating: nil, count: options.count)
-                history[fix] = scores
-                previousFix = fix
+                matched.append(fix)
                 continue
             }
-            let straight = trace[previous].distance(to: trace[fix])
-            // A drive longer than this is implausible between two fixes; bounds each search.
-            let limit = straight * 2 + 4 * candidateRadius + 200
             var next = [Double](repeating: -.infinity, count: options.count)
-            var links = [(Int, LengthPath)?](repeating: nil, count: options.count)
-            for (i, from) in candidates[previous].enumerated() where scores[i] > -.infinity {
-                let paths = shortestLengths(from: from, to: options, limit: limit)
-                for (j, path) in paths.enumerated() {
-                    guard let path else { continue }
-                    let against = path.againstOneWay ? againstOneWayCost / beta : 0
-                    let score = scores[i] + emissions[j] - abs(max(0, path.length) - straight) / beta - against
-                    if score > next[j] {
-                        next[j] = score
-                        links[j] = (i, path)
+            var links = [Link?](repeating: nil, count: options.count)
+            var sources = [(fix: previous, cost: 0.0)]
+            if matched.count - 1 > chainStart { sources.append((matched[matched.count - 2], outlierCost)) }
+            for source in sources {
+                let straight = trace[source.fix].distance(to: trace[fix])
+                // A drive longer than this is implausible between two fixes; bounds each search.
+                let limit = straight * 2 + 4 * candidateRadius + 200
+                for (i, from) in candidates[source.fix].enumerated() where history[source.fix][i] > -.infinity {
+                    let paths = shortestLengths(from: from, to: options, limit: limit)
+                    for (j, path) in paths.enumerated() {
+                        guard let path else { continue }
+                        let against = path.againstOneWay ? againstOneWayCost / beta : 0
+                        let score =
+                            history[source.fix][i] - source.cost + emissions[j] - abs(max(0, path.length) - straight)
+                            / beta - against
+                        if score > next[j] {
+                            next[j] = score
+                            links[j] = Link(fix: source.fix, candidate: i, path: path)
+                        }
                     }
                 }
             }
@@ -97,39 +113,50 @@ public struct MapMatcher: Sendable {
                 breaks += 1
                 next = emissions
                 links = Array(repeating: nil, count: options.count)
+                chainStart = matched.count
             }
-            scores = next
+            history[fix] = next
             back[fix] = links
-            history[fix] = scores
-            previousFix = fix
+            matched.append(fix)
         }
-        return backtrack(candidates: candidates, history: history, back: back, lastFix: previousFix, breaks: breaks)
+        return backtrack(candidates: candidates, history: history, back: back, matched: matched, breaks: breaks)
+    }
+
+    /// A step of the best path: from candidate `candidate` of fix `fix`, along `path`.
+    struct Link: Hashable {
+        var fix: Int
+        var candidate: Int
+        var path: LengthPath
     }
 
     private func backtrack(
-        candidates: [[RoadSnap]], history: [[Double]], back: [[(Int, LengthPath)?]], lastFix: Int?, breaks: Int
+        candidates: [[RoadSnap]], history: [[Double]], back: [[Link?]], matched: [Int], breaks: Int
     ) -> MapMatch {
         var chosen = [RoadSnap?](repeating: nil, count: candidates.count)
         func best(at fix: Int) -> Int { history[fix].indices.max { history[fix][$0] < history[fix][$1] } ?? 0 }
-        guard let lastFix else {
+        guard var fix = matched.last else {
             return MapMatch(points: chosen, distance: 0, coordinates: [], edges: [], breaks: breaks)
         }
+        // The last fix may be the outlier: the path may end at the one before, at the same cost as passing it by.
+        if matched.count >= 2, back[fix].contains(where: { $0 != nil }) {
+            let before = matched[matched.count - 2]
+            if history[before][best(at: before)] - outlierCost > history[fix][best(at: fix)] { fix = before }
+        }
         var pieces: [LengthPath] = []
-        var fix = lastFix
-        var index = best(at: lastFix)
+        var index = best(at: fix)
         while true {
             chosen[fix] = candidates[fix][index]
             guard let link = back[fix][index] else {
                 // A chain start: the next earlier matched fix (if any) ends the previous chain at its best.
-                guard let earlier = (0..<fix).last(where: { !back[$0].isEmpty }) else { break }
+                guard let earlier = matched.last(where: { $0 < fix }) else { break }
                 fix = earlier
                 index = best(at: earlier)
                 pieces.append(LengthPath(length: 0, edges: [], coordinates: []))
                 continue
             }
-            pieces.append(link.1)
-            index = link.0
-            fix = (0..<fix).last { !back[$0].isEmpty }!
+            pieces.append(link.path)
+            index = link.candidate
+            fix = link.fix
         }
         var distance = 0.0
         var coordinates: [Coordinate] = []

@@ -46,8 +46,8 @@ struct FaultyDriverLink: DriverAPI, DriverChannel {
         try await call { try await api.decline(tripID: tripID) }
     }
 
-    func report(_ event: TripEventKind, tripID: String, key: UUID) async throws -> Trip {
-        try await call { try await api.report(event, tripID: tripID, key: key) }
+    func report(_ event: TripEventKind, tripID: String, key: UUID, path: [LocationPoint]?) async throws -> Trip {
+        try await call { try await api.report(event, tripID: tripID, key: key, path: path) }
     }
 
     func cancel(tripID: String, key: UUID) async throws -> Trip {

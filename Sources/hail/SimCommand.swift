@@ -42,7 +42,8 @@ enum SimCommand {
     static var usage: String {
         let names = scenarios.map { "  \($0.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \($0.summary)" }
         return """
-            usage: hail sim --scenario NAME [--report report.json] [--duration S] [--warmup S] [--seed 1] [--speed 1]
+            usage: hail sim --scenario NAME [--report report.json] [--database sim.db] [--duration S] [--warmup S]
+                           [--seed 1] [--speed 1]
 
             Runs a simulated city headless against a fresh server on loopback (a throwaway database) and
             prints the measured report: the age of the position on each rider's screen against where the
@@ -50,8 +51,9 @@ enum SimCommand {
             backward moves, jumps over 50 m, trip events lost or doubled, ETA changes and revisions (changes a
             countdown cannot explain), each completed trip's charged distance against the distance driven,
             sends and bytes per driver-hour, and the trips. --report writes it as JSON (report.html: the
-            report with its plots, opening offline, and report.json beside it). --warmup S runs
-            the city S seconds before measuring it.
+            report with its plots, opening offline, and report.json beside it). --database keeps the
+            server's SQLite database (trips, events, each trip's stored fixes) for reading a trip again.
+            --warmup S runs the city S seconds before measuring it.
 
             scenarios:
             \(names.joined(separator: "\n"))
@@ -60,7 +62,8 @@ enum SimCommand {
 
     static func run(_ arguments: [String]) async throws(UsageError) {
         let args = try Arguments(
-            arguments, options: ["--scenario", "--report", "--duration", "--seed", "--speed", "--warmup"], flags: [])
+            arguments,
+            options: ["--scenario", "--report", "--database", "--duration", "--seed", "--speed", "--warmup"], flags: [])
         guard let name = args["--scenario"] else { throw UsageError("--scenario is required") }
         guard let scenario = scenarios.first(where: { $0.name == name }) else {
             throw UsageError(
@@ -77,7 +80,8 @@ enum SimCommand {
         let (graph, mapName) =
             scenario.generatedMap ? (GeneratedCity(seed: 1).graph, "the generated city") : try DemoCommand.loadMap(nil)
         _ = try await SimRun(
-            city: city, graph: graph, mapName: mapName, duration: TimeInterval(duration), reportPath: args["--report"]
+            city: city, graph: graph, mapName: mapName, duration: TimeInterval(duration), reportPath: args["--report"],
+            keptDatabasePath: args["--database"]
         ).run()
     }
 }

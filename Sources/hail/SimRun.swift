@@ -15,6 +15,9 @@ struct SimRun {
     var mapName: String
     var duration: TimeInterval
     var reportPath: String?
+    /// Where to keep the server's database (its trips, their events and position histories) after the run, so a
+    /// trip the report lists can be read again; nil throws it away.
+    var keptDatabasePath: String? = nil
     /// Where the city's rides push (APNs, from the `--apns-*` flags), or nil for no pushes.
     var pushSender: PushSenderFactory? = nil
 
@@ -23,9 +26,12 @@ struct SimRun {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hail-sim-\(UUID())")
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
+        if let keptDatabasePath, FileManager.default.fileExists(atPath: keptDatabasePath) {
+            throw UsageError("--database: \(keptDatabasePath) already exists; name a new file")
+        }
         var options = BackendServer.Options()
         options.port = 0
-        options.databasePath = directory.appendingPathComponent("sim.db").path
+        options.databasePath = keptDatabasePath ?? directory.appendingPathComponent("sim.db").path
         options.secret = SecureRandom.bytes(32)
         options.log = nil
         options.configuration.roads = .loaded(RoadNetwork(graph: graph))
@@ -80,6 +86,7 @@ struct SimRun {
         // The city is not cancelled: cancelling thousands of in-flight URLSession requests trips a
         // FoundationNetworking assertion on Linux. The process ends with the command instead.
         await server.shutdown()
+        if let keptDatabasePath { say("Database kept at \(keptDatabasePath).") }
         _ = cityTask
         return report
     }

@@ -138,7 +138,9 @@ struct NoAPI: DriverAPI {
     func trip(id: String) async throws -> Trip { throw CallError.noNetwork }
     func accept(tripID: String, key: UUID) async throws -> Trip { throw CallError.noNetwork }
     func decline(tripID: String) async throws { throw CallError.noNetwork }
-    func report(_ event: TripEventKind, tripID: String, key: UUID) async throws -> Trip { throw CallError.noNetwork }
+    func report(_ event: TripEventKind, tripID: String, key: UUID, path: [LocationPoint]?) async throws -> Trip {
+        throw CallError.noNetwork
+    }
     func cancel(tripID: String, key: UUID) async throws -> Trip { throw CallError.noNetwork }
 }
 

@@ -22,6 +22,8 @@ actor FakeDriverAPI: DriverAPI {
     var unreachable = false
     /// Location batches and trip events the server took, in the order it took them ("locations 3", "ended").
     private(set) var log: [String] = []
+    /// The path each "ended" carried, in order.
+    private(set) var endedPaths: [[LocationPoint]?] = []
 
     init(active: Trip? = nil) {
         self.active = active
@@ -69,8 +71,10 @@ actor FakeDriverAPI: DriverAPI {
 
     func decline(tripID: String) { declines.append(tripID) }
 
-    func report(_ event: TripEventKind, tripID: String, key: UUID) -> Trip {
+    func report(_ event: TripEventKind, tripID: String, key: UUID, path: [LocationPoint]?) throws -> Trip {
+        if unreachable { throw CallError.noNetwork }
         log.append(event.rawValue)
+        if event == .ended { endedPaths.append(path) }
         return Fixture.trip(
             tripID, event == .arrived ? .driverArrived : event == .started ? .onTrip : .completed, version: 9)
     }

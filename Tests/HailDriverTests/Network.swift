@@ -64,8 +64,8 @@ struct SwitchedAPI: DriverAPI {
         try await inner.decline(tripID: tripID)
     }
 
-    func report(_ event: TripEventKind, tripID: String, key: UUID) async throws -> Trip {
-        try await action { try await inner.report(event, tripID: tripID, key: key) }
+    func report(_ event: TripEventKind, tripID: String, key: UUID, path: [LocationPoint]?) async throws -> Trip {
+        try await action { try await inner.report(event, tripID: tripID, key: key, path: path) }
     }
 
     func cancel(tripID: String, key: UUID) async throws -> Trip {

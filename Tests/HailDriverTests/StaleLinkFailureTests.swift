@@ -44,7 +44,9 @@ actor HangingLocationsAPI: DriverAPI {
     func trip(id: String) throws -> Trip { throw CallError.refusal("trip \(id) is not assigned to you") }
     func accept(tripID: String, key: UUID) -> Trip { Fixture.trip(tripID, .driverAssigned, version: 2) }
     func decline(tripID: String) {}
-    func report(_ event: TripEventKind, tripID: String, key: UUID) -> Trip { Fixture.trip(tripID, .onTrip, version: 3) }
+    func report(_ event: TripEventKind, tripID: String, key: UUID, path: [LocationPoint]?) -> Trip {
+        Fixture.trip(tripID, .onTrip, version: 3)
+    }
     func cancel(tripID: String, key: UUID) -> Trip { Fixture.trip(tripID, .searching, version: 3) }
 }
 

@@ -73,6 +73,24 @@ private let dropoff = #""dropoff":{"lat":43.7314,"lng":7.4197}"#
         #expect(failure(TripEventRequest.self, good) == nil)
     }
 
+    @Test func anEndedPathIsCheckedFixByFixAndHoldsAtMostABatch() {
+        let key = "7c9e6679-7425-40de-944b-e07fc1f90ae7"
+        let fix = LocationPoint(lat: 43.74, lng: 7.42, accuracy: 5, heading: 0, speed: 10, t: Fixtures.receivedAt)
+        #expect(throws: Never.self) { try TripEventRequest(event: .ended, idempotencyKey: key, path: [fix]).validate() }
+        var bad = fix
+        bad.speed = .nan
+        #expect(throws: APIError.invalidField("path[1].speed", "speed must be a finite number")) {
+            try TripEventRequest(event: .ended, idempotencyKey: key, path: [fix, bad]).validate()
+        }
+        #expect(throws: APIError.invalidField("path", "path must hold at most 1000 fixes")) {
+            try TripEventRequest(event: .ended, idempotencyKey: key, path: Array(repeating: fix, count: 1_001))
+                .validate()
+        }
+        #expect(throws: APIError.invalidField("path", "path goes only with the ended event")) {
+            try TripEventRequest(event: .started, idempotencyKey: key, path: [fix]).validate()
+        }
+    }
+
     @Test func unknownTripEventNamesTheAcceptedValues() {
         let body = #"{"event":"flew","idempotencyKey":"7c9e6679-7425-40de-944b-e07fc1f90ae7"}"#
         #expect(

@@ -67,6 +67,34 @@ struct FareMatchTests {
         #expect(abs(charged - 138.9) <= 0.03 * 138.9)
     }
 
+    /// The thinned fixes of a 1,883 m stalls trip (its car's odometer) through two Monaco tunnels. Fix 13, just out of
+    /// the first, is a multipath outlier 189 m from the car and 19 m from the nearest road.
+    static let outlierAfterATunnel: [Coordinate] = [
+        (43.736791, 7.419634), (43.736995, 7.419821), (43.737177, 7.420161), (43.737051, 7.420407),
+        (43.736806, 7.420116), (43.736630, 7.419849), (43.736429, 7.419541), (43.736190, 7.419447),
+        (43.736034, 7.419149), (43.735714, 7.418660), (43.735578, 7.418317), (43.735330, 7.418237),
+        (43.735039, 7.418194), (43.734275, 7.416897), (43.735769, 7.419316), (43.736067, 7.419463),
+        (43.736328, 7.419813), (43.736550, 7.419981), (43.736747, 7.420291), (43.737027, 7.420613),
+        (43.737156, 7.421013), (43.737320, 7.421455), (43.737401, 7.421785), (43.737543, 7.422182),
+        (43.737558, 7.422505), (43.737465, 7.425496), (43.737466, 7.425924), (43.737523, 7.426344),
+        (43.737700, 7.427490), (43.737825, 7.427883), (43.740550, 7.429843), (43.740845, 7.429965),
+        (43.741080, 7.429965), (43.741250, 7.429971),
+    ].map { Coordinate(lat: $0.0, lng: $0.1) }
+
+    @Test("An outlier near some road is passed by, not reached by a drive round the block (issue 14)")
+    func outlierIsPassedBy() throws {
+        let file = try #require(SharedData.file("osm/monaco.osm.pbf"))
+        let network = RoadNetwork(graph: RoadGraph(extract: try OSMPBFReader.read(contentsOf: file)))
+        let match = network.matcher.match(Self.outlierAfterATunnel)
+        #expect(match.points[13] == nil)
+        #expect(match.points.enumerated().allSatisfy { $0.offset == 13 || $0.element != nil })
+        #expect(Int(match.distance.rounded()) == 1_881)
+        // Every fix matched, as before: the outlier was charged as a kilometre out and back.
+        var everyFix = network.matcher
+        everyFix.outlierCost = .infinity
+        #expect(Int(everyFix.match(Self.outlierAfterATunnel).distance.rounded()) == 2_937)
+    }
+
     /// A fix `east` metres east and `north` metres north of a point in Monaco.
     static func offset(east: Double, north: Double) -> Coordinate {
         let origin = Coordinate(lat: 43.74, lng: 7.42)

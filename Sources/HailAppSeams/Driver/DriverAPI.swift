@@ -19,8 +19,9 @@ public protocol DriverAPI: Sendable {
     func accept(tripID: String, key: UUID) async throws -> Trip
     /// `POST /v1/trips/{id}/decline`.
     func decline(tripID: String) async throws
-    /// `POST /v1/trips/{id}/events` with `event` under `key`.
-    func report(_ event: TripEventKind, tripID: String, key: UUID) async throws -> Trip
+    /// `POST /v1/trips/{id}/events` with `event` under `key`; with `ended`, the fixes of the trip the server has not
+    /// acknowledged (`TripEventRequest.path`).
+    func report(_ event: TripEventKind, tripID: String, key: UUID, path: [LocationPoint]?) async throws -> Trip
     /// `POST /v1/trips/{id}/cancel` under `key`.
     func cancel(tripID: String, key: UUID) async throws -> Trip
     /// `GET /v1/config`: the flags of this driver's cohort, or nil from a server that does not know the route.

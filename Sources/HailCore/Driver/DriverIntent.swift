@@ -18,10 +18,15 @@ public struct DriverIntent: Codable, Sendable, Hashable {
     public var kind: Kind
     /// The trip it applies to.
     public var tripID: String
+    /// With `ended`: the fixes of the trip the server had not acknowledged at the tap, oldest first. They travel
+    /// with "ended" so the fare is priced on them whatever became of their batches; fixed at the tap, so every
+    /// retry sends the same body under the same key.
+    public var path: [LocationPoint]?
 
     /// Creates an intent.
-    public init(_ kind: Kind, tripID: String) {
+    public init(_ kind: Kind, tripID: String, path: [LocationPoint]? = nil) {
         self.kind = kind
         self.tripID = tripID
+        self.path = path
     }
 }

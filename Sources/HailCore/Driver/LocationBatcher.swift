@@ -251,6 +251,16 @@ public struct LocationBatcher: Sendable, Hashable {
         for point in unacknowledged { appendToBuffer(point) }
     }
 
+    /// The trip started at `cutoff`: the fixes taken before it that wait here (the offline buffer, the batch being
+    /// held) are dropped, but the newest of them, where the car stood. Flushed after the start, they would be charged
+    /// as part of the ride; batches already in flight cannot be called back.
+    public mutating func forgetFixes(takenBefore cutoff: Date) {
+        let newestBefore = (buffer + pending).filter { $0.t < cutoff }.max { $0.t < $1.t }
+        buffer.removeAll { $0.t < cutoff && $0 != newestBefore }
+        pending.removeAll { $0.t < cutoff && $0 != newestBefore }
+        if pending.isEmpty { pendingSince = nil }
+    }
+
     /// The server acknowledged `seq`: it and every earlier batch are retired.
     public mutating func ack(_ seq: Int64) {
         inFlight.removeAll { $0.seq <= seq }

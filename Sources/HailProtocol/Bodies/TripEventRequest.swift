@@ -1,19 +1,38 @@
+import HailCore
+
 /// The body of `POST /v1/trips/{id}/events`: `{"event": "arrived", "idempotencyKey": "<uuid>"}`.
 public struct TripEventRequest: Codable, Sendable, Hashable, Validatable {
     /// What the driver reports.
     public var event: TripEventKind
     /// The UUID of this one intent, reused on every retry of it.
     public var idempotencyKey: String
+    /// With `ended` only: the fixes taken on the trip that the server had not acknowledged when the driver tapped,
+    /// oldest first. The server adds them to the trip's path before pricing it, so fixes still on the phone (a dead
+    /// zone at the drop-off, a stalled socket) are charged; those it already holds are ignored by their time.
+    public var path: [LocationPoint]?
 
     /// Creates an event report.
-    public init(event: TripEventKind, idempotencyKey: String) {
+    public init(event: TripEventKind, idempotencyKey: String, path: [LocationPoint]? = nil) {
         self.event = event
         self.idempotencyKey = idempotencyKey
+        self.path = path
     }
 
-    /// The key must be a UUID.
+    /// The key must be a UUID; a path goes only with `ended`, holds at most `ProtocolLimits.maxPointsPerBatch`
+    /// fixes, and each is checked as a location batch's are (fields named like `path[3].t`).
     public func validate() throws(APIError) {
         try FieldCheck.uuid(idempotencyKey, at: "idempotencyKey")
+        guard let path else { return }
+        guard event == .ended else {
+            throw APIError.invalidField("path", "path goes only with the ended event")
+        }
+        guard path.count <= ProtocolLimits.maxPointsPerBatch else {
+            throw APIError.invalidField(
+                "path", "path must hold at most \(ProtocolLimits.maxPointsPerBatch) fixes")
+        }
+        for (index, point) in path.enumerated() {
+            try point.validate(at: FieldPath.index("path", index))
+        }
     }
 }
 

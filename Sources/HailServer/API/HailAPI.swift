@@ -363,12 +363,17 @@ public struct HailAPI: Sendable {
             return .jsonBody(replayed.body, status: replayed.status)
         }
         // Ownership before anything else: only the assigned driver may learn the fare or change the trip.
-        _ = try await readableTrip(tripID, by: principal)
+        let record = try await readableTrip(tripID, by: principal)
         let intent: TripIntent
         switch body.event {
         case .arrived: intent = .arrived
         case .started: intent = .started
         case .ended:
+            // The fixes still on the phone at the tap join the trip's path before it is priced; a trip that is not
+            // under way is refused below and keeps its path as it was.
+            if let path = body.path, !path.isEmpty, record.trip.state == .onTrip {
+                try await call { try await services.fleet.tripEnding(tripID: tripID, path: path) }
+            }
             let (fare, receipt) = try await services.finalFare(tripID: tripID)
             intent = .ended(fare: fare, receipt: receipt)
         }

@@ -167,6 +167,17 @@ public final class Fleet: Sendable {
         try? await history.append(tripID: tripID, points: [point])
     }
 
+    /// "ended" carried the fixes of the trip its phone had not had acknowledged: they join the trip's history (those
+    /// it holds already, by their time, are ignored), except fixes from the future, which no phone can have taken.
+    public func tripEnding(tripID: String, path: [LocationPoint]) async throws {
+        let now = time.now()
+        let points = path.filter { $0.t.timeIntervalSince(now) <= configuration.maximumClockAheadSeconds }.map {
+            HistoryPoint(coordinate: $0.coordinate, t: $0.t, receivedAt: now, backlog: true)
+        }
+        guard !points.isEmpty else { return }
+        try await history.append(tripID: tripID, points: points)
+    }
+
     /// The driver's last published position, whichever node published it.
     public func position(driverID: String) async -> DriverLocation? {
         if let shared = try? await ingestState.state(driverID: driverID)?.position { return shared }
