@@ -82,7 +82,7 @@ struct StaleLinkFailureTests {
         // The stream breaks: the unacknowledged fix goes again over HTTP, and that post hangs.
         await channel.disconnect()
         try await eventually(model, "on HTTP") { $0.link == .http }
-        try await within(10, "the post over HTTP") { await api.untilPosted(1) }
+        try await within(60, "the post over HTTP") { await api.untilPosted(1) }
 
         // The stream comes back (the backoff's first wait is at most 1 s) while the post still hangs.
         channel.goSilent(false)

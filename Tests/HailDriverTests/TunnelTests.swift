@@ -44,7 +44,7 @@ struct TunnelTests {
         let after = DriverRig.along(131)
         try await rig.drive(to: after)
         try await rig.settled(advancing: 2)
-        let sawLive = await withDeadline(10) {
+        let sawLive = await withDeadline(60) {
             for await move in watch.stream where abs(move.coordinate.lat - after.lat) < 1e-6 { return true }
             return false
         }

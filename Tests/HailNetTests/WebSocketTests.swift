@@ -32,6 +32,27 @@ struct CapturingServer {
 }
 
 @Suite struct WebSocketTests {
+    /// A TCP socket bound to a loopback port that never listens, and the port.
+    static func boundNotListening() throws -> (descriptor: Int32, port: Int) {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(descriptor, generic, length) == 0 && getsockname(descriptor, generic, &length) == 0
+            }
+        }
+        guard bound else {
+            close(descriptor)
+            throw POSIXError(.EADDRINUSE)
+        }
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
     @Test func echoTextBinaryAndOneMegabyte() async throws {
         let (server, port) = try makeServer()
         let client = try WebSocketClient()
@@ -121,10 +142,10 @@ struct CapturingServer {
 
     @Test func connectFailureThrowsAClearError() async throws {
         let client = try WebSocketClient()
-        // A port that was just free: bind one, note it, close it.
-        let probe = NetServer(http: echoHandler)
-        let port = try probe.start()
-        await probe.shutdown()
+        // A port bound and not listening, held for the test: a connection to it is refused. (A port that was just
+        // free, closed again, could be taken by a server another test started meanwhile, and the connect worked.)
+        let (holder, port) = try Self.boundNotListening()
+        defer { close(holder) }
         await #expect {
             _ = try await within { try await client.connect(to: "ws://127.0.0.1:\(port)/x") }
         } throws: { error in

@@ -91,7 +91,7 @@ struct FaultInjectorTests {
         // and the clock moves on only once both frames are in.
         await clock.sleepers(atLeast: 2)
         clock.advance(by: .seconds(1))
-        try await within(10, "both frames delivered") {
+        try await within(60, "both frames delivered") {
             for await _ in arrivals where received.withLock({ $0.count }) >= 2 { return }
         }
         let ended = await Self.drive(clock, step: .seconds(1), steps: 9, reader)
@@ -128,7 +128,7 @@ struct FaultInjectorTests {
                 outcome.withLock { $0 = "\(error)" }
             }
         }
-        try await within(10, "the stream to break") { await reader.value }
+        try await within(60, "the stream to break") { await reader.value }
         #expect(outcome.withLock { $0 } == "the connection broke")
         #expect(closes.withLock { $0 } == 1)
         #expect(clock.now.offset == .seconds(1))

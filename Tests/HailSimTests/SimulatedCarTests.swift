@@ -78,7 +78,7 @@ struct SimulatedCarTests {
                 tell.yield()
             }
         }
-        try await within(10, "the car's first fix status") { for await _ in told { return } }
+        try await within(60, "the car's first fix status") { for await _ in told { return } }
         let received = Mutex<[LocationPoint]>([])
         let reader = Task {
             for await point in car.fixes() { received.withLock { $0.append(point) } }

@@ -238,7 +238,7 @@ extension SystemServer {
     /// Sends SIGHUP and returns the reload's log line.
     func reload() async throws -> String {
         child.process.send(SIGHUP)
-        let line = await withDeadline(20) { () -> String? in
+        let line = await withDeadline(60) { () -> String? in
             for await line in self.child.errorLines where line.contains(#""event":"flags_"#) { return line }
             return nil
         }
