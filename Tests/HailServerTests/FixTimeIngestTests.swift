@@ -100,6 +100,37 @@ struct FixTimeIngestTests {
         #expect(try await h.services.history.history(tripID: "trip-1").map(\.t) == [started, fixAt])
     }
 
+    /// Issue 14: after a dead zone, a multipath outlier sent live was judged from the last fix before the dead zone,
+    /// and the allowance of 200 km/h over the gap let it through: the car was shown live on a road it had left.
+    /// The backlog flushed before it is the reference now.
+    @Test func aLiveFixIsJudgedFromTheBacklogFlushedBeforeIt() async throws {
+        let h = await ServerHarness()
+        try await RideFlowTests.tripOnTrip(h)
+        var riders = await TopicReader(h.services.bus, .trip("trip-1"))
+        h.advance(seconds: 1)
+        let start = h.now
+        await Self.send(h, "driver-1", try Self.batch(seq: 5, at: Self.parked, t: start))
+        // A 20 s dead zone, 10 m north a second; its fixes come back as backlog.
+        h.advance(seconds: 21)
+        let north = { (metres: Double) in Coordinate(lat: Self.parked.lat + metres / 111_195, lng: Self.parked.lng) }
+        let backlog = (1...20).map {
+            LocationPoint(
+                lat: north(Double($0) * 10).lat, lng: Self.parked.lng, accuracy: 5, heading: 0, speed: 10,
+                t: start + Double($0))
+        }
+        await Self.send(h, "driver-1", try HailJSON.encode(LocationBatch(seq: 6, points: backlog, backlog: true)))
+        // The live fix after it, 250 m east of where the car is (200 m north): 12 m/s from the fix before the dead
+        // zone, 250 m/s from the last fix of the backlog.
+        let outlier = Coordinate(
+            lat: north(200).lat, lng: Self.parked.lng + 250 / (111_195 * cos(Self.parked.lat * .pi / 180)))
+        await Self.send(h, "driver-1", try Self.batch(seq: 7, at: outlier, t: start + 21))
+        #expect(try await Self.published(h, &riders).map(\.seq) == [5])
+        // The next real fix is shown.
+        h.advance(seconds: 1)
+        await Self.send(h, "driver-1", try Self.batch(seq: 8, at: north(220), t: start + 22))
+        #expect(try await Self.published(h, &riders).map(\.seq) == [8])
+    }
+
     /// Issue 14: a dead zone at the drop-off kept the trip's last fixes on the phone while "ended" got through
     /// (a 1,070 m chaos trip was charged 931 m, every run); "ended" now carries them.
     @Test func theFixesEndedCarriesArePricedAndThoseTheServerHoldsCountOnce() async throws {
@@ -116,6 +147,8 @@ struct FixTimeIngestTests {
         let path = [
             parkedFix,
             LocationPoint(lat: halfway.lat, lng: halfway.lng, accuracy: 5, heading: 0, speed: 23, t: start + 60),
+            // A multipath outlier 3 km east a second later: judged as a backlog's fixes are, it stays out.
+            LocationPoint(lat: halfway.lat, lng: halfway.lng + 0.04, accuracy: 5, heading: 0, speed: 23, t: start + 61),
             LocationPoint(lat: there.lat, lng: there.lng, accuracy: 5, heading: 0, speed: 0, t: start + 120),
         ]
         let driver = h.token(.driver, "driver-1")

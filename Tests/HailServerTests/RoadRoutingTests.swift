@@ -84,10 +84,14 @@ struct RoadRoutingTests {
         #expect(jitter.coordinate == ahead.coordinate)
         #expect(jitter.path == nil)
         #expect(jitter.seq == 11)
+        // Held where it was, the car is shown as old as the fix that put it there: 3 s, not 0.
+        #expect(jitter.fixedAt == ahead.fixedAt)
+        #expect(jitter.fixedAt == h.now.addingTimeInterval(-3))
         h.advance(seconds: 3)
         let onward = try await Self.publish(h, &riders, seq: 12, at: Self.offAvenue(0.8, offset: 3))
         let path = try #require(try onward.pathCoordinates())
         #expect(path.first!.distance(to: ahead.coordinate) < 1.5)
+        #expect(onward.fixedAt == h.now)
     }
 
     @Test func theCohortFlagSwitchesTheProviderForOneClientAndNotAnother() async throws {

@@ -168,12 +168,14 @@ public final class Fleet: Sendable {
     }
 
     /// "ended" carried the fixes of the trip its phone had not had acknowledged: they join the trip's history (those
-    /// it holds already, by their time, are ignored), except fixes from the future, which no phone can have taken.
+    /// it holds already, by their time, are ignored), judged among themselves by the filter a backlog batch passes
+    /// (an outlier at an impossible speed stays out), except fixes from the future, which no phone can have taken.
     public func tripEnding(tripID: String, path: [LocationPoint]) async throws {
         let now = time.now()
-        let points = path.filter { $0.t.timeIntervalSince(now) <= configuration.maximumClockAheadSeconds }.map {
-            HistoryPoint(coordinate: $0.coordinate, t: $0.t, receivedAt: now, backlog: true)
-        }
+        var filter = LocationFilter()
+        let points = path.sorted { $0.t < $1.t }.filter {
+            $0.t.timeIntervalSince(now) <= configuration.maximumClockAheadSeconds && filter.evaluate($0) == .accept
+        }.map { HistoryPoint(coordinate: $0.coordinate, t: $0.t, receivedAt: now, backlog: true) }
         guard !points.isEmpty else { return }
         try await history.append(tripID: tripID, points: points)
     }
@@ -477,6 +479,14 @@ public final class Fleet: Sendable {
             case .reject(let reason): dropped[reason.rawValue, default: 0] += 1
             }
         }
+        // A backlog newer than the last live fix (a dead zone's, flushed on reconnect) becomes the reference the next
+        // live fix is judged from: judged from the fix before the dead zone, a multipath outlier sent live after it
+        // passed any speed check (the allowance grows with the gap) and showed the car live on a road it had left.
+        if batch.backlog, let newest = backlogFilter.lastAccepted,
+            newest.t > shared.filter.lastAccepted?.t ?? .distantPast
+        {
+            shared.filter = LocationFilter(lastAccepted: newest, counts: shared.filter.counts)
+        }
         // When the phone sent the batch tells how long its fixes took to arrive; an app that does not say lends
         // its newest fix's time, whose lag includes the fix's wait on the phone.
         if let sent = batch.sentAt ?? newestTaken { state.fixTimes.observe(deviceTime: sent, receivedAt: now) }
@@ -503,9 +513,14 @@ public final class Fleet: Sendable {
             let roads = provider is GraphRouteProvider ? routing.network : nil
             var snap = roads?.snap(newest.coordinate, heading: heading, radius: routing.snapRadius)
             var path: [Coordinate]?
+            var fixedAt = state.fixTimes.fixedAt(deviceTime: newest.t, receivedAt: now)
             if let roads, let current = snap, let previous = state.snap {
                 if roads.isJitterBack(from: previous, to: current) {
                     snap = previous
+                    // The car is held where it was shown, and that position is as old as the fix that put it there:
+                    // after a dead zone, a car that had driven off and come back to just behind it was otherwise
+                    // shown live where it had been 25 s before (issue 14, driver 13 of dead-zones and stalls).
+                    fixedAt = state.position?.fixedAt ?? fixedAt
                 } else {
                     path = roads.path(from: previous, to: current)
                 }
@@ -513,7 +528,7 @@ public final class Fleet: Sendable {
             let location = DriverLocation(
                 coordinate: snap?.coordinate ?? newest.coordinate,
                 heading: heading ?? snap?.bearing ?? shared.position?.heading ?? 0,
-                seq: batch.seq, receivedAt: now, fixedAt: state.fixTimes.fixedAt(deviceTime: newest.t, receivedAt: now))
+                seq: batch.seq, receivedAt: now, fixedAt: fixedAt)
             state.position = location
             newPosition = location
             state.snap = snap

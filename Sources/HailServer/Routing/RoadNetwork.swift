@@ -156,8 +156,11 @@ public struct RoadNetwork: Sendable {
     /// kept either side of it, stays too (see `spaced`).
     public func matchedDistance(_ trace: [Coordinate]) -> Double? {
         guard trace.count >= 2 else { return nil }
+        let snapper = router.snapper
         let match = matcher.match(
-            Self.spaced(trace, atLeast: Self.fareSpacingMeters, turningBackBeyond: Self.fareTurnBackMeters))
+            Self.spaced(
+                trace, atLeast: Self.fareSpacingMeters, turningBackBeyond: Self.fareTurnBackMeters,
+                onRoad: { !snapper.candidates(near: $0, radius: Self.fareTurnBackRoadMeters).isEmpty }))
         let raw = trace.pathLength
         guard match.distance.isFinite, match.distance > 0, match.distance >= raw / 2, match.distance <= raw * 2 else {
             return nil
@@ -175,12 +178,17 @@ public struct RoadNetwork: Sendable {
     /// chaos runs and a dead-zones run) matched again: every trip without a lost tail within 2.2 % of its odometer
     /// at 12 m, 1.3 % at 15 m, 2.8 % with spacing alone.
     public static let fareTurnBackMeters = 15.0
+    /// How near a road a fix that seems to turn back must lie to be kept as one: the tip of a real turn back is a fix
+    /// of a car on a road, within the noise (4 m a side: 12 m or more away one fix in a hundred); a fix that seems to
+    /// turn back 17 m off every road is the noise itself (two such fixes in a row on the 1,070 m trip of the stalls
+    /// and dead-zones runs were kept, and charged 12 m of a 2.6-3.0 % overcharge).
+    public static let fareTurnBackRoadMeters = 12.0
 
     /// `trace` without the fixes closer than `spacing` to the last one kept, except where the car turned back: a
     /// fix more than `turnBack` metres off the line between the fixes kept either side of it, from which the way on
     /// turns by more than a right angle from the way there, and which lies on ahead the way the car came to the
-    /// fix kept before it, stays (found as Douglas and Peucker simplify a line). The first and the last fix always
-    /// stay.
+    /// fix kept before it, stays (found as Douglas and Peucker simplify a line) if `onRoad` says it lies on a road.
+    /// The first and the last fix always stay.
     ///
     /// Spacing alone lost turns back: a car leaving the pickup facing away from the dropoff drives to the next
     /// junction, turns and comes back past where it started, and every fix of the 40 m out and back lies within
@@ -188,9 +196,10 @@ public struct RoadNetwork: Sendable {
     /// A fix off the line on a bend is not needed: the match follows the road round it. A fix behind the one kept
     /// before it, the way the car came, would be two turns back in a few seconds: two noisy fixes (14 and 17 m off
     /// on the 1,070 m trip of dead-zones) looked like that and were charged as 40 m out and back.
-    static func spaced(_ trace: [Coordinate], atLeast spacing: Double, turningBackBeyond turnBack: Double = .infinity)
-        -> [Coordinate]
-    {
+    static func spaced(
+        _ trace: [Coordinate], atLeast spacing: Double, turningBackBeyond turnBack: Double = .infinity,
+        onRoad: (Coordinate) -> Bool = { _ in true }
+    ) -> [Coordinate] {
         var kept: [Int] = []
         kept.reserveCapacity(trace.count)
         for index in trace.indices {
@@ -199,7 +208,8 @@ public struct RoadNetwork: Sendable {
             }
             if let last = kept.last {
                 kept += turnsBack(
-                    trace, between: last, and: index, cameFrom: kept.dropLast().last, beyond: turnBack)
+                    trace, between: last, and: index, cameFrom: kept.dropLast().last, beyond: turnBack
+                ).filter { onRoad(trace[$0]) }
             }
             kept.append(index)
         }
