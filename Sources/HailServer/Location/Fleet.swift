@@ -513,14 +513,10 @@ public final class Fleet: Sendable {
             let roads = provider is GraphRouteProvider ? routing.network : nil
             var snap = roads?.snap(newest.coordinate, heading: heading, radius: routing.snapRadius)
             var path: [Coordinate]?
-            var fixedAt = state.fixTimes.fixedAt(deviceTime: newest.t, receivedAt: now)
+            let fixedAt = state.fixTimes.fixedAt(deviceTime: newest.t, receivedAt: now)
             if let roads, let current = snap, let previous = state.snap {
                 if roads.isJitterBack(from: previous, to: current) {
                     snap = previous
-                    // The car is held where it was shown, and that position is as old as the fix that put it there:
-                    // after a dead zone, a car that had driven off and come back to just behind it was otherwise
-                    // shown live where it had been 25 s before (issue 14, driver 13 of dead-zones and stalls).
-                    fixedAt = state.position?.fixedAt ?? fixedAt
                 } else {
                     path = roads.path(from: previous, to: current)
                 }
