@@ -113,9 +113,10 @@ struct FareMatchTests {
         #expect(
             RoadNetwork.spaced(turnBack, atLeast: 25, turningBackBeyond: 15)
                 == [turnBack[0], turnBack[1], turnBack[4], turnBack[5]])
-        // The same fix lying off every road is noise, not the tip of a turn back: thinned.
+        // The same fix on no road of the fix before it is noise, not the tip of a turn back: thinned.
         #expect(
-            RoadNetwork.spaced(turnBack, atLeast: 25, turningBackBeyond: 15, onRoad: { $0 != turnBack[1] })
+            RoadNetwork.spaced(
+                turnBack, atLeast: 25, turningBackBeyond: 15, backAlongItsRoad: { tip, _, _ in tip != turnBack[1] })
                 == [turnBack[0], turnBack[4], turnBack[5]])
         // 14 m out is within the tolerance: thinned as before.
         let short = [(0.0, 0.0), (14, 0), (2, 0), (-12, 0), (-26, 0), (-40, 0)].map {

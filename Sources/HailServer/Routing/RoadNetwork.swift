@@ -157,10 +157,16 @@ public struct RoadNetwork: Sendable {
     public func matchedDistance(_ trace: [Coordinate]) -> Double? {
         guard trace.count >= 2 else { return nil }
         let snapper = router.snapper
+        let edges = router.graph.edges
+        func roads(near point: Coordinate) -> Set<Int32> {
+            Set(snapper.candidates(near: point, radius: Self.fareTurnBackRoadMeters).map { edges[$0.edge].road })
+        }
         let match = matcher.match(
             Self.spaced(
                 trace, atLeast: Self.fareSpacingMeters, turningBackBeyond: Self.fareTurnBackMeters,
-                onRoad: { !snapper.candidates(near: $0, radius: Self.fareTurnBackRoadMeters).isEmpty }))
+                backAlongItsRoad: { tip, before, after in
+                    !roads(near: tip).intersection(roads(near: before)).isDisjoint(with: roads(near: after))
+                }))
         let raw = trace.pathLength
         guard match.distance.isFinite, match.distance > 0, match.distance >= raw / 2, match.distance <= raw * 2 else {
             return nil
@@ -178,16 +184,18 @@ public struct RoadNetwork: Sendable {
     /// chaos runs and a dead-zones run) matched again: every trip without a lost tail within 2.2 % of its odometer
     /// at 12 m, 1.3 % at 15 m, 2.8 % with spacing alone.
     public static let fareTurnBackMeters = 15.0
-    /// How near a road a fix that seems to turn back must lie to be kept as one: the tip of a real turn back is a fix
-    /// of a car on a road, within the noise (4 m a side: 12 m or more away one fix in a hundred); a fix that seems to
-    /// turn back 17 m off every road is the noise itself (two such fixes in a row on the 1,070 m trip of the stalls
-    /// and dead-zones runs were kept, and charged 12 m of a 2.6-3.0 % overcharge).
+    /// How near one road a fix that seems to turn back and the fixes kept either side of it must all lie for it to be
+    /// kept as one: a car turns back along the road it drove out on, and the tip of a real turn back is a fix of a car
+    /// on it, within the noise (4 m a side: 12 m or more away one fix in a hundred). On the 1,070 m trip of the stalls and
+    /// dead-zones runs, noisy fixes 13-17 m off the road were kept as turn backs and matched onto a side road: +2.6 %
+    /// and +5.7 %, +1.4 % and +2.8 % as spacing alone would charge.
     public static let fareTurnBackRoadMeters = 12.0
 
     /// `trace` without the fixes closer than `spacing` to the last one kept, except where the car turned back: a
     /// fix more than `turnBack` metres off the line between the fixes kept either side of it, from which the way on
     /// turns by more than a right angle from the way there, and which lies on ahead the way the car came to the
-    /// fix kept before it, stays (found as Douglas and Peucker simplify a line) if `onRoad` says it lies on a road.
+    /// fix kept before it, stays (found as Douglas and Peucker simplify a line) if `backAlongItsRoad` says it and the
+    /// fixes kept either side of it lie on one road.
     /// The first and the last fix always stay.
     ///
     /// Spacing alone lost turns back: a car leaving the pickup facing away from the dropoff drives to the next
@@ -198,7 +206,7 @@ public struct RoadNetwork: Sendable {
     /// on the 1,070 m trip of dead-zones) looked like that and were charged as 40 m out and back.
     static func spaced(
         _ trace: [Coordinate], atLeast spacing: Double, turningBackBeyond turnBack: Double = .infinity,
-        onRoad: (Coordinate) -> Bool = { _ in true }
+        backAlongItsRoad: (_ tip: Coordinate, _ before: Coordinate, _ after: Coordinate) -> Bool = { _, _, _ in true }
     ) -> [Coordinate] {
         var kept: [Int] = []
         kept.reserveCapacity(trace.count)
@@ -209,7 +217,7 @@ public struct RoadNetwork: Sendable {
             if let last = kept.last {
                 kept += turnsBack(
                     trace, between: last, and: index, cameFrom: kept.dropLast().last, beyond: turnBack
-                ).filter { onRoad(trace[$0]) }
+                ).filter { backAlongItsRoad(trace[$0], trace[last], trace[index]) }
             }
             kept.append(index)
         }
