@@ -131,6 +131,33 @@ struct FixTimeIngestTests {
         #expect(try await Self.published(h, &riders).map(\.seq) == [8])
     }
 
+    /// Issue 14: a backlog of the way to the pickup, flushed as the trip started, reached the history after the start
+    /// and was charged (71 m of a 2,306 m stalls trip, every run).
+    @Test func aBacklogOfTheWayToThePickupIsNotCharged() async throws {
+        let h = await ServerHarness()
+        let approachStart = h.now
+        h.advance(seconds: 1)
+        try await RideFlowTests.tripOnTrip(h)
+        // The trip began where the car stood (its last fix, taken before the start); the phone then flushes fixes of
+        // the way there, 500 m south, taken before that fix.
+        let south = Coordinate(lat: Self.parked.lat - 0.0045, lng: Self.parked.lng)
+        let way = [
+            LocationPoint(lat: south.lat, lng: south.lng, accuracy: 5, heading: 0, speed: 10, t: approachStart)
+        ]
+        await Self.send(h, "driver-1", try HailJSON.encode(LocationBatch(seq: 5, points: way, backlog: true)))
+        h.advance(seconds: 60)
+        let there = Coordinate(lat: Self.parked.lat + 0.01, lng: Self.parked.lng)
+        await Self.send(h, "driver-1", try Self.batch(seq: 6, at: there, t: h.now))
+        let ended = await h.call(
+            "POST", "/v1/trips/trip-1/events", token: h.token(.driver, "driver-1"),
+            json: #"{"event": "ended", "idempotencyKey": "\#(UUID().uuidString)"}"#)
+        let trip = try HailJSON.decode(Trip.self, from: ended.body)
+        let history = try await h.services.history.history(tripID: "trip-1")
+        #expect(history.map(\.backlog) == [true, false, false])
+        let started = try #require(history.first { !$0.backlog })
+        #expect(trip.receipt?.distanceMeters == Int(started.coordinate.distance(to: there).rounded()))
+    }
+
     /// Issue 14: a dead zone at the drop-off kept the trip's last fixes on the phone while "ended" got through
     /// (a 1,070 m chaos trip was charged 931 m, every run); "ended" now carries them.
     @Test func theFixesEndedCarriesArePricedAndThoseTheServerHoldsCountOnce() async throws {

@@ -201,6 +201,9 @@ public struct ServerServices: Sendable {
     /// history (in device-time order, backlog included) and the time since it started, in the whole metres and
     /// seconds the tariff charges.
     ///
+    /// Fixes flushed from the phone's buffer (backlog) taken before the trip's first live fix, where the car stood as
+    /// it started, were taken on the way to the pickup and are not charged.
+    ///
     /// With a road network the history is map-matched first, so GPS noise zigzagging across the street
     /// is not charged; a match that fails its checks leaves the raw path length, as without roads.
     ///
@@ -211,7 +214,14 @@ public struct ServerServices: Sendable {
             guard let record = try await trips.record(id: tripID) else {
                 throw APIError.notFound("there is no trip \(tripID)")
             }
-            let points = try await history.history(tripID: tripID).map(\.coordinate)
+            let stored = try await history.history(tripID: tripID)
+            // A backlog taken before the fix the trip began from (where the car stood at the start) was taken on the
+            // way to the pickup: flushed from the phone's buffer as the trip started, it reached the history after
+            // the start (71 m of the way charged on a 2,306 m stalls trip, every run).
+            let firstLive = stored.filter { !$0.backlog }.map(\.t).min()
+            let points = stored.filter { point in
+                !point.backlog || firstLive.map { point.t >= $0 } ?? true
+            }.map(\.coordinate)
             let distance =
                 points.count >= 2
                 ? (routing.network?.matchedDistance(points) ?? points.pathLength)
