@@ -87,7 +87,7 @@ public final class DriverModel {
         self.saves = saves
         uplink = LocationUplink(
             channel: channel, api: api, location: location, timeline: timeline, ackTimeout: ackTimeout,
-            bufferCapacity: bufferCapacity, tasks: tasks, saves: saves, changes: changeStream)
+            bufferCapacity: bufferCapacity, tasks: tasks, saves: saves)
         runner = OutboxRunner(
             api: api, timeline: timeline, backoff: backoff, random: random, tasks: tasks, saves: saves)
         // Weak: a part's task may still be winding down after a shut-down model is gone.

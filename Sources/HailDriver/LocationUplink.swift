@@ -24,7 +24,6 @@ final class LocationUplink {
     @ObservationIgnored private let ackTimeout: TimeInterval
     @ObservationIgnored private let tasks: DriverTasks
     @ObservationIgnored private let saves: DriverSaves
-    @ObservationIgnored private let changes: ModelChanges<DriverScreen>
     @ObservationIgnored private var sendQueue: [(batch: LocationBatch, via: LocationBatcher.Transport)] = []
     @ObservationIgnored private var draining = false
     /// Bumped whenever `link` changes: a send that fails after the link changed under it (a request that
@@ -44,8 +43,7 @@ final class LocationUplink {
     /// An uplink with nothing sent yet.
     init(
         channel: any DriverChannel, api: any DriverAPI, location: any LocationSource, timeline: Timeline,
-        ackTimeout: TimeInterval, bufferCapacity: Int, tasks: DriverTasks, saves: DriverSaves,
-        changes: ModelChanges<DriverScreen>
+        ackTimeout: TimeInterval, bufferCapacity: Int, tasks: DriverTasks, saves: DriverSaves
     ) {
         self.channel = channel
         self.api = api
@@ -54,7 +52,6 @@ final class LocationUplink {
         self.ackTimeout = ackTimeout
         self.tasks = tasks
         self.saves = saves
-        self.changes = changes
         self.pipeline = DriverLocationPipeline(policy: .off, bufferCapacity: bufferCapacity)
     }
 
