@@ -31,6 +31,28 @@ struct DriverModelTests {
         try await eventually(model, "stream up") { $0.link == .stream }
     }
 
+    /// A dead zone: the stream drops and cannot reconnect, and HTTP gets nothing through either.
+    func enterDeadZone() async throws {
+        channel.refuse(true)
+        await api.setUnreachable(true)
+        await channel.disconnect()
+        try await eventually(model, "stream lost") { $0.link != .stream }
+    }
+
+    /// One fix a second, 20 m apart northward from `start`, each yielded as the clock reaches its time; the times.
+    @discardableResult
+    func driveNorth(from start: Coordinate, fixes: Int) -> [Date] {
+        (0..<fixes).map { index in
+            clock.advance(by: .seconds(1))
+            let time = Fixture.origin.addingTimeInterval(Double(index + 1))
+            source.yield(
+                LocationPoint(
+                    lat: start.lat + Double(index) * 20 / 111_195, lng: start.lng, accuracy: 5, heading: 0, speed: 10,
+                    t: time))
+            return time
+        }
+    }
+
     /// Issue 14: the fare is priced on the history the server holds when "ended" lands, and the tap's last
     /// positions travel on the socket while "ended" goes over HTTP; they lost the race often enough to leave
     /// the trip's last 20-90 m uncharged. They go with "ended" too, so it need not wait for their ack.
@@ -56,19 +78,8 @@ struct DriverModelTests {
     @Test func endedAfterADeadZoneCarriesTheFixesTakenInIt() async throws {
         let rig = DriverModelTests(active: Fixture.trip("t9", .onTrip, version: 4))
         try await rig.online()
-        // The dead zone: the stream drops and cannot reconnect, and HTTP gets nothing through either.
-        rig.channel.refuse(true)
-        await rig.api.setUnreachable(true)
-        await rig.channel.disconnect()
-        try await eventually(rig.model, "stream lost") { $0.link != .stream }
-        let taken = (1...3).map { Fixture.origin.addingTimeInterval(Double($0)) }
-        for (index, time) in taken.enumerated() {
-            rig.clock.advance(by: .seconds(1))
-            rig.source.yield(
-                LocationPoint(
-                    lat: Fixture.dropoff.lat + Double(index) * 20 / 111_195, lng: Fixture.dropoff.lng, accuracy: 5,
-                    heading: 0, speed: 10, t: time))
-        }
+        try await rig.enterDeadZone()
+        let taken = rig.driveNorth(from: Fixture.dropoff, fixes: 3)
         try await eventually(rig.model, "three fixes kept offline") {
             $0.link == .down && $0.pipeline.batcher.buffer.count == 3
         }
@@ -87,17 +98,8 @@ struct DriverModelTests {
     @Test func startedDropsTheFixesTakenOnTheWayThatWaitOnThePhone() async throws {
         let rig = DriverModelTests(active: Fixture.trip("t9", .driverArrived, version: 3))
         try await rig.online()
-        rig.channel.refuse(true)
-        await rig.api.setUnreachable(true)
-        await rig.channel.disconnect()
-        try await eventually(rig.model, "stream lost") { $0.link != .stream }
-        for second in 1...3 {
-            rig.clock.advance(by: .seconds(1))
-            rig.source.yield(
-                LocationPoint(
-                    lat: Fixture.pickup.lat + Double(second) * 20 / 111_195, lng: Fixture.pickup.lng, accuracy: 5,
-                    heading: 0, speed: 10, t: Fixture.origin.addingTimeInterval(Double(second))))
-        }
+        try await rig.enterDeadZone()
+        rig.driveNorth(from: Fixture.pickup, fixes: 3)
         try await eventually(rig.model, "three fixes kept offline") { $0.pipeline.batcher.buffer.count == 3 }
         rig.clock.advance(by: .seconds(1))
         await rig.model.tap(.started)

@@ -14,6 +14,14 @@ struct FixTimeIngestTests {
         return try HailJSON.encode(LocationBatch(seq: seq, points: [point], noFix: noFix))
     }
 
+    /// driver-1 reports "ended" on trip-1 with a path, or none; the trip it answers.
+    static func end(_ h: ServerHarness, path: [LocationPoint]? = nil) async throws -> Trip {
+        let body = TripEventRequest(event: .ended, idempotencyKey: UUID().uuidString.lowercased(), path: path)
+        let ended = await h.call(
+            "POST", "/v1/trips/trip-1/events", token: h.token(.driver, "driver-1"), body: try HailJSON.encode(body))
+        return try HailJSON.decode(Trip.self, from: ended.body)
+    }
+
     @discardableResult
     static func send(_ h: ServerHarness, _ driverID: String, _ body: Data) async -> APIResponse {
         await h.call("POST", "/v1/drivers/me/locations", token: h.token(.driver, driverID), body: body)
@@ -148,10 +156,7 @@ struct FixTimeIngestTests {
         h.advance(seconds: 60)
         let there = Coordinate(lat: Self.parked.lat + 0.01, lng: Self.parked.lng)
         await Self.send(h, "driver-1", try Self.batch(seq: 6, at: there, t: h.now))
-        let ended = await h.call(
-            "POST", "/v1/trips/trip-1/events", token: h.token(.driver, "driver-1"),
-            json: #"{"event": "ended", "idempotencyKey": "\#(UUID().uuidString)"}"#)
-        let trip = try HailJSON.decode(Trip.self, from: ended.body)
+        let trip = try await Self.end(h)
         let history = try await h.services.history.history(tripID: "trip-1")
         #expect(history.map(\.backlog) == [true, false, false])
         let started = try #require(history.first { !$0.backlog })
@@ -206,10 +211,7 @@ struct FixTimeIngestTests {
         h.advance(seconds: 120)
         let there = Coordinate(lat: Self.parked.lat + 0.05, lng: Self.parked.lng)
         await Self.send(h, "driver-1", try Self.batch(seq: 6, at: there, t: h.now))
-        let ended = await h.call(
-            "POST", "/v1/trips/trip-1/events", token: h.token(.driver, "driver-1"),
-            json: #"{"event": "ended", "idempotencyKey": "\#(UUID().uuidString)"}"#)
-        let trip = try HailJSON.decode(Trip.self, from: ended.body)
+        let trip = try await Self.end(h)
         let metres = Int(Self.parked.distance(to: there).rounded())
         #expect(trip.receipt == TripReceipt(distanceMeters: metres, durationSeconds: 120))
         // The fare is the tariff on exactly those, above the minimum: 2.50 + 1.20 per km + 0.30 per minute.

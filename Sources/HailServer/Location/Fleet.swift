@@ -513,7 +513,6 @@ public final class Fleet: Sendable {
             let roads = provider is GraphRouteProvider ? routing.network : nil
             var snap = roads?.snap(newest.coordinate, heading: heading, radius: routing.snapRadius)
             var path: [Coordinate]?
-            let fixedAt = state.fixTimes.fixedAt(deviceTime: newest.t, receivedAt: now)
             if let roads, let current = snap, let previous = state.snap {
                 if roads.isJitterBack(from: previous, to: current) {
                     snap = previous
@@ -524,7 +523,7 @@ public final class Fleet: Sendable {
             let location = DriverLocation(
                 coordinate: snap?.coordinate ?? newest.coordinate,
                 heading: heading ?? snap?.bearing ?? shared.position?.heading ?? 0,
-                seq: batch.seq, receivedAt: now, fixedAt: fixedAt)
+                seq: batch.seq, receivedAt: now, fixedAt: state.fixTimes.fixedAt(deviceTime: newest.t, receivedAt: now))
             state.position = location
             newPosition = location
             state.snap = snap
