@@ -99,16 +99,16 @@ public struct Glide: Sendable, Hashable {
             // and the two fixes' taking, until the timeline is back on the receipts. It reached the screen late
             // (a stalled stream delivering at once, after the car came to rest, from a server node whose clock
             // is behind), or the server got two fixes a moment apart that were taken seconds apart (a waiting
-            // driver's held fix, then the fix of the moment at an accept): 55 m in one frame before.
+            // driver's held fix, then the fix of the moment at an accept): 55 m in one frame before. A fix a
+            // little late, less than the render delay, after the car came to rest is the same case: its receipt
+            // lies just after the moment the car rests from, and it was driven to in a frame (75 m in chaos).
             let receipts = location.receivedAt.timeIntervalSince(last.location.receivedAt)
             // When the server said when each was taken; else the receipts are all there is to go by, and a fix
-            // that is not late stays on its receipt.
+            // that is on time stays on its receipt.
             let taking =
                 location.fixedAt.flatMap { now in last.location.fixedAt.map { now.timeIntervalSince($0) } } ?? 0
-            if time <= last.time || taking > receipts {
-                let interval = max(0, receipts, taking)
-                time = max(time, last.time.addingTimeInterval(min(interval, configuration.renderDelay) / 2))
-            }
+            let interval = max(0, receipts, taking)
+            time = max(time, last.time.addingTimeInterval(min(interval, configuration.renderDelay) / 2))
         }
         var path = roadPath
         if let start = path?.first, let previous = fixes.last?.location.coordinate,

@@ -72,9 +72,39 @@ struct GlideTests {
         #expect(lats.last == 30)
         let steps = zip(lats, lats.dropFirst()).map { $1 - $0 }
         #expect(steps.allSatisfy { $0 >= -1e-4 && $0 <= 10.0 / 15 + 1e-4 })
-        // Back on the receipts with the next fix, due at 12 s.
+        // The next fix, due at 12 s, is driven to in half its interval from where the timeline stands (11 s), not
+        // in the 1 s left to its receipt; the one after is back on the receipts.
         glide.add(Self.fix(5, lat: 40, lng: 0, at: 12), now: Self.t0.addingTimeInterval(12.1))
-        #expect(try #require(glide.marker(at: Self.t0.addingTimeInterval(15))).coordinate.lat == 40)
+        #expect(try #require(glide.marker(at: Self.t0.addingTimeInterval(14.75))).coordinate.lat == 35)
+        #expect(try #require(glide.marker(at: Self.t0.addingTimeInterval(15.5))).coordinate.lat == 40)
+        glide.add(Self.fix(6, lat: 50, lng: 0, at: 15), now: Self.t0.addingTimeInterval(15.1))
+        #expect(try #require(glide.marker(at: Self.t0.addingTimeInterval(18))).coordinate.lat == 50)
+        #expect(try #require(glide.marker(at: Self.t0.addingTimeInterval(16.75))).coordinate.lat == 45)
+    }
+
+    /// Issue 14, sixth pass: in chaos a rider's stream delivered a fix 9 s after the one the car rested on, 2.9 s
+    /// late; the car rested from 8.9 s on the timeline and the fix sat at 9 s, so it crossed 75 m in one frame.
+    @Test func aFixALittleLateAfterTheCarCameToRestIsDrivenToNotLeapt() throws {
+        var glide = Glide(configuration: .init(renderDelay: 3))
+        glide.add(Self.fix(1, lat: 0, lng: 0, at: 0))
+        let delivered = Self.t0.addingTimeInterval(11.9)
+        glide.add(Self.fix(2, lat: 10, lng: 0, at: 9), now: delivered)
+        // From where it rests, over half the render delay (1.5 s), in even steps.
+        var lats: [Double] = []
+        for tenth in 0...20 {
+            lats.append(try #require(glide.marker(at: delivered.addingTimeInterval(Double(tenth) / 10))).coordinate.lat)
+        }
+        #expect(lats.first == 0)
+        #expect(abs(lats[5] - 10.0 / 3) < 1e-6)
+        #expect(lats[15] == 10)
+        #expect(lats.last == 10)
+        let steps = zip(lats, lats.dropFirst()).map { $1 - $0 }
+        #expect(steps.allSatisfy { $0 >= -1e-6 && $0 <= 10.0 / 15 + 1e-6 }, "\(steps)")
+        // The next fix, on time, is back on its receipt.
+        glide.add(Self.fix(3, lat: 20, lng: 0, at: 12), now: Self.t0.addingTimeInterval(12.1))
+        let onTheWay = try #require(glide.marker(at: Self.t0.addingTimeInterval(14.2))).coordinate.lat
+        #expect(abs(onTheWay - 15) < 1e-6)
+        #expect(try #require(glide.marker(at: Self.t0.addingTimeInterval(15))).coordinate.lat == 20)
     }
 
     /// Issue 14, fourth pass: at an accept, a waiting driver's held fix and the fix of the moment, taken 10 s and
