@@ -99,17 +99,56 @@ public struct DriverLocationPipeline: Sendable {
     }
 
     /// A fix from the location source at `now`.
+    ///
+    /// The first fix after the source said it had none (a tunnel, a garage) waits for the next to agree with it
+    /// (`ReacquiredFix`): an outlier there would pass the speed check on the gap's allowance and show the rider a
+    /// place the car left long ago, live.
     public mutating func fix(_ point: LocationPoint, now: Date) -> [Action] {
         guard !policy.isOff else { return [] }
-        guard case .accept = filter.evaluate(point) else { return [] }
-        lastFixIsStale = false
-        lastFixTakenAt = point.t
-        return feed(point, now: now)
+        guard lastFixIsStale || reacquired.waiting != nil else {
+            guard case .accept = filter.evaluate(point) else { return [] }
+            return believe([point], now: now, judged: true) + wakeAction()
+        }
+        if let waiting = reacquired.waiting {
+            // Invalid or too inaccurate: the filter counts it, whatever its reference, and it judges no other fix.
+            if case .reject = LocationFilter.judge(point, after: nil) {
+                _ = filter.evaluate(point)
+                return []
+            }
+            let believed = believe(reacquired.next(point), now: now)
+            return reacquired.waiting == waiting ? believed : believed + wakeAction()
+        }
+        // Judged as any fix is, without becoming the reference yet: a fix the filter drops waits for nothing.
+        guard case .accept = LocationFilter.judge(point, after: filter.lastAccepted) else {
+            _ = filter.evaluate(point)
+            return []
+        }
+        reacquired.wait(on: point)
+        return wakeAction()
+    }
+
+    /// The fix waiting to be agreed with after the source had none, and how many such fixes were dropped.
+    public private(set) var reacquired = ReacquiredFix()
+
+    /// Takes `points`, which passed the filter already when they come from `fix`, into the batcher, oldest first;
+    /// the wake is the caller's to add.
+    private mutating func believe(_ points: [LocationPoint], now: Date, judged: Bool = false) -> [Action] {
+        var actions: [Action] = []
+        for point in points {
+            guard judged || filter.evaluate(point) == .accept else { continue }
+            lastFixIsStale = false
+            lastFixTakenAt = point.t
+            actions += feed(point, now: now)
+        }
+        return actions
     }
 
     /// The time asked for by `wake` has come (early or late calls are harmless).
     public mutating func tick(now: Date) -> [Action] {
-        var actions = record(batcher.tick(now: now), now: now)
+        var actions: [Action] = []
+        // Nothing came to contradict the fix after a silence: the car stands, or crawls under the filter.
+        if let believed = reacquired.expire(now: now) { actions += believe([believed], now: now) }
+        actions += record(batcher.tick(now: now), now: now)
         if let due = keepAliveDue, now >= due, let last = lastLive {
             var point = last
             point.t = now
@@ -176,7 +215,7 @@ public struct DriverLocationPipeline: Sendable {
             && (standingSince.map { since in lastFixTakenAt.map { $0 >= since.addingTimeInterval(-1) } ?? false }
                 ?? false)
         let repeatable = !fixStatusReported || standsAtItsFix
-        guard lastFixIsStale || !repeatable else { return feed(point, now: now) }
+        guard lastFixIsStale || !repeatable else { return feed(point, now: now) + wakeAction() }
         stats.keepAlivesWithoutFix += 1
         lastLive = point
         lastLiveBeforeDrop = nil
@@ -207,7 +246,14 @@ public struct DriverLocationPipeline: Sendable {
     /// arrived): it goes at once rather than after the interval, and a waiting driver's slower pace
     /// does not leave the rider with a position from before.
     public mutating func freshFix(_ point: LocationPoint, now: Date) -> [Action] {
-        guard !policy.isOff, case .accept = filter.evaluate(point) else { return [] }
+        guard !policy.isOff else { return [] }
+        // A fix after a silence waits: this one is the next, and says whether to believe it.
+        if reacquired.waiting != nil {
+            var actions = believe(reacquired.next(point), now: now)
+            if !batcher.pending.isEmpty { actions += record(batcher.tripStateChanged(now: now), now: now) }
+            return actions + wakeAction()
+        }
+        guard case .accept = filter.evaluate(point) else { return [] }
         stats.freshFixes += 1
         lastFixIsStale = false
         lastFixTakenAt = point.t
@@ -233,7 +279,7 @@ public struct DriverLocationPipeline: Sendable {
 
     /// The next time `tick` is wanted, if any.
     public var nextWake: Date? {
-        [batcherTick, keepAliveDue].compactMap { $0 }.min()
+        [batcherTick, keepAliveDue, reacquired.deadline].compactMap { $0 }.min()
     }
 
     private var keepAliveDue: Date? {
@@ -257,11 +303,12 @@ public struct DriverLocationPipeline: Sendable {
     /// time for a retry.
     public static let keepAliveWithoutFixSilence: TimeInterval = 48
 
+    /// Hands `point` to the batcher; the wake is the caller's to add.
     private mutating func feed(_ point: LocationPoint, now: Date) -> [Action] {
         if batcher.transport != nil { lastLive = point }
         // A newer fix, live or history, supersedes the one from before the drop.
         lastLiveBeforeDrop = nil
-        return record(batcher.pointAccepted(point, now: now), now: now) + wakeAction()
+        return record(batcher.pointAccepted(point, now: now), now: now)
     }
 
     /// Counts the sends among `actions` and stamps each batch with when it leaves (`sentAt`, the phone's clock).
