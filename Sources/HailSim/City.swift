@@ -194,6 +194,7 @@ public final class City {
             renderedLagSeconds: .init(screens.renderedLag), backwardMoves: screens.backwardMoves,
             jumpsOver50m: screens.jumpsOver50m, snaps: screens.snaps,
             unexplainedJumps: screens.unexplainedJumps, framesOffTruth: screens.framesOffTruth,
+            offTruthFrames: screens.offTruthFrames,
             shareShowingPositionFromBeforeAssignment: screens.trackedFrames > 0
                 ? Double(screens.framesShowingPositionFromBeforeAssignment) / Double(screens.trackedFrames) : 0,
             delayedBannerShare: screens.trackedFrames > 0

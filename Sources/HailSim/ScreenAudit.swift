@@ -61,6 +61,8 @@ struct ScreenAudit: Sendable {
         var overclaimedFrames: [OverclaimedFrame] = []
         /// The first `keptOverclaims` jumps that were not designed snaps.
         var unexplainedJumps: [UnexplainedJump] = []
+        /// The first `keptOverclaims` frames off the truth.
+        var offTruthFrames: [OffTruthFrame] = []
         /// Per trip: the highest version shown, the last state shown and the fare shown.
         var trips: [String: ShownTrip] = [:]
 
@@ -86,6 +88,7 @@ struct ScreenAudit: Sendable {
             underclaims.merge(other.underclaims)
             overclaimedFrames = Array((overclaimedFrames + other.overclaimedFrames).prefix(ScreenAudit.keptOverclaims))
             unexplainedJumps = Array((unexplainedJumps + other.unexplainedJumps).prefix(ScreenAudit.keptOverclaims))
+            offTruthFrames = Array((offTruthFrames + other.offTruthFrames).prefix(ScreenAudit.keptOverclaims))
             trips.merge(other.trips) { $1 }
         }
     }
@@ -222,7 +225,7 @@ struct ScreenAudit: Sendable {
             }
         }
         lastMarker = marker
-        judgeMarker(marker, now: now, trace: trace)
+        judgeMarker(marker, now: now, trace: trace, frame: frame, driverID: driverID)
     }
 
     /// Measures the age of each waiting pin whose car's truth is known past the moment its fix arrived
@@ -334,7 +337,9 @@ struct ScreenAudit: Sendable {
     /// the reference (more than two seconds of driving), nowhere near where the car has been since;
     /// counted once, after which the earlier place is the reference. A marker farther from the path
     /// (the glide cutting a corner straight) is not placed, and past 30 m it is off the truth.
-    private mutating func judgeMarker(_ marker: Coordinate, now: Double, trace: TruthTrace) {
+    private mutating func judgeMarker(
+        _ marker: Coordinate, now: Double, trace: TruthTrace, frame: ScreenFrame, driverID: String
+    ) {
         let since = (markerTruthTime ?? now - 120) - 2
         let forward = trace.nearest(to: marker, in: since...now)
         if let forward, forward.distance <= Self.onPathMeters {
@@ -352,9 +357,17 @@ struct ScreenAudit: Sendable {
         }
         if let forward, forward.distance <= Self.offTruthMeters {
             measurements.renderedLag.add(now - forward.time)
-        } else {
-            measurements.framesOffTruth += 1
+            return
         }
+        measurements.framesOffTruth += 1
+        guard measurements.offTruthFrames.count < Self.keptOverclaims else { return }
+        let pin = frame.shown?.coordinate
+        measurements.offTruthFrames.append(
+            OffTruthFrame(
+                tripID: frame.tripID, driverID: driverID, at: now, state: frame.state.rawValue,
+                metresFromPath: forward?.distance, metresFromPin: pin.map { marker.distance(to: $0) },
+                pinMetresFromPath: pin.flatMap { trace.nearest(to: $0, in: since...now)?.distance },
+                seq: frame.shown?.seq, pinAgeSeconds: frame.shown.map { now - $0.receivedAt.timeIntervalSince1970 }))
     }
 
     /// The arrival times `minutes` on screen at `time` allow: over m - 1 and up to m minutes on (the minutes are

@@ -161,6 +161,8 @@ public struct SimulationReport: Sendable, Hashable, Codable {
     public var unexplainedJumps: [UnexplainedJump]?
     /// Frames whose car was drawn more than 30 m from anywhere the car had been lately.
     public var framesOffTruth: Int
+    /// The first 50 of them, each with what the audit knew of it (nil in reports written before they were kept).
+    public var offTruthFrames: [OffTruthFrame]?
     /// Share of tracking frames whose pin was still the driver's position from before the trip was
     /// assigned (sent at the waiting driver's slower pace).
     public var shareShowingPositionFromBeforeAssignment: Double

@@ -42,13 +42,14 @@ extension ServerHarness {
         city.graph.coordinates[Int(city.node(column: column, row: row))]
     }
 
-    /// One live fix with a heading, sent as `client` when given.
+    /// One live fix with a heading (negative: none) and a speed, sent as `client` when given.
     @discardableResult
     func sendFix(
-        _ driverID: String, seq: Int64, at coordinate: Coordinate, heading: Double, client: String? = nil
+        _ driverID: String, seq: Int64, at coordinate: Coordinate, heading: Double, speed: Double = 8,
+        client: String? = nil
     ) async -> APIResponse {
         let point = LocationPoint(
-            lat: coordinate.lat, lng: coordinate.lng, accuracy: 5, heading: heading, speed: 8, t: now)
+            lat: coordinate.lat, lng: coordinate.lng, accuracy: 5, heading: heading, speed: speed, t: now)
         let body = try! HailJSON.encode(LocationBatch(seq: seq, points: [point]))
         return await call(
             "POST", "/v1/drivers/me/locations", token: token(.driver, driverID), body: body,

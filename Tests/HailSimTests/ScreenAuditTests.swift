@@ -186,6 +186,30 @@ struct ScreenAuditTests {
         #expect(audit.measurements.framesOffTruth == 0)
     }
 
+    /// Chaos showed frames off the truth no report could take apart; each is now kept with the pin it was drawn from.
+    @Test func aCarDrawnFarFromItsPathIsOffTheTruthAndTheReportSaysWhereItsPinWas() throws {
+        let trace = Self.trace()
+        var audit = ScreenAudit()
+        audit.observe(Self.frame(at: 40, pin: (370, 39), marker: 370)) { _ in trace }
+        // A pin received at 40.5 s, 80 m east of the road at 380 m north, and the car drawn half way to it.
+        var frame = Self.frame(at: 40.6, pin: (380, 40.5), marker: nil)
+        let east = Coordinate(
+            lat: Self.north(380).lat, lng: Self.start.lng + 80 / (Self.metresPerDegree * cos(43.73 * .pi / 180)))
+        frame.shown?.coordinate = east
+        frame.shown?.seq = 7
+        frame.marker = Coordinate(
+            lat: Self.north(375).lat, lng: Self.start.lng + 40 / (Self.metresPerDegree * cos(43.73 * .pi / 180)))
+        audit.observe(frame) { _ in trace }
+        #expect(audit.measurements.framesOffTruth == 1)
+        let off = try #require(audit.measurements.offTruthFrames.first)
+        #expect(off.tripID == "trip-1" && off.driverID == "driver-1" && off.state == "onTrip" && off.seq == 7)
+        #expect(off.at == Self.date(40.6).timeIntervalSince1970)
+        #expect(off.metresFromPath.map { $0.rounded() } == 40)
+        #expect(off.metresFromPin.map { $0.rounded() } == 40)
+        #expect(off.pinMetresFromPath.map { $0.rounded() } == 80)
+        #expect(off.pinAgeSeconds.map { ($0 * 10).rounded() / 10 } == 0.1)
+    }
+
     @Test func enteringAStateAgainOrAnOlderVersionIsADuplicatedEvent() {
         let trace = Self.trace()
         var audit = ScreenAudit()

@@ -440,6 +440,19 @@ public final class Fleet: Sendable {
         var history: (String, [HistoryPoint])?
     }
 
+    /// True when `fix` is of a car at rest (the phone's speed under 1 m/s) within its GPS noise (twice its accuracy,
+    /// 10-25 m) of where the car was shown, `previous`: a car at rest does not change roads, so it stays there, with
+    /// this fix's time. Snapped afresh, the noise of a phone standing at a pickup put the car on the road beside it,
+    /// 20 m off, which the car had driven 18 s before, and the rider's pin called that live (issue 14, sixth pass).
+    static func standsStill(_ fix: LocationPoint, at previous: RoadSnap) -> Bool {
+        guard fix.speed >= 0, fix.speed < standingSpeed else { return false }
+        let noise = min(max(2 * fix.accuracy, 10), 25)
+        return previous.coordinate.distance(to: fix.coordinate) <= noise
+    }
+
+    /// The phone's speed under which a car is taken to stand, metres per second.
+    static let standingSpeed = 1.0
+
     private func plan(
         _ batch: LocationBatch, of driverID: String, client: ClientInfo?, now: Date, shared before: DriverIngestState
     ) -> IngestPlan {
@@ -514,7 +527,7 @@ public final class Fleet: Sendable {
             var snap = roads?.snap(newest.coordinate, heading: heading, radius: routing.snapRadius)
             var path: [Coordinate]?
             if let roads, let current = snap, let previous = state.snap {
-                if roads.isJitterBack(from: previous, to: current) {
+                if Self.standsStill(newest, at: previous) || roads.isJitterBack(from: previous, to: current) {
                     snap = previous
                 } else {
                     path = roads.path(from: previous, to: current)
