@@ -100,42 +100,39 @@ public struct DriverLocationPipeline: Sendable {
 
     /// A fix from the location source at `now`.
     ///
-    /// The first fix after the source said it had none (a tunnel, a garage) waits for the next to agree with it
-    /// (`ReacquiredFix`): an outlier there would pass the speed check on the gap's allowance and show the rider a
-    /// place the car left long ago, live.
+    /// A fix farther from the last one than the phone's speed explains, or the first after the source said it had
+    /// none (a tunnel, a garage), waits for the next to agree with it (`FixConfirmation`): a multipath outlier would
+    /// pass the speed check on the gap's allowance and show the rider a place the car is not, live.
     public mutating func fix(_ point: LocationPoint, now: Date) -> [Action] {
         guard !policy.isOff else { return [] }
-        guard lastFixIsStale || reacquired.waiting != nil else {
-            guard case .accept = filter.evaluate(point) else { return [] }
-            return believe([point], now: now, judged: true) + wakeAction()
-        }
-        if let waiting = reacquired.waiting {
+        if let waiting = confirmation.waiting {
             // Invalid or too inaccurate: the filter counts it, whatever its reference, and it judges no other fix.
             if case .reject = LocationFilter.judge(point, after: nil) {
                 _ = filter.evaluate(point)
                 return []
             }
-            let believed = believe(reacquired.next(point), now: now)
-            return reacquired.waiting == waiting ? believed : believed + wakeAction()
+            let believed = believe(confirmation.next(point), now: now)
+            return confirmation.waiting == waiting ? believed : believed + wakeAction()
         }
         // Judged as any fix is, without becoming the reference yet: a fix the filter drops waits for nothing.
         guard case .accept = LocationFilter.judge(point, after: filter.lastAccepted) else {
             _ = filter.evaluate(point)
             return []
         }
-        reacquired.wait(on: point)
+        let unexplained = filter.lastAccepted.map { !FixConfirmation.agree($0, point) } ?? false
+        guard lastFixIsStale || unexplained else { return believe([point], now: now) + wakeAction() }
+        confirmation.wait(on: point)
         return wakeAction()
     }
 
-    /// The fix waiting to be agreed with after the source had none, and how many such fixes were dropped.
-    public private(set) var reacquired = ReacquiredFix()
+    /// The fix waiting for the next to agree with it, and how many such fixes were dropped.
+    public private(set) var confirmation = FixConfirmation()
 
-    /// Takes `points`, which passed the filter already when they come from `fix`, into the batcher, oldest first;
-    /// the wake is the caller's to add.
-    private mutating func believe(_ points: [LocationPoint], now: Date, judged: Bool = false) -> [Action] {
+    /// Takes `points` through the filter into the batcher, oldest first; the wake is the caller's to add.
+    private mutating func believe(_ points: [LocationPoint], now: Date) -> [Action] {
         var actions: [Action] = []
         for point in points {
-            guard judged || filter.evaluate(point) == .accept else { continue }
+            guard filter.evaluate(point) == .accept else { continue }
             lastFixIsStale = false
             lastFixTakenAt = point.t
             actions += feed(point, now: now)
@@ -146,8 +143,8 @@ public struct DriverLocationPipeline: Sendable {
     /// The time asked for by `wake` has come (early or late calls are harmless).
     public mutating func tick(now: Date) -> [Action] {
         var actions: [Action] = []
-        // Nothing came to contradict the fix after a silence: the car stands, or crawls under the filter.
-        if let believed = reacquired.expire(now: now) { actions += believe([believed], now: now) }
+        // Nothing came to contradict the waiting fix: the car stands, or crawls under the filter.
+        if let believed = confirmation.expire(now: now) { actions += believe([believed], now: now) }
         actions += record(batcher.tick(now: now), now: now)
         if let due = keepAliveDue, now >= due, let last = lastLive {
             var point = last
@@ -247,9 +244,9 @@ public struct DriverLocationPipeline: Sendable {
     /// does not leave the rider with a position from before.
     public mutating func freshFix(_ point: LocationPoint, now: Date) -> [Action] {
         guard !policy.isOff else { return [] }
-        // A fix after a silence waits: this one is the next, and says whether to believe it.
-        if reacquired.waiting != nil {
-            var actions = believe(reacquired.next(point), now: now)
+        // A fix waits for the next: this one, which says whether to believe it.
+        if confirmation.waiting != nil {
+            var actions = believe(confirmation.next(point), now: now)
             if !batcher.pending.isEmpty { actions += record(batcher.tripStateChanged(now: now), now: now) }
             return actions + wakeAction()
         }
@@ -279,7 +276,7 @@ public struct DriverLocationPipeline: Sendable {
 
     /// The next time `tick` is wanted, if any.
     public var nextWake: Date? {
-        [batcherTick, keepAliveDue, reacquired.deadline].compactMap { $0 }.min()
+        [batcherTick, keepAliveDue, confirmation.deadline].compactMap { $0 }.min()
     }
 
     private var keepAliveDue: Date? {

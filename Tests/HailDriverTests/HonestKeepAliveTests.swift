@@ -13,9 +13,10 @@ struct HonestKeepAliveTests {
     static let toPickup = LocationPolicy(activity: .toPickup, thermal: .nominal, lowPower: false)
     static let waiting = LocationPolicy(activity: .waitingForTrip, thermal: .nominal, lowPower: false)
 
-    static func fix(at seconds: Double, metresNorth: Double = 0) -> LocationPoint {
+    /// A fix at `speed` m/s: a fix farther from the last than the phone's speed explains waits for the next.
+    static func fix(at seconds: Double, metresNorth: Double = 0, speed: Double = 0) -> LocationPoint {
         LocationPoint(
-            lat: 43.73 + metresNorth / 111_195, lng: 7.42, accuracy: 5, heading: 0, speed: 0,
+            lat: 43.73 + metresNorth / 111_195, lng: 7.42, accuracy: 5, heading: 0, speed: speed,
             t: start.addingTimeInterval(seconds))
     }
 
@@ -98,7 +99,7 @@ struct HonestKeepAliveTests {
         _ = pipeline.riderWatchingChanged(true, now: Self.start)
         _ = pipeline.fix(Self.fix(at: 0), now: Self.start)
         // Held for the 2 s interval; the phone loses its fix 1 s later.
-        let held = pipeline.fix(Self.fix(at: 1, metresNorth: 10), now: Self.start.addingTimeInterval(1))
+        let held = pipeline.fix(Self.fix(at: 1, metresNorth: 10, speed: 10), now: Self.start.addingTimeInterval(1))
         #expect(held == [.wake(at: Self.start.addingTimeInterval(3))])
         let actions = pipeline.fixStatusChanged(.unavailable, now: Self.start.addingTimeInterval(1.5))
         let sent = actions.compactMap { action -> [Date]? in
@@ -153,7 +154,7 @@ struct HonestKeepAliveTests {
         note(pipeline.linkUp(.stream, now: Self.start), at: 0)
         note(pipeline.fixStatusChanged(.current, now: Self.start), at: 0)
         note(pipeline.fix(Self.fix(at: 0), now: Self.start), at: 0)
-        note(pipeline.fix(Self.fix(at: 2, metresNorth: 60), now: Self.start.addingTimeInterval(2)), at: 2)
+        note(pipeline.fix(Self.fix(at: 2, metresNorth: 60, speed: 30), now: Self.start.addingTimeInterval(2)), at: 2)
         // The runtime's timer: one wake at a time, the latest asked for.
         while let wake = pipeline.nextWake, wake <= Self.start.addingTimeInterval(45) {
             note(pipeline.tick(now: wake), at: wake.timeIntervalSince(Self.start))
@@ -191,10 +192,11 @@ struct HonestKeepAliveTests {
         _ = pipeline.linkUp(.stream, now: Self.start)
         // The first fix on a new link goes at once; a waiting driver's next one is held up to 10 s.
         _ = pipeline.fix(Self.fix(at: 0), now: Self.start)
-        let held = pipeline.fix(Self.fix(at: 1, metresNorth: 20), now: Self.start.addingTimeInterval(1))
+        let held = pipeline.fix(Self.fix(at: 1, metresNorth: 20, speed: 20), now: Self.start.addingTimeInterval(1))
         #expect(held == [.wake(at: Self.start.addingTimeInterval(11))])
         // Accepted 3 s in: the fix of this instant goes now, with the held one.
-        let actions = pipeline.freshFix(Self.fix(at: 3, metresNorth: 40), now: Self.start.addingTimeInterval(3))
+        let actions = pipeline.freshFix(
+            Self.fix(at: 3, metresNorth: 40, speed: 10), now: Self.start.addingTimeInterval(3))
         let batches = actions.compactMap { action -> LocationBatch? in
             if case .send(let batch, .stream) = action { return batch }
             return nil
@@ -213,10 +215,11 @@ struct HonestKeepAliveTests {
 @Suite("DriverModel sends its fix of the moment on accepting, arriving and starting")
 @MainActor
 struct FreshFixTests {
+    /// A fix of a car at 30 m/s: the fixes below lie 30 m a second apart while it drives.
     static func fix(at seconds: Double, metresNorth: Double) -> LocationPoint {
         LocationPoint(
             lat: Fixture.pickup.lat + metresNorth / 111_195, lng: Fixture.pickup.lng, accuracy: 5, heading: 0,
-            speed: 8, t: Fixture.origin.addingTimeInterval(seconds))
+            speed: 30, t: Fixture.origin.addingTimeInterval(seconds))
     }
 
     @Test func theAcceptedTheArrivedAndTheStartedTripGetTheFixOfThatMoment() async throws {

@@ -1,18 +1,20 @@
 import Foundation
 
-/// The first fix after a silence waits for the next fix to agree with it before the phone believes it.
+/// A fix that lies farther from the last one than the phone's speed explains, or the first after the phone had
+/// none, waits for the next fix to agree with it before the phone believes it.
 ///
-/// A receiver reacquiring after a tunnel, or a phone whose car stood still, has only the fix from before the
-/// silence to judge a new one by, and the speed check's allowance grows with the gap: 200 km/h over 25 s is
-/// 1.4 km. A multipath outlier there (80-250 m off, claiming the usual accuracy) passed it, went out live, and
-/// became the reference every true fix after it was judged from, each too far from it for the speed check, so
-/// the rider's pin stood on a place the car had left 25 s before and said "live" (issue 14, driver 13's burst).
+/// The speed check allows 200 km/h from the last fix accepted, and its allowance grows with the gap: a multipath
+/// outlier (80-250 m off, claiming the usual accuracy) passes it after two seconds without a fix (a slow car under
+/// the distance filter), and after a tunnel anything does (200 km/h over 25 s is 1.4 km). One that passed went out
+/// live: in monaco-3g the rider's car drove 86 m off its road to it and back; out of a tunnel one landed near where
+/// the car went in and, as the reference every true fix after it was judged from, held the rider's pin there for
+/// seconds, "live" for a place the car left 25 s before (issue 14, driver 13's burst).
 ///
-/// So that fix waits. The next fix decides: one that agrees with it (no further than the faster of the two
-/// phones' speeds drives in the time between, a quarter more, plus both accuracies) releases both; one that does
-/// not replaces it, and waits in turn, since one of the two is wrong and only the next can say which. A fix that
-/// nothing contradicts within `longestWait` is believed: the car stands, or crawls under the distance filter.
-public struct ReacquiredFix: Sendable, Hashable {
+/// So such a fix waits. The next fix decides: one that agrees with it (`agree`: no further than the faster of the
+/// two phones' speeds drives in the time between, a quarter more, plus both accuracies) releases both; one that
+/// does not replaces it and waits in turn, since one of the two is wrong and only the next can say which. A fix
+/// that nothing contradicts within `longestWait` is believed: the car stands, or crawls under the distance filter.
+public struct FixConfirmation: Sendable, Hashable {
     /// The fix waiting to be agreed with.
     public private(set) var waiting: LocationPoint?
     /// Fixes dropped: a waiting one the next fix disagreed with, or one not taken after the waiting one.

@@ -5,7 +5,7 @@ import Testing
 /// Issue 14, sixth pass: the first fix out of a tunnel was a multipath outlier near where the car went in, 25 s
 /// before; it passed the speed check on the gap's allowance and the rider's pin said "live" there.
 @Suite("The fix after a silence waits for the next")
-struct ReacquiredFixTests {
+struct FixConfirmationTests {
     static let t0 = Date(timeIntervalSinceReferenceDate: 0)
 
     /// A fix `meters` due north of a Monaco origin at `seconds`, at `speed` m/s, 5 m accurate.
@@ -17,7 +17,7 @@ struct ReacquiredFixTests {
     }
 
     @Test func anOutlierIsDroppedWhenTheNextFixDisagreesAndTheNextPairIsBelieved() {
-        var check = ReacquiredFix()
+        var check = FixConfirmation()
         // Out of a 25 s tunnel the car is 300 m on; the first fix lands 250 m back, near where it went in.
         let outlier = Self.fix(north: 50, at: 30)
         check.wait(on: outlier)
@@ -40,19 +40,19 @@ struct ReacquiredFixTests {
     func twoFixesAgreeUpToTheFasterSpeedsReachAndBothAccuracies(metres: Double, agree: Bool) {
         let earlier = Self.fix(north: 0, at: 0, speed: 4)
         let later = Self.fix(north: metres, at: 1, speed: 10)
-        #expect(ReacquiredFix.agree(earlier, later) == agree)
+        #expect(FixConfirmation.agree(earlier, later) == agree)
     }
 
     @Test func withoutASpeedTheSpeedChecksLimitDecides() {
         let earlier = Self.fix(north: 0, at: 0, speed: -1)
-        #expect(ReacquiredFix.agree(earlier, Self.fix(north: 55, at: 1, speed: -1)))
-        #expect(!ReacquiredFix.agree(earlier, Self.fix(north: 56, at: 1, speed: -1)))
+        #expect(FixConfirmation.agree(earlier, Self.fix(north: 55, at: 1, speed: -1)))
+        #expect(!FixConfirmation.agree(earlier, Self.fix(north: 56, at: 1, speed: -1)))
         // A standing phone still reaches a metre a second: noise is not a jump.
-        #expect(ReacquiredFix.agree(Self.fix(north: 0, at: 0, speed: 0), Self.fix(north: 11, at: 1, speed: 0)))
+        #expect(FixConfirmation.agree(Self.fix(north: 0, at: 0, speed: 0), Self.fix(north: 11, at: 1, speed: 0)))
     }
 
     @Test func aFixNothingContradictsIsBelievedAfterFiveSeconds() {
-        var check = ReacquiredFix()
+        var check = FixConfirmation()
         let lone = Self.fix(north: 300, at: 30, speed: 0)
         check.wait(on: lone)
         #expect(check.expire(now: Self.t0.addingTimeInterval(34.9)) == nil)
@@ -62,7 +62,7 @@ struct ReacquiredFixTests {
     }
 
     @Test func aFixNotTakenAfterTheWaitingOneIsDroppedAndTheWaitGoesOn() {
-        var check = ReacquiredFix()
+        var check = FixConfirmation()
         let waiting = Self.fix(north: 300, at: 30)
         check.wait(on: waiting)
         #expect(check.next(Self.fix(north: 305, at: 30)) == [])
