@@ -250,7 +250,19 @@ public struct DriverLocationPipeline: Sendable {
             if !batcher.pending.isEmpty { actions += record(batcher.tripStateChanged(now: now), now: now) }
             return actions + wakeAction()
         }
-        guard case .accept = filter.evaluate(point) else { return [] }
+        guard case .accept = LocationFilter.judge(point, after: filter.lastAccepted) else {
+            _ = filter.evaluate(point)
+            return []
+        }
+        // Taken at the moment, and no less an outlier for it: one at a trip's start, after the car stood at the
+        // pickup, passed the speed check on the stop's allowance and showed the rider the car 110 m off.
+        if lastFixIsStale || filter.lastAccepted.map({ !FixConfirmation.agree($0, point) }) ?? false {
+            confirmation.wait(on: point)
+            var actions: [Action] = []
+            if !batcher.pending.isEmpty { actions += record(batcher.tripStateChanged(now: now), now: now) }
+            return actions + wakeAction()
+        }
+        _ = filter.evaluate(point)
         stats.freshFixes += 1
         lastFixIsStale = false
         lastFixTakenAt = point.t

@@ -93,6 +93,25 @@ struct FixConfirmationOnThePhoneTests {
         #expect(phone.pipeline.confirmation.waiting == nil)
     }
 
+    /// Issue 14, sixth pass: the fix of the moment a trip started was an outlier 110 m off; after the 3 s the car stood
+    /// at the pickup the speed check let it by, and it went out at once.
+    @Test func anOutlierTakenAtTheTapWaitsLikeAnyOther() {
+        var phone = Phone()
+        for second in 0...5 { phone.fix(Self.fix(north: Double(second) * 10, at: Double(second))) }
+        phone.fix(Self.fix(north: 55, at: 6, speed: 0))
+        phone.run(until: 9)
+        let outlier = Self.fix(north: 165, at: 9, speed: 0)
+        phone.take(phone.pipeline.freshFix(outlier, now: outlier.t))
+        #expect(phone.pipeline.confirmation.waiting == outlier)
+        #expect(phone.pipeline.stats.freshFixes == 0)
+        // The car drives off: the next fix disagrees with it, the one after agrees with that.
+        phone.fix(Self.fix(north: 60, at: 10, speed: 5))
+        phone.fix(Self.fix(north: 65, at: 11, speed: 5))
+        phone.run(until: 15)
+        #expect(phone.sent.suffix(3) == [6, 10, 11])
+        #expect(phone.pipeline.confirmation.dropped == 1)
+    }
+
     /// A car that stood 35 s at a light and drives off reports at once: 6 m in 35 s is what its speed explains.
     @Test func aStandingCarThatDrivesOffReportsAtOnce() {
         var phone = Phone()

@@ -440,14 +440,14 @@ public final class Fleet: Sendable {
         var history: (String, [HistoryPoint])?
     }
 
-    /// True when `fix` is of a car at rest (the phone's speed under 1 m/s) within its GPS noise (twice its accuracy,
-    /// 10-25 m) of where the car was shown, `previous`: a car at rest does not change roads, so it stays there, with
-    /// this fix's time. Snapped afresh, the noise of a phone standing at a pickup put the car on the road beside it,
-    /// 20 m off, which the car had driven 18 s before, and the rider's pin called that live (issue 14, sixth pass).
-    static func standsStill(_ fix: LocationPoint, at previous: RoadSnap) -> Bool {
-        guard fix.speed >= 0, fix.speed < standingSpeed else { return false }
-        let noise = min(max(2 * fix.accuracy, 10), 25)
-        return previous.coordinate.distance(to: fix.coordinate) <= noise
+    /// True when `fix` is of a car at rest (the phone's speed under 1 m/s): a car at rest does not change roads, so
+    /// its fix is put on the road it was shown on when that lies within the fix's noise, twice its accuracy, 10-25 m
+    /// (`RoadNetwork.snap(_:onEdgeOf:radius:)`).
+    /// Snapped afresh, the noise of a phone standing at a pickup put the car on the road beside it, 20 m off, which
+    /// the car had driven 18 s before, and the rider's pin called that live (issue 14, sixth pass). Held at the
+    /// previous position instead, a car shown a little short of where it then stopped aged as it stood.
+    static func standsStill(_ fix: LocationPoint) -> Bool {
+        fix.speed >= 0 && fix.speed < standingSpeed
     }
 
     /// The phone's speed under which a car is taken to stand, metres per second.
@@ -526,8 +526,15 @@ public final class Fleet: Sendable {
             let roads = provider is GraphRouteProvider ? routing.network : nil
             var snap = roads?.snap(newest.coordinate, heading: heading, radius: routing.snapRadius)
             var path: [Coordinate]?
+            if let roads, let current = snap, let previous = state.snap, current.edge != previous.edge,
+                Self.standsStill(newest),
+                let onItsRoad = roads.snap(
+                    newest.coordinate, onEdgeOf: previous, radius: min(max(2 * newest.accuracy, 10), 25))
+            {
+                snap = onItsRoad
+            }
             if let roads, let current = snap, let previous = state.snap {
-                if Self.standsStill(newest, at: previous) || roads.isJitterBack(from: previous, to: current) {
+                if roads.isJitterBack(from: previous, to: current) {
                     snap = previous
                 } else {
                     path = roads.path(from: previous, to: current)

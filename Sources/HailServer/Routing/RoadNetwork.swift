@@ -39,6 +39,19 @@ public struct RoadNetwork: Sendable {
         router.snapper.snap(coordinate, heading: heading, radius: radius)
     }
 
+    /// `coordinate` put on the edge of `previous` (or the same street driven the other way), when that lies within
+    /// `radius` metres: where a car at rest is, on the road it was on (the edge itself on a tie). Nil when neither
+    /// is that near.
+    public func snap(_ coordinate: Coordinate, onEdgeOf previous: RoadSnap, radius: Double) -> RoadSnap? {
+        let edge = graph.edges[previous.edge]
+        return router.snapper.candidates(near: coordinate, radius: radius)
+            .filter { candidate in
+                let other = graph.edges[candidate.edge]
+                return candidate.edge == previous.edge || (other.source == edge.target && other.target == edge.source)
+            }
+            .min { ($0.distance, $0.edge == previous.edge ? 0 : 1) < ($1.distance, $1.edge == previous.edge ? 0 : 1) }
+    }
+
     /// Whether `current` lies a little behind `previous` on the road (up to `tolerance` metres, driving
     /// forward from `current` reaches `previous`): GPS noise, not a car reversing, so the rider's car is
     /// held where it was rather than moved back. The two may be on different edges: on real maps an edge
