@@ -39,16 +39,20 @@ public struct RoadNetwork: Sendable {
         router.snapper.snap(coordinate, heading: heading, radius: radius)
     }
 
-    /// `coordinate` put on the edge of `previous` (or the same street driven the other way), when that lies within
-    /// `radius` metres: where a car at rest is, on the road it was on (the edge itself on a tie). Nil when neither
-    /// is that near.
-    public func snap(_ coordinate: Coordinate, onEdgeOf previous: RoadSnap, radius: Double) -> RoadSnap? {
+    /// True when `snap` lies on the road of `previous`: its edge, or an edge that meets it at either end (the same
+    /// street the other way, the next stretch of it, a street it joins). A road beside it that does not meet it is not.
+    public func isOnRoad(of previous: RoadSnap, _ snap: RoadSnap) -> Bool {
         let edge = graph.edges[previous.edge]
-        return router.snapper.candidates(near: coordinate, radius: radius)
-            .filter { candidate in
-                let other = graph.edges[candidate.edge]
-                return candidate.edge == previous.edge || (other.source == edge.target && other.target == edge.source)
-            }
+        let other = graph.edges[snap.edge]
+        let ends = [edge.source, edge.target]
+        return snap.edge == previous.edge || ends.contains(other.source) || ends.contains(other.target)
+    }
+
+    /// `coordinate` put on the road of `previous` (`isOnRoad(of:_:)`), the nearest such point within `radius` metres
+    /// (on a tie, `previous`'s own edge): where a car at rest is, on the road it was on. Nil when none is that near.
+    public func snap(_ coordinate: Coordinate, onRoadOf previous: RoadSnap, radius: Double) -> RoadSnap? {
+        router.snapper.candidates(near: coordinate, radius: radius)
+            .filter { isOnRoad(of: previous, $0) }
             .min { ($0.distance, $0.edge == previous.edge ? 0 : 1) < ($1.distance, $1.edge == previous.edge ? 0 : 1) }
     }
 
