@@ -106,12 +106,7 @@ public struct DriverLocationPipeline: Sendable {
     public mutating func fix(_ point: LocationPoint, now: Date) -> [Action] {
         guard !policy.isOff else { return [] }
         if let waiting = confirmation.waiting {
-            // Invalid or too inaccurate: the filter counts it, whatever its reference, and it judges no other fix.
-            if case .reject = LocationFilter.judge(point, after: nil) {
-                _ = filter.evaluate(point)
-                return []
-            }
-            let believed = believe(confirmation.next(point), now: now)
+            let believed = confirmWaiting(with: point, now: now)
             return confirmation.waiting == waiting ? believed : believed + wakeAction()
         }
         // Judged as any fix is, without becoming the reference yet: a fix the filter drops waits for nothing.
@@ -119,10 +114,26 @@ public struct DriverLocationPipeline: Sendable {
             _ = filter.evaluate(point)
             return []
         }
-        let unexplained = filter.lastAccepted.map { !FixConfirmation.agree($0, point) } ?? false
-        guard lastFixIsStale || unexplained else { return believe([point], now: now) + wakeAction() }
+        guard needsConfirmation(point) else { return believe([point], now: now) + wakeAction() }
         confirmation.wait(on: point)
         return wakeAction()
+    }
+
+    /// True when `point`, which the filter would take, must wait for the next fix: the first after the source said
+    /// it had none, or one farther from the last fix than the phone's speed explains.
+    private func needsConfirmation(_ point: LocationPoint) -> Bool {
+        lastFixIsStale || filter.lastAccepted.map { !FixConfirmation.agree($0, point) } ?? false
+    }
+
+    /// `point` as the fix after the waiting one: both believed when they agree, else `point` waits in turn; the wake
+    /// is the caller's to add.
+    private mutating func confirmWaiting(with point: LocationPoint, now: Date) -> [Action] {
+        // Invalid or too inaccurate: the filter counts it, whatever its reference, and it judges no other fix.
+        if case .reject = LocationFilter.judge(point, after: nil) {
+            _ = filter.evaluate(point)
+            return []
+        }
+        return believe(confirmation.next(point), now: now)
     }
 
     /// The fix waiting for the next to agree with it, and how many such fixes were dropped.
@@ -244,23 +255,17 @@ public struct DriverLocationPipeline: Sendable {
     /// does not leave the rider with a position from before.
     public mutating func freshFix(_ point: LocationPoint, now: Date) -> [Action] {
         guard !policy.isOff else { return [] }
-        // A fix waits for the next: this one, which says whether to believe it.
-        if confirmation.waiting != nil {
-            var actions = believe(confirmation.next(point), now: now)
-            if !batcher.pending.isEmpty { actions += record(batcher.tripStateChanged(now: now), now: now) }
-            return actions + wakeAction()
-        }
+        // A fix that waits already is confirmed or replaced by this one.
+        if confirmation.waiting != nil { return confirmWaiting(with: point, now: now) + flushPending(now: now) }
         guard case .accept = LocationFilter.judge(point, after: filter.lastAccepted) else {
             _ = filter.evaluate(point)
             return []
         }
         // Taken at the moment, and no less an outlier for it: one at a trip's start, after the car stood at the
         // pickup, passed the speed check on the stop's allowance and showed the rider the car 110 m off.
-        if lastFixIsStale || filter.lastAccepted.map({ !FixConfirmation.agree($0, point) }) ?? false {
+        if needsConfirmation(point) {
             confirmation.wait(on: point)
-            var actions: [Action] = []
-            if !batcher.pending.isEmpty { actions += record(batcher.tripStateChanged(now: now), now: now) }
-            return actions + wakeAction()
+            return flushPending(now: now)
         }
         _ = filter.evaluate(point)
         stats.freshFixes += 1
@@ -268,9 +273,12 @@ public struct DriverLocationPipeline: Sendable {
         lastFixTakenAt = point.t
         if batcher.transport != nil { lastLive = point }
         lastLiveBeforeDrop = nil
-        var actions = record(batcher.pointAccepted(point, now: now), now: now)
-        if !batcher.pending.isEmpty { actions += record(batcher.tripStateChanged(now: now), now: now) }
-        return actions + wakeAction()
+        return record(batcher.pointAccepted(point, now: now), now: now) + flushPending(now: now)
+    }
+
+    /// What waits in the batcher goes now, as at a trip's change, then the wake.
+    private mutating func flushPending(now: Date) -> [Action] {
+        (batcher.pending.isEmpty ? [] : record(batcher.tripStateChanged(now: now), now: now)) + wakeAction()
     }
 
     /// The server acknowledged `seq` and everything before it.
