@@ -31,7 +31,7 @@ struct BenchmarkTests {
         #expect(dense.traces == 10)
         #expect(dense.points == 754)
         #expect(Int((dense.recoveredShare * 1000).rounded()) == 1_000)
-        #expect(Int((dense.distanceRatio * 1000).rounded()) == 1_003)
+        #expect(Int((dense.distanceRatio * 1000).rounded()) == 1_002)
         #expect(dense.breaks == 0)
         let sparse = MapMatchBenchmark.run(
             graph: graph, traces: 10, sampleSeconds: 15, minimumMeters: 500, clock: ManualClock())

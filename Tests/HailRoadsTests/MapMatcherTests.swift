@@ -68,7 +68,7 @@ struct MapMatcherTests {
         let match = MapMatcher(router: router).match(trace)
         #expect(trace.count == 12)
         #expect(match.breaks == 0)
-        #expect(Int(match.distance.rounded()) == 1_650)
+        #expect(Int(match.distance.rounded()) == 1_651)
         #expect(Int(truth.distance.rounded()) == 1_662)
         #expect(Self.recovered(truth, match, city.graph) == 1_000)
         // Never against the one-way street it runs beside.
