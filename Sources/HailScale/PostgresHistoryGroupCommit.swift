@@ -47,6 +47,13 @@ final class PostgresHistoryGroupCommit: Sendable {
     /// The counts so far.
     var statistics: HistoryGroupCommit.Statistics { queue.statistics }
 
+    /// Returns once every append this node made before the call has committed or failed.
+    func appendsBefore() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.whenDone { continuation.resume() }
+        }
+    }
+
     private func queueDrain() {
         guard !pool.submit({ connection in self.drainOneGroup(on: connection) }) else { return }
         // The pool is closed: nothing pending will ever be written, so every append hears so now.

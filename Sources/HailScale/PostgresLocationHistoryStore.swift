@@ -33,9 +33,11 @@ public struct PostgresLocationHistoryStore: LocationHistoryStore {
     /// How many groups and appends the group commit has written, for tests and benchmarks.
     public var statistics: HistoryGroupCommit.Statistics { groupCommit.statistics }
 
-    /// The trip's points in device-time order.
+    /// The trip's points in device-time order, every append this node made before the call included (another
+    /// node's appends are seen once its group has committed).
     public func history(tripID: String) async throws -> [HistoryPoint] {
-        try await pool.run { connection in
+        await groupCommit.appendsBefore()
+        return try await pool.run { connection in
             try connection.query(
                 "SELECT t, received_at, lat, lng, backlog FROM location_history WHERE trip_id = $1 ORDER BY t, seq",
                 [tripID]

@@ -60,9 +60,8 @@ actor SimulatedCar: LocationSource {
         self.random = random
     }
 
-    /// Starts driving `route` from now, slowing for each turn back, replacing any route under way.
+    /// Starts driving `route` from now, replacing any route under way.
     func drive(_ route: Route) {
-        let route = route.slowingForTurnsBack()
         self.route = route
         routeStartedAt = timeline.now()
         var travelled = 0.0

@@ -105,6 +105,22 @@ struct HistoryGroupCommitTests {
         #expect(stores.history.statistics.committedAppends == 2)
     }
 
+    /// Issue 14: the driver's last fix, handed to the group commit by the network loop a few milliseconds before the
+    /// end tap's request priced the trip, was still in a group when the fare read the history, and went unpriced.
+    @Test func aReadRightAfterAnAppendNotWaitedForSeesItsPoints() async throws {
+        let path = Self.temporaryDatabase()
+        defer { Self.remove(path) }
+        let stores = try await SQLiteTripStores.open(path: path)
+        let completions = Completions(expected: 50)
+        for index in 0..<50 {
+            stores.history.append(tripID: "trip-1", points: [Self.point(index)], whenCommitted: completions.record)
+        }
+        let read = try await stores.history.history(tripID: "trip-1")
+        #expect(read.count == 50)
+        #expect(read.last?.t == Self.point(49).t)
+        _ = await completions.all()
+    }
+
     @Test func duplicateDeviceTimesAreIgnoredWithinAndAcrossAppends() async throws {
         let path = Self.temporaryDatabase()
         defer { Self.remove(path) }

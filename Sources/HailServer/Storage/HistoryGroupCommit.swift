@@ -72,6 +72,13 @@ public final class HistoryGroupCommit: Sendable {
         }
     }
 
+    /// Returns once every append made before the call has committed or failed.
+    public func appendsBefore() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.whenDone { continuation.resume() }
+        }
+    }
+
     /// The counts so far.
     public var statistics: Statistics { queue.statistics }
 

@@ -321,9 +321,10 @@ public struct SQLiteLocationHistoryStore: LocationHistoryStore {
     /// How many groups and appends the group commit has written, for tests and benchmarks.
     public var statistics: HistoryGroupCommit.Statistics { groupCommit.statistics }
 
-    /// The trip's points in device-time order.
+    /// The trip's points in device-time order, every append made before the call included.
     public func history(tripID: String) async throws -> [HistoryPoint] {
-        try await database.read { connection in
+        await groupCommit.appendsBefore()
+        return try await database.read { connection in
             try connection.query(
                 "SELECT t, received_at, lat, lng, backlog FROM location_history WHERE trip_id = ? ORDER BY t, rowid",
                 tripID
