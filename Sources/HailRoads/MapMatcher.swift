@@ -104,6 +104,8 @@ public struct MapMatcher: Sendable {
                     for (j, path) in paths.enumerated() {
                         guard let path else { continue }
                         let against = path.againstOneWay ? againstOneWayCost / beta : 0
+                        // A jitter step or a stretch against a one-way road joins two positions of one road, whose
+                        // straight line is the path itself: the fixes' line is what tells them from a drive on.
                         let straight =
                             path.length < 0 || path.againstOneWay
                             ? fixes : from.coordinate.distance(to: options[j].coordinate)

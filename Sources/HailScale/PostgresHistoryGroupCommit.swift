@@ -48,11 +48,7 @@ final class PostgresHistoryGroupCommit: Sendable {
     var statistics: HistoryGroupCommit.Statistics { queue.statistics }
 
     /// Returns once every append this node made before the call has committed or failed.
-    func appendsBefore() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            queue.whenDone { continuation.resume() }
-        }
-    }
+    func appendsBefore() async { await queue.appendsBefore() }
 
     private func queueDrain() {
         guard !pool.submit({ connection in self.drainOneGroup(on: connection) }) else { return }

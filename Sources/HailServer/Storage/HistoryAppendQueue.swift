@@ -25,8 +25,17 @@ public final class HistoryAppendQueue: Sendable {
         /// append up to the `completed`th is done.
         var enqueued = 0
         var completed = 0
-        /// Callers of `whenDone` waiting for the appends before them, each with how many must be completed.
+        /// Callers of `whenDone` waiting for the appends before them, each with how many must be completed; in
+        /// the order they came, so `through` never decreases.
         var waiters: [(through: Int, resume: @Sendable () -> Void)] = []
+
+        /// Counts `count` more appends completed; returns the waiters that were waiting for no more than those.
+        mutating func complete(_ count: Int) -> [@Sendable () -> Void] {
+            completed += count
+            let ready = waiters.prefix { $0.through <= completed }.count
+            defer { waiters.removeFirst(ready) }
+            return waiters.prefix(ready).map(\.resume)
+        }
     }
 
     private let state = Mutex(State())
@@ -65,16 +74,17 @@ public final class HistoryAppendQueue: Sendable {
     /// with success. `committed` says whether a transaction of the group committed.
     public func complete(_ group: [Append], committed: Bool, failures: [Int: any Error]) {
         guard !group.isEmpty else { return }
-        state.withLock { state in
+        let readers = state.withLock { state in
             // Counted before the completions run, so a caller that saw its completion sees its group counted.
             if committed { state.statistics.committedGroups += 1 } else { state.statistics.failedGroups += 1 }
             state.statistics.committedAppends += group.count - failures.count
             state.statistics.failedAppends += failures.count
+            return state.complete(group.count)
         }
         for (index, append) in group.enumerated() {
             append.whenCommitted(failures[index].map { .failure($0) } ?? .success(()))
         }
-        resumeWaiters(completing: group.count)
+        for reader in readers { reader() }
     }
 
     /// Calls `body` once every append queued before this call has completed (committed or failed): at once when
@@ -90,16 +100,11 @@ public final class HistoryAppendQueue: Sendable {
         if !waiting { body() }
     }
 
-    /// Counts `count` more appends completed and resumes the waiters that were waiting for them.
-    private func resumeWaiters(completing count: Int) {
-        let ready = state.withLock { state in
-            state.completed += count
-            let completed = state.completed
-            let ready = state.waiters.filter { $0.through <= completed }
-            state.waiters.removeAll { $0.through <= completed }
-            return ready
+    /// Returns once every append queued before the call has completed (`whenDone`).
+    public func appendsBefore() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            whenDone { continuation.resume() }
         }
-        for waiter in ready { waiter.resume() }
     }
 
     /// After a group: true when more appends are pending and the drain goes on; false ends the drain.
@@ -112,13 +117,13 @@ public final class HistoryAppendQueue: Sendable {
 
     /// Ends the drain and fails every pending append with `error`: the writer is gone and will write none.
     public func failPending(_ error: any Error) {
-        let orphans = state.withLock { state in
+        let (orphans, readers) = state.withLock { state in
             state.draining = false
             defer { state.pending = [] }
-            return state.pending
+            return (state.pending, state.complete(state.pending.count))
         }
         for append in orphans { append.whenCommitted(.failure(error)) }
-        resumeWaiters(completing: orphans.count)
+        for reader in readers { reader() }
     }
 
     /// The counts so far.

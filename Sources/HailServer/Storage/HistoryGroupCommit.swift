@@ -73,11 +73,7 @@ public final class HistoryGroupCommit: Sendable {
     }
 
     /// Returns once every append made before the call has committed or failed.
-    public func appendsBefore() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            queue.whenDone { continuation.resume() }
-        }
-    }
+    public func appendsBefore() async { await queue.appendsBefore() }
 
     /// The counts so far.
     public var statistics: Statistics { queue.statistics }
