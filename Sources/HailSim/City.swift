@@ -176,8 +176,8 @@ public final class City {
             }
         }
         let hours = max(onlineSeconds / 3600, 1e-9)
+        let minuteChanges = screens.minuteChangesPerTrip
         let etaChanges = screens.etaChangesPerTrip
-        let etaRevisions = screens.etaRevisionsPerTrip
         var inProgress: [String: Int] = [:]
         for rider in riders {
             if let state = rider.model.trip?.state, state.isActive { inProgress[state.rawValue, default: 0] += 1 }
@@ -201,9 +201,9 @@ public final class City {
                 ? Double(screens.delayedBannerFrames) / Double(screens.trackedFrames) : 0,
             etaChangesPerTrip: etaChanges.isEmpty ? 0 : Double(etaChanges.reduce(0, +)) / Double(etaChanges.count),
             maxEtaChangesOnATrip: etaChanges.max() ?? 0,
-            etaRevisionsPerTrip: etaRevisions.isEmpty
-                ? 0 : Double(etaRevisions.reduce(0, +)) / Double(etaRevisions.count),
-            maxEtaRevisionsOnATrip: etaRevisions.max() ?? 0, tripEventsLost: lost,
+            minuteChangesPerTrip: minuteChanges.isEmpty
+                ? 0 : Double(minuteChanges.reduce(0, +)) / Double(minuteChanges.count),
+            maxMinuteChangesOnATrip: minuteChanges.max() ?? 0, tripEventsLost: lost,
             tripEventsDuplicated: screens.duplicatedEvents + report.versionRegressions,
             overclaims: screens.overclaims, overclaimedFrames: screens.overclaimedFrames,
             underclaims: screens.underclaims,

@@ -14,12 +14,12 @@ import HailCore
 ///   frame already showed (more than `backwardToleranceMeters` from anywhere it has been since);
 /// - a jump: the marker moving more than 50 m from one frame to the next; a snap when that is the glide's
 ///   design (see `isSnap`);
-/// - ETA changes: the minutes on screen changing from one number to another, per trip; and ETA revisions,
-///   the changes a countdown cannot explain: the arrival the new minutes promise (now plus the minutes, the
-///   last of them maybe partly gone) cannot be the one the minutes before promised over the whole time they
-///   were on screen, with `etaSlackSeconds` for the rider's clock; a new leg (pickup, then dropoff) starts
-///   afresh, and a gap without minutes (locating, a relaunch) does not, so the smoother's hold is judged
-///   across it;
+/// - ETA changes: the estimated time of arrival moving, per trip: minutes on screen promising an arrival (now
+///   plus the minutes, the last of them maybe partly gone) that the minutes shown since the last change ruled
+///   out over the whole time they were on screen, with `etaSlackSeconds` for the rider's clock; a countdown
+///   promises the same arrival and is none; a new leg (pickup, then dropoff) starts afresh, and a gap without
+///   minutes (locating, a relaunch) does not, so the smoother's hold is judged across it; beside them, every
+///   change of the minutes on screen, a countdown included;
 /// - duplicated events: the screen entering a trip state it had already left, or the version going back;
 /// - overclaims: the pin's words (live, updating, the "may be delayed" banner, an ETA) claiming more than
 ///   the freshness of the same frame allows, by the design's thresholds with the sampling period as the
@@ -49,9 +49,10 @@ struct ScreenAudit: Sendable {
         var delayedBannerFrames = 0
         /// Frames tracking a car.
         var trackedFrames = 0
+        /// Per trip: changes of the minutes on screen, a countdown included.
+        var minuteChangesPerTrip: [Int] = []
+        /// Per trip that showed an ETA: changes of the arrival the minutes promise (a countdown is none).
         var etaChangesPerTrip: [Int] = []
-        /// Per trip that showed an ETA: the changes a countdown cannot explain.
-        var etaRevisionsPerTrip: [Int] = []
         var duplicatedEvents = 0
         /// Frames whose words claimed more than the car's true position age allowed.
         var overclaims = ScreenOverclaims()
@@ -81,8 +82,8 @@ struct ScreenAudit: Sendable {
             delayedBannerFrames += other.delayedBannerFrames
             trackedFrames += other.trackedFrames
             framesShowingPositionFromBeforeAssignment += other.framesShowingPositionFromBeforeAssignment
+            minuteChangesPerTrip += other.minuteChangesPerTrip
             etaChangesPerTrip += other.etaChangesPerTrip
-            etaRevisionsPerTrip += other.etaRevisionsPerTrip
             duplicatedEvents += other.duplicatedEvents
             overclaims.merge(other.overclaims)
             underclaims.merge(other.underclaims)
@@ -118,7 +119,7 @@ struct ScreenAudit: Sendable {
     /// The slack each rule about the pin's words allows: the sampling period, since a frame drawn just
     /// before a threshold is crossed is not seen again until the next one.
     static let claimToleranceSeconds = 0.2
-    /// The slack of the ETA revision rule: the rider's app counts its minutes on its estimate of the server's
+    /// The slack of the ETA change rule: the rider's app counts its minutes on its estimate of the server's
     /// clock, which is off by up to half a round trip's asymmetry (a few hundred milliseconds on 3G).
     static let etaSlackSeconds = 1.0
 
@@ -133,12 +134,12 @@ struct ScreenAudit: Sendable {
     private var lastClockOffset: Double?
     private var lastEta: Int?
     private var trackedSince: Date?
-    private var etaChanges = 0
-    /// The leg the arrival below belongs to, the arrival times every frame since the last revision allowed
-    /// (seconds since 1970), and the revisions of this trip; nil before the trip shows minutes.
+    private var minuteChanges = 0
+    /// The leg the arrival below belongs to, the arrival times every frame since the last ETA change allowed
+    /// (seconds since 1970), and the ETA changes of this trip; nil before the trip shows minutes.
     private var etaLeg: TripState?
     private var promisedArrival: ClosedRange<Double>?
-    private var etaRevisions: Int?
+    private var etaChanges: Int?
     /// Pins shown, waiting for their car's truth to be known past their fix's arrival (`judgePins`).
     private var pendingPins: [PendingPin] = []
 
@@ -179,7 +180,7 @@ struct ScreenAudit: Sendable {
             version: max(frame.version, previous?.version ?? 0), state: frame.state, fare: frame.fare ?? previous?.fare)
         if let eta = frame.etaMinutes {
             judgeETA(eta, state: frame.state, at: frame.time.timeIntervalSince1970)
-            if let lastEta, lastEta != eta { etaChanges += 1 }
+            if let lastEta, lastEta != eta { minuteChanges += 1 }
             lastEta = eta
         }
         let tracks = frame.state == .driverAssigned || frame.state == .driverArrived || frame.state == .onTrip
@@ -376,13 +377,13 @@ struct ScreenAudit: Sendable {
         (minutes > 0 ? time + Double(minutes - 1) * 60 : -Double.infinity)...(time + Double(minutes) * 60)
     }
 
-    /// Counts a revision when the minutes on screen promise an arrival the minutes since the last one ruled out.
+    /// Counts an ETA change when the minutes on screen promise an arrival the minutes since the last one ruled out.
     private mutating func judgeETA(_ minutes: Int, state: TripState, at time: Double) {
         let allowed = Self.arrivals(minutes: minutes, at: time)
         if etaLeg != state {
             etaLeg = state
             promisedArrival = allowed
-            etaRevisions = etaRevisions ?? 0
+            etaChanges = etaChanges ?? 0
             return
         }
         guard let promised = promisedArrival else {
@@ -396,15 +397,15 @@ struct ScreenAudit: Sendable {
             // Overlapping only within the slack: the newest frame's allowance stands.
             promisedArrival = lower <= upper ? lower...upper : allowed
         } else {
-            etaRevisions = (etaRevisions ?? 0) + 1
+            etaChanges = (etaChanges ?? 0) + 1
             promisedArrival = allowed
         }
     }
 
     private mutating func closeTrip() {
         guard tripID != nil else { return }
-        measurements.etaChangesPerTrip.append(etaChanges)
-        if let etaRevisions { measurements.etaRevisionsPerTrip.append(etaRevisions) }
+        measurements.minuteChangesPerTrip.append(minuteChanges)
+        if let etaChanges { measurements.etaChangesPerTrip.append(etaChanges) }
     }
 
     private mutating func startTrip(_ id: String) {
@@ -418,10 +419,10 @@ struct ScreenAudit: Sendable {
         lastShown = nil
         lastEta = nil
         trackedSince = nil
-        etaChanges = 0
+        minuteChanges = 0
         etaLeg = nil
         promisedArrival = nil
-        etaRevisions = nil
+        etaChanges = nil
     }
 
     /// Closes the trip under way so its ETA changes count.

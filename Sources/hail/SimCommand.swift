@@ -48,9 +48,10 @@ enum SimCommand {
             Runs a simulated city headless against a fresh server on loopback (a throwaway database) and
             prints the measured report: the age of the position on each rider's screen against where the
             car truly was (p50, p99), whether each frame's words claimed more than that (overclaims) or less,
-            backward moves, jumps over 50 m, trip events lost or doubled, ETA changes and revisions (changes a
-            countdown cannot explain), each completed trip's charged distance against the distance driven,
-            sends and bytes per driver-hour, and the trips. --report writes it as JSON (report.html: the
+            backward moves, jumps over 50 m, trip events lost or doubled, ETA changes (the arrival the
+            minutes promise moving; a countdown is none) and every change of the minutes on screen, each
+            completed trip's charged distance against the distance driven, sends and bytes per driver-hour,
+            and the trips. --report writes it as JSON (report.html: the
             report with its plots, opening offline, and report.json beside it). --database keeps the
             server's SQLite database (trips, events, each trip's stored fixes) for reading a trip again.
             --warmup S runs the city S seconds before measuring it.

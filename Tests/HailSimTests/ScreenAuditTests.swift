@@ -311,17 +311,17 @@ struct ScreenAuditTests {
             ])
     }
 
-    @Test func etaChangesAreCountedPerTrip() {
+    @Test func minuteChangesAreCountedPerTrip() {
         let trace = Self.trace()
         var audit = ScreenAudit()
         for (index, eta) in [5, 5, 4, nil, 4, 6, 4].enumerated() {
             audit.observe(Self.frame(at: Double(index), pin: nil, marker: nil, eta: eta)) { _ in trace }
         }
         audit.finishTrip()
-        #expect(audit.measurements.etaChangesPerTrip == [3])
+        #expect(audit.measurements.minuteChangesPerTrip == [3])
     }
 
-    @Test func etaRevisionsAreTheChangesACountdownCannotExplain() {
+    @Test func anEtaChangeIsTheArrivalMovingNotTheCountdown() {
         let trace = Self.trace()
         var audit = ScreenAudit()
         let frames: [(seconds: Double, state: TripState, minutes: Int?)] = [
@@ -330,9 +330,9 @@ struct ScreenAuditTests {
             (0, .driverAssigned, 4), (30, .driverAssigned, 4), (61, .driverAssigned, 3), (122, .driverAssigned, 2),
             // 4 min 8 s after "2 min": an arrival at least 310 s on, which nothing shown allowed; then back.
             (130, .driverAssigned, 4), (140, .driverAssigned, 2),
-            // A gap without minutes is no fresh start: the same 2 min after it is no revision.
+            // A gap without minutes is no fresh start: the same 2 min after it is no ETA change.
             (150, .driverAssigned, nil), (160, .driverAssigned, 2),
-            // The dropoff is a new arrival: its first minutes are no revision.
+            // The dropoff is a new arrival: its first minutes are no ETA change.
             (170, .onTrip, 9),
         ]
         for frame in frames {
@@ -341,8 +341,8 @@ struct ScreenAuditTests {
             ) { _ in trace }
         }
         audit.finishTrip()
-        #expect(audit.measurements.etaChangesPerTrip == [5])
-        #expect(audit.measurements.etaRevisionsPerTrip == [2])
+        #expect(audit.measurements.minuteChangesPerTrip == [5])
+        #expect(audit.measurements.etaChangesPerTrip == [2])
         // The slack is a second: "1 min" shown 61 s after "2 min" was first shown still allows its arrival.
         #expect(ScreenAudit.arrivals(minutes: 2, at: 0) == 60...120)
         #expect(ScreenAudit.arrivals(minutes: 0, at: 10).upperBound == 10)

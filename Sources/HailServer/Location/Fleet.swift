@@ -75,6 +75,8 @@ public final class Fleet: Sendable {
         var lifetimeRenewedAt: Date?
         /// When the driver's phone took its fixes, on the server's clock, from the batches this node read.
         var fixTimes = FixTimeEstimator()
+        /// The edges the car was shown on in the last `recentStretchSeconds`, oldest first, each with when.
+        var recentEdges: [(edge: Int, at: Date)] = []
     }
 
     private let configuration: Configuration
@@ -454,6 +456,20 @@ public final class Fleet: Sendable {
     /// The phone's speed under which a car is taken to stand, metres per second.
     static let standingSpeed = 1.0
 
+    /// A moving car's fix snapped back onto a stretch of street the car was shown on in the last
+    /// `recentStretchSeconds` (either way), which driving on from where the car was last shown does not reach
+    /// (`RoadNetwork.isReachable(from:to:)`), is put on the road the car is on when a point of it within the snap
+    /// radius agrees with the fix's heading and is reached so (`RoadNetwork.snap(_:heading:radius:reachedFrom:)`), and
+    /// the car was shown at most `reachWindowSeconds` before. Where a two-way street doubles back on itself, its other
+    /// leg driven the other way runs the car's way a few metres off: snapped afresh, a noisy fix taken on the way back
+    /// went onto the leg the car had driven 8 s before, and the rider's pin called that live (issue 14, seventh pass,
+    /// Avenue Pasteur's hairpin in Monaco). A car that truly turned round on a street has no point of its road ahead
+    /// running the new way, so it is shown turned round.
+    static let reachWindowSeconds: TimeInterval = 10
+
+    /// How long the stretches a car was shown on count as ones it has left (see `reachWindowSeconds`).
+    static let recentStretchSeconds: TimeInterval = 30
+
     private func plan(
         _ batch: LocationBatch, of driverID: String, client: ClientInfo?, now: Date, shared before: DriverIngestState
     ) -> IngestPlan {
@@ -534,6 +550,16 @@ public final class Fleet: Sendable {
             {
                 snap = onItsRoad
             }
+            state.recentEdges.removeAll { now.timeIntervalSince($0.at) > Self.recentStretchSeconds }
+            if let roads, let current = snap, let previous = state.snap, !Self.standsStill(newest),
+                let shownAt = state.position?.receivedAt, now.timeIntervalSince(shownAt) <= Self.reachWindowSeconds,
+                state.recentEdges.contains(where: { roads.isSameStretch($0.edge, current.edge) }),
+                !roads.isJitterBack(from: previous, to: current), !roads.isReachable(from: previous, to: current),
+                let reached = roads.snap(
+                    newest.coordinate, heading: heading, radius: routing.snapRadius, reachedFrom: previous)
+            {
+                snap = reached
+            }
             if let roads, let current = snap, let previous = state.snap {
                 if roads.isJitterBack(from: previous, to: current) {
                     snap = previous
@@ -548,6 +574,7 @@ public final class Fleet: Sendable {
             state.position = location
             newPosition = location
             state.snap = snap
+            if let snap, state.recentEdges.last?.edge != snap.edge { state.recentEdges.append((snap.edge, now)) }
             if shared.online { geoUpdate = (location.coordinate, now) }
             if let record = shared.trip, record.trip.state.isActive, record.trip.state != .searching {
                 published = location

@@ -56,6 +56,38 @@ public struct RoadNetwork: Sendable {
             .min { ($0.distance, $0.edge == previous.edge ? 0 : 1) < ($1.distance, $1.edge == previous.edge ? 0 : 1) }
     }
 
+    /// `coordinate` put on the road a car moving on from `previous` is on: the nearest point within `radius` metres on
+    /// `previous`'s road (`isOnRoad(of:_:)`) that agrees with `heading` (within `headingTolerance` degrees) and that
+    /// driving forward from `previous` reaches (`isReachable(from:to:)`) or that lies a little behind it
+    /// (`isJitterBack(from:to:)`); nil when none does.
+    public func snap(
+        _ coordinate: Coordinate, heading: Double?, radius: Double, reachedFrom previous: RoadSnap,
+        headingTolerance: Double = 60
+    ) -> RoadSnap? {
+        router.snapper.candidates(near: coordinate, radius: radius).first { candidate in
+            guard
+                heading.map({ abs(Heading.shortestTurn(from: $0, to: candidate.bearing)) <= headingTolerance }) ?? true,
+                isOnRoad(of: previous, candidate)
+            else { return false }
+            return isReachable(from: previous, to: candidate) || isJitterBack(from: previous, to: candidate)
+        }
+    }
+
+    /// True when `edge` is `other` or the same stretch of street driven the other way.
+    public func isSameStretch(_ edge: Int, _ other: Int) -> Bool {
+        guard edge != other else { return true }
+        let a = graph.edges[edge]
+        let b = graph.edges[other]
+        return a.source == b.target && a.target == b.source
+    }
+
+    /// Whether driving forward from `start` reaches `end` within what a road path between two fixes may add to their
+    /// straight line (`pathStretch`, `pathSlackMeters`).
+    public func isReachable(from start: RoadSnap, to end: RoadSnap) -> Bool {
+        let straight = start.coordinate.distance(to: end.coordinate)
+        return distanceAhead(from: start, to: end, limit: Self.pathStretch * straight + Self.pathSlackMeters) != nil
+    }
+
     /// Whether `current` lies a little behind `previous` on the road (up to `tolerance` metres, driving
     /// forward from `current` reaches `previous`): GPS noise, not a car reversing, so the rider's car is
     /// held where it was rather than moved back. The two may be on different edges: on real maps an edge
