@@ -74,6 +74,11 @@ public struct DriverLocationPipeline: Sendable {
     private var batcherTick: Date?
     /// When the last batch went.
     private var lastSentAt: Date?
+    /// When each batch not yet acknowledged went, by seq, for the round trip its acknowledgement closes.
+    private var sentTimes: [Int64: Date] = [:]
+    /// The quickest round trips of the last two minutes, sent to acknowledged, reported with every batch
+    /// (`LocationBatch.roundTrip`) so the server never dates a fix later than it was taken.
+    public private(set) var roundTrips = SlidingMinimum(window: 120)
     /// When the phone took the last fix it reported (a keep-alive's repeat is not one).
     private var lastFixTakenAt: Date?
     /// When the phone said it came to rest, while it says so.
@@ -281,9 +286,12 @@ public struct DriverLocationPipeline: Sendable {
         (batcher.pending.isEmpty ? [] : record(batcher.tripStateChanged(now: now), now: now)) + wakeAction()
     }
 
-    /// The server acknowledged `seq` and everything before it.
-    public mutating func ack(_ seq: Int64) {
+    /// The server acknowledged `seq` and everything before it; `now`, when given, is when the acknowledgement came,
+    /// which measures the round trip of batch `seq`.
+    public mutating func ack(_ seq: Int64, at now: Date? = nil) {
         batcher.ack(seq)
+        if let now, let sent = sentTimes[seq], now >= sent { roundTrips.note(now.timeIntervalSince(sent), at: now) }
+        sentTimes = sentTimes.filter { $0.key > seq }
     }
 
     /// The trip started at `cutoff`: see `LocationBatcher.forgetFixes(takenBefore:)`.
@@ -320,6 +328,9 @@ public struct DriverLocationPipeline: Sendable {
     /// time for a retry.
     public static let keepAliveWithoutFixSilence: TimeInterval = 48
 
+    /// The most batches whose send time is kept for their round trip.
+    static let sentTimesKept = 64
+
     /// Hands `point` to the batcher; the wake is the caller's to add.
     private mutating func feed(_ point: LocationPoint, now: Date) -> [Action] {
         if batcher.transport != nil { lastLive = point }
@@ -335,6 +346,12 @@ public struct DriverLocationPipeline: Sendable {
             switch action {
             case .send(var batch, let transport):
                 batch.sentAt = now
+                batch.roundTrip = roundTrips.minimum.map { ($0 * 1000).rounded() / 1000 }
+                sentTimes[batch.seq] = now
+                // Batches a link never acknowledges must not pile up: the oldest has the least to tell.
+                if sentTimes.count > Self.sentTimesKept, let oldest = sentTimes.keys.min() {
+                    sentTimes.removeValue(forKey: oldest)
+                }
                 lastSentAt = now
                 stats.batches += 1
                 if batch.backlog { stats.backlogBatches += 1 }

@@ -140,7 +140,7 @@ final class LocationUplink {
 
     /// The server acknowledged batch `seq` on the stream.
     func acknowledged(_ seq: Int64) {
-        pipeline.ack(seq)
+        pipeline.ack(seq, at: timeline.now())
         stepTaken()
     }
 
@@ -202,7 +202,7 @@ final class LocationUplink {
         case .http:
             do {
                 let ack = try await api.sendLocations(batch)
-                pipeline.ack(ack.seq)
+                pipeline.ack(ack.seq, at: timeline.now())
                 connectivityBack()
                 stepTaken()
             } catch let failure as CallError where failure.isRejection {

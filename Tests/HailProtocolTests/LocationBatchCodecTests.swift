@@ -156,6 +156,33 @@ private func decodeError(_ bytes: [UInt8]) -> LocationBatchCodecError? {
         #expect(empty == [0xB1, 0x04, 0x01, 0x00, 0xD0, 0x0F])
     }
 
+    @Test func theRoundTripFollowsTheSendTimeInWholeMilliseconds() throws {
+        let point = LocationPoint(
+            lat: 43.7396, lng: 7.4276, accuracy: 4.5, heading: 212.5, speed: 8.3, t: Fixtures.receivedAt)
+        let sentAt = Fixtures.receivedAt.addingTimeInterval(1.5)
+        let batch = LocationBatch(seq: 9, points: [point], sentAt: sentAt, roundTrip: 0.3124)
+        let bytes = try LocationBatchCodec.encodeBytes(batch)
+        let without = try LocationBatchCodec.encodeBytes(LocationBatch(seq: 9, points: [point], sentAt: sentAt))
+        // Flag bits 2 and 3, then 312 ms as an unsigned varint: b8 02.
+        #expect(bytes[1] == 0x0C)
+        #expect(Array(bytes.dropFirst(2)) == Array(without.dropFirst(2)) + [0xB8, 0x02])
+        let decoded = try LocationBatchCodec.decode(bytes: bytes)
+        #expect(decoded.roundTrip == 0.312)
+        #expect(decoded == (try LocationBatchCodec.quantized(batch)))
+        #expect(try LocationBatchCodec.encodeBytes(decoded) == bytes)
+        // At most 600 s: 600,001 ms (c1 cf 24) is out of range, and so is a negative round trip to encode.
+        #expect(throws: LocationBatchCodecError.valueOutOfRange(field: .roundTrip, point: nil, offset: 4)) {
+            try LocationBatchCodec.decode(bytes: [0xB1, 0x08, 0x01, 0x00, 0xC1, 0xCF, 0x24])
+        }
+        #expect(try LocationBatchCodec.decode(bytes: [0xB1, 0x08, 0x01, 0x00, 0xC0, 0xCF, 0x24]).roundTrip == 600)
+        #expect(throws: LocationBatchCodecError.unrepresentable(field: .roundTrip, point: nil)) {
+            try LocationBatchCodec.encodeBytes(LocationBatch(seq: 1, points: [], roundTrip: -0.01))
+        }
+        #expect(throws: LocationBatchCodecError.notFinite(field: .roundTrip, point: nil)) {
+            try LocationBatchCodec.encodeBytes(LocationBatch(seq: 1, points: [], roundTrip: .nan))
+        }
+    }
+
     @Test func emptyBatchIsFourBytes() throws {
         #expect(try LocationBatchCodec.encodeBytes(LocationBatch(seq: 1, points: [])) == [0xB1, 0x00, 0x01, 0x00])
         #expect(
@@ -182,7 +209,7 @@ private func decodeError(_ bytes: [UInt8]) -> LocationBatchCodecError? {
         case .heading: bad.heading = value
         case .speed: bad.speed = value
         case .t: bad.t = Date(timeIntervalSince1970: value)
-        case .seq, .sentAt: break
+        case .seq, .sentAt, .roundTrip: break
         }
         #expect(throws: LocationBatchCodecError.notFinite(field: field, point: 2)) {
             try LocationBatchCodec.encode(LocationBatch(seq: 1, points: [good, good, bad]))
@@ -229,7 +256,7 @@ private func decodeError(_ bytes: [UInt8]) -> LocationBatchCodecError? {
         arguments: [
             ([0x7B, 0x22], LocationBatchCodecError.unsupportedFormat(0x7B)),
             ([0xB2, 0x00, 0x01, 0x00], .unsupportedFormat(0xB2)),
-            ([0xB1, 0x08, 0x01, 0x00], .reservedFlags(0x08)),
+            ([0xB1, 0x10, 0x01, 0x00], .reservedFlags(0x10)),
             ([0xB1, 0x80, 0x01, 0x00], .reservedFlags(0x80)),
             ([0xB1, 0x00, 0x01, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F], .tooManyPoints(count: 4_294_967_295)),
             ([0xB1, 0x00, 0x01, 0xE9, 0x07], .tooManyPoints(count: 1001)),

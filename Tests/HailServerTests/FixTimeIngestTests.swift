@@ -65,6 +65,42 @@ struct FixTimeIngestTests {
         #expect(trip.driverLocation?.ageOrigin == start + 1.5)
     }
 
+    @Test func aReportedRoundTripDatesTheFixNoLaterThanItWasTaken() async throws {
+        let h = await ServerHarness()
+        try await RideFlowTests.tripOnTrip(h)
+        var riders = await TopicReader(h.services.bus, .trip("trip-1"))
+        func batch(_ seq: Int64, taken: Date, sent: Date, roundTrip: Double?) throws -> Data {
+            let lat = Self.parked.lat + Double(seq - 10) * 0.0002
+            let point = LocationPoint(lat: lat, lng: Self.parked.lng, accuracy: 5, heading: 90, speed: 8, t: taken)
+            return try HailJSON.encode(LocationBatch(seq: seq, points: [point], sentAt: sent, roundTrip: roundTrip))
+        }
+        // The trip's earlier fixes arrived the instant they were taken (the smallest lag is 0). Now each batch goes at
+        // once and arrives 0.5 s later, the second reporting a quickest round trip of 0.7 s.
+        h.advance(seconds: 1)
+        let first = h.now
+        h.advance(seconds: 0.5)
+        #expect(await Self.send(h, "driver-1", try batch(10, taken: first, sent: first, roundTrip: nil)).status == 200)
+        h.advance(seconds: 2.5)
+        let second = h.now
+        h.advance(seconds: 0.5)
+        #expect(
+            await Self.send(h, "driver-1", try batch(11, taken: second, sent: second, roundTrip: 0.7)).status == 200)
+        let frames = try await Self.published(h, &riders)
+        // Without a round trip the fix is dated when taken; with it, 0.7 s before: the server takes the quickest round
+        // trip as the most the quickest arrival can have been, so a fix is never dated late, at worst a little early.
+        let fixedAt = frames.map { $0.fixedAt.map { Int(($0.timeIntervalSince(first) * 1000).rounded()) } }
+        #expect(fixedAt == [0, 2_300])
+        #expect(Int((second.timeIntervalSince(first) * 1000).rounded()) == 3_000)
+        // A round trip that is none is refused and changes nothing.
+        let bad = await Self.send(h, "driver-1", try batch(12, taken: h.now, sent: h.now, roundTrip: -1))
+        #expect(bad.status == 400)
+        #expect(
+            String(decoding: bad.body, as: UTF8.self)
+                == #"{"error":{"code":"invalid_field","field":"roundTrip","message":"roundTrip must be between 0 and 600"}}"#
+        )
+        #expect(await h.services.fleet.position(driverID: "driver-1")?.seq == 11)
+    }
+
     @Test func aKeepAliveWithoutAFixShowsNoRiderAPositionAndKeepsTheDriverOffered() async throws {
         let h = await ServerHarness()
         let start = h.now

@@ -5,12 +5,13 @@ import HailCore
 /// `POST /v1/drivers/me/locations` with `Content-Type: application/vnd.hail.location-batch`.
 ///
 /// Layout (docs/PROTOCOL.md has it byte by byte): a format byte `0xB1`, a flags byte (bit 0 =
-/// backlog, bit 1 = no fix, bit 2 = sent time), `seq` as an unsigned LEB128 varint, the point count as a
+/// backlog, bit 1 = no fix, bit 2 = sent time, bit 3 = round trip), `seq` as an unsigned LEB128 varint, the point count as a
 /// varint, then six zigzag varints per point: latitude and longitude in 1e-7 degrees, accuracy in decimetres,
 /// heading in tenths of a degree, speed in cm/s and `t` in milliseconds since 1970. The first point is
 /// absolute; each later point is the difference from the one before, which is what makes a
 /// batch of nearby fixes a few bytes per point. With bit 2, one more zigzag varint ends the batch: `sentAt`
-/// in milliseconds after the last point's `t` (after 1970 when there is no point).
+/// in milliseconds after the last point's `t` (after 1970 when there is no point). With bit 3, an unsigned varint
+/// follows it: `roundTrip` in whole milliseconds, at most `ProtocolLimits.maxRoundTripSeconds`.
 ///
 /// Round trip: `decode(encode(b)) == quantized(b)`, and `encode(decode(bytes)) == bytes` for
 /// every input `decode` accepts (varints must be in their shortest form, trailing bytes and
@@ -24,8 +25,10 @@ public enum LocationBatchCodec {
     public static let noFixFlag: UInt8 = 0x02
     /// Bit 2 of the flags byte: the batch ends with when the phone sent it.
     public static let sentAtFlag: UInt8 = 0x04
+    /// Bit 3 of the flags byte: the batch ends with the phone's quickest recent round trip.
+    public static let roundTripFlag: UInt8 = 0x08
     /// Every flag bit this version defines; the others must be 0.
-    static let knownFlags = backlogFlag | noFixFlag | sentAtFlag
+    static let knownFlags = backlogFlag | noFixFlag | sentAtFlag | roundTripFlag
     /// Every quantized value, absolute, lies strictly within ±2^48. That keeps deltas inside 64 bits,
     /// and keeps scaling exact enough that a decoded value re-encodes to the same integer.
     public static let maxMagnitude: Int64 = 1 << 48
@@ -50,6 +53,8 @@ public enum LocationBatchCodec {
         case t
         /// When the batch was sent, in milliseconds (after the last point's `t` on the wire).
         case sentAt
+        /// The phone's quickest recent round trip, in whole milliseconds.
+        case roundTrip
 
         /// How many codec units make one wire unit (degree, metre, second...).
         public var scale: Double {
@@ -58,7 +63,7 @@ public enum LocationBatchCodec {
             case .lat, .lng: return 10_000_000
             case .accuracy, .heading: return 10
             case .speed: return 100
-            case .t, .sentAt: return 1000
+            case .t, .sentAt, .roundTrip: return 1000
             }
         }
 
@@ -82,7 +87,8 @@ public enum LocationBatchCodec {
         output.reserveCapacity(12 + batch.points.count * 16)
         output.append(formatByte)
         output.append(
-            (batch.backlog ? backlogFlag : 0) | (batch.noFix ? noFixFlag : 0) | (batch.sentAt == nil ? 0 : sentAtFlag))
+            (batch.backlog ? backlogFlag : 0) | (batch.noFix ? noFixFlag : 0) | (batch.sentAt == nil ? 0 : sentAtFlag)
+                | (batch.roundTrip == nil ? 0 : roundTripFlag))
         appendVarint(UInt64(batch.seq), to: &output)
         appendVarint(UInt64(batch.points.count), to: &output)
         var previous = [Int64](repeating: 0, count: Field.pointFields.count)
@@ -99,6 +105,7 @@ public enum LocationBatchCodec {
             // Both within ±2^48: the difference cannot overflow.
             appendVarint(zigzag(sent - (batch.points.isEmpty ? 0 : previous[5])), to: &output)
         }
+        if let roundTrip = batch.roundTrip { appendVarint(UInt64(try quantize(roundTrip: roundTrip)), to: &output) }
         return output
     }
 
@@ -148,12 +155,21 @@ public enum LocationBatchCodec {
             }
             sentAt = Date(timeIntervalSince1970: Double(sum) / Field.sentAt.scale)
         }
+        var roundTrip: TimeInterval?
+        if flags & roundTripFlag != 0 {
+            let offset = reader.offset
+            let milliseconds = try reader.varint()
+            guard milliseconds <= UInt64(ProtocolLimits.maxRoundTripSeconds * Field.roundTrip.scale) else {
+                throw .valueOutOfRange(field: .roundTrip, point: nil, offset: offset)
+            }
+            roundTrip = Double(milliseconds) / Field.roundTrip.scale
+        }
         guard reader.remaining == 0 else {
             throw .trailingBytes(offset: reader.offset, count: reader.remaining)
         }
         return LocationBatch(
             seq: Int64(seq), points: points, backlog: flags & backlogFlag != 0, noFix: flags & noFixFlag != 0,
-            sentAt: sentAt)
+            sentAt: sentAt, roundTrip: roundTrip)
     }
 
     /// `batch` at the codec's precision: what `decode(encode(batch))` returns.
@@ -167,7 +183,22 @@ public enum LocationBatchCodec {
         let sentAt = try batch.sentAt.map { (date) throws(LocationBatchCodecError) in
             Date(timeIntervalSince1970: Double(try quantize(date)) / Field.sentAt.scale)
         }
-        return LocationBatch(seq: batch.seq, points: points, backlog: batch.backlog, noFix: batch.noFix, sentAt: sentAt)
+        let roundTrip = try batch.roundTrip.map { (seconds) throws(LocationBatchCodecError) in
+            Double(try quantize(roundTrip: seconds)) / Field.roundTrip.scale
+        }
+        return LocationBatch(
+            seq: batch.seq, points: points, backlog: batch.backlog, noFix: batch.noFix, sentAt: sentAt,
+            roundTrip: roundTrip)
+    }
+
+    /// `seconds` of round trip in whole milliseconds, 0 to `ProtocolLimits.maxRoundTripSeconds`.
+    private static func quantize(roundTrip seconds: TimeInterval) throws(LocationBatchCodecError) -> Int64 {
+        guard seconds.isFinite else { throw .notFinite(field: .roundTrip, point: nil) }
+        let scaled = (seconds * Field.roundTrip.scale).rounded()
+        guard scaled >= 0, scaled <= ProtocolLimits.maxRoundTripSeconds * Field.roundTrip.scale else {
+            throw .unrepresentable(field: .roundTrip, point: nil)
+        }
+        return Int64(scaled)
     }
 
     /// `date` in whole milliseconds since 1970, within the format's range.

@@ -2,7 +2,8 @@ import HailCore
 
 /// Location batches from drivers, over HTTP or the driver stream, checked point by point.
 extension LocationBatch: Validatable {
-    /// Checks the seq, the point count (exactly one without a fix, and never backlog) and every point; fields
+    /// Checks the seq, the point count (exactly one without a fix, and never backlog), `sentAt`, `roundTrip` (0 to
+    /// `ProtocolLimits.maxRoundTripSeconds`) and every point; fields
     /// are named like `points[3].accuracy`.
     public func validate() throws(APIError) {
         guard seq >= 0 else { throw APIError.invalidField("seq", "seq must not be negative") }
@@ -19,6 +20,9 @@ extension LocationBatch: Validatable {
         }
         if let sentAt, !sentAt.timeIntervalSince1970.isFinite {
             throw APIError.invalidField("sentAt", "sentAt must be a finite date")
+        }
+        if let roundTrip {
+            try FieldCheck.number(roundTrip, in: 0...ProtocolLimits.maxRoundTripSeconds, at: "roundTrip")
         }
         for (index, point) in points.enumerated() {
             try point.validate(at: FieldPath.index("points", index))

@@ -11,6 +11,8 @@ public enum ProtocolLimits {
     public static let maxAccuracyMeters = 100_000.0
     /// The largest speed accepted, in metres per second (well beyond any car, short of nonsense).
     public static let maxSpeedMetersPerSecond = 1_000.0
+    /// The longest round trip a location batch may report, in seconds: a link slower than this carries no live position.
+    public static let maxRoundTripSeconds = 600.0
     /// The most samples one telemetry batch may carry: two hours at the apps' one a minute.
     public static let maxTelemetrySamples = 120
     /// The longest app version or device model accepted in telemetry, in UTF-8 bytes.

@@ -5,7 +5,7 @@ import HailCore
 /// batch in `LocationBatchCodec`'s format instead.
 public enum DriverClientFrame: Codable, Sendable, Hashable, Validatable {
     /// A batch of fixes: `{"type": "location", "seq": 42, "points": [...], "backlog": true?, "noFix": true?,
-    /// "sentAt": "..."?}`.
+    /// "sentAt": "..."?, "roundTrip": 0.12?}`.
     case location(LocationBatch)
 
     /// The `type` strings of this direction.
@@ -28,7 +28,8 @@ public enum DriverClientFrame: Codable, Sendable, Hashable, Validatable {
                 points: try container.decode([LocationPoint].self, forKey: .points),
                 backlog: try container.decodeIfPresent(Bool.self, forKey: .backlog) ?? false,
                 noFix: try container.decodeIfPresent(Bool.self, forKey: .noFix) ?? false,
-                sentAt: try container.decodeIfPresent(Date.self, forKey: .sentAt)))
+                sentAt: try container.decodeIfPresent(Date.self, forKey: .sentAt),
+                roundTrip: try container.decodeIfPresent(Double.self, forKey: .roundTrip)))
     }
 
     /// Writes the frame flat; `backlog` and `noFix` are left out when false, as in `LocationBatch`.
@@ -42,6 +43,7 @@ public enum DriverClientFrame: Codable, Sendable, Hashable, Validatable {
             if batch.backlog { try container.encode(true, forKey: .backlog) }
             if batch.noFix { try container.encode(true, forKey: .noFix) }
             try container.encodeIfPresent(batch.sentAt, forKey: .sentAt)
+            try container.encodeIfPresent(batch.roundTrip, forKey: .roundTrip)
         }
     }
 

@@ -519,7 +519,9 @@ public final class Fleet: Sendable {
         }
         // When the phone sent the batch tells how long its fixes took to arrive; an app that does not say lends
         // its newest fix's time, whose lag includes the fix's wait on the phone.
-        if let sent = batch.sentAt ?? newestTaken { state.fixTimes.observe(deviceTime: sent, receivedAt: now) }
+        if let sent = batch.sentAt ?? newestTaken {
+            state.fixTimes.observe(deviceTime: sent, receivedAt: now, roundTrip: batch.roundTrip)
+        }
         let serving = shared.online || shared.trip != nil
         if !serving {
             // Positions from a driver who is neither online nor on a trip move nothing.

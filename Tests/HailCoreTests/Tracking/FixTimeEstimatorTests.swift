@@ -35,6 +35,28 @@ struct FixTimeEstimatorTests {
         #expect(estimator.fixedAt(deviceTime: Self.phone(15), receivedAt: Self.server(15.75)) == Self.server(15.25))
     }
 
+    /// Issue 14, eighth pass: on a driver's third batch over 3G the quickest arrival seen was 0.45 s, so a fix was
+    /// dated 0.45 s late and the rider's pin said live for it at 6.24 s old.
+    @Test func thePhonesQuickestRoundTripKeepsAFixFromBeingDatedLate() {
+        var late = FixTimeEstimator()
+        var bounded = FixTimeEstimator()
+        // Batches sent at 3, 6 and 9 s (phone 120 s behind), arriving 0.6, 0.45 and 0.5 s later; the acks took
+        // 0.15 s back, so the phone's quickest round trip is 0.6 s.
+        for (sent, arrival) in [(3.0, 0.6), (6, 0.45), (9, 0.5)] {
+            late.observe(deviceTime: Self.phone(sent), receivedAt: Self.server(sent + arrival))
+            bounded.observe(deviceTime: Self.phone(sent), receivedAt: Self.server(sent + arrival), roundTrip: 0.6)
+        }
+        // A fix taken at 8.5 s and sent in the batch of 9 s.
+        func milliseconds(_ date: Date) -> Int { Int((date.timeIntervalSince(Self.server(0)) * 1000).rounded()) }
+        #expect(milliseconds(late.fixedAt(deviceTime: Self.phone(8.5), receivedAt: Self.server(9.5))) == 8_950)
+        // Less the round trip: 0.15 s early (the way back), never late.
+        #expect(milliseconds(bounded.fixedAt(deviceTime: Self.phone(8.5), receivedAt: Self.server(9.5))) == 8_350)
+        // A report that is not a round trip is ignored.
+        var ignored = FixTimeEstimator()
+        ignored.observe(deviceTime: Self.phone(6), receivedAt: Self.server(6.45), roundTrip: -1)
+        #expect(ignored.fixedAt(deviceTime: Self.phone(5.5), receivedAt: Self.server(6.45)) == Self.server(5.95))
+    }
+
     @Test func aLagOlderThanTheWindowNoLongerCounts() {
         var estimator = FixTimeEstimator(window: 120)
         estimator.observe(deviceTime: Self.phone(0), receivedAt: Self.server(0.25))
