@@ -176,4 +176,30 @@ struct FareMatchTests {
                     || graph.edges[earlier].target != graph.edges[later].source)
         }
     }
+    /// 11 fixes, one a second, of a simulated car driving 134 m along a Monaco street past a side street (the
+    /// dead-zones run of issue 14's eighth pass, trip 708c11e3); one lies 15 m off the street and 8 m off the side street.
+    static let besideASideStreet: [Coordinate] = [
+        (43.7388379, 7.4258459), (43.7389229, 7.4259374), (43.7388394, 7.4261858),
+        (43.7388288, 7.4263217), (43.7387420, 7.4264980), (43.7386281, 7.4265143),
+        (43.7384993, 7.4264478), (43.7385626, 7.4269086), (43.7383844, 7.4269142),
+        (43.7382537, 7.4269290), (43.7382130, 7.4269182),
+    ].map { Coordinate(lat: $0.0, lng: $0.1) }
+
+    @Test("A fix beside a side street is not charged as a drive into it, a turn round and back (issue 14: +30 m)")
+    func aFixBesideASideStreetIsNotChargedAsADriveIntoIt() throws {
+        let file = try #require(SharedData.file("osm/monaco.osm.pbf"))
+        let network = RoadNetwork(graph: RoadGraph(extract: try OSMPBFReader.read(contentsOf: file)))
+        var free = network.matcher
+        free.uTurnCost = 0
+        let turning = free.match(Self.besideASideStreet)
+        let match = network.matcher.match(Self.besideASideStreet)
+        // Free to turn round, the model drove 15 m into the side street (edges 3664, 6305), turned and came back
+        // (6304, 6306): 30 m the car never drove.
+        #expect(Int(turning.distance.rounded()) == 160)
+        #expect(turning.edges.contains(6305) && turning.edges.contains(6304))
+        // At the cost of a turn round, the street alone, as the car drove it (the first and last fix lie 134 m apart
+        // along it, each within the noise).
+        #expect(Int(match.distance.rounded()) == 130)
+        #expect(match.edges == [6294, 17638, 1, 25107, 3658, 3661, 3663, 3666, 3668, 3670, 3672, 3674, 3676])
+    }
 }
