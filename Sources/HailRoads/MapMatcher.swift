@@ -67,8 +67,8 @@ public struct MapMatcher: Sendable {
     /// fixes a few seconds apart, and when it does the fixes after show the way back; without a cost, one noisy fix
     /// 15 m off a Monaco street and 8 m off a side street was matched as a drive 15 m into the side street, a turn
     /// round and back out: 30 m charged on a 1,070 m trip (+3.5 %, issue 14, eighth pass). Replayed on the stored
-    /// fixes of 407 simulated trips, 15 m took that trip to +0.6 % and left every other within 3 %; 25 m also lost
-    /// a real turn round at the start of a 1,431 m trip that its fixes showed (-0.6 % to -2.8 %).
+    /// fixes of 407 simulated trips, 15 m took that trip to +0.6 % and put no other over 3 %; 25 m also lost a real
+    /// turn round at the start of a 1,431 m trip that its fixes showed (-0.6 % to -2.8 %).
     public var uTurnCost: Double = 15
 
     /// The likeliest road path for `trace`; skipped fixes (see above), fixes with no road in range and fixes passed
