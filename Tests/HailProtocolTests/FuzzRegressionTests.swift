@@ -33,4 +33,22 @@ import Testing
         #expect(client?.version == version)
         #expect(client.flatMap { ClientInfo(headerValue: $0.headerValue) } == client)
     }
+
+    /// FuzzRoutes: an `X-Hail-Client` value whose device model began with a combining mark after the space that
+    /// follows "(" (U+0489): the space was trimmed, the header written back put the mark right after "(", the two
+    /// made one character, and the model read back as none.
+    static let clientModelStartingWithACombiningMark: [UInt8] = [
+        0x54, 0x20, 0x28, 0x20, 0xD2, 0x89, 0xCE, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+        0x76, 0x61, 0x63, 0x63, 0x73, 0x5F, 0x3A, 0x6F, 0x2F,
+    ]
+
+    @Test func aDeviceModelStartingWithACombiningMarkReadsBackTheSame() throws {
+        let header = String(decoding: Self.clientModelStartingWithACombiningMark, as: UTF8.self)
+        let client = try #require(ClientInfo(headerValue: header))
+        #expect(client.app == "T")
+        #expect(client.version == nil)
+        #expect(client.deviceModel?.unicodeScalars.first == "\u{0489}")
+        #expect(client.headerValue.hasPrefix("T (\u{0489}"))
+        #expect(ClientInfo(headerValue: client.headerValue) == client)
+    }
 }

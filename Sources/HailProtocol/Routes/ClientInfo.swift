@@ -21,12 +21,15 @@ public struct ClientInfo: Sendable, Hashable, CustomStringConvertible {
     public init?(headerValue: String?) {
         guard var rest = headerValue?.trimmingSpaces, !rest.isEmpty else { return nil }
         var model: String?
-        if let open = rest.firstIndex(of: "(") {
-            let inside = rest[rest.index(after: open)...]
+        // Found among scalars, not characters: a combining mark after "(" makes one character of the two, and the
+        // model written back as "(" + model + ")" would hide its parenthesis.
+        let scalars = rest.unicodeScalars
+        if let open = scalars.firstIndex(of: "(") {
+            let inside = scalars[scalars.index(after: open)...]
             let close = inside.firstIndex(of: ")") ?? inside.endIndex
-            let text = String(inside[..<close]).trimmingSpaces
+            let text = String(String.UnicodeScalarView(inside[..<close])).trimmingSpaces
             model = text.isEmpty ? nil : text
-            rest = String(rest[..<open]).trimmingSpaces
+            rest = String(String.UnicodeScalarView(scalars[..<open])).trimmingSpaces
         }
         // Tabs are HTTP whitespace too: `hail-rider\t(x)` names the app `hail-rider`, as it reads back.
         let product = rest.split(maxSplits: 1, whereSeparator: { $0 == " " || $0 == "\t" }).first.map(String.init) ?? ""
