@@ -78,7 +78,7 @@ public struct DriverLocationPipeline: Sendable {
     private var sentTimes: [Int64: Date] = [:]
     /// The quickest round trips of the last two minutes, sent to acknowledged, reported with every batch
     /// (`LocationBatch.roundTrip`) so the server never dates a fix later than it was taken.
-    public private(set) var roundTrips = SlidingMinimum(window: 120)
+    private var roundTrips = SlidingMinimum(window: 120)
     /// When the phone took the last fix it reported (a keep-alive's repeat is not one).
     private var lastFixTakenAt: Date?
     /// When the phone said it came to rest, while it says so.

@@ -324,11 +324,7 @@ public struct MapMatcher: Sendable {
         for edgeID in edges { coordinates.append(graph.coordinates[Int(graph.edges[edgeID].target)]) }
         coordinates.append(end.coordinate)
         let all = [start.edge] + edges + [end.edge]
-        let uTurns = zip(all, all.dropFirst()).filter { first, second in
-            let a = graph.edges[first]
-            let b = graph.edges[second]
-            return a.source == b.target && a.target == b.source
-        }.count
+        let uTurns = zip(all, all.dropFirst()).filter { first, second in graph.isReverse(second, of: first) }.count
         return LengthPath(length: length, edges: all, coordinates: coordinates, uTurns: uTurns)
     }
 }

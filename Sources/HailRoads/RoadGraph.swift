@@ -82,6 +82,13 @@ public struct RoadGraph: Sendable {
         componentIDs[Int(edges[edge].source)] == 0 && componentIDs[Int(edges[edge].target)] == 0
     }
 
+    /// True when `edge` is `other` driven the other way: the one followed by the other turns round.
+    public func isReverse(_ edge: Int, of other: Int) -> Bool {
+        let a = edges[edge]
+        let b = edges[other]
+        return a.source == b.target && a.target == b.source
+    }
+
     /// True when a car arriving on edge `from` may continue onto edge `to` (which must leave `from`'s target).
     public func allowsTurn(from: Int, to: Int) -> Bool {
         let arriving = edges[from]

@@ -553,20 +553,24 @@ public final class Fleet: Sendable {
                 snap = onItsRoad
             }
             state.recentEdges.removeAll { now.timeIntervalSince($0.at) > Self.recentStretchSeconds }
-            if let roads, let current = snap, let previous = state.snap, !Self.standsStill(newest),
-                let shownAt = state.position?.receivedAt, now.timeIntervalSince(shownAt) <= Self.reachWindowSeconds,
-                state.recentEdges.contains(where: { roads.isSameStretch($0.edge, current.edge) }),
-                !roads.isJitterBack(from: previous, to: current), !roads.isReachable(from: previous, to: current),
-                let reached = roads.snap(
-                    newest.coordinate, heading: heading, radius: routing.snapRadius, reachedFrom: previous)
-            {
-                snap = reached
-            }
             if let roads, let current = snap, let previous = state.snap {
-                if roads.isJitterBack(from: previous, to: current) {
+                var onward = current
+                var jitter = roads.isJitterBack(from: previous, to: current)
+                if !jitter, !Self.standsStill(newest), let shownAt = state.position?.receivedAt,
+                    now.timeIntervalSince(shownAt) <= Self.reachWindowSeconds,
+                    state.recentEdges.contains(where: { roads.isSameStretch($0.edge, current.edge) }),
+                    !roads.isReachable(from: previous, to: current),
+                    let reached = roads.snap(
+                        newest.coordinate, heading: heading, radius: routing.snapRadius, reachedFrom: previous)
+                {
+                    onward = reached
+                    jitter = roads.isJitterBack(from: previous, to: reached)
+                }
+                if jitter {
                     snap = previous
                 } else {
-                    path = roads.path(from: previous, to: current)
+                    snap = onward
+                    path = roads.path(from: previous, to: onward)
                 }
             }
             let location = DriverLocation(

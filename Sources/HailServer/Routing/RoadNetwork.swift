@@ -75,10 +75,7 @@ public struct RoadNetwork: Sendable {
 
     /// True when `edge` is `other` or the same stretch of street driven the other way.
     public func isSameStretch(_ edge: Int, _ other: Int) -> Bool {
-        guard edge != other else { return true }
-        let a = graph.edges[edge]
-        let b = graph.edges[other]
-        return a.source == b.target && a.target == b.source
+        edge == other || graph.isReverse(edge, of: other)
     }
 
     /// Whether driving forward from `start` reaches `end` within what a road path between two fixes may add to their
@@ -127,11 +124,7 @@ public struct RoadNetwork: Sendable {
 
     /// True when one edge of `edges` is followed by the same street driven the other way.
     private func makesUTurn(_ edges: [Int]) -> Bool {
-        zip(edges, edges.dropFirst()).contains { first, second in
-            let a = graph.edges[first]
-            let b = graph.edges[second]
-            return a.source == b.target && a.target == b.source
-        }
+        zip(edges, edges.dropFirst()).contains { first, second in graph.isReverse(second, of: first) }
     }
 
     /// True when `path` runs backwards along its own direction by more than `doublingBackMeters`: each
@@ -174,8 +167,7 @@ public struct RoadNetwork: Sendable {
         func reach(after arriving: Int, at distance: Double) {
             let edge = graph.edges[arriving]
             for next in graph.outgoingEdges(of: edge.target) where graph.allowsTurn(from: arriving, to: next) {
-                let candidate = graph.edges[next]
-                guard candidate.target != edge.source || candidate.source != edge.target else { continue }
+                guard !graph.isReverse(next, of: arriving) else { continue }
                 guard distance <= limit, distance < reached[next] ?? .infinity else { continue }
                 reached[next] = distance
                 frontier.append((next, distance))
