@@ -246,8 +246,11 @@ public final class DriverModel {
     public func tap(_ kind: DriverIntent.Kind) async {
         guard let trip, kind != .accept else { return }
         // The rider at the pickup sees the car where it stopped, not where the last interval left it; at the start,
-        // where it stands as it drives off (it may have crept to the kerb under the distance filter).
-        if kind == .arrived || kind == .started { await uplink.sendFreshFix() }
+        // where it stands as it drives off (it may have crept to the kerb under the distance filter). At the end the
+        // fix of the tap goes with "ended" (below), so the fare runs to where the car stopped: the fix taken just
+        // before the tap, not yet handed to the app, went live after "ended" and missed the fare (a 1,431 m stalls
+        // trip charged 1,381 m, issue 14).
+        if kind == .arrived || kind == .started || kind == .ended { await uplink.sendFreshFix() }
         // The fixes taken before the rider got in are no part of the fare: those still on the phone go no further.
         if kind == .started { uplink.tripStarted() }
         // The fixes of the trip the server has not acknowledged go with "ended", so the fare is priced on the whole

@@ -71,6 +71,30 @@ struct DriverModelTests {
         #expect(await rig.api.endedPaths == [[fix]])
     }
 
+    /// Issue 14: the fix taken a moment before the tap reached the app after it, went live behind "ended" and missed
+    /// the fare (a 1,431 m stalls trip charged 1,381 m). "ended" carries the fix of the tap itself, after the ones
+    /// not yet acknowledged, and the rider's pin gets it too.
+    @Test func endedCarriesTheFixOfTheTap() async throws {
+        let rig = DriverModelTests(active: Fixture.trip("t9", .onTrip, version: 4))
+        try await rig.online()
+        rig.channel.goSilent(true)
+        let approach = LocationPoint(
+            lat: Fixture.dropoff.lat - 12 / 111_195, lng: Fixture.dropoff.lng, accuracy: 5, heading: 0, speed: 6,
+            t: Fixture.origin)
+        rig.source.yield(approach)
+        try await eventually(rig.model, "fix taken") { $0.pipeline.filter.counts.accepted == 1 }
+        rig.clock.advance(by: .seconds(2))
+        let stop = LocationPoint(
+            lat: Fixture.dropoff.lat, lng: Fixture.dropoff.lng, accuracy: 5, heading: 0, speed: 0,
+            t: Fixture.origin.addingTimeInterval(2))
+        rig.source.setCurrentFix(stop)
+        await rig.model.tap(.ended)
+        try await eventually(rig.model, "ended") { $0.trip?.state == .completed }
+        #expect(await rig.api.endedPaths == [[approach, stop]])
+        #expect(rig.model.pipeline.stats.freshFixes == 1)
+        #expect(rig.channel.sent.last?.points == [stop])
+    }
+
     /// Issue 14: after a dead zone at the drop-off, the fixes taken in it waited in the buffer while "ended", retried
     /// as the network came back, got through first: a 1,070 m chaos trip was charged 931 m, every run. Waiting for
     /// the buffer before "ended" (up to 5 s) did not save it. The fixes the server has not acknowledged now travel
