@@ -91,6 +91,51 @@ struct RoadNetworkReachTests {
         #expect(next.coordinate == network.snap(Self.after, heading: 255, radius: 25)?.coordinate)
     }
 
+    /// Issue 14, ninth pass: another car round the same hairpin, one batch every 2-3 s, so its pins fell on the outbound
+    /// leg (edge 20471) and past the top (20463), never on the short stretch between them (20469), which the rider saw it
+    /// glide along. The newest fix of each batch, with the heading of the road the car was on; the chaos run's.
+    static let roundTheTop: [(seconds: Double, fix: Coordinate, heading: Double)] = [
+        (0, Coordinate(lat: 43.7305595, lng: 7.4135307), 72), (2, Coordinate(lat: 43.7305713, lng: 7.4138082), 63),
+        (3, Coordinate(lat: 43.7306934, lng: 7.4140437), 63), (3, Coordinate(lat: 43.7306898, lng: 7.4143375), 138),
+        (3, Coordinate(lat: 43.7305702, lng: 7.4143072), 249),
+    ]
+    /// The fix a second later, on the way down, 10 m up towards the top stretch.
+    static let towardsTheTop = Coordinate(lat: 43.7306609, lng: 7.4141983)
+    /// The top stretch, driven down: the way the car goes, and the other way of the stretch it crossed.
+    static let topStretchDown = 20468
+
+    @Test func aFixBesideAStretchTheCarGlidedAlongStaysOnTheLegTheCarIsOn() async throws {
+        let network = try #require(Self.network)
+        let h = await ServerHarness(flags: "", roads: .loaded(network))
+        try await h.assignedTrip(
+            pickup: Coordinate(lat: 43.7296, lng: 7.4118), dropoff: Coordinate(lat: 43.7318, lng: 7.4205),
+            driverAt: Self.roundTheTop[0].fix)
+        var riders = await TopicReader(h.services.bus, .trip("trip-1"))
+        var pins: [Int] = []
+        for (seq, (seconds, fix, heading)) in Self.roundTheTop.enumerated() {
+            h.advance(seconds: max(seconds, 1))
+            await h.sendFix("driver-1", seq: Int64(10 + seq), at: fix, heading: heading, speed: 6)
+            let moved = try #require(try await RoadRoutingTests.moves(&riders, h).last)
+            pins.append(network.snap(moved.coordinate, heading: moved.heading, radius: 1)?.edge ?? -1)
+        }
+        // Up the outbound leg, past the top, on the way down: no pin on the top stretch.
+        #expect(pins == [20473, Self.outboundLegTheOtherWay + 1, Self.outboundLegTheOtherWay + 1, 20463, 20459])
+        #expect(network.isSameStretch(Self.topStretchDown, Self.topStretchDown + 1))
+        // Afresh, the fix goes on the top stretch driven down, 9 m off: the stretch the car glided up 3-6 s before.
+        let afresh = try #require(network.snap(Self.towardsTheTop, heading: 249, radius: 25))
+        #expect(afresh.edge == Self.topStretchDown)
+        #expect(Int(afresh.distance.rounded()) == 9)
+        h.advance(seconds: 1)
+        await h.sendFix("driver-1", seq: 20, at: Self.towardsTheTop, heading: 249, speed: 6)
+        let moved = try #require(try await RoadRoutingTests.moves(&riders, h).last)
+        // Shown on the way down (edge 20457), 12 m from the fix and 21 m from the top stretch's point, 5 m on.
+        #expect(network.snap(moved.coordinate, heading: moved.heading, radius: 1)?.edge == 20457)
+        #expect(Int(moved.coordinate.distance(to: Self.towardsTheTop).rounded()) == 12)
+        #expect(Int(moved.coordinate.distance(to: afresh.coordinate).rounded()) == 21)
+        let path = try #require(try moved.pathCoordinates())
+        #expect(Int(path.pathLength.rounded()) == 5)
+    }
+
     /// The fixes of the car going up the outbound leg, heading 60 degrees, before it reached the hairpin.
     static let up = [
         Coordinate(lat: 43.7306659, lng: 7.4140014), Coordinate(lat: 43.7306852, lng: 7.414061),

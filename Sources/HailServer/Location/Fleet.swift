@@ -75,7 +75,8 @@ public final class Fleet: Sendable {
         var lifetimeRenewedAt: Date?
         /// When the driver's phone took its fixes, on the server's clock, from the batches this node read.
         var fixTimes = FixTimeEstimator()
-        /// The edges the car was shown on in the last `recentStretchSeconds`, oldest first, each with when.
+        /// The edges the car was shown on, or gliding along, in the last `recentStretchSeconds`, oldest first, each
+        /// with when.
         var recentEdges: [(edge: Int, at: Date)] = []
     }
 
@@ -456,11 +457,11 @@ public final class Fleet: Sendable {
     /// The phone's speed under which a car is taken to stand, metres per second.
     static let standingSpeed = 1.0
 
-    /// A moving car's fix snapped back onto a stretch of street the car was shown on in the last
-    /// `recentStretchSeconds` (either way), which driving on from where the car was last shown does not reach
-    /// (`RoadNetwork.isReachable(from:to:)`), is put on the road the car is on when a point of it within the snap
-    /// radius agrees with the fix's heading and is reached so (`RoadNetwork.snap(_:heading:radius:reachedFrom:)`), and
-    /// the car was shown at most `reachWindowSeconds` before. Where a two-way street doubles back on itself, its other
+    /// A moving car's fix snapped back onto a stretch of street the car was shown on (its pin, or the road path its
+    /// car glided along) in the last `recentStretchSeconds` (either way), which driving on from where the car was last
+    /// shown does not reach (`RoadNetwork.isReachable(from:to:)`), is put on the road the car is on when a point of it
+    /// within the snap radius agrees with the fix's heading and is reached so
+    /// (`RoadNetwork.snap(_:heading:radius:reachedFrom:)`), and the car was shown at most `reachWindowSeconds` before. Where a two-way street doubles back on itself, its other
     /// leg driven the other way runs the car's way a few metres off: snapped afresh, a noisy fix taken on the way back
     /// went onto the leg the car had driven 8 s before, and the rider's pin called that live (issue 14, seventh pass,
     /// Avenue Pasteur's hairpin in Monaco). A car that truly turned round on a street has no point of its road ahead
@@ -570,7 +571,13 @@ public final class Fleet: Sendable {
                     snap = previous
                 } else {
                     snap = onward
-                    path = roads.path(from: previous, to: onward)
+                    let route = roads.pathRoute(from: previous, to: onward)
+                    path = route?.coordinates
+                    // The rider saw the car drive along every edge of the glide, not only those its pins fell on:
+                    // a hairpin's short top stretch the car crossed between two fixes is a stretch it has left.
+                    for edge in route?.edges ?? [] where state.recentEdges.last?.edge != edge {
+                        state.recentEdges.append((edge, now))
+                    }
                 }
             }
             let location = DriverLocation(

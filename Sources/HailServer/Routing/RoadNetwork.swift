@@ -108,11 +108,16 @@ public struct RoadNetwork: Sendable {
     ///   block rather than along the street. A road between two fixes is at most about 1.41 times the
     ///   straight line round a right-angle corner, 1.57 round a hairpin; the slack absorbs the snaps' offsets.
     public func path(from start: RoadSnap, to end: RoadSnap) -> [Coordinate]? {
+        pathRoute(from: start, to: end)?.coordinates
+    }
+
+    /// The road path of `path(from:to:)` as a route, with the edges the rider sees the car drive along.
+    public func pathRoute(from start: RoadSnap, to end: RoadSnap) -> Route? {
         guard let route = router.route(from: [start], to: [end]), route.coordinates.count >= 2 else { return nil }
         let straight = start.coordinate.distance(to: end.coordinate)
         guard route.distance <= Self.pathStretch * straight + Self.pathSlackMeters else { return nil }
         guard !makesUTurn(route.edges), !doublesBack(route.coordinates, heading: start.bearing) else { return nil }
-        return route.coordinates
+        return route
     }
 
     /// How much longer than the straight line a road path between two fixes may be (see `path`).
