@@ -324,7 +324,6 @@ public struct MapMatcher: Sendable {
         for edgeID in edges { coordinates.append(graph.coordinates[Int(graph.edges[edgeID].target)]) }
         coordinates.append(end.coordinate)
         let all = [start.edge] + edges + [end.edge]
-        let uTurns = zip(all, all.dropFirst()).filter { first, second in graph.isReverse(second, of: first) }.count
-        return LengthPath(length: length, edges: all, coordinates: coordinates, uTurns: uTurns)
+        return LengthPath(length: length, edges: all, coordinates: coordinates, uTurns: graph.uTurns(in: all))
     }
 }

@@ -89,6 +89,11 @@ public struct RoadGraph: Sendable {
         return a.source == b.target && a.target == b.source
     }
 
+    /// How many times a car driving `edges` in order turns round: an edge followed by itself the other way.
+    public func uTurns(in edges: [Int]) -> Int {
+        zip(edges, edges.dropFirst()).filter { first, second in isReverse(second, of: first) }.count
+    }
+
     /// True when a car arriving on edge `from` may continue onto edge `to` (which must leave `from`'s target).
     public func allowsTurn(from: Int, to: Int) -> Bool {
         let arriving = edges[from]

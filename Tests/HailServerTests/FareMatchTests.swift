@@ -8,6 +8,11 @@ import Testing
 
 @Suite("Fare distance on Monaco's roads")
 struct FareMatchTests {
+    /// Monaco's roads, read once for every test here; nil without the shared data.
+    static let monaco: RoadNetwork? = SharedData.file("osm/monaco.osm.pbf").flatMap { file in
+        (try? OSMPBFReader.read(contentsOf: file)).map { RoadNetwork(graph: RoadGraph(extract: $0)) }
+    }
+
     /// The fixes the server stored for the first 23 s of a simulated Monaco trip (`hail sim --scenario monaco-4g`,
     /// seed 1): the car left the pickup north-east on a one-way carriageway, was barred by a no-U-turn rule from
     /// turning onto the south-west carriageway at the first junction, drove 15 m on to the next one, turned there
@@ -24,8 +29,7 @@ struct FareMatchTests {
         "Monaco: a U-turn the turn rules force 15 m up the road is charged, not cut at the barred junction",
         .enabled(if: SharedData.file("osm/monaco.osm.pbf") != nil, "needs ../shared/data/osm/monaco.osm.pbf"))
     func uTurnPastABarredJunction() throws {
-        let file = try #require(SharedData.file("osm/monaco.osm.pbf"))
-        let network = RoadNetwork(graph: RoadGraph(extract: try OSMPBFReader.read(contentsOf: file)))
+        let network = try #require(Self.monaco)
         let turn = Coordinate(lat: 43.7495539, lng: 7.4389826)
         // The match the fare is priced on (fixes 25 m apart) and the one on every fix agree within 3 % of 244 m.
         // Before, both turned at the barred junction: 213 m. With the turn rules alone, the spaced match still took
@@ -53,8 +57,7 @@ struct FareMatchTests {
         "Monaco: a car that turns round at the junction past the pickup is charged the way there and back",
         .enabled(if: SharedData.file("osm/monaco.osm.pbf") != nil, "needs ../shared/data/osm/monaco.osm.pbf"))
     func turnBackPastThePickup() throws {
-        let file = try #require(SharedData.file("osm/monaco.osm.pbf"))
-        let network = RoadNetwork(graph: RoadGraph(extract: try OSMPBFReader.read(contentsOf: file)))
+        let network = try #require(Self.monaco)
         // The fix that shows the turn stays in the thinned trace, though it is within 25 m of the first.
         let spaced = RoadNetwork.spaced(
             Self.turnBackAtThePickup, atLeast: RoadNetwork.fareSpacingMeters,
@@ -83,8 +86,7 @@ struct FareMatchTests {
 
     @Test("An outlier near some road is passed by, not reached by a drive round the block (issue 14)")
     func outlierIsPassedBy() throws {
-        let file = try #require(SharedData.file("osm/monaco.osm.pbf"))
-        let network = RoadNetwork(graph: RoadGraph(extract: try OSMPBFReader.read(contentsOf: file)))
+        let network = try #require(Self.monaco)
         let match = network.matcher.match(Self.outlierAfterATunnel)
         #expect(match.points[13] == nil)
         #expect(match.points.enumerated().allSatisfy { $0.offset == 13 || $0.element != nil })
@@ -161,8 +163,7 @@ struct FareMatchTests {
     @Test(
         "Fixes off the street are not charged as spurs into side streets and turns round (issue 14: 479 m for 423.5 m)")
     func noiseOffTheStreetIsNotCharged() throws {
-        let file = try #require(SharedData.file("osm/monaco.osm.pbf"))
-        let network = RoadNetwork(graph: RoadGraph(extract: try OSMPBFReader.read(contentsOf: file)))
+        let network = try #require(Self.monaco)
         #expect(Self.noiseOffTheStreet.count == 31)
         // Compared with the distance of the fixes, the noise asked for 56 m more road: 7.9 m into a side street
         // and back, 5.1 m into another and back, and three turns round on the street itself.
@@ -176,6 +177,7 @@ struct FareMatchTests {
                     || graph.edges[earlier].target != graph.edges[later].source)
         }
     }
+
     /// 11 fixes, one a second, of a simulated car driving 134 m along a Monaco street past a side street (the
     /// dead-zones run of issue 14's eighth pass, trip 708c11e3); one lies 15 m off the street and 8 m off the side street.
     static let besideASideStreet: [Coordinate] = [
@@ -187,8 +189,7 @@ struct FareMatchTests {
 
     @Test("A fix beside a side street is not charged as a drive into it, a turn round and back (issue 14: +30 m)")
     func aFixBesideASideStreetIsNotChargedAsADriveIntoIt() throws {
-        let file = try #require(SharedData.file("osm/monaco.osm.pbf"))
-        let network = RoadNetwork(graph: RoadGraph(extract: try OSMPBFReader.read(contentsOf: file)))
+        let network = try #require(Self.monaco)
         var free = network.matcher
         free.uTurnCost = 0
         let turning = free.match(Self.besideASideStreet)

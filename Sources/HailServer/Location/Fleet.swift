@@ -461,11 +461,11 @@ public final class Fleet: Sendable {
     /// car glided along) in the last `recentStretchSeconds` (either way), which driving on from where the car was last
     /// shown does not reach (`RoadNetwork.isReachable(from:to:)`), is put on the road the car is on when a point of it
     /// within the snap radius agrees with the fix's heading and is reached so
-    /// (`RoadNetwork.snap(_:heading:radius:reachedFrom:)`), and the car was shown at most `reachWindowSeconds` before. Where a two-way street doubles back on itself, its other
-    /// leg driven the other way runs the car's way a few metres off: snapped afresh, a noisy fix taken on the way back
-    /// went onto the leg the car had driven 8 s before, and the rider's pin called that live (issue 14, seventh pass,
-    /// Avenue Pasteur's hairpin in Monaco). A car that truly turned round on a street has no point of its road ahead
-    /// running the new way, so it is shown turned round.
+    /// (`RoadNetwork.snap(_:heading:radius:reachedFrom:)`), and the car was shown at most `reachWindowSeconds` before.
+    /// Where a two-way street doubles back on itself, its other leg driven the other way runs the car's way a few
+    /// metres off: snapped afresh, a noisy fix taken on the way back went onto the leg the car had driven 8 s before,
+    /// and the rider's pin called that live (issue 14, seventh pass, Avenue Pasteur's hairpin in Monaco). A car that
+    /// truly turned round on a street has no point of its road ahead running the new way, so it is shown turned round.
     static let reachWindowSeconds: TimeInterval = 10
 
     /// How long the stretches a car was shown on count as ones it has left (see `reachWindowSeconds`).

@@ -116,7 +116,9 @@ public struct RoadNetwork: Sendable {
         guard let route = router.route(from: [start], to: [end]), route.coordinates.count >= 2 else { return nil }
         let straight = start.coordinate.distance(to: end.coordinate)
         guard route.distance <= Self.pathStretch * straight + Self.pathSlackMeters else { return nil }
-        guard !makesUTurn(route.edges), !doublesBack(route.coordinates, heading: start.bearing) else { return nil }
+        guard graph.uTurns(in: route.edges) == 0, !doublesBack(route.coordinates, heading: start.bearing) else {
+            return nil
+        }
         return route
     }
 
@@ -126,11 +128,6 @@ public struct RoadNetwork: Sendable {
     public static let pathSlackMeters = 15.0
     /// Metres a road path may run back along the line from its start to its end (see `path`).
     public static let doublingBackMeters = 3.0
-
-    /// True when one edge of `edges` is followed by the same street driven the other way.
-    private func makesUTurn(_ edges: [Int]) -> Bool {
-        zip(edges, edges.dropFirst()).contains { first, second in graph.isReverse(second, of: first) }
-    }
 
     /// True when `path` runs backwards along its own direction by more than `doublingBackMeters`: each
     /// point projected on the line from the first point to the last (or on `heading` when the two are a
