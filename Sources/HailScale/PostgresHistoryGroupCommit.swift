@@ -6,7 +6,7 @@ import HailServer
 /// Every driver on a trip sends a batch a second, and a transaction per batch is a round trip and a WAL flush
 /// each. Here an append only enqueues under a mutex. The first append that finds no group in flight queues one
 /// job on the pool; the job takes everything pending and writes it as a single `INSERT … SELECT FROM unnest(…)`
-/// whose six parameters are arrays, one element per point. One statement outside `BEGIN` is one transaction,
+/// whose eight parameters are arrays, one element per point. One statement outside `BEGIN` is one transaction,
 /// so a group is one round trip and one commit however many drivers it holds; only after it commits are the
 /// appends' completions called, so an acknowledged point survives a SIGKILL of the node (the server commits
 /// synchronously). Appends that arrive meanwhile wait for the next group, which the job queues behind the
@@ -19,8 +19,9 @@ final class PostgresHistoryGroupCommit: Sendable {
     private typealias Append = HistoryAppendQueue.Append
 
     static let insertSQL = """
-        INSERT INTO location_history (trip_id, t, received_at, lat, lng, backlog)
-        SELECT * FROM unnest($1::text[], $2::float8[], $3::float8[], $4::float8[], $5::float8[], $6::bool[])
+        INSERT INTO location_history (trip_id, t, received_at, lat, lng, backlog, heading, speed)
+        SELECT * FROM unnest(
+            $1::text[], $2::float8[], $3::float8[], $4::float8[], $5::float8[], $6::bool[], $7::float8[], $8::float8[])
         ON CONFLICT (trip_id, t) DO NOTHING
         """
 
@@ -88,7 +89,7 @@ final class PostgresHistoryGroupCommit: Sendable {
         }
     }
 
-    /// One `INSERT` of every point of `appends`, the columns sent as six arrays.
+    /// One `INSERT` of every point of `appends`, the columns sent as eight arrays.
     private static func insert(_ appends: ArraySlice<Append>, on connection: PostgresConnection) throws {
         let count = appends.reduce(0) { $0 + $1.points.count }
         var tripIDs: [String] = []
@@ -97,12 +98,16 @@ final class PostgresHistoryGroupCommit: Sendable {
         var lats: [Double] = []
         var lngs: [Double] = []
         var backlogs: [Bool] = []
+        var headings: [Double?] = []
+        var speeds: [Double?] = []
         tripIDs.reserveCapacity(count)
         times.reserveCapacity(count)
         received.reserveCapacity(count)
         lats.reserveCapacity(count)
         lngs.reserveCapacity(count)
         backlogs.reserveCapacity(count)
+        headings.reserveCapacity(count)
+        speeds.reserveCapacity(count)
         for append in appends {
             for point in append.points {
                 tripIDs.append(append.tripID)
@@ -111,8 +116,10 @@ final class PostgresHistoryGroupCommit: Sendable {
                 lats.append(point.coordinate.lat)
                 lngs.append(point.coordinate.lng)
                 backlogs.append(point.backlog)
+                headings.append(point.heading)
+                speeds.append(point.speed)
             }
         }
-        try connection.query(insertSQL, [tripIDs, times, received, lats, lngs, backlogs])
+        try connection.query(insertSQL, [tripIDs, times, received, lats, lngs, backlogs, headings, speeds])
     }
 }

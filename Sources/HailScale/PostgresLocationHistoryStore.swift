@@ -39,13 +39,17 @@ public struct PostgresLocationHistoryStore: LocationHistoryStore {
         await groupCommit.appendsBefore()
         return try await pool.run { connection in
             try connection.query(
-                "SELECT t, received_at, lat, lng, backlog FROM location_history WHERE trip_id = $1 ORDER BY t, seq",
+                """
+                SELECT t, received_at, lat, lng, backlog, heading, speed FROM location_history
+                WHERE trip_id = $1 ORDER BY t, seq
+                """,
                 [tripID]
             ).map { row in
                 HistoryPoint(
                     coordinate: Coordinate(lat: try row.double(2), lng: try row.double(3)),
                     t: Date(timeIntervalSince1970: try row.double(0)),
-                    receivedAt: Date(timeIntervalSince1970: try row.double(1)), backlog: try row.bool(4))
+                    receivedAt: Date(timeIntervalSince1970: try row.double(1)), backlog: try row.bool(4),
+                    heading: try row.optionalDouble(5), speed: try row.optionalDouble(6))
             }
         }
     }

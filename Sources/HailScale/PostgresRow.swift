@@ -31,6 +31,13 @@ public struct PostgresRow: Sendable, Hashable {
         return value
     }
 
+    /// A floating-point column that may be NULL.
+    public func optionalDouble(_ column: Int) throws -> Double? {
+        guard let text = try optionalString(column) else { return nil }
+        guard let value = Double(text) else { throw PostgresError.decoding("not a number: \(text)") }
+        return value
+    }
+
     /// A boolean column (`t` or `f`).
     public func bool(_ column: Int) throws -> Bool {
         switch try string(column) {

@@ -64,6 +64,10 @@ public struct PostgresTripStores: Sendable {
         );
         CREATE INDEX live_activity_tokens_token ON live_activity_tokens(token);
         """,
+        """
+        ALTER TABLE location_history ADD COLUMN heading DOUBLE PRECISION;
+        ALTER TABLE location_history ADD COLUMN speed DOUBLE PRECISION;
+        """,
     ]
 
     /// The trip store.

@@ -97,11 +97,57 @@ struct MapMatcherTests {
         #expect(Set(match.edges.map { city.graph.road(ofEdge: $0).name }) == ["Street 2"])
     }
 
+    @Test("generated city: a fix's course puts it on the side of a two-way avenue the car drives")
+    func aCoursePicksTheWayAlongATwoWayAvenue() throws {
+        let city = GeneratedCity(seed: 42)
+        let graph = city.graph
+        let matcher = MapMatcher(router: RoadRouter(graph: graph))
+        // Avenue 2 (column 1) is two-way: one edge each way between rows 1 and 2.
+        let north = city.node(column: 1, row: 1)
+        let south = city.node(column: 1, row: 2)
+        let up = try #require(graph.outgoingEdges(of: north).first { graph.edges[$0].target == south })
+        let down = try #require(graph.outgoingEdges(of: south).first { graph.edges[$0].target == north })
+        let a = graph.coordinates[Int(north)]
+        let b = graph.coordinates[Int(south)]
+        let middle = a.interpolated(to: b, fraction: 0.5)
+        let bearing = a.bearing(to: b)
+        #expect(matcher.match([TraceFix(coordinate: middle, course: bearing)]).points[0]?.edge == up)
+        #expect(
+            matcher.match([TraceFix(coordinate: middle, course: Heading.normalized(bearing + 180))]).points[0]?.edge
+                == down)
+        // Turned 30 degrees off the avenue, the course still says which way.
+        #expect(
+            matcher.match([TraceFix(coordinate: middle, course: Heading.normalized(bearing + 210))]).points[0]?.edge
+                == down)
+    }
+
+    @Test("a phone's heading is a course only when known and at 3 m/s or more")
+    func aHeadingIsACourseOnlyAtDrivingSpeed() {
+        let here = Coordinate(lat: 43.74, lng: 7.42)
+        #expect(TraceFix(coordinate: here, heading: 90, speed: 3).course == 90)
+        #expect(TraceFix(coordinate: here, heading: 370, speed: 12).course == 10)
+        #expect(TraceFix(coordinate: here, heading: 90, speed: 2.9).course == nil)
+        #expect(TraceFix(coordinate: here, heading: -1, speed: 12).course == nil)
+        #expect(TraceFix(coordinate: here, heading: 90, speed: -1).course == nil)
+        #expect(TraceFix(coordinate: here, heading: nil, speed: 12).course == nil)
+        #expect(TraceFix(coordinate: here, heading: 90, speed: nil).course == nil)
+    }
+
+    @Test("the tips of turns round are the fixes whose course the next course reverses; bends are not")
+    func turnsRoundAreCourseReversals() {
+        let here = Coordinate(lat: 43.74, lng: 7.42)
+        let courses: [Double?] = [nil, 90, 95, 280, 270, nil, 100, 190, 300]
+        let fixes = courses.map { TraceFix(coordinate: here, course: $0) }
+        // 95 to 280 and 270 to 100 (past a fix with no course) turn round; 100 to 190 and 190 to 300 are bends.
+        #expect(MapMatcher.turnsRound(fixes) == [2, 4])
+        #expect(MapMatcher.turnsRound(courses.map { _ in TraceFix(coordinate: here) }).isEmpty)
+    }
+
     @Test("fixes off the map are left unmatched; an empty trace matches nothing")
     func offMap() {
         let city = GeneratedCity(seed: 3)
         let matcher = MapMatcher(router: RoadRouter(graph: city.graph))
-        #expect(matcher.match([]).distance == 0)
+        #expect(matcher.match([Coordinate]()).distance == 0)
         let a = city.graph.coordinates[Int(city.node(column: 1, row: 1))]
         let b = city.graph.coordinates[Int(city.node(column: 1, row: 2))]
         let match = matcher.match([a, Coordinate(lat: 0, lng: 0), b])

@@ -12,12 +12,14 @@ import Testing
     "History group commit on a real PostgreSQL",
     .enabled(if: ScaleServices.hasPostgres, "start PostgreSQL with scripts/services.sh"))
 struct PostgresHistoryGroupCommitTests {
-    /// The point `index` seconds into a trip, its position derived from the index so each one is distinct.
+    /// The point `index` seconds into a trip, its position derived from the index so each one is distinct; every
+    /// fourth has no heading and no speed (NULL elements in the statement's arrays).
     static func point(_ index: Int) -> HistoryPoint {
         HistoryPoint(
             coordinate: Coordinate(lat: 43.73 + Double(index) / 10_000, lng: 7.42),
             t: Date(timeIntervalSince1970: 1_796_220_000.25 + Double(index)),
-            receivedAt: Date(timeIntervalSince1970: 1_796_220_000.5 + Double(index)), backlog: index % 3 == 0)
+            receivedAt: Date(timeIntervalSince1970: 1_796_220_000.5 + Double(index)), backlog: index % 3 == 0,
+            heading: index % 4 == 0 ? nil : Double(index % 360) + 0.25, speed: index % 4 == 0 ? nil : 13.5)
     }
 
     /// The counts a group commit should report.

@@ -144,6 +144,26 @@ struct FareMatchTests {
         #expect(RoadNetwork.spaced(corner, atLeast: 25, turningBackBeyond: 15) == [corner[0], corner[2], corner[3]])
     }
 
+    @Test("The fare's thinning keeps the tip of a turn round the courses show, however near the line")
+    func thinningKeepsTheTipOfACourseReversal() {
+        // Out east at 10 m with its course, 14 m out slowing to turn (no course), back west with theirs: every fix lies
+        // on the line and within 25 m of the first, so spacing and the off-the-line rule thin them all.
+        let out: [(east: Double, course: Double?)] = [(0, nil), (10, 90), (14, nil), (2, 270), (-30, 270), (-55, 270)]
+        let fixes = out.map { TraceFix(coordinate: Self.offset(east: $0.east, north: 0), course: $0.course) }
+        #expect(
+            RoadNetwork.spaced(fixes.map(\.coordinate), atLeast: 25, turningBackBeyond: 15)
+                == [fixes[0], fixes[4], fixes[5]].map(\.coordinate))
+        // The courses reverse between the fix 10 m out and the one 2 m out: the fix farthest out between them stays.
+        #expect(
+            RoadNetwork.spaced(fixes, atLeast: 25, turningBackBeyond: 15) == [fixes[0], fixes[2], fixes[4], fixes[5]])
+        // A bend is no turn round: courses 90 then 180 keep nothing more.
+        let turning: [(east: Double, north: Double, course: Double?)] = [
+            (0, 0, nil), (10, 0, 90), (14, -6, 180), (14, -30, 180),
+        ]
+        let bend = turning.map { TraceFix(coordinate: Self.offset(east: $0.east, north: $0.north), course: $0.course) }
+        #expect(RoadNetwork.spaced(bend, atLeast: 25, turningBackBeyond: 15) == [bend[0], bend[3]])
+    }
+
     /// 31 fixes, one a second, of a simulated car driving 423.5 m through Monaco's old town (the chaos run of issue 14's
     /// sixth pass, trip 1a347301), where three fixes in a row lie 8-15 m off the street.
     static let noiseOffTheStreet: [Coordinate] = [
@@ -202,5 +222,84 @@ struct FareMatchTests {
         // along it, each within the noise).
         #expect(Int(match.distance.rounded()) == 130)
         #expect(match.edges == [6294, 17638, 1, 25107, 3658, 3661, 3663, 3666, 3668, 3670, 3672, 3674, 3676])
+    }
+
+    /// A Monaco trip that starts with a turn round, as the 1,431 m stalls trip of issue 14 did: the car stood at node
+    /// 15588 facing south-east, drove 20.6 m to the junction at 15587, turned round there and came back past where it
+    /// stood, on north-west along the same street: 148.9 m of road, the last fix 144 m along it. A fix a second at
+    /// 12 m/s (the second at the tip the phone's 5 m filter left out), each within 4 m east and north of the car.
+    static func turnRoundAtTheStart(seed: UInt64) throws -> [TraceFix] {
+        let graph = try #require(monaco).graph
+        let road = [15588, 15587, 15588, 15589, 15590, 15591, 15592, 15593, 15594, 15595].map { graph.coordinates[$0] }
+        var random = SplitMix64(seed: seed)
+        return try ([0, 12, 48] + stride(from: 60.0, through: 144, by: 12)).enumerated().map { index, along in
+            let truth = try #require(road.point(atFraction: along / road.pathLength))
+            let metresPerDegree = Coordinate.earthRadiusMeters * .pi / 180
+            let north = Double.random(in: -4...4, using: &random)
+            let east = Double.random(in: -4...4, using: &random)
+            let fix = Coordinate(
+                lat: truth.coordinate.lat + north / metresPerDegree,
+                lng: truth.coordinate.lng + east / (metresPerDegree * cos(truth.coordinate.lat * .pi / 180)))
+            // The car stood still at the first fix: the phone gives no course at rest.
+            return TraceFix(coordinate: fix, heading: index == 0 ? -1 : truth.bearing, speed: index == 0 ? 0 : 12)
+        }
+    }
+
+    @Test(
+        "Monaco: a turn round at the start that the fixes' courses show is charged, though no fix lies past 12 m out",
+        .enabled(if: SharedData.file("osm/monaco.osm.pbf") != nil, "needs ../shared/data/osm/monaco.osm.pbf"))
+    func aTurnRoundTheCoursesShowIsCharged() throws {
+        let network = try #require(Self.monaco)
+        for seed in UInt64(1)...20 {
+            let fixes = try Self.turnRoundAtTheStart(seed: seed)
+            let charged = try #require(network.matchedDistance(fixes))
+            // With the courses: the way out to the junction and back is charged, 136-150 m for 144.
+            #expect(abs(charged - 144) <= 8, "seed \(seed): \(charged)")
+            // From positions alone the fix 12 m out is noise (and the thinning drops it): 36-53 m short, as the
+            // stalls trip was.
+            let positionsOnly = try #require(network.matchedDistance(fixes.map(\.coordinate)))
+            #expect((91...108).contains(Int(positionsOnly.rounded())), "seed \(seed): \(positionsOnly)")
+        }
+        let fixes = try Self.turnRoundAtTheStart(seed: 1)
+        let charged = try #require(network.matchedDistance(fixes))
+        #expect(Int(charged.rounded()) == 146)
+        // The match drives to the junction (edge 27366), turns round and comes back (27365).
+        let match = network.matcher.match(fixes)
+        #expect(match.edges.prefix(3) == [27366, 27365, 27367])
+        // The thinned trace keeps the fix at the tip, within 25 m of the first.
+        let spaced = RoadNetwork.spaced(
+            fixes, atLeast: RoadNetwork.fareSpacingMeters, turningBackBeyond: RoadNetwork.fareTurnBackMeters)
+        #expect(spaced.prefix(2) == fixes.prefix(2))
+    }
+
+    /// The first 14 fixes the server stored, with the phone's heading and speed, of a 1,643 m trip in issue 14's
+    /// dead-zones run (tenth pass, trip 35191a58): the car had come to the pickup heading 23 degrees, stood, and left
+    /// heading 203, a fix a second at 13.9 m/s (about 167 m from the second fix to the last).
+    static let reversedAtThePickup: [TraceFix] = [
+        (43.7297382, 7.4086859, 22.8, 13.38), (43.7296825, 7.4086826, 22.8, 0.0), (43.7296228, 7.4086259, 202.8, 13.88),
+        (43.7294871, 7.4085950, 202.8, 13.89), (43.7293704, 7.4084899, 201.1, 13.89),
+        (43.7292012, 7.4083491, 193.9, 13.87),
+        (43.7291018, 7.4084133, 193.9, 13.89), (43.7289815, 7.4083750, 174.6, 13.72),
+        (43.7288846, 7.4082949, 147.0, 12.49),
+        (43.7288489, 7.4084282, 50.4, 11.9), (43.7290163, 7.4085802, 37.8, 13.86), (43.7290885, 7.4086568, 5.2, 13.85),
+        (43.7292188, 7.4086016, 9.5, 13.89), (43.7293362, 7.4086673, 9.5, 13.89),
+    ].map { TraceFix(coordinate: Coordinate(lat: $0.0, lng: $0.1), heading: $0.2, speed: $0.3) }
+
+    @Test(
+        "Monaco: a turn round the courses show is not charged as a drive to the far end of a long street and back",
+        .enabled(if: SharedData.file("osm/monaco.osm.pbf") != nil, "needs ../shared/data/osm/monaco.osm.pbf"))
+    func aTurnRoundIsNotADriveToTheFarEndOfTheStreet() throws {
+        let network = try #require(Self.monaco)
+        // Free of the detour however far it went, the match drove the first fix's way to the end of its 98 m edge
+        // (9989), turned there and came back: 358 m, and 187 m too many on the trip.
+        var unbounded = network.matcher
+        unbounded.turnRoundReach = .infinity
+        let far = unbounded.match(Self.reversedAtThePickup)
+        #expect(Int(far.distance.rounded()) == 358)
+        #expect(far.edges.prefix(2) == [9989, 9990])
+        // Within `turnRoundReach`, the way the car left: 168 m (174 m from positions alone).
+        let charged = try #require(network.matchedDistance(Self.reversedAtThePickup))
+        #expect(Int(charged.rounded()) == 168)
+        #expect(!network.matcher.match(Self.reversedAtThePickup).edges.contains(9989))
     }
 }

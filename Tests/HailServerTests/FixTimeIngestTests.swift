@@ -141,7 +141,12 @@ struct FixTimeIngestTests {
         #expect(trip.driverLocation?.ageOrigin == fixAt)
         // Nothing of it reaches the trip's history either: the fare is built from fixes (where the car stood at
         // the start, then the fix since).
-        #expect(try await h.services.history.history(tripID: "trip-1").map(\.t) == [started, fixAt])
+        let history = try await h.services.history.history(tripID: "trip-1")
+        #expect(history.map(\.t) == [started, fixAt])
+        // The fix keeps the phone's heading and speed, which the fare's match weighs; where the car stood at the start
+        // has neither (a car may leave the other way from the one it came to rest facing).
+        #expect(history.last.map { [$0.heading, $0.speed] } == [90, 8])
+        #expect(history.first.map { [$0.heading, $0.speed] } == [nil, nil])
     }
 
     /// Issue 14: after a dead zone, a multipath outlier sent live was judged from the last fix before the dead zone,

@@ -24,12 +24,14 @@ struct HistoryGroupCommitTests {
         try await SQLiteDatabase.open(.file(path), migrations: SQLiteTripStores.migrations)
     }
 
-    /// The point `index` seconds into the trip, its position derived from the index so each one is distinct.
+    /// The point `index` seconds into the trip, its position derived from the index so each one is distinct; every
+    /// fourth has no heading and no speed, as a phone that knew neither sends it.
     static func point(_ index: Int, lat: Double? = nil) -> HistoryPoint {
         HistoryPoint(
             coordinate: Coordinate(lat: lat ?? 52.5 + Double(index) / 10_000, lng: 13.4),
             t: Date(timeIntervalSince1970: 1_700_000_000 + Double(index)),
-            receivedAt: Date(timeIntervalSince1970: 1_700_000_000.5 + Double(index)), backlog: index % 3 == 0)
+            receivedAt: Date(timeIntervalSince1970: 1_700_000_000.5 + Double(index)), backlog: index % 3 == 0,
+            heading: index % 4 == 0 ? nil : Double(index % 360) + 0.25, speed: index % 4 == 0 ? nil : 13.5)
     }
 
     /// How many history rows the file holds for `tripID`, read on a connection of its own. The other tests read
@@ -39,6 +41,26 @@ struct HistoryGroupCommitTests {
         defer { try? connection.close() }
         return try connection.firstRow("SELECT count(*) FROM location_history WHERE trip_id = ?", tripID)?
             .value(0, as: Int.self) ?? -1
+    }
+
+    @Test("A history written before headings were stored reads back with none, and new points keep theirs")
+    func aHistoryFromBeforeHeadingsReadsBackWithNone() async throws {
+        let path = Self.temporaryDatabase()
+        defer { Self.remove(path) }
+        // The schema as it was before the heading and speed columns, with one point in it.
+        let old = try SQLiteConnection(.file(path), migrations: Array(SQLiteTripStores.migrations.prefix(2)))
+        try old.run(
+            "INSERT INTO location_history (trip_id, t, received_at, lat, lng, backlog) VALUES (?, ?, ?, ?, ?, ?)",
+            "trip-1", 1_700_000_001.0, 1_700_000_001.5, 52.5001, 13.4, false)
+        try old.close()
+        let stores = try await SQLiteTripStores.open(path: path)
+        try await stores.history.append(tripID: "trip-1", points: [Self.point(2)])
+        let history = try await stores.history.history(tripID: "trip-1")
+        #expect(history.count == 2)
+        #expect(history.first?.coordinate == Coordinate(lat: 52.5001, lng: 13.4))
+        #expect(history.first?.heading == nil && history.first?.speed == nil)
+        #expect(history.last == Self.point(2))
+        #expect(history.last?.heading == 2.25 && history.last?.speed == 13.5)
     }
 
     @Test func twoHundredAppendsFromEightThreadsAllCommitInFewerTransactions() async throws {

@@ -1,6 +1,7 @@
 import Foundation
 import HailCore
 import HailProtocol
+import HailRoads
 import HailTime
 
 /// Everything the endpoints and streams share: stores, bus, fleet, authority, dispatch, tokens, time.
@@ -221,10 +222,12 @@ public struct ServerServices: Sendable {
             let firstLive = stored.filter { !$0.backlog }.map(\.t).min()
             let points = stored.filter { point in
                 !point.backlog || firstLive.map { point.t >= $0 } ?? true
-            }.map(\.coordinate)
+            }
             let distance =
                 points.count >= 2
-                ? (routing.network?.matchedDistance(points) ?? points.pathLength)
+                ? (routing.network?.matchedDistance(
+                    points.map { TraceFix(coordinate: $0.coordinate, heading: $0.heading, speed: $0.speed) })
+                    ?? points.map(\.coordinate).pathLength)
                 : estimator.distance(from: record.trip.pickup, to: record.trip.dropoff)
             let started = try await trips.events(tripID: tripID).last { $0.intent == "started" }?.at
             let duration = started.map { time.now().timeIntervalSince($0) } ?? 0

@@ -166,6 +166,7 @@ public final class Fleet: Sendable {
     public func tripStarted(tripID: String, driverID: String) async {
         guard let state = try? await ingestState.state(driverID: driverID), let start = state.filter.lastAccepted
         else { return }
+        // Where the car stood, without the fix's heading: a car that came to rest facing one way may leave the other.
         let point = HistoryPoint(coordinate: start.coordinate, t: start.t, receivedAt: time.now(), backlog: false)
         try? await history.append(tripID: tripID, points: [point])
     }
@@ -178,7 +179,7 @@ public final class Fleet: Sendable {
         var filter = LocationFilter()
         let points = path.sorted { $0.t < $1.t }.filter {
             $0.t.timeIntervalSince(now) <= configuration.maximumClockAheadSeconds && filter.evaluate($0) == .accept
-        }.map { HistoryPoint(coordinate: $0.coordinate, t: $0.t, receivedAt: now, backlog: true) }
+        }.map { HistoryPoint($0, receivedAt: now, backlog: true) }
         guard !points.isEmpty else { return }
         try await history.append(tripID: tripID, points: points)
     }
@@ -611,7 +612,7 @@ public final class Fleet: Sendable {
         if let record = shared.trip, record.trip.state == .onTrip, !kept.isEmpty {
             history = (
                 record.trip.id,
-                kept.map { HistoryPoint(coordinate: $0.coordinate, t: $0.t, receivedAt: now, backlog: batch.backlog) }
+                kept.map { HistoryPoint($0, receivedAt: now, backlog: batch.backlog) }
             )
         }
         return IngestPlan(

@@ -44,7 +44,10 @@ public final class HistoryGroupCommit: Sendable {
     private typealias Append = HistoryAppendQueue.Append
 
     private static let insertSQL =
-        "INSERT OR IGNORE INTO location_history (trip_id, t, received_at, lat, lng, backlog) VALUES (?, ?, ?, ?, ?, ?)"
+        """
+        INSERT OR IGNORE INTO location_history (trip_id, t, received_at, lat, lng, backlog, heading, speed)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """
 
     private let database: SQLiteDatabase
     private let queue = HistoryAppendQueue()
@@ -122,7 +125,7 @@ public final class HistoryGroupCommit: Sendable {
                                 try connection.run(
                                     insertSQL, append.tripID, point.t.timeIntervalSince1970,
                                     point.receivedAt.timeIntervalSince1970, point.coordinate.lat,
-                                    point.coordinate.lng, point.backlog)
+                                    point.coordinate.lng, point.backlog, point.heading, point.speed)
                             }
                         }
                     } catch {

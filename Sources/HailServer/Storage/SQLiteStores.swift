@@ -66,6 +66,10 @@ public struct SQLiteTripStores: Sendable {
         );
         CREATE INDEX live_activity_tokens_token ON live_activity_tokens(token);
         """,
+        """
+        ALTER TABLE location_history ADD COLUMN heading REAL;
+        ALTER TABLE location_history ADD COLUMN speed REAL;
+        """,
     ]
 
     /// The trip store.
@@ -326,13 +330,17 @@ public struct SQLiteLocationHistoryStore: LocationHistoryStore {
         await groupCommit.appendsBefore()
         return try await database.read { connection in
             try connection.query(
-                "SELECT t, received_at, lat, lng, backlog FROM location_history WHERE trip_id = ? ORDER BY t, rowid",
+                """
+                SELECT t, received_at, lat, lng, backlog, heading, speed FROM location_history
+                WHERE trip_id = ? ORDER BY t, rowid
+                """,
                 tripID
             ).map { row in
                 HistoryPoint(
                     coordinate: Coordinate(lat: try row.value(2), lng: try row.value(3)),
                     t: Date(timeIntervalSince1970: try row.value(0)),
-                    receivedAt: Date(timeIntervalSince1970: try row.value(1)), backlog: try row.value(4))
+                    receivedAt: Date(timeIntervalSince1970: try row.value(1)), backlog: try row.value(4),
+                    heading: try row.value(5), speed: try row.value(6))
             }
         }
     }

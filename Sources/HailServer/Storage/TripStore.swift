@@ -137,13 +137,29 @@ public struct HistoryPoint: Codable, Sendable, Hashable {
     public var receivedAt: Date
     /// True when it came from the offline buffer.
     public var backlog: Bool
+    /// The phone's direction of travel in degrees from north, nil when it gave none (the fare's match weighs it).
+    public var heading: Double?
+    /// The phone's speed in metres per second, nil when it gave none (says whether the heading means anything).
+    public var speed: Double?
 
     /// Creates a point.
-    public init(coordinate: Coordinate, t: Date, receivedAt: Date, backlog: Bool) {
+    public init(
+        coordinate: Coordinate, t: Date, receivedAt: Date, backlog: Bool, heading: Double? = nil, speed: Double? = nil
+    ) {
         self.coordinate = coordinate
         self.t = t
         self.receivedAt = receivedAt
         self.backlog = backlog
+        self.heading = heading
+        self.speed = speed
+    }
+
+    /// The point of a fix as the phone sent it; its heading and speed are kept when the phone knew them (not negative).
+    public init(_ fix: LocationPoint, receivedAt: Date, backlog: Bool) {
+        self.init(
+            coordinate: fix.coordinate, t: fix.t, receivedAt: receivedAt, backlog: backlog,
+            heading: fix.heading >= 0 && fix.heading.isFinite ? fix.heading : nil,
+            speed: fix.speed >= 0 && fix.speed.isFinite ? fix.speed : nil)
     }
 }
 
