@@ -139,13 +139,15 @@ public struct MapMatcher: Sendable {
             var sources = [(fix: previous, cost: 0.0)]
             if matched.count - 1 > chainStart { sources.append((matched[matched.count - 2], outlierCost)) }
             for source in sources {
-                // The courses say the car turned round between the two fixes: the way on to where it turned and back
-                // is what happened, not a detour to weigh against, as far as `turnRoundReach`.
-                let turnedRound =
-                    fixes[source.fix].course.flatMap { from in
-                        course.map { abs(Heading.shortestTurn(from: from, to: $0)) > Self.courseReversalDegrees }
-                    } ?? false
+                let sourceCourse = fixes[source.fix].course
                 let fixes = trace[source.fix].distance(to: trace[fix])
+                // The courses say the car turned round between the two fixes: the way on to where it turned and back
+                // is what happened, not a detour to weigh against, as far as `turnRoundReach`. Fixes farther apart
+                // than the way there and back may have a whole drive between them, round a block or a hairpin.
+                var turnedRound = false
+                if let sourceCourse, let course, fixes <= 2 * turnRoundReach {
+                    turnedRound = abs(Heading.shortestTurn(from: sourceCourse, to: course)) > Self.courseReversalDegrees
+                }
                 // A drive longer than this is implausible between two fixes; bounds each search.
                 let limit = fixes * 2 + 4 * candidateRadius + 200
                 for (i, from) in candidates[source.fix].enumerated() where history[source.fix][i] > -.infinity {
@@ -190,8 +192,9 @@ public struct MapMatcher: Sendable {
 
     /// How far a fix's course must turn from the course of the fix with one before it for the car to have turned
     /// round between them, in degrees. A bend or a hairpin turns the course a few tens of degrees between two fixes a
-    /// second apart; a turn round at a junction takes it the other way at once.
-    public static let courseReversalDegrees = 120.0
+    /// second apart; a turn round takes it the other way, 180 degrees. At 120, a course of 223 degrees between 38 and
+    /// 97 (a car on a short link at a junction) read as two turns round: 28 m too many on a 1,457 m chaos trip.
+    public static let courseReversalDegrees = 150.0
 
     /// The indices of the fixes whose course the next fix with a course reverses (by more than
     /// `courseReversalDegrees`): the last fix of the way out before each turn round.
