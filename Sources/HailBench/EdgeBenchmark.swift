@@ -83,12 +83,6 @@ public struct EdgeBenchmark: Sendable {
         let rider = tokens.mint(AccessToken(role: .rider, sub: "bench-edge-rider", exp: now + 86_400, iat: now))
         let hail = HTTPEndpoint(address: "127.0.0.1", port: server.port, authority: "127.0.0.1:\(server.port)")
         let authorization = ("Authorization", "Bearer \(rider)")
-        // A trip the rider is on, so /v1/trips/active reads and returns one (200) rather than answering 204.
-        let tripBody = Self.estimateBody.dropLast() + #","productID":"economy"}"#
-        _ = await EdgeProbe.status(
-            of: "POST", "/v1/trips", on: hail,
-            headers: [authorization, ("Content-Type", "application/json"), ("Idempotency-Key", "bench-edge-trip")],
-            body: Array(tripBody.utf8))
         let script = scratch.appendingPathComponent("estimates.lua")
         let lua = """
             wrk.method = "POST"
@@ -113,17 +107,9 @@ public struct EdgeBenchmark: Sendable {
                 name: "activeTrip", request: "GET /v1/trips/active (rider token)", url: base + "/v1/trips/active",
                 arguments: ["-H", "Authorization: Bearer \(rider)"]),
         ]
-        let answers: [String: Int?] = [
-            "nginx": await EdgeProbe.status(
-                of: "GET", "/", on: HTTPEndpoint(address: "127.0.0.1", port: nginx.port, authority: "x")),
-            "healthz": await EdgeProbe.status(of: "GET", "/healthz", on: hail),
-            "estimates": await EdgeProbe.status(
-                of: "POST", "/v1/estimates", on: hail, headers: [authorization, ("Content-Type", "application/json")],
-                body: Array(Self.estimateBody.utf8)),
-            "activeTrip": await EdgeProbe.status(of: "GET", "/v1/trips/active", on: hail, headers: [authorization]),
-        ]
         var rows: [EdgeBenchmarkResult.Row] = []
         for target in targets {
+            let answer = await prepare(target.name, hail: hail, nginxPort: nginx.port, authorization: authorization)
             let arguments =
                 ["-t", "\(threads)", "-c", "\(connections)", "-d", "\(seconds)s", "--latency"] + target.arguments
                 + [target.url]
@@ -139,10 +125,37 @@ public struct EdgeBenchmark: Sendable {
             }
             rows.append(
                 EdgeBenchmarkResult.Row(
-                    name: target.name, request: target.request, answer: answers[target.name] ?? nil,
+                    name: target.name, request: target.request, answer: answer,
                     figures: figures, serverCPUPercent: serverCPU))
         }
         return EdgeBenchmarkResult(
             settings: self, wrkVersion: wrkVersion, nginxVersion: nginx.version, rows: rows, machine: machine)
+    }
+
+    /// Readies a target and returns the status one request of it gets now. For `activeTrip` the rider first asks
+    /// for a trip, so the route reads and returns one (200, the trip searching for a driver for 60 s) instead
+    /// of answering 204.
+    private func prepare(_ name: String, hail: HTTPEndpoint, nginxPort: Int, authorization: (String, String)) async
+        -> Int?
+    {
+        let json = ("Content-Type", "application/json")
+        switch name {
+        case "nginx":
+            let nginx = HTTPEndpoint(address: "127.0.0.1", port: nginxPort, authority: "127.0.0.1:\(nginxPort)")
+            return await EdgeProbe.status(of: "GET", "/", on: nginx)
+        case "estimates":
+            return await EdgeProbe.status(
+                of: "POST", "/v1/estimates", on: hail, headers: [authorization, json],
+                body: Array(Self.estimateBody.utf8))
+        case "activeTrip":
+            let trip = Self.estimateBody.dropLast() + #","productID":"economy"}"#
+            _ = await EdgeProbe.status(
+                of: "POST", "/v1/trips", on: hail,
+                headers: [authorization, json, ("Idempotency-Key", UUID().uuidString.lowercased())],
+                body: Array(trip.utf8))
+            return await EdgeProbe.status(of: "GET", "/v1/trips/active", on: hail, headers: [authorization])
+        default:
+            return await EdgeProbe.status(of: "GET", "/healthz", on: hail)
+        }
     }
 }
