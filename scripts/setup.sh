@@ -14,11 +14,13 @@ set -euo pipefail
 # libcurl4-openssl-dev (HTTP/2 through nghttp2) and libssl-dev are the APNs sender's (CCurl); python3-h2 and
 # python3-cryptography run the APNs stand-in of the push tests (Tests/APNs/apns_standin.py). python3-venv makes the
 # virtual environment scripts/contract.sh installs schemathesis into; prometheus brings promtool, which checks the
-# live /metrics output and the alerting rules in deploy/prometheus/.
+# live /metrics output and the alerting rules in deploy/prometheus/. wrk and nginx are `hail bench edge`'s: the
+# outside load generator, and the fixed-200 reference it measures Hail against (a throwaway nginx of its own on a
+# free port; the package's system service is not used).
 DEBIAN_PACKAGES=(git make pkg-config libsqlite3-dev libwebsockets-dev libwebsockets-evlib-ev libev-dev zlib1g-dev
     libpq-dev libhiredis-dev libcurl4-openssl-dev libssl-dev chromium chromium-driver python3-selenium python3-venv
-    libjs-leaflet redis-tools python3-h2 python3-cryptography prometheus)
-BREW_PACKAGES=(pkg-config sqlite libwebsockets libev zlib libpq hiredis curl openssl@3 prometheus)
+    libjs-leaflet redis-tools python3-h2 python3-cryptography prometheus wrk nginx)
+BREW_PACKAGES=(pkg-config sqlite libwebsockets libev zlib libpq hiredis curl openssl@3 prometheus wrk nginx)
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 

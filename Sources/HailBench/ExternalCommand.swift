@@ -14,14 +14,18 @@ enum ExternalCommand {
         return nil
     }
 
-    /// Runs `executable` with `arguments`; its exit status and standard output (standard error is dropped).
-    static func run(_ executable: String, _ arguments: [String]) async -> (status: Int32, output: String) {
+    /// Runs `executable` with `arguments`; its exit status and standard output (standard error is dropped, or
+    /// read with the output when `includeErrors`: `nginx -v` prints its version there).
+    static func run(_ executable: String, _ arguments: [String], includeErrors: Bool = false) async
+        -> (status: Int32, output: String)
+    {
         let results = await BlockingThreads.run(count: 1) { _ -> (Int32, String) in
             let output = Pipe()
             let process: ChildProcess
             do {
+                let writer = output.fileHandleForWriting.fileDescriptor
                 process = try ChildProcess.start(
-                    executable, arguments, standardOutput: output.fileHandleForWriting.fileDescriptor)
+                    executable, arguments, standardOutput: writer, standardError: includeErrors ? writer : nil)
                 try? output.fileHandleForWriting.close()
             } catch {
                 try? output.fileHandleForWriting.close()

@@ -11,6 +11,8 @@ public struct HTTPBenchmark: Sendable {
     public var seconds = 10
     /// The request repeated.
     public var route = HTTPRoute.healthz
+    /// Requests the ordinary kept-alive client (URLSession, one connection) sends in a row after the run; 0: none.
+    public var keptAliveRequests = 200
 
     /// The defaults: 8 connections on `/healthz` for 10 s.
     public init() {}
@@ -31,9 +33,13 @@ public struct HTTPBenchmark: Sendable {
         let after = ProcessUsage.current()
         var total = HTTPWorkerTally()
         for tally in tallies { total.absorb(tally) }
+        var keptAlive: (latencies: [UInt32], failures: Int)?
+        if keptAliveRequests > 0 {
+            keptAlive = await KeptAliveClientRun.measure(route.urlRequest(on: target), count: keptAliveRequests)
+        }
         return HTTPBenchmarkResult(
             settings: self, target: target, tally: total, elapsed: elapsed, before: before, after: after,
-            machine: machine)
+            machine: machine, keptAlive: keptAlive)
     }
 
     /// One connection's loop: request, wait, record, again; reconnects after a failure.

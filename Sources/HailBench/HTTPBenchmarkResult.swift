@@ -33,6 +33,11 @@ public struct HTTPBenchmarkResult: Encodable, Sendable {
     public let processCPUPercent: Double?
     /// Resident memory at the end, MiB.
     public let rssMiB: Double?
+    /// Latency of an ordinary kept-alive client (URLSession, one connection, one request after another), after
+    /// the run; nil when not measured.
+    public let keptAliveClient: LatencySummary?
+    /// Requests of that client that got no answer.
+    public let keptAliveClientFailures: Int
     /// The machine and build.
     public let machine: BenchMachine
     /// What limits the figure.
@@ -41,8 +46,11 @@ public struct HTTPBenchmarkResult: Encodable, Sendable {
     /// Builds the result from the merged tallies.
     init(
         settings: HTTPBenchmark, target: BenchTarget, tally: HTTPWorkerTally, elapsed: Duration,
-        before: ProcessUsage?, after: ProcessUsage?, machine: BenchMachine
+        before: ProcessUsage?, after: ProcessUsage?, machine: BenchMachine,
+        keptAlive: (latencies: [UInt32], failures: Int)? = nil
     ) {
+        keptAliveClient = keptAlive.map { LatencySummary(microseconds: $0.latencies) }
+        keptAliveClientFailures = keptAlive?.failures ?? 0
         let wall = elapsed.timeInterval
         route = settings.route.summary
         connections = settings.connections
@@ -84,6 +92,13 @@ public struct HTTPBenchmarkResult: Encodable, Sendable {
         let failureText = failures.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
         table.add("no answer", failureText.isEmpty ? "0" : failureText)
         table.add("connections opened", String(connectionsOpened))
+        if let keptAliveClient {
+            var text =
+                "p50 \(keptAliveClient.p50Ms.fixed(3)) ms, p99 \(keptAliveClient.p99Ms.fixed(3)) ms over "
+                + "\(keptAliveClient.count) requests"
+            if keptAliveClientFailures > 0 { text += ", \(keptAliveClientFailures) unanswered" }
+            table.add("kept-alive client", text + " (URLSession, one connection, one request at a time)")
+        }
         if let processCPUPercent { table.add("process CPU", "\(processCPUPercent.fixed(0))% of one core") }
         if let rssMiB { table.add("process RSS", "\(rssMiB.fixed(1)) MiB") }
         table.add("server", server)

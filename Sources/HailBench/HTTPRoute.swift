@@ -1,4 +1,9 @@
+import Foundation
 import HailServer
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Which request `hail bench http` repeats.
 public enum HTTPRoute: String, Sendable, CaseIterable {
@@ -23,6 +28,25 @@ public enum HTTPRoute: String, Sendable, CaseIterable {
                 ],
                 body: Array(body.utf8))
         }
+    }
+
+    /// The same request for URLSession, the ordinary kept-alive client.
+    func urlRequest(on target: BenchTarget) -> URLRequest {
+        var request: URLRequest
+        switch self {
+        case .healthz:
+            request = URLRequest(url: URL(string: "http://\(target.endpoint.authority)/healthz")!)
+        case .estimates:
+            request = URLRequest(url: URL(string: "http://\(target.endpoint.authority)/v1/estimates")!)
+            request.httpMethod = "POST"
+            request.setValue(
+                "Bearer \(target.token(role: .rider, subject: "bench-rider"))", forHTTPHeaderField: "Authorization")
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data(
+                #"{"pickup":{"lat":43.7384,"lng":7.4246},"dropoff":{"lat":43.7311,"lng":7.4197}}"#.utf8)
+        }
+        request.timeoutInterval = 5
+        return request
     }
 
     /// The request line, for the report.

@@ -80,6 +80,8 @@ private func acceptTrampoline(user: UnsafeMutableRawPointer?, fd: Int32) {
         return
     }
     let box = Unmanaged<CallbackBox>.fromOpaque(user).takeUnretainedValue()
+    // Before lws sees it: adoption skips the socket options lws gives what its own listener accepts.
+    TCPNoDelay.enable(on: fd)
     guard let vhost = box.vhost, lws_adopt_socket_vhost(vhost, fd) != nil else {
         close(fd)
         return

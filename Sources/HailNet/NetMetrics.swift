@@ -12,6 +12,8 @@ public final class NetMetrics: Sendable {
     let disposableDrops = Atomic<Int>(0)
     let slowConsumerCloses = Atomic<Int>(0)
     let slowRequestDrops = Atomic<Int>(0)
+    let acceptedConnections = Atomic<Int>(0)
+    let httpResponseWrites = Atomic<Int>(0)
 
     init() {}
 
@@ -37,6 +39,11 @@ public final class NetMetrics: Sendable {
         public var slowConsumerCloses: Int
         /// HTTP connections dropped because their request did not arrive within the request timeout.
         public var slowRequestDrops: Int
+        /// TCP connections the server accepted (HTTP, WebSocket and raw alike); a kept-alive client's requests
+        /// share one.
+        public var acceptedConnections: Int
+        /// Writes (`lws_write` calls) that carried HTTP response bytes: one per response whose body fits one piece.
+        public var httpResponseWrites: Int
     }
 
     /// Reads every counter now.
@@ -51,6 +58,8 @@ public final class NetMetrics: Sendable {
             messagesSent: messagesSent.load(ordering: .relaxed),
             disposableDrops: disposableDrops.load(ordering: .relaxed),
             slowConsumerCloses: slowConsumerCloses.load(ordering: .relaxed),
-            slowRequestDrops: slowRequestDrops.load(ordering: .relaxed))
+            slowRequestDrops: slowRequestDrops.load(ordering: .relaxed),
+            acceptedConnections: acceptedConnections.load(ordering: .relaxed),
+            httpResponseWrites: httpResponseWrites.load(ordering: .relaxed))
     }
 }

@@ -19,9 +19,13 @@ actor ServerEngine: LoopEngine {
     private var unknownMethodStages: [UInt64: UnknownMethodExchange.Stage] = [:]
     /// This loop's staging buffer for WebSocket frames.
     private let writeScratch = WriteScratch()
-    /// Reused for every HTTP body piece: LWS_PRE headroom plus the largest piece the HTTP machine hands out.
+    /// Reused for every HTTP write: LWS_PRE headroom, room for a response head, and the largest body piece the
+    /// HTTP machine hands out (a head larger than `headBytes` gets a buffer of its own for its one write).
     private var scratch = [UInt8](
-        repeating: 0, count: SharedMessage.headroom + HTTPRequestStateMachine.maximumChunkBytes)
+        repeating: 0, count: SharedMessage.headroom + ServerEngine.headBytes + HTTPRequestStateMachine.maximumChunkBytes
+    )
+    /// Room for a response head in `scratch`: the status line, lws's own fields and the handler's.
+    private static let headBytes = 8_192
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
@@ -41,6 +45,9 @@ actor ServerEngine: LoopEngine {
     func handle(_ arguments: CallbackArguments) -> Int32 {
         let (wsi, input, length) = (arguments.wsi, arguments.input, arguments.length)
         switch arguments.reason {
+        case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+            metrics.acceptedConnections.wrappingAdd(1, ordering: .relaxed)
+            return 0
         case LWS_CALLBACK_HTTP:
             return beginHTTP(wsi)
         case LWS_CALLBACK_HTTP_BODY:
@@ -165,11 +172,14 @@ actor ServerEngine: LoopEngine {
         lws_callback_on_writable(wsi)
     }
 
-    /// LWS_CALLBACK_HTTP_WRITEABLE: writes the head or the next body piece the machine hands out.
+    /// LWS_CALLBACK_HTTP_WRITEABLE: writes the head with the body's first piece, or the next piece, the machine
+    /// hands out.
     private func writeResponse(_ session: WireSession, _ wsi: OpaquePointer) -> Int32 {
         switch session.http?.writable() ?? .ignore {
-        case .writeHead(let head, let then):
-            guard writeHeaders(head, wsi) else { return -1 }
+        case .writeHead(let head, let piece, let then):
+            guard writeHead(head, with: piece, final: then != .requestWritable, wsi) else { return -1 }
+            metrics.httpResponseWrites.wrappingAdd(1, ordering: .relaxed)
+            metrics.bytesSent.wrappingAdd(piece.count, ordering: .relaxed)
             return afterWrite(then, session, wsi)
         case .writeBody(let piece, let isFinal, let then):
             let written = scratch.withUnsafeMutableBytes { scratch -> Int32 in
@@ -180,6 +190,7 @@ actor ServerEngine: LoopEngine {
                     isFinal ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP)
             }
             if written < 0 { return -1 }
+            metrics.httpResponseWrites.wrappingAdd(1, ordering: .relaxed)
             metrics.bytesSent.wrappingAdd(piece.count, ordering: .relaxed)
             return afterWrite(then, session, wsi)
         case .ignore:
@@ -214,8 +225,11 @@ actor ServerEngine: LoopEngine {
         }
     }
 
-    /// Writes the status line and header fields; false when they do not fit or lws refuses them.
-    private func writeHeaders(_ head: HTTPRequestStateMachine.ResponseHead, _ wsi: OpaquePointer) -> Bool {
+    /// Writes the status line, the header fields and `piece` after them in one `lws_write`; false when the head
+    /// does not fit or lws refuses it.
+    private func writeHead(
+        _ head: HTTPRequestStateMachine.ResponseHead, with piece: ArraySlice<UInt8>, final: Bool, _ wsi: OpaquePointer
+    ) -> Bool {
         var extra: [(String, String)] = []
         for field in head.headers {
             let name = field.name.lowercased()
@@ -224,9 +238,24 @@ actor ServerEngine: LoopEngine {
         }
         if head.closeConnection { extra.append(("connection:", "close")) }
         let capacity = 1024 + extra.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 4 }
-        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: SharedMessage.headroom + capacity)
+        if capacity <= Self.headBytes {
+            return scratch.withUnsafeMutableBufferPointer { buffer in
+                Self.format(
+                    head, extra, piece, final, wsi, into: buffer.baseAddress! + SharedMessage.headroom, capacity)
+            }
+        }
+        // A rare head beyond the scratch's room: a buffer of its own, still one write.
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: SharedMessage.headroom + capacity + piece.count)
         defer { buffer.deallocate() }
-        let start = buffer + SharedMessage.headroom
+        return Self.format(head, extra, piece, final, wsi, into: buffer + SharedMessage.headroom, capacity)
+    }
+
+    /// Lays the head out at `start` (at most `capacity` bytes, `LWS_PRE` headroom before it and room for `piece`
+    /// after it), appends `piece` and writes the whole.
+    private static func format(
+        _ head: HTTPRequestStateMachine.ResponseHead, _ extra: [(String, String)], _ piece: ArraySlice<UInt8>,
+        _ final: Bool, _ wsi: OpaquePointer, into start: UnsafeMutablePointer<UInt8>, _ capacity: Int
+    ) -> Bool {
         let end = start + capacity - 1
         var cursor: UnsafeMutablePointer<UInt8>? = start
         let contentType = head.headers["content-type"] ?? "application/octet-stream"
@@ -243,7 +272,17 @@ actor ServerEngine: LoopEngine {
             }
             if ok != 0 { return false }
         }
-        return lws_finalize_write_http_header(wsi, start, &cursor, end) == 0
+        guard lws_finalize_http_header(wsi, &cursor, end) == 0, let headEnd = cursor else { return false }
+        piece.withUnsafeBytes { bytes in
+            if let base = bytes.baseAddress {
+                UnsafeMutableRawPointer(headEnd).copyMemory(from: base, byteCount: bytes.count)
+            }
+        }
+        let length = headEnd - start + piece.count
+        // lws writes HTTP/1 bytes as they are whatever the kind (no compression is built in); the kind says where
+        // the response ends for lws's bookkeeping.
+        let kind = piece.isEmpty ? LWS_WRITE_HTTP_HEADERS : final ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP
+        return Int(lws_write(wsi, start, length, kind)) == length
     }
 
     // MARK: Unknown methods
@@ -301,6 +340,7 @@ actor ServerEngine: LoopEngine {
                 lws_write(wsi, buffer.baseAddress! + SharedMessage.headroom, answer.count, LWS_WRITE_HTTP)
             }
             if written < 0 { return -1 }
+            metrics.httpResponseWrites.wrappingAdd(1, ordering: .relaxed)
             metrics.bytesSent.wrappingAdd(answer.count, ordering: .relaxed)
             // lws keeps what the socket did not take and calls back only once it has gone out.
             unknownMethodStages[session.id] = .closing

@@ -113,7 +113,8 @@ import Testing
         let expected: [String: Int] = [
             "invalid_json": 400, "invalid_body": 400, "invalid_field": 400, "missing_field": 400,
             "unauthorized": 401, "forbidden": 403, "not_found": 404, "method_not_allowed": 405,
-            "invalid_state": 409, "payload_too_large": 413, "idempotency_key_reused": 422, "rate_limited": 429,
+            "invalid_state": 409, "payload_too_large": 413, "idempotency_key_reused": 422, "upgrade_required": 426,
+            "rate_limited": 429,
             "internal": 500, "not_implemented": 501, "unavailable": 503,
         ]
         #expect(code.httpStatus == expected[code.rawValue])

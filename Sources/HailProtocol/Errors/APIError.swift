@@ -77,6 +77,8 @@ extension APIError {
         public static let invalidState = Code(rawValue: "invalid_state")
         /// 413: the body is larger than the route accepts.
         public static let payloadTooLarge = Code(rawValue: "payload_too_large")
+        /// 426: a WebSocket route asked with a plain request; the `Upgrade` header names the protocol to ask with.
+        public static let upgradeRequired = Code(rawValue: "upgrade_required")
         /// 422: the idempotency key was already used with a different body.
         public static let idempotencyKeyReused = Code(rawValue: "idempotency_key_reused")
         /// 429: too many requests; see `Retry-After`.
@@ -93,7 +95,8 @@ extension APIError {
         public static let known: [Code] = [
             .invalidJSON, .invalidBody, .invalidField, .missingField, .unauthorized, .forbidden, .notFound,
             .methodNotAllowed,
-            .invalidState, .payloadTooLarge, .idempotencyKeyReused, .rateLimited, .internal, .notImplemented,
+            .invalidState, .payloadTooLarge, .idempotencyKeyReused, .upgradeRequired, .rateLimited, .internal,
+            .notImplemented,
             .unavailable,
         ]
 
@@ -108,6 +111,7 @@ extension APIError {
             case "invalid_state": return 409
             case "payload_too_large": return 413
             case "idempotency_key_reused": return 422
+            case "upgrade_required": return 426
             case "rate_limited": return 429
             case "not_implemented": return 501
             case "unavailable": return 503

@@ -17,6 +17,8 @@ public enum HailHeader {
     public static let contentType = "Content-Type"
     /// `Allow`, on 405 answers.
     public static let allow = "Allow"
+    /// `Upgrade`, on 426 answers: the protocol the route speaks (`websocket`).
+    public static let upgrade = "Upgrade"
     /// The query parameter that carries the token on WebSockets (browsers cannot set headers there).
     public static let accessTokenQueryParameter = "access_token"
 }

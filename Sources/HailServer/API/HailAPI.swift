@@ -43,7 +43,9 @@ public struct HailAPI: Sendable {
         do throws(APIError) {
             if match.route.isWebSocket {
                 throw APIError(
-                    code: .invalidBody, message: "\(match.route.template) is a WebSocket; send an Upgrade request")
+                    code: .upgradeRequired,
+                    message: "\(match.route.template) is a WebSocket: open it with a WebSocket client (GET with "
+                        + "Connection: Upgrade and Upgrade: websocket)")
             }
             if request.body.count > services.configuration.maxBodyBytes {
                 throw APIError(
@@ -65,7 +67,9 @@ public struct HailAPI: Sendable {
         } catch {
             // A share link is opened by a person in a browser: a page that says why, not a JSON body.
             if match.route == Routes.sharePage { return (SharePage.refusal(error), match.route.name) }
-            let response = APIResponse.error(error)
+            var response = APIResponse.error(error)
+            // RFC 9110 15.5.22: a 426 names the protocol to switch to.
+            if error.code == .upgradeRequired { response.headers[HailHeader.upgrade] = "websocket" }
             if authenticated { await countRefusal(request, match, response) }
             return (response, match.route.name)
         }

@@ -14,12 +14,15 @@ enum BenchCommand {
                                       [--seconds 10 | --ingest-json FILE] [--json]
                hail bench route       [--map FILE.osm.pbf] [--routes 2000] [--traces 50] [--json]
                hail bench client      [--frames 1000000] [--applies 1000000] [--hours 10] [--json]
+               hail bench edge        [--threads 2] [--connections 8] [--seconds 5] [--json]
 
         Each prints a table, or with --json exactly one JSON object. None asserts a time.
 
           http         keep-alive HTTP/1.1 connections against an in-process server, each sending one
                        request after another: GET /healthz, or with --route estimates an authenticated
-                       POST /v1/estimates. Reports requests/s, p50/p99 latency and answers by status.
+                       POST /v1/estimates. Reports requests/s, p50/p99 latency and answers by status, then
+                       the latency of an ordinary kept-alive client (URLSession, as the apps use it: one
+                       connection, one request after another).
           ingest       drivers go online, open /v1/drivers/me/live and send location batches, each awaiting
                        its ack, against `hail server` started as a child process (--in-process: in this
                        process, as before). Reports acknowledged fixes/s, send-to-ack p50/p99/p99.9, batches
@@ -36,6 +39,10 @@ enum BenchCommand {
           route        route/ETA queries and snaps per second on the Monaco graph, and map matching.
           client       ns per glide frame and per trip state-machine apply in the rider core, and RSS of
                        the rider and driver cores over a simulated 10-hour shift.
+          edge         wrk (Debian) with kept-alive connections against a `hail server` child (rate limits
+                       off) on GET /healthz, POST /v1/estimates and GET /v1/trips/active, and against nginx
+                       (Debian) answering a fixed 200, started and stopped by the command, in the same run:
+                       requests/s, p50, p99 and the ratio to nginx. Needs wrk and nginx (scripts/setup.sh).
 
           --seconds      how long to measure, 1 to 600 (--duration is the same)   default 10
           --connections  http: keep-alive connections (1-512); ingest: drivers   default 8 / 100
@@ -58,7 +65,7 @@ enum BenchCommand {
         """
 
     /// The benchmarks there are.
-    static let kinds = ["http", "ingest", "wire", "connections", "baseline", "route", "client"]
+    static let kinds = ["http", "ingest", "wire", "connections", "baseline", "route", "client", "edge"]
 
     /// Parses the options, runs the benchmark asked for and prints its result.
     static func run(_ arguments: [String]) async throws(UsageError) {
@@ -74,6 +81,7 @@ enum BenchCommand {
         case "baseline": return try await runBaseline(rest)
         case "route": return try await runRoute(rest)
         case "client": return try await runClient(rest)
+        case "edge": return try await runEdge(rest)
         default: break
         }
         let args = try Arguments(

@@ -56,7 +56,7 @@ import Testing
         let response = HTTPResponse.text("ok")
         #expect(machine.responseReady(response, transaction: 1) == .requestWritable)
         #expect(machine.bodyCompleted() == .ignore)
-        #expect(machine.writable() == .writeHead(head(response), then: .requestWritable))
+        #expect(machine.writable() == .writeHead(head(response), body: [111, 107], then: .completeTransaction))
     }
 
     @Test func bodyIsAppendedAndDispatchedAtCompletion() {
@@ -95,8 +95,10 @@ import Testing
         #expect(machine.bodyCompleted() == .ignore)
         #expect(machine.responseReady(.text("late"), transaction: 1) == .ignore)
         let rejection = payloadTooLarge(limit: 10, id: "big")
-        #expect(machine.writable() == .writeHead(head(rejection, closeConnection: true), then: .requestWritable))
-        #expect(machine.writable() == .writeBody(rejection.body[...], isFinal: true, then: .closeConnection))
+        #expect(
+            machine.writable()
+                == .writeHead(head(rejection, closeConnection: true), body: rejection.body[...], then: .closeConnection)
+        )
         #expect(machine.writable() == .ignore)
     }
 
@@ -110,8 +112,10 @@ import Testing
         #expect(machine.receivedBodyChunk([3]) == .ignore)
         #expect(machine.bodyCompleted() == .ignore)
         let rejection = payloadTooLarge(limit: 10, id: "grew")
-        #expect(machine.writable() == .writeHead(head(rejection, closeConnection: true), then: .requestWritable))
-        #expect(machine.writable() == .writeBody(rejection.body[...], isFinal: true, then: .closeConnection))
+        #expect(
+            machine.writable()
+                == .writeHead(head(rejection, closeConnection: true), body: rejection.body[...], then: .closeConnection)
+        )
     }
 
     @Test func staleOrRepeatedResponsesAreIgnored() {
@@ -124,7 +128,7 @@ import Testing
         let response = HTTPResponse.text("for second")
         #expect(machine.responseReady(response, transaction: 2) == .requestWritable)
         #expect(machine.responseReady(.text("again"), transaction: 2) == .ignore)
-        #expect(machine.writable() == .writeHead(head(response), then: .requestWritable))
+        #expect(machine.writable() == .writeHead(head(response), body: response.body[...], then: .completeTransaction))
     }
 
     @Test func responseBeforeDispatchIsIgnored() {
@@ -135,7 +139,22 @@ import Testing
         #expect(machine.writable() == .ignore)
     }
 
-    @Test func bodyIsWrittenInPiecesOfAtMost65536BytesTheLastFinal() {
+    /// The keep-alive stall's regression at the machine: a small answer (/healthz's 15 bytes) is one write,
+    /// head and body together, and the transaction completes with it.
+    @Test func smallResponseLeavesInOneWriteWithItsHead() {
+        var machine = machine()
+        let get = request("GET")
+        #expect(machine.receivedHead(get, now: start) == .dispatch(get, transaction: 1))
+        let response = HTTPResponse.json(Array("{\"status\":\"ok\"}".utf8))
+        #expect(machine.responseReady(response, transaction: 1) == .requestWritable)
+        #expect(
+            machine.writable()
+                == .writeHead(head(response), body: Array("{\"status\":\"ok\"}".utf8)[...], then: .completeTransaction))
+        #expect(machine.writable() == .ignore)
+    }
+
+    /// A large answer: the head carries the first 65,536 bytes, the rest follow a piece per callback, the last final.
+    @Test func largeResponseSendsItsFirstPieceWithTheHeadAndTheRestInPieces() {
         var machine = machine()
         let get = request("GET")
         #expect(machine.receivedHead(get, now: start) == .dispatch(get, transaction: 1))
@@ -143,21 +162,31 @@ import Testing
         let response = HTTPResponse(status: 200, headers: ["Content-Type": "application/octet-stream"], body: body)
         #expect(machine.writable() == .ignore)
         #expect(machine.responseReady(response, transaction: 1) == .requestWritable)
-        #expect(machine.writable() == .writeHead(head(response), then: .requestWritable))
-        #expect(machine.writable() == .writeBody(body[0..<65_536], isFinal: false, then: .requestWritable))
+        #expect(machine.writable() == .writeHead(head(response), body: body[0..<65_536], then: .requestWritable))
         #expect(machine.writable() == .writeBody(body[65_536..<131_072], isFinal: false, then: .requestWritable))
         #expect(machine.writable() == .writeBody(body[131_072..<131_073], isFinal: true, then: .completeTransaction))
         #expect(machine.writable() == .ignore)
     }
 
-    @Test func bodyOfExactlyOnePieceIsWrittenFinal() {
+    @Test func bodyOfExactlyOnePieceLeavesWithTheHead() {
         var machine = machine()
         let get = request("GET")
         #expect(machine.receivedHead(get, now: start) == .dispatch(get, transaction: 1))
         let response = HTTPResponse(status: 200, body: [UInt8](repeating: 7, count: 65_536))
         #expect(machine.responseReady(response, transaction: 1) == .requestWritable)
-        #expect(machine.writable() == .writeHead(head(response), then: .requestWritable))
-        #expect(machine.writable() == .writeBody(response.body[...], isFinal: true, then: .completeTransaction))
+        #expect(machine.writable() == .writeHead(head(response), body: response.body[...], then: .completeTransaction))
+        #expect(machine.writable() == .ignore)
+    }
+
+    @Test func bodyOfOneByteOverAPieceTakesASecondWrite() {
+        var machine = machine()
+        let get = request("GET")
+        #expect(machine.receivedHead(get, now: start) == .dispatch(get, transaction: 1))
+        let response = HTTPResponse(status: 200, body: [UInt8](repeating: 7, count: 65_537))
+        #expect(machine.responseReady(response, transaction: 1) == .requestWritable)
+        #expect(
+            machine.writable() == .writeHead(head(response), body: response.body[0..<65_536], then: .requestWritable))
+        #expect(machine.writable() == .writeBody([7], isFinal: true, then: .completeTransaction))
     }
 
     @Test func emptyBodyCompletesWithTheHead() {
@@ -166,7 +195,7 @@ import Testing
         #expect(machine.receivedHead(delete, now: start) == .dispatch(delete, transaction: 1))
         let response = HTTPResponse(status: 204)
         #expect(machine.responseReady(response, transaction: 1) == .requestWritable)
-        #expect(machine.writable() == .writeHead(head(response), then: .completeTransaction))
+        #expect(machine.writable() == .writeHead(head(response), body: [], then: .completeTransaction))
         #expect(machine.writable() == .ignore)
     }
 
@@ -178,7 +207,7 @@ import Testing
         #expect(machine.responseReady(response, transaction: 1) == .requestWritable)
         let expected = HTTPRequestStateMachine.ResponseHead(
             status: 200, headers: response.headers, contentLength: 23, closeConnection: false)
-        #expect(machine.writable() == .writeHead(expected, then: .completeTransaction))
+        #expect(machine.writable() == .writeHead(expected, body: [], then: .completeTransaction))
         #expect(machine.writable() == .ignore)
     }
 
@@ -188,7 +217,7 @@ import Testing
         #expect(machine.receivedHead(first, now: start) == .dispatch(first, transaction: 1))
         let response = HTTPResponse(status: 204)
         #expect(machine.responseReady(response, transaction: 1) == .requestWritable)
-        #expect(machine.writable() == .writeHead(head(response), then: .completeTransaction))
+        #expect(machine.writable() == .writeHead(head(response), body: [], then: .completeTransaction))
         let second = request("POST", ["Content-Length": "1"], id: "second")
         #expect(machine.receivedHead(second, now: start) == .readMore)
         #expect(machine.receivedBodyChunk([9]) == .readMore)

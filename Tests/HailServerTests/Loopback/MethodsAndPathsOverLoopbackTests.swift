@@ -25,6 +25,32 @@ struct MethodsAndPathsOverLoopbackTests {
         #expect(h.error(from: unknown)?.message == "BREW is not an HTTP method this server knows")
     }
 
+    @Test("a plain GET on each WebSocket route is 426 Upgrade Required with Upgrade: websocket and a JSON error")
+    func plainGetOnAWebSocketRouteIs426() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hail-426-\(UUID().uuidString).db")
+            .path
+        let (h, server) = try await ServerHarness.loopback(databasePath: path)
+        let routes = ["/v1/trips/trip_1/live", "/v1/drivers/me/live", "/v1/fleet/live"]
+        var answers: [(status: Int, upgrade: String?, error: APIError?)] = []
+        for route in routes {
+            let response = await h.call("GET", route, token: h.token(.rider, "rider-1"))
+            answers.append((response.status, response.headers["Upgrade"], h.error(from: response)))
+        }
+        await server.shutdown()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        #expect(answers.map(\.status) == [426, 426, 426])
+        #expect(answers.map(\.upgrade) == ["websocket", "websocket", "websocket"])
+        #expect(answers.map { $0.error?.code } == [.upgradeRequired, .upgradeRequired, .upgradeRequired])
+        #expect(
+            answers.map { $0.error?.message }
+                == [
+                    "/v1/trips/{id}/live", "/v1/drivers/me/live", "/v1/fleet/live",
+                ].map {
+                    "\($0) is a WebSocket: open it with a WebSocket client (GET with Connection: Upgrade and "
+                        + "Upgrade: websocket)"
+                })
+    }
+
     @Test("an id with an encoded ?, # or % reaches the trip route whole, not a shorter path and a query")
     func encodedDelimitersStayInTheId() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("hail-ids-\(UUID().uuidString).db")
