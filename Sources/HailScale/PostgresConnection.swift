@@ -128,8 +128,9 @@ public final class PostgresConnection: @unchecked Sendable {
         guard status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK else {
             let message = String(cString: PQresultErrorMessage(result)).trimmingCharacters(in: .whitespacesAndNewlines)
             let sqlState = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            let constraint = PQresultErrorField(result, Int32(UInt8(ascii: "n"))).map { String(cString: $0) }
             if PQstatus(connection) != CONNECTION_OK { throw PostgresError.connection(message) }
-            throw PostgresError.statement(message, sqlState: sqlState)
+            throw PostgresError.statement(message, sqlState: sqlState, constraint: constraint)
         }
         let rowCount = PQntuples(result)
         let columnCount = PQnfields(result)

@@ -31,11 +31,14 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
     public let sqlState: String?
     /// The server's or libpq's message.
     public let message: String
+    /// The constraint or index a violation names (`trips_one_active_rider`), nil when the server named none.
+    public let constraint: String?
 
-    private init(_ code: Code, sqlState: String? = nil, message: String) {
+    private init(_ code: Code, sqlState: String? = nil, message: String, constraint: String? = nil) {
         self.code = code
         self.sqlState = sqlState
         self.message = message
+        self.constraint = constraint
     }
 
     /// True for SQLSTATE 23505: a row with the same key exists (a racer inserted it first).
@@ -47,8 +50,8 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     static func connection(_ message: String) -> PostgresError { PostgresError(.connection, message: message) }
-    static func statement(_ message: String, sqlState: String?) -> PostgresError {
-        PostgresError(.statement, sqlState: sqlState, message: message)
+    static func statement(_ message: String, sqlState: String?, constraint: String? = nil) -> PostgresError {
+        PostgresError(.statement, sqlState: sqlState, message: message, constraint: constraint)
     }
     static func decoding(_ message: String) -> PostgresError { PostgresError(.decoding, message: message) }
     static let closed = PostgresError(.closed, message: "the connection pool is closed")

@@ -42,7 +42,9 @@ public struct PostgresTripStore: TripStore {
     /// Applies the commit in one transaction if the stored version matches. The row lock taken by
     /// `FOR UPDATE` makes a second node racing on the same trip wait, then read the winner's version and
     /// get `.conflict`; two racers creating the same trip, or reusing one idempotency key, meet a unique
-    /// violation instead, which rolls everything back and is also `.conflict`.
+    /// violation instead, which rolls everything back and is also `.conflict`. A second active trip for the rider
+    /// or the driver is refused by the unique indexes `trips_one_active_rider` / `trips_one_active_driver` (SQLSTATE
+    /// 23505 naming one of them): everything rolls back and the answer is `.activeTripTaken`, naming the trip held.
     public func commit(_ commit: TripCommit) async throws -> CommitOutcome {
         let recordBytes = try HailJSON.encode(commit.record)
         return try await pool.run { connection in
@@ -89,7 +91,21 @@ public struct PostgresTripStore: TripStore {
                     return CommitOutcome.committed
                 }
             } catch let error as PostgresError where error.isUniqueViolation {
-                return .conflict
+                let party: ActiveTripConflict.Party
+                switch error.constraint {
+                case ActiveTripMigration.riderIndex?: party = .rider
+                case ActiveTripMigration.driverIndex?: party = .driver
+                default: return .conflict
+                }
+                let record = commit.record
+                let subject = party == .rider ? record.riderID : record.driverID ?? ""
+                // The index waited for the racer's commit before refusing, so a new statement sees its trip.
+                let held = try connection.query(
+                    "SELECT id FROM trips WHERE \(party.rawValue)_id = $1 AND active AND id <> $2 ORDER BY id LIMIT 1",
+                    [subject, record.trip.id]
+                ).first
+                guard let held else { return .conflict }
+                return .activeTripTaken(ActiveTripConflict(party: party, subject: subject, tripID: try held.string(0)))
             }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HailServer
 
 /// The scaled stores on one PostgreSQL database: trips, their audit log, idempotency records and location
 /// history, shared by every node. Each call runs on a pool thread, never on the network loop.
@@ -67,6 +68,55 @@ public struct PostgresTripStores: Sendable {
         """
         ALTER TABLE location_history ADD COLUMN heading DOUBLE PRECISION;
         ALTER TABLE location_history ADD COLUMN speed DOUBLE PRECISION;
+        """,
+        // One active trip per rider and per driver; duplicates are parted first (see `ActiveTripMigration`).
+        """
+        DO $$
+        DECLARE stuck TEXT;
+        BEGIN
+            SELECT string_agg(line, '; ') INTO stuck FROM (\(ActiveTripMigration.postgresStuckQuery)) lines;
+            IF stuck IS NOT NULL THEN
+                RAISE EXCEPTION '\(ActiveTripMigration.refusal(stuck: ["%"]))', stuck;
+            END IF;
+        END $$;
+        CREATE TEMP TABLE active_trip_ranks ON COMMIT DROP AS
+        SELECT t.id, t.rider_id, t.driver_id, t.state,
+            CASE t.state WHEN 'onTrip' THEN 0 WHEN 'driverArrived' THEN 1 WHEN 'driverAssigned' THEN 2 ELSE 3 END
+                AS progress,
+            COALESCE((SELECT MIN(e.at) FROM trip_events e WHERE e.trip_id = t.id), t.updated_at) AS requested_at
+        FROM trips t WHERE t.active;
+        CREATE TEMP TABLE active_trip_fixes ON COMMIT DROP AS
+        SELECT id, 'cancelled'::text AS state FROM (
+            SELECT id, state, row_number() OVER (PARTITION BY rider_id ORDER BY progress, requested_at, id) AS rank
+            FROM active_trip_ranks) ranked
+        WHERE rank > 1 AND state <> 'onTrip';
+        INSERT INTO active_trip_fixes (id, state)
+        SELECT id, CASE state WHEN 'driverAssigned' THEN 'searching' ELSE 'cancelled' END FROM (
+            SELECT id, state, row_number() OVER (PARTITION BY driver_id ORDER BY progress, requested_at, id) AS rank
+            FROM active_trip_ranks
+            WHERE driver_id IS NOT NULL AND id NOT IN (SELECT id FROM active_trip_fixes)) ranked
+        WHERE rank > 1 AND state IN ('driverAssigned', 'driverArrived');
+        INSERT INTO trip_events (trip_id, version, intent, actor, state, at)
+        SELECT t.id, t.version + 1,
+            CASE f.state WHEN 'searching' THEN 'duplicateDriverReleased' ELSE 'duplicateCancelled' END, 'system',
+            f.state, extract(epoch FROM clock_timestamp())
+        FROM active_trip_fixes f JOIN trips t ON t.id = f.id;
+        UPDATE trips t SET state = f.state, version = t.version + 1, active = (f.state = 'searching'),
+            driver_id = CASE f.state WHEN 'searching' THEN NULL ELSE t.driver_id END,
+            record = convert_to((CASE f.state
+                WHEN 'searching' THEN jsonb_set(jsonb_set(convert_from(t.record, 'UTF8')::jsonb,
+                    '{trip,state}', to_jsonb(f.state)), '{trip,version}', to_jsonb(t.version + 1))
+                    #- '{trip,driver}' #- '{trip,etaSeconds}' #- '{trip,driverLocation}'
+                ELSE jsonb_set(jsonb_set(convert_from(t.record, 'UTF8')::jsonb,
+                    '{trip,state}', to_jsonb(f.state)), '{trip,version}', to_jsonb(t.version + 1))
+                    #- '{trip,etaSeconds}'
+                END)::text, 'UTF8'),
+            updated_at = extract(epoch FROM clock_timestamp())
+        FROM active_trip_fixes f WHERE t.id = f.id;
+        DROP INDEX trips_active_rider;
+        DROP INDEX trips_active_driver;
+        CREATE UNIQUE INDEX \(ActiveTripMigration.riderIndex) ON trips(rider_id) WHERE active;
+        CREATE UNIQUE INDEX \(ActiveTripMigration.driverIndex) ON trips(driver_id) WHERE active AND driver_id IS NOT NULL;
         """,
     ]
 

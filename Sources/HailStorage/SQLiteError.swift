@@ -72,6 +72,14 @@ public struct SQLiteError: Error, Sendable, CustomStringConvertible {
                 || extendedResultCode == constraintPrimaryKey)
     }
 
+    /// The `table.column` names a UNIQUE or PRIMARY KEY violation reports (`["trips.rider_id"]`), which is how SQLite
+    /// names the index that refused a row (an index on columns has no name in the message); nil for other errors.
+    public var uniqueColumns: [String]? {
+        let prefix = "UNIQUE constraint failed: "
+        guard isUniqueViolation, message.hasPrefix(prefix) else { return nil }
+        return message.dropFirst(prefix.count).split(separator: ",").map { String($0.drop(while: \.isWhitespace)) }
+    }
+
     /// True for a foreign key violation.
     public var isForeignKeyViolation: Bool {
         kind == .sqlite && extendedResultCode == constraintForeignKey

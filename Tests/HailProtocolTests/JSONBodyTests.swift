@@ -37,6 +37,19 @@ import Testing
                 == #"{"error":{"code":"not_found","message":"no such trip"}}"#)
     }
 
+    @Test func aSecondActiveTripsErrorNamesTheTripThereAndReadsBack() throws {
+        let error = APIError.activeTrip("trip_7", "you already have an active trip trip_7")
+        let bytes = String(decoding: error.jsonBody, as: UTF8.self)
+        #expect(
+            bytes
+                == #"{"error":{"activeTripID":"trip_7","code":"invalid_state","message":"you already have an active trip trip_7"}}"#
+        )
+        #expect(error.httpStatus == 409)
+        let decoded = try WireDecoder.decode(ErrorBody.self, from: Data(bytes.utf8))
+        #expect(decoded.error.activeTripID == "trip_7")
+        #expect(decoded.error == error)
+    }
+
     @Test func errorBodyDecodesAndKeepsUnknownCodes() throws {
         let body = #"{"error":{"code":"teapot","message":"short and stout"}}"#
         let decoded = try WireDecoder.decode(ErrorBody.self, from: Data(body.utf8))

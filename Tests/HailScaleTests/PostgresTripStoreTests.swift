@@ -17,7 +17,7 @@ struct PostgresTripStoreTests {
 
     static func commit(
         _ id: String, version: Int, state: TripState, expected: Int?, driver: Driver? = nil,
-        idempotency: IdempotencyEntry? = nil
+        idempotency: IdempotencyEntry? = nil, rider: String = "r"
     ) -> TripCommit {
         var trip = Trip(
             id: id, state: state, pickup: pickup, dropoff: dropoff, productID: .economy, version: version)
@@ -26,7 +26,7 @@ struct PostgresTripStoreTests {
             tripID: id, version: version, intent: "step\(version)", actor: "rider:r", state: state,
             at: epoch.addingTimeInterval(Double(version)))
         return TripCommit(
-            record: TripRecord(trip: trip, riderID: "r"), expectedVersion: expected, event: event,
+            record: TripRecord(trip: trip, riderID: rider), expectedVersion: expected, event: event,
             idempotency: idempotency)
     }
 
@@ -55,8 +55,8 @@ struct PostgresTripStoreTests {
                     #expect(outcome == .committed)
                 }
                 #expect(
-                    try await stores.trips.commit(Self.commit("trip-2", version: 1, state: .searching, expected: nil))
-                        == .committed)
+                    try await stores.trips.commit(
+                        Self.commit("trip-2", version: 1, state: .searching, expected: nil, rider: "r2")) == .committed)
             }
             // A new instance (a restarted node, or another one) finds everything.
             let stores = try await PostgresTripStores.open(url: url, schema: schema, connections: 1)
@@ -114,8 +114,10 @@ struct PostgresTripStoreTests {
             let first = Self.commit(
                 "a", version: 1, state: .searching, expected: nil, idempotency: Self.entry(key: "k", body: "a"))
             #expect(try await stores.trips.commit(first) == .committed)
+            // Another rider's trip, so that only the key (not the one-active-trip index) stands in the way.
             let second = Self.commit(
-                "b", version: 1, state: .searching, expected: nil, idempotency: Self.entry(key: "k", body: "b"))
+                "b", version: 1, state: .searching, expected: nil, idempotency: Self.entry(key: "k", body: "b"),
+                rider: "r2")
             #expect(try await stores.trips.commit(second) == .conflict)
             #expect(try await stores.trips.record(id: "b") == nil)
             #expect(try await stores.trips.events(tripID: "b").isEmpty)
@@ -135,15 +137,20 @@ struct PostgresTripStoreTests {
             }
             for round in 0..<20 {
                 let id = "race-\(round)"
+                // A rider and a driver per round: a round's trip may stay active, and each may have only one.
+                let rider = "r-\(round)"
+                var driver = Self.driver
+                driver.id = "driver-\(round)"
                 // Both create the trip at once: one insert wins, the other meets the primary key.
                 let created = try await Self.race(
-                    nodeA.trips, Self.commit(id, version: 1, state: .searching, expected: nil),
-                    nodeB.trips, Self.commit(id, version: 1, state: .searching, expected: nil))
+                    nodeA.trips, Self.commit(id, version: 1, state: .searching, expected: nil, rider: rider),
+                    nodeB.trips, Self.commit(id, version: 1, state: .searching, expected: nil, rider: rider))
                 #expect(created.filter { $0 == .committed }.count == 1)
                 // A double accept (or an accept racing a cancel) from version 1: exactly one wins.
-                var accept = Self.commit(id, version: 2, state: .driverAssigned, expected: 1, driver: Self.driver)
-                accept.event.actor = "driver:driver-1"
-                let cancel = Self.commit(id, version: 2, state: .cancelled, expected: 1)
+                var accept = Self.commit(
+                    id, version: 2, state: .driverAssigned, expected: 1, driver: driver, rider: rider)
+                accept.event.actor = "driver:\(driver.id)"
+                let cancel = Self.commit(id, version: 2, state: .cancelled, expected: 1, rider: rider)
                 let outcomes = try await Self.race(nodeA.trips, accept, nodeB.trips, cancel)
                 #expect(outcomes.filter { $0 == .committed }.count == 1)
                 let winner = outcomes[0] == .committed ? accept : cancel

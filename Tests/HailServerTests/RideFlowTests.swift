@@ -100,7 +100,9 @@ struct RideFlowTests {
         let second = await h.call(
             "POST", "/v1/trips", token: rider, json: ServerHarness.requestBody(), key: UUID().uuidString)
         #expect(second.status == 409)
-        #expect(h.error(from: second)?.message == "you already have an active trip trip-1")
+        #expect(
+            h.error(from: second)?.message == "you already have an active trip trip-1; cancel it or wait for it to end")
+        #expect(h.error(from: second)?.activeTripID == "trip-1")
     }
 
     @Test func aRiderCancelAfterTheStartIs409AndChangesNothing() async throws {

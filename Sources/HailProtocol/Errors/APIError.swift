@@ -1,7 +1,8 @@
 /// An error as the API reports it: `{"error": {"code": "invalid_field", "message": "...", "field": "pickup.lat"}}`.
 ///
 /// The code is machine-readable and stable; the message is for the developer reading logs; `field`
-/// is the dotted path of the offending input (`pickup.lat`, `points[3].accuracy`) when there is one.
+/// is the dotted path of the offending input (`pickup.lat`, `points[3].accuracy`) when there is one;
+/// `activeTripID` names the trip a rider or driver already has when a 409 refuses them a second one.
 public struct APIError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
     /// What kind of error this is; decides the HTTP status.
     public var code: Code
@@ -9,12 +10,15 @@ public struct APIError: Error, Sendable, Hashable, Codable, CustomStringConverti
     public var message: String
     /// The path of the input at fault, such as `pickup.lat`, or nil when no single field is.
     public var field: String?
+    /// The active trip that stands in the way of another (a second trip request, or a busy driver's accept).
+    public var activeTripID: String?
 
     /// Creates an error.
-    public init(code: Code, message: String, field: String? = nil) {
+    public init(code: Code, message: String, field: String? = nil, activeTripID: String? = nil) {
         self.code = code
         self.message = message
         self.field = field
+        self.activeTripID = activeTripID
     }
 
     /// The HTTP status that carries this error.
@@ -27,7 +31,7 @@ public struct APIError: Error, Sendable, Hashable, Codable, CustomStringConverti
     }
 
     private enum CodingKeys: String, CodingKey {
-        case code, message, field
+        case code, message, field, activeTripID
     }
 
     /// Reads the inner object of an error body.
@@ -36,14 +40,16 @@ public struct APIError: Error, Sendable, Hashable, Codable, CustomStringConverti
         code = try container.decode(Code.self, forKey: .code)
         message = try container.decode(String.self, forKey: .message)
         field = try container.decodeIfPresent(String.self, forKey: .field)
+        activeTripID = try container.decodeIfPresent(String.self, forKey: .activeTripID)
     }
 
-    /// Writes the inner object of an error body, leaving `field` out when there is none.
+    /// Writes the inner object of an error body, leaving `field` and `activeTripID` out when there is none.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(code, forKey: .code)
         try container.encode(message, forKey: .message)
         try container.encodeIfPresent(field, forKey: .field)
+        try container.encodeIfPresent(activeTripID, forKey: .activeTripID)
     }
 }
 
@@ -154,6 +160,11 @@ extension APIError {
     /// A 409 for an action the trip's state does not allow.
     public static func invalidState(_ message: String) -> APIError {
         APIError(code: .invalidState, message: message)
+    }
+
+    /// A 409 for a second active trip: the rider or driver already has `tripID`, which the body names.
+    public static func activeTrip(_ tripID: String, _ message: String) -> APIError {
+        APIError(code: .invalidState, message: message, activeTripID: tripID)
     }
 
     /// A 500 whose message is safe to show (never the underlying error's text).

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The JSON body of every error response: `{"error": {"code", "message", "field"?}}`.
+/// The JSON body of every error response: `{"error": {"code", "message", "field"?, "activeTripID"?}}`.
 public struct ErrorBody: Sendable, Hashable, Codable {
     /// The error it carries.
     public var error: APIError

@@ -263,8 +263,14 @@ public struct HailAPI: Sendable {
             let known = services.pricing.products.map(\.rawValue).joined(separator: ", ")
             throw APIError.invalidField("productID", "productID must be one of \(known)")
         }
+        // The common case answered without a commit; the database's unique index is what decides a race.
         if let active = try await call({ try await services.trips.activeRecord(riderID: rider) }) {
-            throw APIError.invalidState("you already have an active trip \(active.trip.id)")
+            // That trip may be this very key's, committed by a retry racing this request: then it is the answer.
+            if let replayed = try await services.authority.replay(idempotency) {
+                return .jsonBody(replayed.body, status: replayed.status)
+            }
+            throw TripAuthority.apiError(
+                for: ActiveTripConflict(party: .rider, subject: rider, tripID: active.trip.id))
         }
         let outcome = try await services.authority.apply(
             .request(body, tripID: services.newTripID()), tripID: "", by: .rider(rider), idempotency: idempotency)

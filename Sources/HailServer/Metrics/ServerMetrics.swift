@@ -105,6 +105,11 @@ public struct ServerMetrics: Sendable {
         registry.add("hail_trips", 1, labels: ["state": state.rawValue])
     }
 
+    /// The database refused a second active trip for a `party` (`rider` or `driver`): a race the pre-checks missed.
+    public func activeTripRefused(_ party: String) {
+        registry.add("hail_active_trip_conflicts_total", labels: ["party": party])
+    }
+
     /// An idempotent answer was replayed.
     public func idempotentReplay() { registry.add("hail_idempotent_replays_total") }
 

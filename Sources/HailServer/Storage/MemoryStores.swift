@@ -32,9 +32,22 @@ public actor MemoryTripStore: TripStore {
         records.values.filter { $0.trip.state.isActive }.sorted { $0.trip.id < $1.trip.id }
     }
 
-    /// Applies the commit if the version matches.
+    /// Applies the commit if the version matches and it leaves the rider and the driver one active trip each, as
+    /// the SQL stores' unique indexes do.
     public func commit(_ commit: TripCommit) -> CommitOutcome {
         guard records[commit.record.trip.id]?.trip.version == commit.expectedVersion else { return .conflict }
+        let record = commit.record
+        if record.trip.state.isActive {
+            let others = records.values.filter { $0.trip.id != record.trip.id && $0.trip.state.isActive }
+            if let held = others.filter({ $0.riderID == record.riderID }).map(\.trip.id).min() {
+                return .activeTripTaken(ActiveTripConflict(party: .rider, subject: record.riderID, tripID: held))
+            }
+            if let driverID = record.driverID,
+                let held = others.filter({ $0.driverID == driverID }).map(\.trip.id).min()
+            {
+                return .activeTripTaken(ActiveTripConflict(party: .driver, subject: driverID, tripID: held))
+            }
+        }
         if let entry = commit.idempotency {
             guard responses[entry.scope] == nil else { return .conflict }
             responses[entry.scope] = entry.response

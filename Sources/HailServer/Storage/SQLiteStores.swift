@@ -70,6 +70,7 @@ public struct SQLiteTripStores: Sendable {
         ALTER TABLE location_history ADD COLUMN heading REAL;
         ALTER TABLE location_history ADD COLUMN speed REAL;
         """,
+        SQLiteMigration(ActiveTripMigration.sqlite),
     ]
 
     /// The trip store.
@@ -77,9 +78,17 @@ public struct SQLiteTripStores: Sendable {
     /// The location history store.
     public let history: SQLiteLocationHistoryStore
 
-    /// Opens (creating and migrating) the database at `path`.
+    /// Opens (creating and migrating) the database at `path`. A database holding a rider or a driver on two trips
+    /// under way, which no legal change can part, is not opened: the error names the trips (see docs/DEPLOY.md).
     public static func open(path: String) async throws -> SQLiteTripStores {
-        let database = try await SQLiteDatabase.open(.file(path), migrations: migrations)
+        let database: SQLiteDatabase
+        do {
+            database = try await SQLiteDatabase.open(.file(path), migrations: migrations)
+        } catch let error as SQLiteError
+            where error.uniqueColumns != nil && error.sql?.contains("trips_one_active") == true
+        {
+            throw try ActiveTripMigration.sqliteRefusal(path: path, cause: error)
+        }
         // History group-commits on the trips' writer rather than a second connection: see HistoryGroupCommit.
         return SQLiteTripStores(
             trips: SQLiteTripStore(database: database), history: SQLiteLocationHistoryStore(database: database))
@@ -126,7 +135,9 @@ public struct SQLiteTripStore: TripStore {
         }
     }
 
-    /// Applies the commit in one immediate transaction if the stored version matches.
+    /// Applies the commit in one immediate transaction if the stored version matches. A second active trip for the
+    /// rider or the driver fails the unique indexes `trips_one_active_rider` / `trips_one_active_driver`, which
+    /// rolls everything back (trip, audit line, idempotency record) and answers `.activeTripTaken`.
     public func commit(_ commit: TripCommit) async throws -> CommitOutcome {
         let recordBytes = Array(try HailJSON.encode(commit.record))
         return try await database.write { connection in
@@ -171,6 +182,22 @@ public struct SQLiteTripStore: TripStore {
                 }
             } catch is Rollback {
                 return .conflict
+            } catch let error as SQLiteError {
+                // Only the two active-trip indexes become 409s; any other constraint is a bug and stays an error.
+                let party: ActiveTripConflict.Party
+                switch error.uniqueColumns {
+                case ["trips.rider_id"]?: party = .rider
+                case ["trips.driver_id"]?: party = .driver
+                default: throw error
+                }
+                let record = commit.record
+                let subject = party == .rider ? record.riderID : record.driverID ?? ""
+                // The transaction rolled back on this writer, the only one: what it reads now is what refused it.
+                let held = try connection.firstRow(
+                    "SELECT id FROM trips WHERE \(party.rawValue)_id = ? AND active = 1 AND id <> ? ORDER BY id LIMIT 1",
+                    subject, record.trip.id)
+                guard let held else { return .conflict }
+                return .activeTripTaken(ActiveTripConflict(party: party, subject: subject, tripID: try held.value(0)))
             }
         }
     }

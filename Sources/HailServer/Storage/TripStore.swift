@@ -106,6 +106,9 @@ public enum CommitOutcome: Sendable, Hashable {
     case committed
     /// The stored version was not the expected one (someone else changed the trip first); nothing written.
     case conflict
+    /// The rider or the driver already has another active trip (the database's unique index on it refused the
+    /// row); nothing written, the audit line and idempotency record included.
+    case activeTripTaken(ActiveTripConflict)
 }
 
 /// Durable trips, their audit log, idempotency records and the push tokens of riders and drivers.
@@ -119,7 +122,9 @@ public protocol TripStore: PushTokenStore {
     func activeRecord(driverID: String) async throws -> TripRecord?
     /// Every active trip (dispatch resumes its searches from these after a restart).
     func activeRecords() async throws -> [TripRecord]
-    /// Applies `commit` atomically if the stored version matches; durable before it returns.
+    /// Applies `commit` atomically if the stored version matches and it leaves its rider and its driver at most
+    /// one active trip each (enforced by the database, whatever any caller checked before); durable before it
+    /// returns.
     func commit(_ commit: TripCommit) async throws -> CommitOutcome
     /// The trip's audit log, oldest first.
     func events(tripID: String) async throws -> [TripEventRecord]

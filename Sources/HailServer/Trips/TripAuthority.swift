@@ -65,7 +65,8 @@ public actor TripAuthority {
     ///
     /// With an idempotency context, a repeated key replays the first answer (even after a restart) and a
     /// key reused with a different body is 422. A lost race on the trip's version is retried from fresh
-    /// state, so two nodes changing one trip can never both win.
+    /// state, so two nodes changing one trip can never both win. A change that would give its rider or its
+    /// driver a second active trip is refused by the store (a unique index) and answered 409 naming that trip.
     public func apply(
         _ intent: TripIntent,
         tripID: String,
@@ -114,6 +115,11 @@ public actor TripAuthority {
                 return Outcome(status: status, body: body, replayed: false, record: next)
             case .conflict:
                 continue
+            case .activeTripTaken(let conflict):
+                // The same key may have won meanwhile with this very trip (a retry racing its first attempt).
+                if let idempotency, let replayed = try await replay(idempotency) { return replayed }
+                metrics.activeTripRefused(conflict.party.rawValue)
+                throw Self.apiError(for: conflict)
             }
         }
         throw APIError(code: .unavailable, message: "the trip is changing too fast; retry with the same key")
@@ -140,6 +146,20 @@ public actor TripAuthority {
         case .forbidden: return APIError(code: .forbidden, message: rejection.message)
         case .invalid: return APIError(code: .invalidField, message: rejection.message)
         default: return APIError.invalidState(rejection.message)
+        }
+    }
+
+    /// The 409 for a commit the database refused as a second active trip, naming the trip already held. Nothing
+    /// was stored under the idempotency key, so the key stays free: sent again once that trip has ended, it
+    /// succeeds.
+    public static func apiError(for conflict: ActiveTripConflict) -> APIError {
+        switch conflict.party {
+        case .rider:
+            return .activeTrip(
+                conflict.tripID, "you already have an active trip \(conflict.tripID); cancel it or wait for it to end")
+        case .driver:
+            return .activeTrip(
+                conflict.tripID, "you already hold an active trip \(conflict.tripID); end it before accepting another")
         }
     }
 
