@@ -627,24 +627,23 @@ public final class Fleet: Sendable {
     public func availableDrivers(near pickup: Coordinate, excluding: Set<String>, limit: Int = 10) async throws
         -> [GeoHit]
     {
-        let hits = try await geo.nearest(to: pickup, radius: 20_000, limit: limit + excluding.count + 40)
-        // Silence is judged here, from when the driver was last heard (a fix, or a keep-alive without one, as
-        // the index saw it; else their last position), so a search never needs the index swept first; the sweep
+        let now = time.now()
+        let hits = try await geo.nearest(to: pickup, radius: 20_000, limit: limit + excluding.count + 40, now: now)
+        // Silence is judged here, from when the driver was last heard (a fix, or a keep-alive without one, by the
+        // index's clock; else their last position), so a search never needs the index swept first; the sweep
         // (`evictSilentDrivers`, once a second) only keeps the index small.
-        let cutoff = time.now().addingTimeInterval(-configuration.silenceTimeout)
         let states = try await ingestState.states(driverIDs: hits.map(\.driverID).filter { !excluding.contains($0) })
         return Array(
             hits.filter { hit in
                 guard !excluding.contains(hit.driverID), let state = states[hit.driverID] else { return false }
-                let heard = hit.seenAt ?? state.position?.receivedAt ?? .distantPast
-                return state.online && state.trip == nil && heard >= cutoff
+                let silence = hit.silence ?? state.position.map { now.timeIntervalSince($0.receivedAt) } ?? .infinity
+                return state.online && state.trip == nil && silence <= configuration.silenceTimeout
             }.prefix(limit))
     }
 
     /// Takes drivers silent for `silenceTimeout` out of the geo index; returns them.
     public func evictSilentDrivers() async throws -> [String] {
-        let cutoff = time.now().addingTimeInterval(-configuration.silenceTimeout)
-        return try await geo.evict(seenBefore: cutoff)
+        try await geo.evict(silentFor: configuration.silenceTimeout, now: time.now())
     }
 
     /// Fuzzed positions of drivers near `center`, cached per ~1 km area for `nearbyCacheSeconds`.
@@ -655,7 +654,7 @@ public final class Fleet: Sendable {
         if let cached = nearby.withLock({ $0.cache[key] }), now.timeIntervalSince(cached.at) < seconds {
             return cached.coordinates
         }
-        let hits = try await geo.nearest(to: center, radius: configuration.nearbyRadiusMeters, limit: 50)
+        let hits = try await geo.nearest(to: center, radius: configuration.nearbyRadiusMeters, limit: 50, now: now)
         return nearby.withLock { state in
             let coordinates = hits.map {
                 Self.fuzz($0.coordinate, meters: configuration.nearbyFuzzMeters, &state.random)
