@@ -1,9 +1,10 @@
 import Foundation
-import HailServer
 import HailTesting
 import HailTime
 import Synchronization
 import Testing
+
+@testable import HailServer
 
 /// The server's clock follows the wall clock (an NTP step reaches a running node) while its waits run on the
 /// monotonic clock, and what counted on dates never going back survives a step back. The node's offset from the
@@ -60,6 +61,14 @@ struct ServerClockTests {
         #expect(bucket.take(now: Self.t0 - 120) == .reject(retryAfterSeconds: 1))
         #expect(bucket.take(now: Self.t0 - 119) == .allow)
         #expect(bucket.take(now: Self.t0 - 119) == .reject(retryAfterSeconds: 1))
+    }
+
+    @Test func aDriversGeoEntryIsRewrittenAfterTheClockStepsBackSoTheSharedIndexNeverThinksThemSilent() {
+        // Rewritten at most every 0.5 s; a write dated after now (the clock stepped back 120 s) is due at once,
+        // not 120 s later, when Redis would have evicted the driver for 60 s of silence.
+        #expect(Fleet.isDue(since: Self.t0, every: 0.5, now: Self.t0 + 0.4) == false)
+        #expect(Fleet.isDue(since: Self.t0, every: 0.5, now: Self.t0 + 0.5))
+        #expect(Fleet.isDue(since: Self.t0, every: 0.5, now: Self.t0 - 120))
     }
 
     @Test func anOffsetIsTakenHalfWayThroughItsExchangeAndTheQuickestExchangeCounts() throws {
