@@ -4,8 +4,10 @@ import HailServer
 /// Live dispatch offers in Redis, one key per driver (`<prefix>:<driverID>`) that lapses with the offer,
 /// so a driver can accept or decline on any node and only one answer gets through.
 ///
-/// The value is `<state>|<expires ms>|<trip id>` with state `o` (outstanding) or `a` (answering). Placing,
-/// claims and removals are Lua scripts, atomic in Redis, so two nodes claiming at once cannot both win.
+/// The value is `<state>|<expires ms>|<trip id>` with state `o` (outstanding) or `a` (answering); beside it
+/// `<prefix>-by-trip:<trip id>` names the driver the trip is out to, with the same lifetime, so a trip is out to
+/// one driver at a time whichever node placed it. Placing, claims and removals are Lua scripts, atomic in Redis,
+/// so two nodes claiming at once cannot both win.
 ///
 /// An offer is live while its key is: its lifetime is the key's `PX`, counted by Redis's clock, and no script
 /// compares a node's time. (`<expires ms>` is the placing node's date, kept for nodes of earlier versions during
@@ -15,27 +17,34 @@ public struct RedisOfferStore: OfferStore {
     private let prefix: String
     private let leasesKey: String
 
-    // A placement whose fence is not the lease's current token is refused (-1): its node lost the search.
+    // A placement whose fence is not the lease's current token is refused ({-1}): its node lost the search. A
+    // trip already out to another driver answers that driver and what is left of the offer ({2, driver, ms}).
     private static let placeScript = """
         if ARGV[4] ~= '' then
             local record = redis.call('HGET', KEYS[2], ARGV[3])
             local token = record and string.match(record, '^.*|(%d+)|%-?%d+$')
-            if token ~= ARGV[4] then return -1 end
+            if token ~= ARGV[4] then return {-1} end
         end
-        if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
-        return 0
+        local other = redis.call('GET', KEYS[3])
+        if other and other ~= ARGV[5] then return {2, other, redis.call('PTTL', KEYS[3])} end
+        if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return {0} end
+        redis.call('SET', KEYS[3], ARGV[5], 'PX', ARGV[2])
+        return {1}
         """
 
+    // The trip stays out to this driver while the answer is applied.
     private static let claimScript = """
         local v = redis.call('GET', KEYS[1])
         if not v then return 0 end
         local state, expires, trip = string.match(v, '^(%a)|(%d+)|(.*)$')
         if state ~= 'o' or trip ~= ARGV[1] then return 0 end
         redis.call('SET', KEYS[1], 'a|' .. expires .. '|' .. trip, 'PX', ARGV[2])
+        if redis.call('GET', KEYS[2]) == ARGV[3] then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
         return 1
         """
 
     private static let removeScript = """
+        if redis.call('GET', KEYS[2]) == ARGV[2] then redis.call('DEL', KEYS[2]) end
         local v = redis.call('GET', KEYS[1])
         if not v then return 0 end
         local trip = string.match(v, '^%a|%d+|(.*)$')
@@ -56,15 +65,24 @@ public struct RedisOfferStore: OfferStore {
     public func place(_ offer: DispatchMachine.Offer, now: Date, fence: SearchFence?) async throws -> OfferPlacement {
         let lifetime = max(1, Int((offer.expiresAt.timeIntervalSince(now) * 1000).rounded(.up)))
         let command = [
-            "EVAL", Self.placeScript, "2", key(offer.driverID), leasesKey,
+            "EVAL", Self.placeScript, "3", key(offer.driverID), leasesKey, tripKey(offer.tripID),
             "o|\(Self.millis(offer.expiresAt))|\(offer.tripID)", String(lifetime), offer.tripID,
-            fence.map { String($0.token) } ?? "",
+            fence.map { String($0.token) } ?? "", offer.driverID,
         ]
         let reply = try await client.run { connection in try connection.command(command).checked() }
-        guard case .integer(let placed) = reply else { throw RedisError.unexpected("offer place answered \(reply)") }
+        guard let fields = reply.elements, case .integer(let placed)? = fields.first else {
+            throw RedisError.unexpected("offer place answered \(reply)")
+        }
         switch placed {
         case 1: return .placed
         case -1: return .fenced
+        case 2:
+            guard fields.count == 3, let driverID = fields[1].text, case .integer(let left) = fields[2] else {
+                throw RedisError.unexpected("offer place answered \(reply)")
+            }
+            return .tripOffered(
+                DispatchMachine.Offer(
+                    tripID: offer.tripID, driverID: driverID, expiresAt: now.addingTimeInterval(Double(left) / 1000)))
         default: return .driverBusy
         }
     }
@@ -87,7 +105,7 @@ public struct RedisOfferStore: OfferStore {
     /// still living is what makes it claimable: the caller's clock is not asked.
     public func claim(tripID: String, driverID: String, now: Date) async throws -> Bool {
         let window = String(Int(Self.answerWindow * 1000))
-        let command = ["EVAL", Self.claimScript, "1", key(driverID), tripID, window]
+        let command = ["EVAL", Self.claimScript, "2", key(driverID), tripKey(tripID), tripID, window, driverID]
         let reply = try await client.run { connection in try connection.command(command).checked() }
         guard case .integer(let won) = reply else { throw RedisError.unexpected("offer claim answered \(reply)") }
         return won == 1
@@ -95,11 +113,14 @@ public struct RedisOfferStore: OfferStore {
 
     /// Deletes the driver's offer of `tripID`, whatever its state.
     public func remove(tripID: String, driverID: String) async throws {
-        let command = ["EVAL", Self.removeScript, "1", key(driverID), tripID]
+        let command = ["EVAL", Self.removeScript, "2", key(driverID), tripKey(tripID), tripID, driverID]
         _ = try await client.run { connection in try connection.command(command).checked() }
     }
 
     private func key(_ driverID: String) -> String { prefix + ":" + driverID }
+
+    /// The key naming the driver `tripID` is out to.
+    private func tripKey(_ tripID: String) -> String { prefix + "-by-trip:" + tripID }
 
     /// The driver's offer and its state while its key lives, its expiry `now` plus the key's time to live.
     private func read(_ driverID: String, now: Date) async throws -> (String, DispatchMachine.Offer)? {

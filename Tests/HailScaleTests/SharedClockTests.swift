@@ -191,11 +191,19 @@ struct SharedClockTests {
         #expect(try await offers.place(toY, now: now, fence: fenceA) == .fenced)
         let renewal = SearchLeaseRequest(token: first.token, searchTime: 60)
         #expect(try await leases.hold(tripID: "trip-1", owner: "a", duration: 5, request: renewal) == nil)
-        // Node b's offer goes out; a driver holding one is busy for any other.
+        // Node b's offer to y: the trip is still out to x (node a's offer, live), so node b is handed that one.
         let fenceB = SearchFence(tripID: "trip-1", token: second.token)
+        guard case .tripOffered(let existing) = try await offers.place(toY, now: now, fence: fenceB) else {
+            Issue.record("a second live offer of one trip")
+            return
+        }
+        #expect(existing.driverID == "x")
+        #expect((now + 14...now + 15).contains(existing.expiresAt))
+        // x declines (the answer removes the offer); the trip goes to y, who is then busy for any other trip.
+        try await offers.remove(tripID: "trip-1", driverID: "x")
         #expect(try await offers.place(toY, now: now, fence: fenceB) == .placed)
-        let again = DispatchMachine.Offer(tripID: "trip-1", driverID: "x", expiresAt: now + 15)
-        #expect(try await offers.place(again, now: now, fence: fenceB) == .driverBusy)
+        let another = DispatchMachine.Offer(tripID: "trip-2", driverID: "y", expiresAt: now + 15)
+        #expect(try await offers.place(another, now: now, fence: nil) == .driverBusy)
         // A release by the node that lost it changes nothing; the holder's ends it.
         try await leases.release(tripID: "trip-1", owner: "a")
         #expect(try await leases.unheld(["trip-1"]) == [])

@@ -89,8 +89,31 @@ struct SearchLeaseTableTests {
         #expect(second?.token == 2)
         let toY = DispatchMachine.Offer(tripID: "t", driverID: "y", expiresAt: Self.t0 + 21)
         #expect(offers.place(toY, now: Self.t0 + 6, fence: fenceA) == .fenced)
-        #expect(offers.place(toY, now: Self.t0 + 6, fence: SearchFence(tripID: "t", token: 2)) == .placed)
-        #expect(offers.place(offer, now: Self.t0 + 6, fence: SearchFence(tripID: "t", token: 2)) == .driverBusy)
+        // The trip is still out to x: the new holder is handed that offer rather than make a second one.
+        let fenceB = SearchFence(tripID: "t", token: 2)
+        #expect(offers.place(toY, now: Self.t0 + 6, fence: fenceB) == .tripOffered(offer))
+        offers.remove(tripID: "t", driverID: "x")
+        #expect(offers.place(toY, now: Self.t0 + 6, fence: fenceB) == .placed)
+        let another = DispatchMachine.Offer(tripID: "u", driverID: "y", expiresAt: Self.t0 + 21)
+        #expect(offers.place(another, now: Self.t0 + 6, fence: nil) == .driverBusy)
+    }
+
+    @Test func anAdoptedSearchTakesTheOfferItsLastNodeLeftOutAndMovesOnWhenItLapses() {
+        var machine = DispatchMachine()
+        let pickup = Coordinate(lat: 43.7396, lng: 7.4276)
+        machine.startSearch(tripID: "t", pickup: pickup, now: Self.t0)
+        let left = DispatchMachine.Offer(tripID: "t", driverID: "x", expiresAt: Self.t0 + 9)
+        machine.adoptOffer(left)
+        #expect(machine.searches["t"]?.offer == left)
+        #expect(machine.driversWithOffers == ["x"])
+        // Nothing new goes out while it is live, however many candidates there are.
+        #expect(machine.evaluate(now: Self.t0 + 8, candidates: ["t": ["y", "x"]]) == [])
+        // It lapses: x has passed, y is offered the trip.
+        let next = DispatchMachine.Offer(tripID: "t", driverID: "y", expiresAt: Self.t0 + 24)
+        #expect(machine.evaluate(now: Self.t0 + 9, candidates: ["t": ["x", "y"]]) == [.withdraw(left), .offer(next)])
+        // A search with an offer out adopts no other.
+        machine.adoptOffer(DispatchMachine.Offer(tripID: "t", driverID: "z", expiresAt: Self.t0 + 30))
+        #expect(machine.searches["t"]?.offer == next)
     }
 
     @Test func theEmbeddedGeoIndexJudgesSilenceAtTheCallersNow() {

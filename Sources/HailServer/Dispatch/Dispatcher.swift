@@ -286,6 +286,10 @@ public actor Dispatcher {
                         // Another node took the search while this one was not looking: it is theirs now.
                         _ = machine.stopSearch(tripID: offer.tripID)
                         fences[offer.tripID] = nil
+                    case .tripOffered(let existing)?:
+                        // The node that lost the search had it out to someone: that offer is this search's now.
+                        machine.retract(offer)
+                        machine.adoptOffer(existing)
                     case .driverBusy?, nil:
                         machine.retract(offer)
                         busy.insert(offer.driverID)

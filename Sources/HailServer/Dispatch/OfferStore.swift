@@ -10,9 +10,10 @@ import Synchronization
 /// node wrote and another compares: an offer stays claimable for its whole life from any node, whatever their
 /// clocks say. The `now` a node passes dates what the store answers on that node's clock.
 public protocol OfferStore: Sendable {
-    /// Records `offer` unless its driver already holds another live one (made by this node or another), or
-    /// `fence` is no longer the current token of the trip's search lease (the node lost the search). The offer
-    /// lapses by itself `offer.expiresAt - now` from now.
+    /// Records `offer` unless its driver already holds another live one (made by this node or another), the trip
+    /// is out to another driver (one live offer per trip, whichever node placed it), or `fence` is no longer the
+    /// current token of the trip's search lease (the node lost the search). The offer lapses by itself
+    /// `offer.expiresAt - now` from now.
     func place(_ offer: DispatchMachine.Offer, now: Date, fence: SearchFence?) async throws -> OfferPlacement
     /// The live offer `driverID` holds, if any (not one that is being accepted), its `expiresAt` on the
     /// caller's clock (`now` plus what is left of it).
@@ -33,6 +34,9 @@ public enum OfferPlacement: Sendable, Hashable {
     case placed
     /// The driver holds another live offer.
     case driverBusy
+    /// The trip is out to another driver (placed by a node that lost the search, say): this one, its expiry on
+    /// the caller's clock.
+    case tripOffered(DispatchMachine.Offer)
     /// The node no longer holds the trip's search lease: another node runs the search.
     case fenced
 }
@@ -77,6 +81,11 @@ public final class MemoryOfferStore: OfferStore {
     public func place(_ offer: DispatchMachine.Offer, now: Date, fence: SearchFence?) -> OfferPlacement {
         if let fence, let leases, !leases.isCurrent(fence) { return .fenced }
         return entries.withLock { entries in
+            if let other = entries.values.first(where: {
+                $0.offer.tripID == offer.tripID && $0.offer.driverID != offer.driverID && Self.isPresent($0, now: now)
+            }) {
+                return .tripOffered(other.offer)
+            }
             if let entry = entries[offer.driverID], Self.isPresent(entry, now: now) { return .driverBusy }
             entries[offer.driverID] = Entry(offer: offer, answeringUntil: nil)
             return .placed
