@@ -119,6 +119,9 @@ public protocol TripStore: PushTokenStore {
     func activeRecord(driverID: String) async throws -> TripRecord?
     /// Every active trip (dispatch resumes its searches from these after a restart).
     func activeRecords() async throws -> [TripRecord]
+    /// The ids of the trips searching for a driver (dispatch adopts those no search lease covers, every few
+    /// seconds); by default read from `activeRecords`.
+    func searchingTripIDs() async throws -> [String]
     /// Applies `commit` atomically if the stored version matches; durable before it returns.
     func commit(_ commit: TripCommit) async throws -> CommitOutcome
     /// The trip's audit log, oldest first.
@@ -193,5 +196,12 @@ extension LocationHistoryStore {
                 whenCommitted(.failure(error))
             }
         }
+    }
+}
+
+extension TripStore {
+    /// The searching trips among the active ones.
+    public func searchingTripIDs() async throws -> [String] {
+        try await activeRecords().filter { $0.trip.state == .searching }.map(\.trip.id)
     }
 }

@@ -63,8 +63,7 @@ public actor TripAuthority {
 
     /// The trips searching for a driver now, as the store has them (the dispatchers adopt those no lease covers).
     public func searchingTripIDs() async throws(APIError) -> [String] {
-        try await storeCall { try await self.store.activeRecords() }.filter { $0.trip.state == .searching }.map(
-            \.trip.id)
+        try await storeCall { try await self.store.searchingTripIDs() }
     }
 
     /// Decides and commits `intent` on `tripID` (nil for a new trip) for `actor`.
