@@ -72,6 +72,8 @@ public final class MemoryOfferStore: OfferStore {
     }
 
     private let entries = Mutex<[String: Entry]>([:])
+    /// Which driver each trip was last offered to (taken only inside `entries`' lock).
+    private let driverByTrip = Mutex<[String: String]>([:])
     private let leases: MemorySearchLeases?
 
     /// Creates an empty store; with `leases`, an offer whose fence is stale is refused.
@@ -81,13 +83,14 @@ public final class MemoryOfferStore: OfferStore {
     public func place(_ offer: DispatchMachine.Offer, now: Date, fence: SearchFence?) -> OfferPlacement {
         if let fence, let leases, !leases.isCurrent(fence) { return .fenced }
         return entries.withLock { entries in
-            if let other = entries.values.first(where: {
-                $0.offer.tripID == offer.tripID && $0.offer.driverID != offer.driverID && Self.isPresent($0, now: now)
-            }) {
-                return .tripOffered(other.offer)
+            if let other = driverByTrip.withLock({ $0[offer.tripID] }), other != offer.driverID,
+                let entry = entries[other], entry.offer.tripID == offer.tripID, Self.isPresent(entry, now: now)
+            {
+                return .tripOffered(entry.offer)
             }
             if let entry = entries[offer.driverID], Self.isPresent(entry, now: now) { return .driverBusy }
             entries[offer.driverID] = Entry(offer: offer, answeringUntil: nil)
+            driverByTrip.withLock { $0[offer.tripID] = offer.driverID }
             return .placed
         }
     }
@@ -128,6 +131,7 @@ public final class MemoryOfferStore: OfferStore {
     public func remove(tripID: String, driverID: String) {
         entries.withLock { entries in
             if entries[driverID]?.offer.tripID == tripID { entries[driverID] = nil }
+            driverByTrip.withLock { if $0[tripID] == driverID { $0[tripID] = nil } }
         }
     }
 
