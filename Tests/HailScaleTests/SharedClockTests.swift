@@ -112,6 +112,31 @@ struct SharedClockTests {
         }
     }
 
+    @Test func theAdopterTakesOverTheOfferTheStalledNodeLeftOutAndOffersNoSecondDriver() async throws {
+        try await Self.withSkewedNodes { slow, fast, prefix in
+            try await slow.online(driver: "near", at: Self.near)
+            try await fast.online(driver: "far", at: Coordinate(lat: 43.7486, lng: 7.4276))
+            let trip = try await Self.request(slow, rider: "rider-1")
+            #expect(await fast.services.dispatcher.currentOffer(for: "near")?.tripID == trip.id)
+            // The slow node stalls past its lease; the fast node adopts the search.
+            try await Self.lapse(trip.id, node: slow, prefix: prefix)
+            await fast.services.dispatcher.keepSearchesAlive()
+            await fast.services.dispatcher.evaluate()
+            // The trip stays out to one driver: the far one is not offered it beside the near one.
+            #expect(await fast.services.dispatcher.currentOffer(for: "far") == nil)
+            #expect(await slow.services.dispatcher.currentOffer(for: "near")?.tripID == trip.id)
+            // The stalled node wakes, finds the search taken and leaves the offer where it is.
+            await slow.services.dispatcher.keepSearchesAlive()
+            #expect(await slow.services.dispatcher.searchingTripIDs == [])
+            #expect(await fast.services.dispatcher.currentOffer(for: "near")?.tripID == trip.id)
+            // The near driver declines through the slow node: the adopter moves on to the far one.
+            let declined = await slow.call("POST", "/v1/trips/\(trip.id)/decline", token: slow.token(.driver, "near"))
+            #expect(declined.status == 204)
+            await fast.services.dispatcher.evaluate()
+            #expect(await slow.services.dispatcher.currentOffer(for: "far")?.tripID == trip.id)
+        }
+    }
+
     @Test func aSearchWhoseLeaseRedisLostIsAdoptedFromTheTripStoreUnlessItsOwnerRenewsFirst() async throws {
         try await Self.withSkewedNodes { slow, fast, prefix in
             let kept = try await Self.request(slow, rider: "rider-1")

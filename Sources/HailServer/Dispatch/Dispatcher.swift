@@ -100,8 +100,9 @@ public actor Dispatcher {
             switch await hold(tripID, request: SearchLeaseRequest(token: fences[tripID], searchTime: max(0, left))) {
             case .held(let lease): fences[tripID] = lease.token
             case .taken:
+                // The offer this node left out stays: it is the trip's one live offer, and the adopter's now.
                 fences[tripID] = nil
-                if let action = machine.stopSearch(tripID: tripID) { await perform([action]) }
+                _ = machine.stopSearch(tripID: tripID)
             case .unknown: break
             }
         }
