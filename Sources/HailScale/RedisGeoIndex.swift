@@ -5,41 +5,57 @@ import HailServer
 /// Drivers' positions in a Redis GEO set shared by every node, with a sorted set of last-seen times for
 /// evicting drivers who went silent. Both keys carry the hash tag `{geo}`, so on Redis Cluster they are in
 /// one slot and the scripts that touch both run there (docs/DEPLOY.md: sharding the index by city area).
+///
+/// Last-seen times are Redis's own (`TIME`, in seconds), written and judged by scripts: a node whose clock is
+/// minutes off neither evicts drivers another node just saw nor keeps silent ones; the `seenAt` a node passes
+/// is not stored.
 public struct RedisGeoIndex: GeoIndex {
     private let client: RedisClient
     private let positionsKey: String
     private let seenKey: String
 
-    // Atomic so a driver who reports between the range and the removal is not evicted after all.
-    private static let evictScript = """
-        local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[1])
-        for i = 1, #ids, 1000 do
-            local chunk = {unpack(ids, i, math.min(i + 999, #ids))}
-            redis.call('ZREM', KEYS[1], unpack(chunk))
-            redis.call('ZREM', KEYS[2], unpack(chunk))
-        end
-        return ids
+    /// Redis's time in seconds, as the first lines of every script that needs it.
+    static let redisNow = """
+        local clock = redis.call('TIME')
+        local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
         """
 
-    /// Puts or moves drivers given as ARGV groups of (driver, longitude, latitude, seen at), in one step: one
-    /// GEOADD and one ZADD per 500 drivers (Lua's `unpack` has a bounded stack).
-    static let updateScript = """
-        local count = #ARGV / 4
-        for first = 0, count - 1, 500 do
-            local positions, seen = {}, {}
-            for i = first, math.min(first + 500, count) - 1 do
-                local at = i * 4
-                positions[#positions + 1] = ARGV[at + 2]
-                positions[#positions + 1] = ARGV[at + 3]
-                positions[#positions + 1] = ARGV[at + 1]
-                seen[#seen + 1] = ARGV[at + 4]
-                seen[#seen + 1] = ARGV[at + 1]
+    // Atomic so a driver who reports between the range and the removal is not evicted after all.
+    private static let evictScript =
+        redisNow + "\n" + """
+            local ids = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. string.format('%.6f', now - tonumber(ARGV[1])))
+            for i = 1, #ids, 1000 do
+                local chunk = {unpack(ids, i, math.min(i + 999, #ids))}
+                redis.call('ZREM', KEYS[1], unpack(chunk))
+                redis.call('ZREM', KEYS[2], unpack(chunk))
             end
-            redis.call('GEOADD', KEYS[1], unpack(positions))
-            redis.call('ZADD', KEYS[2], unpack(seen))
-        end
-        return count
-        """
+            return ids
+            """
+
+    /// The arguments per driver of `updateScript`.
+    static let updateArity = 3
+
+    /// Puts or moves drivers given as ARGV groups of (driver, longitude, latitude), seen now by Redis's clock, in
+    /// one step: one GEOADD and one ZADD per 500 drivers (Lua's `unpack` has a bounded stack).
+    static let updateScript =
+        redisNow + "\n" + """
+            local seenAt = string.format('%.6f', now)
+            local count = #ARGV / 3
+            for first = 0, count - 1, 500 do
+                local positions, seen = {}, {}
+                for i = first, math.min(first + 500, count) - 1 do
+                    local at = i * 3
+                    positions[#positions + 1] = ARGV[at + 2]
+                    positions[#positions + 1] = ARGV[at + 3]
+                    positions[#positions + 1] = ARGV[at + 1]
+                    seen[#seen + 1] = seenAt
+                    seen[#seen + 1] = ARGV[at + 1]
+                end
+                redis.call('GEOADD', KEYS[1], unpack(positions))
+                redis.call('ZADD', KEYS[2], unpack(seen))
+            end
+            return count
+            """
 
     /// An index under the keys `<prefix>:{geo}:positions` and `<prefix>:{geo}:seen`.
     public init(client: RedisClient, prefix: String = "hail:drivers") {
@@ -52,15 +68,12 @@ public struct RedisGeoIndex: GeoIndex {
         (prefix + ":{geo}:positions", prefix + ":{geo}:seen")
     }
 
-    /// Puts or moves a driver and records when they were seen, in one transaction.
+    /// Puts or moves a driver and records them seen now by Redis's clock, in one script.
     public func update(driverID: String, coordinate: Coordinate, seenAt: Date) async throws {
-        let commands = [
-            ["MULTI"],
-            ["GEOADD", positionsKey, "\(coordinate.lng)", "\(coordinate.lat)", driverID],
-            ["ZADD", seenKey, "\(seenAt.timeIntervalSince1970)", driverID],
-            ["EXEC"],
+        let command = [
+            "EVAL", Self.updateScript, "2", positionsKey, seenKey, driverID, "\(coordinate.lng)", "\(coordinate.lat)",
         ]
-        _ = try await client.run { connection in try connection.pipeline(commands).map { try $0.checked() } }
+        _ = try await client.run { connection in try connection.command(command).checked() }
     }
 
     /// Removes a driver.
@@ -69,8 +82,9 @@ public struct RedisGeoIndex: GeoIndex {
         _ = try await client.run { connection in try connection.pipeline(commands).map { try $0.checked() } }
     }
 
-    /// Drivers within `radius` metres of `center`, nearest first, at most `limit`, with when each was last seen.
-    public func nearest(to center: Coordinate, radius: Double, limit: Int) async throws -> [GeoHit] {
+    /// Drivers within `radius` metres of `center`, nearest first, at most `limit`, with how long each has been
+    /// silent by Redis's clock (`now`, the caller's, is not asked).
+    public func nearest(to center: Coordinate, radius: Double, limit: Int, now: Date) async throws -> [GeoHit] {
         guard limit > 0, radius >= 0 else { return [] }
         let command = [
             "GEOSEARCH", positionsKey, "FROMLONLAT", "\(center.lng)", "\(center.lat)", "BYRADIUS", "\(radius)", "m",
@@ -81,11 +95,12 @@ public struct RedisGeoIndex: GeoIndex {
         let (reply, seen) = try await client.run { connection in
             let reply = try connection.command(command).checked()
             let ids = reply.elements?.compactMap { $0.elements?.first?.text } ?? []
-            let seen = ids.isEmpty ? nil : try connection.command(["ZMSCORE", seenKey] + ids).checked()
-            return (reply, seen)
+            let seen = ids.isEmpty ? nil : try connection.pipeline([["ZMSCORE", seenKey] + ids, ["TIME"]])
+            return (reply, try seen?.map { try $0.checked() })
         }
         guard let items = reply.elements else { throw RedisError.unexpected("GEOSEARCH answered \(reply)") }
-        let seenAt = seen?.elements ?? []
+        let seenAt = seen?.first?.elements ?? []
+        let redisNow = seen?.last?.elements.flatMap(Self.seconds)
         // Each item is [member, distance, [longitude, latitude]].
         return try items.enumerated().map { index, item in
             guard let fields = item.elements, fields.count == 3, let id = fields[0].text,
@@ -96,17 +111,25 @@ public struct RedisGeoIndex: GeoIndex {
             let seconds = index < seenAt.count ? seenAt[index].text.flatMap(Double.init) : nil
             return GeoHit(
                 driverID: id, coordinate: Coordinate(lat: lat, lng: lng), distance: distance,
-                seenAt: seconds.map(Date.init(timeIntervalSince1970:)))
+                silence: seconds.flatMap { seen in redisNow.map { max(0, $0 - seen) } })
         }
     }
 
-    /// Removes every driver last seen before `cutoff` and returns their ids, sorted.
-    public func evict(seenBefore cutoff: Date) async throws -> [String] {
-        let command = ["EVAL", Self.evictScript, "2", positionsKey, seenKey, "\(cutoff.timeIntervalSince1970)"]
+    /// Removes every driver silent for more than `silence` seconds by Redis's clock and returns their ids, sorted.
+    public func evict(silentFor silence: TimeInterval, now: Date) async throws -> [String] {
+        let command = ["EVAL", Self.evictScript, "2", positionsKey, seenKey, "\(silence)"]
         let reply = try await client.run { connection in try connection.command(command).checked() }
         guard let ids = reply.elements?.compactMap(\.text) else {
             throw RedisError.unexpected("evict answered \(reply)")
         }
         return ids.sorted()
+    }
+
+    /// Seconds since 1970 from a `TIME` reply (seconds, microseconds).
+    private static func seconds(_ time: [RedisReply]) -> Double? {
+        guard time.count == 2, let seconds = time[0].text.flatMap(Double.init),
+            let micros = time[1].text.flatMap(Double.init)
+        else { return nil }
+        return seconds + micros / 1_000_000
     }
 }

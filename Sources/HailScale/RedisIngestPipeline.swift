@@ -66,7 +66,7 @@ public final class RedisIngestPipeline: DriverIngestPipeline {
     private struct PreparedWrite: Sendable {
         let key: String
         let arguments: [String]
-        /// The geo script's four arguments for this driver, when they are online.
+        /// The geo script's three arguments for this driver (id, longitude, latitude), when they are online.
         let geo: [String]?
         let whenDone: @Sendable (Result<PlannedIngestOutcome, any Error>) -> Void
     }
@@ -172,8 +172,9 @@ public final class RedisIngestPipeline: DriverIngestPipeline {
             write.position.map(IngestStateText.position) ?? "", write.renewsLifetime ? lifetimeMillis : "", channel,
             payload,
         ]
-        let geo = write.geo.map { coordinate, seenAt in
-            [write.driverID, "\(coordinate.lng)", "\(coordinate.lat)", "\(seenAt.timeIntervalSince1970)"]
+        // When the driver was seen is Redis's time as the script runs, not this node's.
+        let geo = write.geo.map { coordinate, _ in
+            [write.driverID, "\(coordinate.lng)", "\(coordinate.lat)"]
         }
         let key = RedisDriverIngestStore.key(prefix: ingestPrefix, driverID: write.driverID)
         submit(.write(PreparedWrite(key: key, arguments: arguments, geo: geo, whenDone: whenDone)))
@@ -298,7 +299,7 @@ public final class RedisIngestPipeline: DriverIngestPipeline {
                     round.shas = nil
                     round.geo = geo
                 } else {
-                    lostGeo = geo.count / 4
+                    lostGeo = geo.count / RedisGeoIndex.updateArity
                 }
             }
             next = 1
@@ -374,7 +375,7 @@ public final class RedisIngestPipeline: DriverIngestPipeline {
     /// A round that could not be written or read: the connection is gone (the next round reconnects), and
     /// whether the writes were applied is unknown, so each fails and its batch is taken back.
     private func fail(_ jobs: [Job], _ error: any Error, _ round: inout Round) {
-        let lostGeo = round.geo.count / 4
+        let lostGeo = round.geo.count / RedisGeoIndex.updateArity
         round = Round()
         queue.withLock { queue in
             queue.statistics.lostGeoUpdates += lostGeo

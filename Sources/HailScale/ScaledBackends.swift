@@ -22,6 +22,8 @@ public struct ScaledBackends: Sendable {
     public let ingestPipeline: (any DriverIngestPipeline)?
     /// Which node runs each trip's search, so a dead node's searches are adopted by another.
     public let searchLeases: any SearchLeases
+    /// The shared clock the node's is watched against (`hail_clock_offset_seconds`): Redis's, else PostgreSQL's.
+    public let clockReference: (any ClockReference)?
     /// A one-line summary for the startup banner, without credentials.
     public let summary: String
     private let closers: [@Sendable () -> Void]
@@ -39,10 +41,12 @@ public struct ScaledBackends: Sendable {
         var parts: [String] = []
         let trips: any TripStore
         let history: any LocationHistoryStore
+        var clockReference: (any ClockReference)?
         if let postgresURL {
             let stores = try await PostgresTripStores.open(url: postgresURL, schema: postgresSchema)
             closers.append { stores.close() }
             (trips, history) = (stores.trips, stores.history)
+            clockReference = PostgresClockReference(pool: stores.pool)
             parts.append("PostgreSQL")
         } else {
             let stores = try await SQLiteTripStores.open(path: databasePath)
@@ -74,19 +78,22 @@ public struct ScaledBackends: Sendable {
                 client.close()
             }
             (bus, geo) = (redisBus, RedisGeoIndex(client: client, prefix: redisPrefix + "hail:drivers"))
-            offers = RedisOfferStore(client: client, prefix: redisPrefix + "hail:offers")
+            offers = RedisOfferStore(
+                client: client, prefix: redisPrefix + "hail:offers", leasesPrefix: redisPrefix + "hail:searches")
             ingestState = RedisDriverIngestStore(client: client, prefix: redisPrefix + "hail:ingest")
             searchLeases = RedisSearchLeases(client: client, prefix: redisPrefix + "hail:searches")
+            clockReference = RedisClockReference(client: client)
             parts.append("Redis \(endpoint.host):\(endpoint.port)")
         } else {
             (bus, geo) = (InProcessTripBus(), MemoryGeoIndex())
-            (offers, ingestState, searchLeases) = (MemoryOfferStore(), MemoryDriverIngestStore(), MemorySearchLeases())
+            let leases = MemorySearchLeases()
+            (offers, ingestState, searchLeases) = (MemoryOfferStore(leases: leases), MemoryDriverIngestStore(), leases)
             parts.append("in-process bus and geo index")
         }
         return ScaledBackends(
             trips: trips, history: history, bus: bus, geo: geo, offers: offers, ingestState: ingestState,
-            ingestPipeline: ingestPipeline, searchLeases: searchLeases, summary: parts.joined(separator: ", "),
-            closers: closers)
+            ingestPipeline: ingestPipeline, searchLeases: searchLeases, clockReference: clockReference,
+            summary: parts.joined(separator: ", "), closers: closers)
     }
 
     /// The server's services on these backends.
@@ -99,7 +106,7 @@ public struct ScaledBackends: Sendable {
         return await ServerServices.make(
             configuration: configuration, tokens: tokens, time: time, metrics: metrics, trips: trips, history: history,
             bus: bus, geo: geo, offers: offers, ingestState: ingestState, ingestPipeline: ingestPipeline,
-            searchLeases: searchLeases)
+            searchLeases: searchLeases, clockReference: clockReference)
     }
 
     /// Closes the connections (the SQLite file closes with its last store).

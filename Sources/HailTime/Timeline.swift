@@ -5,9 +5,9 @@ import Foundation
 /// the same code and nothing in a runtime reads `Date()` itself. The one time type of Hail's runtimes (the server,
 /// the rider's and the driver's models, the simulated city); HailCore's pure logic takes `now` as a parameter.
 ///
-/// Dates are the clock's elapsed time added to the date its starting instant stands for. Over a long uptime this
-/// drifts from NTP's wall clock by the monotonic clock's error (seconds per week at worst), harmless for ages
-/// measured in seconds.
+/// On a manual or simulated clock, dates are the clock's elapsed time added to the date its starting instant stands
+/// for. The real one (`system()`) reads the wall clock for every date, so an NTP step reaches a running process,
+/// and sleeps on the monotonic clock, so a step never stretches or cuts a wait asked for as a duration.
 public struct Timeline: Sendable {
     private let dateNow: @Sendable () -> Date
     private let sleeper: @Sendable (Duration) async throws -> Void
@@ -44,8 +44,12 @@ public struct Timeline: Sendable {
         }
     }
 
-    /// The real clock, anchored at the real date now.
-    public static func system() -> Timeline { Timeline(clock: ContinuousClock(), origin: Date()) }
+    /// The real clock: dates from the wall clock as NTP keeps it (read afresh each time, so a step reaches a running
+    /// process), waits on the monotonic clock. `offset` shifts every date it gives: test-only (`hail server
+    /// --clock-offset-seconds`), a node whose clock is wrong by that much.
+    public static func system(offset: TimeInterval = 0) -> Timeline {
+        Timeline(clock: ContinuousClock(), now: { Date(timeIntervalSinceNow: offset) })
+    }
 
     /// The date now on this timeline.
     public func now() -> Date { dateNow() }

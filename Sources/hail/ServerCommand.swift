@@ -2,6 +2,7 @@ import Foundation
 import HailProtocol
 import HailScale
 import HailServer
+import HailTime
 
 /// `hail server`: the backend on its embedded default (SQLite in WAL mode, in-memory geo index, in-process bus).
 enum ServerCommand {
@@ -90,6 +91,7 @@ enum ServerCommand {
                     "--messages-per-socket", "--telemetry-per-token",
                     "--open-connections-per-address",
                     "--trusted-proxies", "--request-timeout", "--loops", "--io-coalescing-us",
+                    "--clock-offset-seconds",
                 ] + apnsOptions),
             flags: ["--quiet", "--limit-loopback", "--no-rate-limits", "--unpinned-loops"])
         var options = BackendServer.Options()
@@ -121,6 +123,8 @@ enum ServerCommand {
             options.ioCoalescing = .microseconds(try args.integer("--io-coalescing-us", default: 500, in: 0...100_000))
         }
         try configureLimits(&options.configuration, args)
+        // Test-only, and so not in the usage: a node whose clock is this far off (docs/DEPLOY.md, "Clocks").
+        let time = Timeline.system(offset: try clockOffset(args))
         if args["--route-cohorts"] != nil {
             throw UsageError(
                 "--route-cohorts moved into the flags file: set `routeProvider` per cohort there and pass --flags FILE"
@@ -136,11 +140,11 @@ enum ServerCommand {
                     postgresSchema: args["--postgres-schema"] ?? "public", redisPrefix: args["--redis-prefix"] ?? "")
                 let services = await backends.services(
                     configuration: options.configuration,
-                    tokens: TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret)), time: .system())
+                    tokens: TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret)), time: time)
                 server = try await BackendServer.start(services: services, options: options)
                 storage = backends.summary
             } else {
-                server = try await BackendServer.start(options)
+                server = try await BackendServer.start(options, time: time)
             }
         } catch {
             throw UsageError.failed("the server could not start: \(error)")
@@ -157,6 +161,15 @@ enum ServerCommand {
 }
 
 extension ServerCommand {
+    /// `--clock-offset-seconds`: seconds added to every date the node reads (test-only: a node whose clock is off).
+    static func clockOffset(_ args: Arguments) throws(UsageError) -> TimeInterval {
+        guard let text = args["--clock-offset-seconds"] else { return 0 }
+        guard let seconds = Double(text), seconds.isFinite, abs(seconds) <= 86_400 * 366 else {
+            throw UsageError("--clock-offset-seconds needs seconds between -31622400 and 31622400, not '\(text)'")
+        }
+        return seconds
+    }
+
     /// Loads `--roads` once, before the server starts, and checks the `--flags` file against the providers that
     /// exist with it (a bad file stops the start with every problem); returns a one-line summary for the start-up
     /// message.

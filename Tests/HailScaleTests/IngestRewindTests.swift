@@ -24,10 +24,10 @@ final class GeoIndexFailingOnce: GeoIndex {
     }
 
     func remove(driverID: String) { index.remove(driverID: driverID) }
-    func nearest(to center: Coordinate, radius: Double, limit: Int) -> [GeoHit] {
-        index.nearest(to: center, radius: radius, limit: limit)
+    func nearest(to center: Coordinate, radius: Double, limit: Int, now: Date) -> [GeoHit] {
+        index.nearest(to: center, radius: radius, limit: limit, now: now)
     }
-    func evict(seenBefore cutoff: Date) -> [String] { index.evict(seenBefore: cutoff) }
+    func evict(silentFor silence: TimeInterval, now: Date) -> [String] { index.evict(silentFor: silence, now: now) }
 }
 
 /// A batch that fails half-way leaves no trace of its seq, so the app's retry of it is applied, on the

@@ -23,7 +23,10 @@ struct ScaleNode {
     /// Where this node's driver ingest state is kept in Redis.
     let ingestPrefix: String
 
-    init(postgresURL: String, schema: String, redisURL: String, prefix: String) async throws {
+    /// A node whose clock reads `clockOffset` seconds after `epoch` at the start (a node whose clock is off).
+    init(postgresURL: String, schema: String, redisURL: String, prefix: String, clockOffset: TimeInterval = 0)
+        async throws
+    {
         let endpoint = try RedisEndpoint(url: redisURL)
         ingestPrefix = prefix + "ingest"
         stores = try await PostgresTripStores.open(url: postgresURL, schema: schema, connections: 2)
@@ -33,9 +36,10 @@ struct ScaleNode {
             endpoint: endpoint, ingestPrefix: prefix + "ingest", geoPrefix: prefix + "drivers", busPrefix: prefix)
         services = await ServerServices.make(
             configuration: ServerConfiguration(), tokens: tokens,
-            time: Timeline(clock: clock, origin: Self.epoch), trips: stores.trips, history: stores.history,
+            time: Timeline(clock: clock, origin: Self.epoch + clockOffset), trips: stores.trips,
+            history: stores.history,
             bus: bus, geo: RedisGeoIndex(client: redis, prefix: prefix + "drivers"),
-            offers: RedisOfferStore(client: redis, prefix: prefix + "offers"),
+            offers: RedisOfferStore(client: redis, prefix: prefix + "offers", leasesPrefix: prefix + "searches"),
             ingestState: RedisDriverIngestStore(client: redis, prefix: prefix + "ingest"), ingestPipeline: pipeline,
             searchLeases: RedisSearchLeases(client: redis, prefix: prefix + "searches"))
         pipeline.reportStatistics(to: services.metrics.registry)

@@ -47,7 +47,7 @@ struct DashboardQueriesTests {
         let expressions = panels.flatMap { panel in
             (panel["targets"] as? [[String: Any]] ?? []).compactMap { $0["expr"] as? String }
         }
-        #expect(expressions.count == 32)
+        #expect(expressions.count == 33)
         let exposed = Self.exposed()
         var queried = Set<String>()
         for expression in expressions {
@@ -66,13 +66,14 @@ struct DashboardQueriesTests {
         let expressions = text.components(separatedBy: "expr:").dropFirst().map {
             $0.components(separatedBy: "for:")[0]
         }
-        #expect(expressions.count == 8)
+        #expect(expressions.count == 9)
         let queried = expressions.reduce(into: Set<String>()) { $0.formUnion(Self.names(in: $1)) }
         #expect(
             queried == [
                 "hail_position_age_seconds", "hail_reconnects_total", "hail_push_deliveries_total",
                 "hail_bus_publish_failures_total", "hail_flags_last_reload_successful", "hail_session_crashes_total",
                 "hail_sessions_total", "hail_battery_drained_percent_total", "hail_battery_active_seconds_total",
+                "hail_clock_offset_seconds",
             ])
         #expect(queried.isSubset(of: Self.exposed()))
     }

@@ -38,6 +38,8 @@ public struct ServerServices: Sendable {
     public let operatorFeed: OperatorFeed
     /// `POST /v1/telemetry`'s own rate per principal (`RateLimits.telemetryPerToken`).
     public let telemetryLimit: PrincipalRateLimit
+    /// Watches this node's clock against the deployment's shared one, when it has one (the scaled shape).
+    public let clockMonitor: ClockOffsetMonitor?
     /// When the scrape-time gauges were last counted.
     let scrapeThrottle = ScrapeThrottle()
 
@@ -52,11 +54,12 @@ public struct ServerServices: Sendable {
         history: any LocationHistoryStore,
         bus: any TripBus = InProcessTripBus(),
         geo: any GeoIndex = MemoryGeoIndex(),
-        offers: any OfferStore = MemoryOfferStore(),
+        offers: (any OfferStore)? = nil,
         ingestState: any DriverIngestStore = MemoryDriverIngestStore(),
         ingestPipeline: (any DriverIngestPipeline)? = nil,
-        searchLeases: any SearchLeases = MemorySearchLeases(),
+        searchLeases: (any SearchLeases)? = nil,
         directory: any DriverDirectory = GeneratedDriverDirectory(),
+        clockReference: (any ClockReference)? = nil,
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
         newTripID: @escaping @Sendable () -> String = { "trip-" + UUID().uuidString.lowercased() }
     ) async -> ServerServices {
@@ -66,10 +69,12 @@ public struct ServerServices: Sendable {
             configuration: configuration.fleet, geo: geo, trips: trips, history: history, bus: bus, time: time,
             metrics: metrics, routing: routing, random: random, ingestState: ingestState,
             pipeline: ingestPipeline)
+        // One process alone: its leases on its own clock, and its offers fenced by them.
+        let leases = searchLeases ?? MemorySearchLeases(now: { time.now() })
         let dispatcher = Dispatcher(
             configuration: configuration.dispatch, authority: authority, fleet: fleet, bus: bus, directory: directory,
-            time: time, metrics: metrics, routing: routing, offers: offers,
-            leases: searchLeases)
+            time: time, metrics: metrics, routing: routing,
+            offers: offers ?? MemoryOfferStore(leases: leases as? MemorySearchLeases), leases: leases)
         await authority.observe { record, previous, intent in
             await fleet.tripChanged(record, previousDriverID: previous?.driverID)
             await dispatcher.tripChanged(record, intent: intent, previousDriverID: previous?.driverID)
@@ -81,12 +86,13 @@ public struct ServerServices: Sendable {
                 sender: factory(PushContext(tokens: trips, metrics: metrics, time: time)), time: time,
                 attempts: 1)
         } else {
-            push = PushNotifier.fromEnvironment()
+            push = PushNotifier.fromEnvironment(time: time)
         }
         let services = ServerServices(
             configuration: configuration, tokens: tokens, time: time, metrics: metrics, trips: trips, history: history,
             bus: bus, fleet: fleet, authority: authority, dispatcher: dispatcher, routing: routing,
-            newTripID: newTripID, push: push, directory: directory)
+            newTripID: newTripID, push: push, directory: directory,
+            clockMonitor: clockReference.map { ClockOffsetMonitor(reference: $0, time: time, metrics: metrics) })
         if let push {
             await push.reportDeliveries(to: metrics)
             // The lock screen shows what the rider's app would: the live ETA and the driver's last position.
@@ -103,8 +109,10 @@ public struct ServerServices: Sendable {
         configuration: ServerConfiguration, tokens: TokenAuthority, time: Timeline, metrics: ServerMetrics,
         trips: any TripStore, history: any LocationHistoryStore, bus: any TripBus, fleet: Fleet,
         authority: TripAuthority, dispatcher: Dispatcher, routing: ServerRouting,
-        newTripID: @escaping @Sendable () -> String, push: PushNotifier?, directory: any DriverDirectory
+        newTripID: @escaping @Sendable () -> String, push: PushNotifier?, directory: any DriverDirectory,
+        clockMonitor: ClockOffsetMonitor?
     ) {
+        self.clockMonitor = clockMonitor
         self.configuration = configuration
         self.tokens = tokens
         self.time = time

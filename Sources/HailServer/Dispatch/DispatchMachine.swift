@@ -120,6 +120,18 @@ public struct DispatchMachine: Sendable {
         offerByDriver[offer.driverID] = nil
     }
 
+    /// Takes `offer`, which another node placed for a search this one now runs, as the search's outstanding offer:
+    /// its answer or its lapse moves the search on as if this node had made it. Ignored when the search already
+    /// has an offer out or the driver holds another.
+    public mutating func adoptOffer(_ offer: Offer) {
+        guard var search = searches[offer.tripID], search.offer == nil, offerByDriver[offer.driverID] == nil else {
+            return
+        }
+        search.offer = offer
+        searches[offer.tripID] = search
+        offerByDriver[offer.driverID] = offer
+    }
+
     /// The earliest time `evaluate` has something to do (an offer lapsing or a search giving up).
     public var nextDeadline: Date? {
         searches.values.flatMap { search -> [Date] in

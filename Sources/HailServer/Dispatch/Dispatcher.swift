@@ -24,6 +24,10 @@ public actor Dispatcher {
     private let time: Timeline
     private let metrics: ServerMetrics
     private let routing: ServerRouting
+    /// The fencing token of each search lease this node holds, carried by the offers it places.
+    private var fences: [String: Int64] = [:]
+    /// Dispatch rounds run, for the trip store scan every `adoptionScanRounds`.
+    private var rounds = 0
 
     /// Creates the dispatcher.
     public init(
@@ -36,12 +40,12 @@ public actor Dispatcher {
         metrics: ServerMetrics,
         routing: ServerRouting = ServerRouting(network: nil),
         offers: any OfferStore = MemoryOfferStore(),
-        leases: any SearchLeases = MemorySearchLeases(),
+        leases: (any SearchLeases)? = nil,
         searchLease: TimeInterval = 5
     ) {
         machine = DispatchMachine(configuration: configuration)
         self.offers = offers
-        self.leases = leases
+        self.leases = leases ?? MemorySearchLeases(now: { time.now() })
         self.searchLease = searchLease
         self.authority = authority
         self.fleet = fleet
@@ -64,8 +68,9 @@ public actor Dispatcher {
     /// node runs).
     public func resume(_ records: [TripRecord]) async {
         for record in records where record.trip.state == .searching {
-            // A restart must not grant a fresh 60 s: under repeated restarts the search would never give up.
-            await startSearch(record, excluding: [], since: try? await authority.lastChangeAt(tripID: record.trip.id))
+            // A restart must not grant a fresh 60 s: under repeated restarts the search would never give up. The
+            // lease keeps the search's deadline; only a search the leases lost counts from its last change.
+            await startSearch(record, excluding: [], restart: false)
         }
         await evaluate()
     }
@@ -73,7 +78,9 @@ public actor Dispatcher {
     /// Reacts to a committed trip change: searching trips are dispatched, others stop searching.
     public func tripChanged(_ record: TripRecord, intent: TripIntent, previousDriverID: String?) async {
         if record.trip.state == .searching {
-            await startSearch(record, excluding: previousDriverID.map { [$0] } ?? [])
+            if machine.searches[record.trip.id] == nil {
+                await startSearch(record, excluding: previousDriverID.map { [$0] } ?? [], restart: true)
+            }
             await evaluate()
         } else if let action = machine.stopSearch(tripID: record.trip.id) {
             await searchEnded(record.trip.id)
@@ -81,41 +88,113 @@ public actor Dispatcher {
         }
     }
 
-    /// Renews this node's search leases and adopts the searches of nodes that stopped renewing theirs.
+    /// Renews this node's search leases and adopts the searches nobody holds: those whose node stopped renewing,
+    /// and, every `adoptionScanRounds` rounds, the trip store's searching trips the leases lost (Redis restarted
+    /// empty, say).
     public func keepSearchesAlive() async {
         let now = time.now()
-        for tripID in machine.searches.keys.sorted() {
+        for (tripID, search) in machine.searches.sorted(by: { $0.key < $1.key }) {
+            // What this node has left of the search, for leases that lost its deadline.
+            let left = machine.configuration.searchTimeout - now.timeIntervalSince(search.startedAt)
             // A lease lost (this node stalled past it and another adopted the search) ends the search here.
-            if (try? await leases.hold(tripID: tripID, owner: nodeID, until: now + searchLease, now: now)) == false,
-                let action = machine.stopSearch(tripID: tripID)
-            {
-                await perform([action])
+            switch await hold(tripID, request: SearchLeaseRequest(token: fences[tripID], searchTime: max(0, left))) {
+            case .held(let lease): fences[tripID] = lease.token
+            case .taken:
+                // The offer this node left out stays: it is the trip's one live offer, and the adopter's now.
+                fences[tripID] = nil
+                _ = machine.stopSearch(tripID: tripID)
+            case .unknown: break
             }
         }
-        guard let lapsed = try? await leases.lapsed(now: now, limit: 50) else { return }
-        for tripID in lapsed where machine.searches[tripID] == nil {
-            guard (try? await leases.hold(tripID: tripID, owner: nodeID, until: now + searchLease, now: now)) == true
-            else { continue }
-            guard let record = try? await authority.record(id: tripID), record.trip.state == .searching else {
-                await searchEnded(tripID)
-                continue
-            }
-            let since = try? await authority.lastChangeAt(tripID: tripID)
-            machine.startSearch(tripID: tripID, pickup: record.trip.pickup, now: now, since: since)
+        var unheld = (try? await leases.lapsed(limit: 50)) ?? []
+        rounds += 1
+        if rounds % Self.adoptionScanRounds == 0,
+            let searching = try? await authority.searchingTripIDs().filter({ machine.searches[$0] == nil }),
+            let lost = try? await leases.unheld(searching)
+        {
+            unheld += lost.filter { !unheld.contains($0) }
+        }
+        for tripID in unheld where machine.searches[tripID] == nil { await adopt(tripID) }
+    }
+
+    /// How many dispatch rounds (about a second each) between two scans of the trip store for searches no lease
+    /// covers.
+    public static let adoptionScanRounds = 5
+
+    /// Takes the search of `tripID`, which nobody holds, if it is still searching.
+    private func adopt(_ tripID: String) async {
+        let left = await searchTimeLeft(tripID)
+        guard case .held(let lease) = await hold(tripID, request: SearchLeaseRequest(searchTime: left.seconds)) else {
+            return
+        }
+        guard let record = try? await authority.record(id: tripID), record.trip.state == .searching else {
+            await searchEnded(tripID)
+            return
+        }
+        fences[tripID] = lease.token
+        machine.startSearch(tripID: tripID, pickup: record.trip.pickup, now: time.now(), since: since(lease, left))
+    }
+
+    private func startSearch(_ record: TripRecord, excluding: Set<String>, restart: Bool) async {
+        let left =
+            restart ? (seconds: machine.configuration.searchTimeout, since: nil) : await searchTimeLeft(record.trip.id)
+        let outcome = await hold(
+            record.trip.id, request: SearchLeaseRequest(searchTime: left.seconds, restart: restart))
+        var since = left.since
+        switch outcome {
+        case .held(let lease):
+            fences[record.trip.id] = lease.token
+            since = self.since(lease, left)
+        case .taken: return
+        // Without the leases (Redis down) the search runs anyway: searching twice beats never.
+        case .unknown: break
+        }
+        machine.startSearch(
+            tripID: record.trip.id, pickup: record.trip.pickup, now: time.now(), since: since, excluding: excluding)
+    }
+
+    /// What became of asking for a lease.
+    private enum LeaseOutcome {
+        case held(SearchLease)
+        /// Another node's lease is live.
+        case taken
+        /// The leases did not answer.
+        case unknown
+    }
+
+    private func hold(_ tripID: String, request: SearchLeaseRequest) async -> LeaseOutcome {
+        do {
+            guard
+                let lease = try await leases.hold(
+                    tripID: tripID, owner: nodeID, duration: searchLease, request: request)
+            else { return .taken }
+            return .held(lease)
+        } catch {
+            return .unknown
         }
     }
 
-    private func startSearch(_ record: TripRecord, excluding: Set<String>, since: Date? = nil) async {
+    /// When the search began, on this node's clock: from what its lease has left on the leases' clock, or exactly
+    /// when this node said when the lease took its own figure (a search the leases knew nothing of).
+    private func since(_ lease: SearchLease, _ asked: (seconds: TimeInterval, since: Date?)) -> Date {
+        if abs(lease.remaining - asked.seconds) < 0.002 { return asked.since ?? time.now() }
+        return time.now().addingTimeInterval(lease.remaining - machine.configuration.searchTimeout)
+    }
+
+    /// What is left of the search of a trip for leases that hold no deadline for it (a restart of the only node, or
+    /// the leases lost it): counted from the trip's last change. This is the one place a search's time depends on
+    /// the clock of the node that committed that change; the lease carries the deadline on the leases' clock from
+    /// then on.
+    private func searchTimeLeft(_ tripID: String) async -> (seconds: TimeInterval, since: Date?) {
+        let timeout = machine.configuration.searchTimeout
         let now = time.now()
-        // Without the leases (Redis down) the search runs anyway: searching twice beats never.
-        let held =
-            (try? await leases.hold(tripID: record.trip.id, owner: nodeID, until: now + searchLease, now: now)) ?? true
-        guard held else { return }
-        machine.startSearch(
-            tripID: record.trip.id, pickup: record.trip.pickup, now: now, since: since, excluding: excluding)
+        guard let changed = try? await authority.lastChangeAt(tripID: tripID) else { return (timeout, nil) }
+        let since = min(now, changed)
+        return (max(0, timeout - now.timeIntervalSince(since)), since)
     }
 
     private func searchEnded(_ tripID: String) async {
+        fences[tripID] = nil
         try? await leases.release(tripID: tripID, owner: nodeID)
     }
 
@@ -199,17 +278,45 @@ public actor Dispatcher {
             var placed: [DispatchMachine.Action] = []
             var retried = false
             for action in machine.evaluate(now: now, candidates: round) {
-                if case .offer(let offer) = action, (try? await offers.place(offer, now: now)) != true {
-                    machine.retract(offer)
-                    busy.insert(offer.driverID)
-                    retried = true
-                } else {
-                    placed.append(action)
+                switch action {
+                case .offer(let offer):
+                    let fence = fences[offer.tripID].map { SearchFence(tripID: offer.tripID, token: $0) }
+                    switch try? await offers.place(offer, now: now, fence: fence) {
+                    case .placed?: placed.append(action)
+                    case .fenced?:
+                        // Another node took the search while this one was not looking: it is theirs now.
+                        _ = machine.stopSearch(tripID: offer.tripID)
+                        fences[offer.tripID] = nil
+                    case .tripOffered(let existing)?:
+                        // The node that lost the search had it out to someone: that offer is this search's now.
+                        machine.retract(offer)
+                        machine.adoptOffer(existing)
+                    case .driverBusy?, nil:
+                        machine.retract(offer)
+                        busy.insert(offer.driverID)
+                        retried = true
+                    }
+                case .giveUp(let tripID):
+                    // Only the lease's holder gives a search up; its deadline is the lease's, so a new holder
+                    // gives up at the same time.
+                    if await holdsLease(tripID) { placed.append(action) }
+                case .withdraw: placed.append(action)
                 }
             }
             await perform(placed)
             if !retried { return }
         }
+    }
+
+    /// Whether this node still holds `tripID`'s lease under the token it had (true when the leases do not answer:
+    /// a search that cannot be confirmed is given up rather than left searching for ever).
+    private func holdsLease(_ tripID: String) async -> Bool {
+        guard let token = fences[tripID] else { return true }
+        if case .taken = await hold(tripID, request: SearchLeaseRequest(token: token, searchTime: 0)) {
+            fences[tripID] = nil
+            return false
+        }
+        return true
     }
 
     /// Offers this node made that the driver answered on another node: a decline frees the trip for the

@@ -5,11 +5,18 @@ import Synchronization
 ///
 /// Embedded: `MemoryOfferStore`; scaled: `RedisOfferStore` (HailScale), shared by every node. The store
 /// decides which accept gets to try; the trip's version check in the trip store still decides the trip.
+///
+/// An offer's life is a duration on the store's clock (the placing node's `expiresAt - now`), never a date one
+/// node wrote and another compares: an offer stays claimable for its whole life from any node, whatever their
+/// clocks say. The `now` a node passes dates what the store answers on that node's clock.
 public protocol OfferStore: Sendable {
-    /// Records `offer` unless its driver already holds another live one (made by this node or another);
-    /// returns whether it was recorded. The offer lapses by itself at `offer.expiresAt`.
-    func place(_ offer: DispatchMachine.Offer, now: Date) async throws -> Bool
-    /// The live offer `driverID` holds at `now`, if any (not one that is being accepted).
+    /// Records `offer` unless its driver already holds another live one (made by this node or another), the trip
+    /// is out to another driver (one live offer per trip, whichever node placed it), or `fence` is no longer the
+    /// current token of the trip's search lease (the node lost the search). The offer lapses by itself
+    /// `offer.expiresAt - now` from now.
+    func place(_ offer: DispatchMachine.Offer, now: Date, fence: SearchFence?) async throws -> OfferPlacement
+    /// The live offer `driverID` holds, if any (not one that is being accepted), its `expiresAt` on the
+    /// caller's clock (`now` plus what is left of it).
     func offer(heldBy driverID: String, now: Date) async throws -> DispatchMachine.Offer?
     /// What became of `offer` (the node that made it asks, since the driver may answer on another node).
     func status(of offer: DispatchMachine.Offer, now: Date) async throws -> OfferStatus
@@ -19,6 +26,26 @@ public protocol OfferStore: Sendable {
     func claim(tripID: String, driverID: String, now: Date) async throws -> Bool
     /// Removes the driver's offer of `tripID`, live or claimed; a different offer they hold stays.
     func remove(tripID: String, driverID: String) async throws
+}
+
+/// What came of placing an offer.
+public enum OfferPlacement: Sendable, Hashable {
+    /// Recorded: the driver may answer it on any node.
+    case placed
+    /// The driver holds another live offer.
+    case driverBusy
+    /// The trip is out to another driver (placed by a node that lost the search, say): this one, its expiry on
+    /// the caller's clock.
+    case tripOffered(DispatchMachine.Offer)
+    /// The node no longer holds the trip's search lease: another node runs the search.
+    case fenced
+}
+
+extension OfferStore {
+    /// Places an offer whose search no lease guards (a test, or a caller without one); true when recorded.
+    public func place(_ offer: DispatchMachine.Offer, now: Date) async throws -> Bool {
+        try await place(offer, now: now, fence: nil) == .placed
+    }
 }
 
 /// What became of an offer, as its maker sees it.
@@ -45,16 +72,26 @@ public final class MemoryOfferStore: OfferStore {
     }
 
     private let entries = Mutex<[String: Entry]>([:])
+    /// Which driver each trip was last offered to (taken only inside `entries`' lock).
+    private let driverByTrip = Mutex<[String: String]>([:])
+    private let leases: MemorySearchLeases?
 
-    /// Creates an empty store.
-    public init() {}
+    /// Creates an empty store; with `leases`, an offer whose fence is stale is refused.
+    public init(leases: MemorySearchLeases? = nil) { self.leases = leases }
 
-    /// Records the offer unless the driver holds another live or claimed one.
-    public func place(_ offer: DispatchMachine.Offer, now: Date) -> Bool {
-        entries.withLock { entries in
-            if let entry = entries[offer.driverID], Self.isPresent(entry, now: now) { return false }
+    /// Records the offer unless the driver holds another live or claimed one, or its fence is stale.
+    public func place(_ offer: DispatchMachine.Offer, now: Date, fence: SearchFence?) -> OfferPlacement {
+        if let fence, let leases, !leases.isCurrent(fence) { return .fenced }
+        return entries.withLock { entries in
+            if let other = driverByTrip.withLock({ $0[offer.tripID] }), other != offer.driverID,
+                let entry = entries[other], entry.offer.tripID == offer.tripID, Self.isPresent(entry, now: now)
+            {
+                return .tripOffered(entry.offer)
+            }
+            if let entry = entries[offer.driverID], Self.isPresent(entry, now: now) { return .driverBusy }
             entries[offer.driverID] = Entry(offer: offer, answeringUntil: nil)
-            return true
+            driverByTrip.withLock { $0[offer.tripID] = offer.driverID }
+            return .placed
         }
     }
 
@@ -94,6 +131,7 @@ public final class MemoryOfferStore: OfferStore {
     public func remove(tripID: String, driverID: String) {
         entries.withLock { entries in
             if entries[driverID]?.offer.tripID == tripID { entries[driverID] = nil }
+            driverByTrip.withLock { if $0[tripID] == driverID { $0[tripID] = nil } }
         }
     }
 

@@ -47,7 +47,12 @@ public struct TokenBucket: Sendable, Hashable {
 
     private mutating func refill(now: Date) {
         let elapsed = now.timeIntervalSince(updatedAt)
-        guard elapsed > 0 else { return }
+        // The server's clock follows the wall clock, so NTP may step it back: the bucket counts from the new
+        // time rather than refill nothing until the clock is back where it was.
+        guard elapsed > 0 else {
+            updatedAt = min(updatedAt, now)
+            return
+        }
         tokens = min(rate.burst, tokens + elapsed * rate.perSecond)
         updatedAt = now
     }

@@ -331,12 +331,16 @@ public final class Fleet: Sendable {
         let now = time.now()
         let plan = plan(batch, of: driverID, client: client, now: now, shared: cached.state)
         let version = versionPrefix + "-" + String(versionCounter.add(1, ordering: .relaxed).newValue)
+        // A write dated after now (the clock stepped back) is due again: skipping refreshes until the clock caught
+        // up would let the shared index, which judges silence by its own clock, evict a driver who is sending.
         let refreshesGeo =
             plan.geoUpdate != nil
-            && plan.local.geoWrittenAt.map { now.timeIntervalSince($0) >= configuration.geoRefreshSeconds } ?? true
+            && plan.local.geoWrittenAt.map { Self.isDue(since: $0, every: configuration.geoRefreshSeconds, now: now) }
+                ?? true
         let renewsLifetime =
-            plan.local.lifetimeRenewedAt.map { now.timeIntervalSince($0) >= configuration.lifetimeRefreshSeconds }
-            ?? true
+            plan.local.lifetimeRenewedAt.map {
+                Self.isDue(since: $0, every: configuration.lifetimeRefreshSeconds, now: now)
+            } ?? true
         let write = PlannedIngestWrite(
             driverID: driverID, seq: batch.seq, expectedVersion: cached.version, newVersion: version,
             filter: plan.filter, position: plan.position, publish: plan.publish.map { ($0.0, $0.1) },
@@ -627,24 +631,30 @@ public final class Fleet: Sendable {
     public func availableDrivers(near pickup: Coordinate, excluding: Set<String>, limit: Int = 10) async throws
         -> [GeoHit]
     {
-        let hits = try await geo.nearest(to: pickup, radius: 20_000, limit: limit + excluding.count + 40)
-        // Silence is judged here, from when the driver was last heard (a fix, or a keep-alive without one, as
-        // the index saw it; else their last position), so a search never needs the index swept first; the sweep
+        let now = time.now()
+        let hits = try await geo.nearest(to: pickup, radius: 20_000, limit: limit + excluding.count + 40, now: now)
+        // Silence is judged here, from when the driver was last heard (a fix, or a keep-alive without one, by the
+        // index's clock; else their last position), so a search never needs the index swept first; the sweep
         // (`evictSilentDrivers`, once a second) only keeps the index small.
-        let cutoff = time.now().addingTimeInterval(-configuration.silenceTimeout)
         let states = try await ingestState.states(driverIDs: hits.map(\.driverID).filter { !excluding.contains($0) })
         return Array(
             hits.filter { hit in
                 guard !excluding.contains(hit.driverID), let state = states[hit.driverID] else { return false }
-                let heard = hit.seenAt ?? state.position?.receivedAt ?? .distantPast
-                return state.online && state.trip == nil && heard >= cutoff
+                let silence = hit.silence ?? state.position.map { now.timeIntervalSince($0.receivedAt) } ?? .infinity
+                return state.online && state.trip == nil && silence <= configuration.silenceTimeout
             }.prefix(limit))
+    }
+
+    /// Whether something done at `last` is due again `every` seconds later at `now`: also when `last` is after
+    /// `now`, since the node's clock follows the wall clock and NTP may step it back.
+    static func isDue(since last: Date, every seconds: TimeInterval, now: Date) -> Bool {
+        let elapsed = now.timeIntervalSince(last)
+        return elapsed < 0 || elapsed >= seconds
     }
 
     /// Takes drivers silent for `silenceTimeout` out of the geo index; returns them.
     public func evictSilentDrivers() async throws -> [String] {
-        let cutoff = time.now().addingTimeInterval(-configuration.silenceTimeout)
-        return try await geo.evict(seenBefore: cutoff)
+        try await geo.evict(silentFor: configuration.silenceTimeout, now: time.now())
     }
 
     /// Fuzzed positions of drivers near `center`, cached per ~1 km area for `nearbyCacheSeconds`.
@@ -652,17 +662,17 @@ public final class Fleet: Sendable {
         let now = time.now()
         let key = "\(Int((center.lat / 0.01).rounded(.down))):\(Int((center.lng / 0.01).rounded(.down)))"
         let seconds = configuration.nearbyCacheSeconds
-        if let cached = nearby.withLock({ $0.cache[key] }), now.timeIntervalSince(cached.at) < seconds {
+        if let cached = nearby.withLock({ $0.cache[key] }), !Self.isDue(since: cached.at, every: seconds, now: now) {
             return cached.coordinates
         }
-        let hits = try await geo.nearest(to: center, radius: configuration.nearbyRadiusMeters, limit: 50)
+        let hits = try await geo.nearest(to: center, radius: configuration.nearbyRadiusMeters, limit: 50, now: now)
         return nearby.withLock { state in
             let coordinates = hits.map {
                 Self.fuzz($0.coordinate, meters: configuration.nearbyFuzzMeters, &state.random)
             }
             state.cache[key] = (now, coordinates)
             if state.cache.count > 10_000 {
-                state.cache = state.cache.filter { now.timeIntervalSince($0.value.at) < seconds }
+                state.cache = state.cache.filter { !Self.isDue(since: $0.value.at, every: seconds, now: now) }
             }
             return coordinates
         }

@@ -3,15 +3,20 @@ import HailCore
 import Synchronization
 
 /// Where drivers are, for dispatch and "nearby cars". Embedded: `MemoryGeoIndex`; scaled: Redis GEO sets.
+///
+/// Silence is a duration on the index's own clock: an index shared by nodes records when it saw each driver by
+/// its own time and judges silence by it, so nodes whose clocks disagree never evict each other's drivers. `now`
+/// and `seenAt` are the caller's clock, which an index of one process goes by.
 public protocol GeoIndex: Sendable {
-    /// Puts or moves a driver.
+    /// Puts or moves a driver, seen at `seenAt` (a shared index records its own time instead).
     func update(driverID: String, coordinate: Coordinate, seenAt: Date) async throws
     /// Removes a driver (offline, or silent too long).
     func remove(driverID: String) async throws
-    /// Drivers within `radius` metres of `center`, nearest first, at most `limit`.
-    func nearest(to center: Coordinate, radius: Double, limit: Int) async throws -> [GeoHit]
-    /// Removes every driver last seen before `cutoff` and returns their ids.
-    func evict(seenBefore cutoff: Date) async throws -> [String]
+    /// Drivers within `radius` metres of `center`, nearest first, at most `limit`, each with how long it has been
+    /// silent at `now`.
+    func nearest(to center: Coordinate, radius: Double, limit: Int, now: Date) async throws -> [GeoHit]
+    /// Removes every driver silent for more than `silence` seconds at `now` and returns their ids.
+    func evict(silentFor silence: TimeInterval, now: Date) async throws -> [String]
 }
 
 /// One driver found near a point.
@@ -22,16 +27,16 @@ public struct GeoHit: Sendable, Hashable {
     public var coordinate: Coordinate
     /// Metres from the query's center.
     public var distance: Double
-    /// When the driver was last heard from (a fix, or a keep-alive without one), server time; nil when the
-    /// index cannot say.
-    public var seenAt: Date?
+    /// Seconds since the driver was last heard from (a fix, or a keep-alive without one), by the index's clock;
+    /// nil when the index cannot say.
+    public var silence: TimeInterval?
 
     /// Creates a hit.
-    public init(driverID: String, coordinate: Coordinate, distance: Double, seenAt: Date? = nil) {
+    public init(driverID: String, coordinate: Coordinate, distance: Double, silence: TimeInterval? = nil) {
         self.driverID = driverID
         self.coordinate = coordinate
         self.distance = distance
-        self.seenAt = seenAt
+        self.silence = silence
     }
 }
 
@@ -72,14 +77,14 @@ public final class MemoryGeoIndex: GeoIndex {
     }
 
     /// Drivers near `center`, nearest first (ties by id, as one grid orders them).
-    public func nearest(to center: Coordinate, radius: Double, limit: Int) -> [GeoHit] {
+    public func nearest(to center: Coordinate, radius: Double, limit: Int, now: Date) -> [GeoHit] {
         var hits: [GeoHit] = []
         for shard in shards {
             hits += shard.grid.withLock { grid in
                 grid.nearest(to: center, radius: radius, limit: limit).map {
                     GeoHit(
                         driverID: $0.entry.driverID, coordinate: $0.entry.coordinate, distance: $0.distance,
-                        seenAt: $0.entry.seenAt)
+                        silence: max(0, now.timeIntervalSince($0.entry.seenAt)))
                 }
             }
         }
@@ -87,8 +92,9 @@ public final class MemoryGeoIndex: GeoIndex {
         return Array(hits.prefix(max(0, limit)))
     }
 
-    /// Removes drivers silent since before `cutoff`.
-    public func evict(seenBefore cutoff: Date) -> [String] {
-        shards.flatMap { shard in shard.grid.withLock { $0.evict(seenBefore: cutoff) } }.sorted()
+    /// Removes drivers silent for more than `silence` seconds at `now`.
+    public func evict(silentFor silence: TimeInterval, now: Date) -> [String] {
+        let cutoff = now.addingTimeInterval(-silence)
+        return shards.flatMap { shard in shard.grid.withLock { $0.evict(seenBefore: cutoff) } }.sorted()
     }
 }

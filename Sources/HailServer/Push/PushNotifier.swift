@@ -55,14 +55,16 @@ public actor PushNotifier {
         self.attempts = max(1, attempts)
     }
 
-    /// A webhook notifier from `HAIL_PUSH_WEBHOOK_URL` and `HAIL_PUSH_WEBHOOK_SECRET`, or nil when unset.
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment)
-        -> PushNotifier?
-    {
+    /// A webhook notifier from `HAIL_PUSH_WEBHOOK_URL` and `HAIL_PUSH_WEBHOOK_SECRET`, or nil when unset, on the
+    /// server's clock `time`.
+    public static func fromEnvironment(
+        _ environment: [String: String] = ProcessInfo.processInfo.environment, time: Timeline = .system()
+    ) -> PushNotifier? {
         guard let text = environment["HAIL_PUSH_WEBHOOK_URL"], let url = URL(string: text),
             let secret = environment["HAIL_PUSH_WEBHOOK_SECRET"], !secret.isEmpty
         else { return nil }
-        return PushNotifier(sender: WebhookPushSender(url: url, secret: Array(secret.utf8)))
+        return PushNotifier(
+            sender: WebhookPushSender(url: url, secret: Array(secret.utf8), now: { time.now() }), time: time)
     }
 
     /// Counts each delivery's outcome in `metrics` (`hail_push_deliveries_total` by result) from now on.

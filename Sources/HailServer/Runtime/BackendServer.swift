@@ -164,7 +164,13 @@ public final class BackendServer: Sendable {
             })
         _ = try net.start()
         let dispatcher = services.dispatcher
-        dispatchTask = Task { await dispatcher.run() }
+        let clockMonitor = services.clockMonitor
+        dispatchTask = Task {
+            await withDiscardingTaskGroup { group in
+                if let clockMonitor { group.addTask { await clockMonitor.run() } }
+                group.addTask { await dispatcher.run() }
+            }
+        }
     }
 
     /// The port actually listened on.

@@ -122,6 +122,9 @@ public protocol TripStore: PushTokenStore {
     func activeRecord(driverID: String) async throws -> TripRecord?
     /// Every active trip (dispatch resumes its searches from these after a restart).
     func activeRecords() async throws -> [TripRecord]
+    /// The ids of the trips searching for a driver (dispatch adopts those no search lease covers, every few
+    /// seconds); by default read from `activeRecords`.
+    func searchingTripIDs() async throws -> [String]
     /// Applies `commit` atomically if the stored version matches and it leaves its rider and its driver at most
     /// one active trip each (enforced by the database, whatever any caller checked before); durable before it
     /// returns.
@@ -198,5 +201,12 @@ extension LocationHistoryStore {
                 whenCommitted(.failure(error))
             }
         }
+    }
+}
+
+extension TripStore {
+    /// The searching trips among the active ones.
+    public func searchingTripIDs() async throws -> [String] {
+        try await activeRecords().filter { $0.trip.state == .searching }.map(\.trip.id)
     }
 }

@@ -61,6 +61,11 @@ public actor TripAuthority {
         try await storeCall { try await self.store.events(tripID: tripID).max { $0.version < $1.version }?.at }
     }
 
+    /// The trips searching for a driver now, as the store has them (the dispatchers adopt those no lease covers).
+    public func searchingTripIDs() async throws(APIError) -> [String] {
+        try await storeCall { try await self.store.searchingTripIDs() }
+    }
+
     /// Decides and commits `intent` on `tripID` (nil for a new trip) for `actor`.
     ///
     /// With an idempotency context, a repeated key replays the first answer (even after a restart) and a

@@ -9,16 +9,16 @@ import Testing
 
 extension ServerChild {
     /// `hail server --postgres --redis` as a child process on the test's schema and key prefix: one node of a
-    /// scaled deployment, killable for real.
-    static func node(postgresURL: String, redisURL: String, schema: String, prefix: String, secret: String)
-        async throws -> ServerChild
-    {
+    /// scaled deployment, killable for real; `arguments` go after the others.
+    static func node(
+        postgresURL: String, redisURL: String, schema: String, prefix: String, secret: String, arguments: [String] = []
+    ) async throws -> ServerChild {
         try await ServerChild.start(
             executable: hailBesideThisExecutable,
             arguments: [
                 "server", "--port", "0", "--postgres", postgresURL, "--redis", redisURL, "--postgres-schema", schema,
                 "--redis-prefix", prefix, "--secret-file", secret, "--db", "/nonexistent/unused.db", "--quiet",
-            ], timeout: .seconds(30))
+            ] + arguments, timeout: .seconds(30))
     }
 }
 
