@@ -112,7 +112,7 @@ let package = Package(
         .target(
             name: "HailClient",
             dependencies: [
-                "HailProtocol", "HailCore", "HailAppSeams",
+                "HailProtocol", "HailCore", "HailAppSeams", "HailThreads", "HailTime",
                 .target(name: "HailNet", condition: .when(platforms: [.linux])),
             ]
         ),
@@ -167,6 +167,8 @@ let package = Package(
         .testTarget(name: "HailNetTests", dependencies: ["HailNet", "HailTesting"]),
         .testTarget(name: "HailProcessTests", dependencies: ["HailProcess"]),
         .testTarget(name: "HailThreadsTests", dependencies: ["HailThreads"]),
+        // The URLSession transport's decisions and runtime, socket-free: a double shaped like URLSessionWebSocketTask.
+        .testTarget(name: "HailClientTests", dependencies: ["HailClient", "HailAppSeams", "HailTesting", "HailTime"]),
         .testTarget(
             name: "HailServerTests",
             dependencies: [

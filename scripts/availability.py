@@ -17,8 +17,8 @@ A reference inside `if #available(...)`, after `guard #available(...) else`, or 
 
 Not covered (said in the README): Foundation, FoundationNetworking and Dispatch (on Linux they are
 swift-corelibs binaries with no Apple availability), and code in `#if` branches this Linux build does not
-compile (CoreLocation, UIKit, Darwin); HailClient's URLSession branch is covered by compiling it here under
-HAIL_URLSESSION_TRANSPORT.
+compile (CoreLocation, UIKit, Darwin). HailClient's URLSession branch is compiled here under
+HAIL_URLSESSION_TRANSPORT (through SIL's mandatory diagnostics, warnings as errors) and checked like the rest.
 
 Usage: scripts/availability.py [--self-test]   (after `swift build`, from the repository root)
 """
@@ -181,6 +181,25 @@ DROP_WITH_VALUE = {"-emit-module-path", "-output-file-map", "-index-store-path",
 
 def dump_module(args, out_dir, extra):
     """Runs the type checker over the module and returns {source path: AST JSON path}."""
+    sources, kept = plain_args(args)
+    return dump_sources(sources, kept + extra, out_dir)
+
+
+def compile_apple_branch(module, args, flags, out_dir):
+    """Compiles `module` with `flags` through SIL's mandatory passes (definite initialization, region-based
+    isolation), warnings as errors: the Apple branch as Apple's compiler would diagnose it, short of the SDK."""
+    sources, kept = plain_args(args)
+    output = os.path.join(out_dir, module + ".sil")
+    command = ["swiftc", "-emit-sil", "-wmo", "-o", output, "-warnings-as-errors"] + [
+        arg for arg in kept if not arg.startswith("-j")
+    ] + flags + sources
+    result = run(command)
+    if result.returncode != 0:
+        sys.exit(f"availability: {module} does not compile with {' '.join(flags)}:\n" + result.stderr[-4000:])
+
+
+def plain_args(args):
+    """The sources and the flags of a build command, without its outputs and incremental-build bookkeeping."""
     kept = []
     sources = []
     skip, skip_kind = False, "drop"
@@ -204,7 +223,7 @@ def dump_module(args, out_dir, extra):
                 sources = [line.strip() for line in file if line.strip()]
             continue
         kept.append(arg)
-    return dump_sources(sources, kept + extra, out_dir)
+    return sources, kept
 
 
 def dump_sources(sources, flags, out_dir):
@@ -404,7 +423,11 @@ def main():
     checker = Checker(db, floors)
     with tempfile.TemporaryDirectory() as out:
         for module in modules:
-            outputs = dump_module(compile_args(module), os.path.join(out, module), APPLE_BRANCH_FLAGS.get(module, []))
+            args = compile_args(module)
+            flags = APPLE_BRANCH_FLAGS.get(module, [])
+            if flags:
+                compile_apple_branch(module, args, flags, out)
+            outputs = dump_module(args, os.path.join(out, module), flags)
             for source, path in outputs.items():
                 checker.walk_file(path, source)
     covered = ", ".join(db["covered"])
@@ -415,7 +438,8 @@ def main():
               "app products' modules; raise the minimum, use an older API, or guard with `if #available`")
         return 1
     print(f"availability: {len(modules)} app modules ({', '.join(modules)}) use nothing newer than {minimum} "
-          f"(declarations checked from {covered})")
+          f"(declarations checked from {covered}); HailClient's URLSession branch compiled under "
+          "-DHAIL_URLSESSION_TRANSPORT")
     return 0
 
 
