@@ -167,6 +167,11 @@ let package = Package(
         .testTarget(name: "HailNetTests", dependencies: ["HailNet", "HailTesting"]),
         .testTarget(name: "HailProcessTests", dependencies: ["HailProcess"]),
         .testTarget(name: "HailThreadsTests", dependencies: ["HailThreads"]),
+        // The DocC articles' code that needs no SwiftUI, compiled as written.
+        .testTarget(
+            name: "HailArticleTests",
+            dependencies: ["HailRider", "HailDriver", "HailClient", "HailAppStore", "HailProtocol"]
+        ),
         // The URLSession transport's decisions and runtime, socket-free: a double shaped like URLSessionWebSocketTask.
         .testTarget(name: "HailClientTests", dependencies: ["HailClient", "HailAppSeams", "HailTesting", "HailTime"]),
         .testTarget(
