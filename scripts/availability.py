@@ -20,6 +20,9 @@ swift-corelibs binaries with no Apple availability), and code in `#if` branches 
 compile (CoreLocation, UIKit, Darwin). HailClient's URLSession branch is compiled here under
 HAIL_URLSESSION_TRANSPORT (through SIL's mandatory diagnostics, warnings as errors) and checked like the rest.
 
+It first checks, from the manifest's conditional dependencies, that the app products reach no C system library
+on Apple platforms, and on Linux only CSQLite and CLibWebSockets.
+
 Usage: scripts/availability.py [--self-test]   (after `swift build`, from the repository root)
 """
 
@@ -136,9 +139,9 @@ def minimums(manifest):
     return {platform: found.get(platform, (0,)) for platform in APPLE}
 
 
-def app_closure(manifest):
-    """Swift targets an Apple build of the app products compiles (dependencies conditional on other platforms
-    left out)."""
+def app_closure(manifest, platform_names=tuple(APPLE), swift_only=True):
+    """Targets a build of the app products for `platform_names` compiles (dependencies conditional on other
+    platforms left out); Swift targets only unless `swift_only` is false."""
     targets = {target["name"]: target for target in manifest["targets"]}
     products = {product["name"]: product for product in manifest["products"]}
     pending = [name for product in APP_PRODUCTS for name in products[product]["targets"]]
@@ -152,10 +155,26 @@ def app_closure(manifest):
             (kind, value), = dependency.items()
             target_name, condition = value[0], value[1] if len(value) > 1 else None
             platforms = (condition or {}).get("platformNames") if condition else None
-            if platforms and not any(platform in APPLE for platform in platforms):
+            if platforms and not any(platform in platform_names for platform in platforms):
                 continue
             pending.append(target_name)
-    return sorted(name for name in seen if targets[name]["type"] != "system")
+    return sorted(name for name in seen if not swift_only or targets[name]["type"] != "system")
+
+
+def check_system_libraries(manifest):
+    """An iOS app links no C library beyond its SDK, and on Linux the app products need SQLite's and, for
+    HailClient's WebSockets, libwebsockets' alone (URLSessionWebSocketTask needs a libcurl with WebSocket support,
+    which Debian 12's lacks): the system-library targets each closure reaches, from the manifest's own conditions.
+    Returns the problems."""
+    kinds = {target["name"]: target["type"] for target in manifest["targets"]}
+    problems = []
+    for platforms, allowed in (((*APPLE,), set()), (("linux",), {"CSQLite", "CLibWebSockets"})):
+        reached = {name for name in app_closure(manifest, platforms, swift_only=False) if kinds[name] == "system"}
+        if reached - allowed:
+            problems.append(
+                f"the app products reach the C system libraries {', '.join(sorted(reached - allowed))} on "
+                f"{'/'.join(platforms)} (allowed: {', '.join(sorted(allowed)) or 'none'})")
+    return problems
 
 
 # The compiler's view of one module.
@@ -418,6 +437,11 @@ def main():
     if "--self-test" in sys.argv:
         return self_test(db)
     manifest = package()
+    problems = check_system_libraries(manifest)
+    if problems:
+        for problem in problems:
+            print("availability:", problem)
+        return 1
     floors = minimums(manifest)
     modules = app_closure(manifest)
     checker = Checker(db, floors)

@@ -45,15 +45,16 @@ public final class SocketConnector: Sendable {
         private let timeline: Timeline
     #endif
 
-    /// Creates a connector; on Linux this starts one libwebsockets client context shared by its sockets.
-    public init() throws(CallError) {
+    /// Creates a connector; on Linux this starts one libwebsockets client context shared by its sockets. On Apple
+    /// platforms `timeline` times the open timeout and the keepalive (`SocketSessionMachine`).
+    public init(timeline: Timeline = .system()) throws(CallError) {
         #if os(Linux) && !HAIL_URLSESSION_TRANSPORT
             do { client = try WebSocketClient() } catch {
                 throw .noAnswer("cannot start the WebSocket client: \(error)")
             }
         #else
             session = .shared
-            timeline = .system()
+            self.timeline = timeline
         #endif
     }
 
