@@ -20,7 +20,7 @@ demo:
 ## At most TEST_WIDTH tests run at once: the integration tests start real servers, databases, browsers and
 ## child processes, and with all 500 started together on 2 cores their failure deadlines (never waits) expire.
 TEST_WIDTH ?= 4
-test: lint build fuzz-short contract rules docs
+test: lint build fuzz-short contract rules docs availability
 	eval "$$(bash scripts/services.sh)" && \
 		SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) swift test --skip-build
 
@@ -38,6 +38,15 @@ build:
 ## CONTRACT_EXAMPLES and CONTRACT_SEED change the bound and the seed.
 contract: build
 	bash scripts/contract.sh .build/debug/hail
+
+.PHONY: availability
+## Fails when a module an app product links (HailRider, HailDriver, HailClient, HailAppSeams, HailAppStore,
+## HailAppDoubles, HailProtocol and their closure) uses a declaration newer on iOS or macOS than Package.swift's
+## minimum, outside `if #available`: the compiler's type-checked AST against the toolchain's own availability
+## data. First proves on a fixture that it reports planted uses and passes guarded ones. See scripts/availability.py.
+availability: build
+	python3 scripts/availability.py --self-test
+	python3 scripts/availability.py
 
 .PHONY: docs
 ## Builds the DocC documentation of HailRider, HailDriver and HailCore (with the articles on binding the models to

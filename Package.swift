@@ -5,7 +5,10 @@ import PackageDescription
 // `-Xswiftc -warnings-as-errors`; see `make build`.
 let package = Package(
     name: "Hail",
-    // macOS 15 for Synchronization's Mutex in the server; the app cores stay on iOS 17 (SwiftUI's @Observable).
+    // iOS 17 is the app cores' floor: @Observable, and CLLocationUpdate.liveUpdates / CLBackgroundActivitySession,
+    // the seeds' location API. Every module an app product links uses nothing newer without `if #available`
+    // (scripts/availability.py, run by `make test`, checks it against the toolchain's own availability data).
+    // macOS 15 is for the server side (Synchronization's Mutex); the server itself is Linux-only (README).
     platforms: [.macOS(.v15), .iOS(.v17)],
     products: [
         .library(name: "HailCore", targets: ["HailCore"]),
@@ -36,10 +39,12 @@ let package = Package(
         // The wire: REST bodies, WebSocket frames, errors, routes, JSON and binary codecs.
         .target(name: "HailProtocol", dependencies: ["HailCore"]),
         // C libraries, each behind one system-library target and imported by exactly one Swift module.
+        // CSQLite is for Linux only: Apple platforms import the SDK's own `SQLite3` module, so an iOS build never
+        // picks up a Homebrew (macOS) libsqlite3 through pkg-config.
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
-            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+            providers: [.apt(["libsqlite3-dev"])]
         ),
         .systemLibrary(
             name: "CLibWebSockets",
@@ -80,7 +85,10 @@ let package = Package(
         // The runtimes' one time type: dates and sleeping from one injected Clock.
         .target(name: "HailTime"),
         // The one SQLite wrapper: server stores, the driver's outbox, the rider's cursor.
-        .target(name: "HailStorage", dependencies: ["CSQLite", "HailThreads"]),
+        .target(
+            name: "HailStorage",
+            dependencies: [.target(name: "CSQLite", condition: .when(platforms: [.linux, .android])), "HailThreads"]
+        ),
         // The one libwebsockets wrapper: HTTP and WebSocket server, WebSocket client, HMAC.
         .target(name: "HailNet", dependencies: ["CLibWebSockets", "HailThreads", "HailTime"]),
         // The backend as a library: routes, streams, trip authority, dispatch, ingest, stores, metrics.
@@ -93,7 +101,7 @@ let package = Package(
         // streams, durable stores, the location hardware, and the one error contract, CallError.
         .target(name: "HailAppSeams", dependencies: ["HailCore", "HailProtocol"]),
         // Doubles of the seams, shipped: canned ones for SwiftUI previews, scriptable ones for tests.
-        .target(name: "HailAppDoubles", dependencies: ["HailAppSeams", "HailCore", "HailProtocol"]),
+        .target(name: "HailAppDoubles", dependencies: ["HailAppSeams", "HailCore", "HailProtocol", "HailThreads"]),
         .target(name: "HailRider", dependencies: ["HailCore", "HailProtocol", "HailAppSeams", "HailTime"]),
         // The driver app's runtime: location pipeline, durable outbox, restore after kill, on injected seams.
         .target(name: "HailDriver", dependencies: ["HailCore", "HailProtocol", "HailAppSeams", "HailTime"]),
@@ -104,7 +112,7 @@ let package = Package(
         .target(
             name: "HailClient",
             dependencies: [
-                "HailProtocol", "HailCore", "HailAppSeams",
+                "HailProtocol", "HailCore", "HailAppSeams", "HailThreads", "HailTime",
                 .target(name: "HailNet", condition: .when(platforms: [.linux])),
             ]
         ),
@@ -159,6 +167,13 @@ let package = Package(
         .testTarget(name: "HailNetTests", dependencies: ["HailNet", "HailTesting"]),
         .testTarget(name: "HailProcessTests", dependencies: ["HailProcess"]),
         .testTarget(name: "HailThreadsTests", dependencies: ["HailThreads"]),
+        // The DocC articles' code that needs no SwiftUI, compiled as written.
+        .testTarget(
+            name: "HailArticleTests",
+            dependencies: ["HailRider", "HailDriver", "HailClient", "HailAppStore", "HailProtocol"]
+        ),
+        // The URLSession transport's decisions and runtime, socket-free: a double shaped like URLSessionWebSocketTask.
+        .testTarget(name: "HailClientTests", dependencies: ["HailClient", "HailAppSeams", "HailTesting", "HailTime"]),
         .testTarget(
             name: "HailServerTests",
             dependencies: [

@@ -2,7 +2,7 @@ import Foundation
 import HailAppSeams
 import HailCore
 import HailProtocol
-import Synchronization
+import HailThreads
 
 /// A `DriverChannel` a test plays the server's side of: every batch is acknowledged at once unless the stream has
 /// gone silent, and connecting fails (no answer) while it is refusing.
@@ -16,7 +16,7 @@ public final class ScriptedDriverChannel: DriverChannel {
         var connects = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let serverTime: Date
 
     /// A channel whose `hello` says the server's time is `serverTime`.

@@ -1,13 +1,13 @@
 import HailAppSeams
 import HailCore
-import Synchronization
+import HailThreads
 
 /// A `LocationSource` a test (or a preview) feeds by hand; it records the policies the runtime applied.
 public final class ScriptedLocationSource: LocationSource {
     private let stream: AsyncStream<LocationPoint>
     private let continuation: AsyncStream<LocationPoint>.Continuation
-    private let applied = Mutex<[LocationPolicy]>([])
-    private let onDemand = Mutex<LocationPoint?>(nil)
+    private let applied = Locked<[LocationPolicy]>([])
+    private let onDemand = Locked<LocationPoint?>(nil)
 
     /// A source with no fix yet.
     public init() {

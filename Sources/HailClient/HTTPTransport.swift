@@ -53,7 +53,7 @@ public struct HTTPTransport: Sendable {
         let response: URLResponse
         let sentAt = Date()
         do {
-            #if canImport(FoundationNetworking)
+            #if canImport(FoundationNetworking) && !HAIL_URLSESSION_TRANSPORT
                 (data, response) = try await session.dataRunningToCompletion(for: request)
             #else
                 (data, response) = try await session.data(for: request)

@@ -1,6 +1,7 @@
 import Foundation
 import HailAppSeams
 import HailProtocol
+import HailTime
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -32,18 +33,28 @@ public struct SocketClose: Sendable, Hashable {
 }
 
 /// Opens WebSockets: HailNet's libwebsockets client on Linux, URLSessionWebSocketTask on Apple platforms
-/// (so an iOS app links no C library).
+/// (so an iOS app links no C library), through `TaskSocket`, which keeps the Linux client's contract.
+///
+/// CI also compiles the URLSession branch on Linux, under `-DHAIL_URLSESSION_TRANSPORT` (FoundationNetworking has
+/// the types; scripts/availability.py type-checks HailClient that way).
 public final class SocketConnector: Sendable {
-    #if os(Linux)
+    #if os(Linux) && !HAIL_URLSESSION_TRANSPORT
         private let client: WebSocketClient
+    #else
+        private let session: URLSession
+        private let timeline: Timeline
     #endif
 
-    /// Creates a connector; on Linux this starts one libwebsockets client context shared by its sockets.
-    public init() throws(CallError) {
-        #if os(Linux)
+    /// Creates a connector; on Linux this starts one libwebsockets client context shared by its sockets. On Apple
+    /// platforms `timeline` times the open timeout and the keepalive (`SocketSessionMachine`).
+    public init(timeline: Timeline = .system()) throws(CallError) {
+        #if os(Linux) && !HAIL_URLSESSION_TRANSPORT
             do { client = try WebSocketClient() } catch {
                 throw .noAnswer("cannot start the WebSocket client: \(error)")
             }
+        #else
+            session = .shared
+            self.timeline = timeline
         #endif
     }
 
@@ -55,7 +66,7 @@ public final class SocketConnector: Sendable {
         let full = "\(url)\(separator)\(HailHeader.accessTokenQueryParameter)=\(PercentEncoding.encode(token))"
         var headers: [(String, String)] = []
         if let info { headers.append((HailHeader.client, info.headerValue)) }
-        #if os(Linux)
+        #if os(Linux) && !HAIL_URLSESSION_TRANSPORT
             do {
                 return LiveSocket(try await client.connect(to: full, headers: headers))
             } catch {
@@ -65,13 +76,16 @@ public final class SocketConnector: Sendable {
             guard let target = URL(string: full) else { throw .noAnswer("bad URL \(url)") }
             var request = URLRequest(url: target)
             for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-            return LiveSocket(URLSession.shared.webSocketTask(with: request))
+            // Connected only once the server has spoken (its hello), as on Linux: see SocketSessionMachine.
+            let socket = TaskSocket(task: session.webSocketTask(with: request), timeline: timeline)
+            do { try await socket.open() } catch { throw .noAnswer("cannot open \(url): \(error)") }
+            return LiveSocket(socket)
         #endif
     }
 
     /// Closes the shared client context (Linux); sockets still open are closed.
     public func shutdown() async {
-        #if os(Linux)
+        #if os(Linux) && !HAIL_URLSESSION_TRANSPORT
             await client.shutdown()
         #endif
     }
@@ -81,7 +95,7 @@ public final class SocketConnector: Sendable {
 public final class LiveSocket: Sendable {
     /// Frames in arrival order; the stream finishes when the socket closes.
     public let frames: AsyncStream<SocketFrame>
-    #if os(Linux)
+    #if os(Linux) && !HAIL_URLSESSION_TRANSPORT
         private let connection: WebSocketConnection
 
         init(_ connection: WebSocketConnection) {
@@ -118,57 +132,25 @@ public final class LiveSocket: Sendable {
             return SocketClose(code: info.code, reason: info.reason)
         }
     #else
-        private let task: URLSessionWebSocketTask
+        private let socket: TaskSocket<URLSessionWebSocketTask>
 
-        init(_ task: URLSessionWebSocketTask) {
-            self.task = task
-            frames = AsyncStream { continuation in
-                let reader = Task {
-                    while !Task.isCancelled {
-                        do {
-                            switch try await task.receive() {
-                            case .string(let text): continuation.yield(.text(text))
-                            case .data(let data): continuation.yield(.binary(data))
-                            @unknown default: break
-                            }
-                        } catch {
-                            break
-                        }
-                    }
-                    continuation.finish()
-                }
-                continuation.onTermination = { _ in reader.cancel() }
-            }
-            task.resume()
+        init(_ socket: TaskSocket<URLSessionWebSocketTask>) {
+            self.socket = socket
+            frames = socket.frames
         }
 
-        /// Sends a text frame.
+        /// Sends a text frame; false when the socket has ended.
         @discardableResult
-        public func send(text: String) -> Bool {
-            task.send(.string(text)) { _ in }
-            return task.closeCode == .invalid
-        }
+        public func send(text: String) -> Bool { socket.send(.text(text)) }
 
-        /// Sends a binary frame.
+        /// Sends a binary frame; false when the socket has ended.
         @discardableResult
-        public func send(binary: Data) -> Bool {
-            task.send(.data(binary)) { _ in }
-            return task.closeCode == .invalid
-        }
+        public func send(binary: Data) -> Bool { socket.send(.binary(binary)) }
 
         /// Closes with a code and reason.
-        public func close(code: UInt16 = 1000, reason: String = "") {
-            task.cancel(
-                with: URLSessionWebSocketTask.CloseCode(rawValue: Int(code)) ?? .normalClosure,
-                reason: Data(reason.utf8))
-        }
+        public func close(code: UInt16 = 1000, reason: String = "") { socket.close(code: code, reason: reason) }
 
-        /// Waits for the close and tells how it went.
-        public func closed() async -> SocketClose {
-            for await _ in frames {}
-            return SocketClose(
-                code: UInt16(task.closeCode.rawValue),
-                reason: task.closeReason.map { String(decoding: $0, as: UTF8.self) } ?? "")
-        }
+        /// Waits for the close and tells how it went (1006 when the connection just died).
+        public func closed() async -> SocketClose { await socket.closed() }
     #endif
 }

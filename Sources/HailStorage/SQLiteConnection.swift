@@ -1,4 +1,10 @@
-import CSQLite
+// Apple platforms have SQLite in the SDK (its own `SQLite3` module); elsewhere it comes through CSQLite, a
+// Linux-only system library, so no iOS link picks up a Homebrew macOS library.
+#if canImport(SQLite3)
+    import SQLite3
+#else
+    import CSQLite
+#endif
 
 /// One synchronous connection to a SQLite database: the core every store in Hail is built on.
 ///

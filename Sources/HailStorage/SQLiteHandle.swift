@@ -1,4 +1,10 @@
-import CSQLite
+// Apple platforms have SQLite in the SDK (its own `SQLite3` module); elsewhere it comes through CSQLite, a
+// Linux-only system library, so no iOS link picks up a Homebrew macOS library.
+#if canImport(SQLite3)
+    import SQLite3
+#else
+    import CSQLite
+#endif
 
 /// Owns one `sqlite3*` and its prepared statements, and closes them exactly once.
 ///

@@ -1,4 +1,10 @@
-import CSQLite
+// Apple platforms have SQLite in the SDK (its own `SQLite3` module); elsewhere it comes through CSQLite, a
+// Linux-only system library, so no iOS link picks up a Homebrew macOS library.
+#if canImport(SQLite3)
+    import SQLite3
+#else
+    import CSQLite
+#endif
 
 /// The parameters of one execution: by position (`?`, `?NNN`) or by name (`:name`, `@name`, `$name`).
 enum SQLiteArguments {

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// A serial executor on a thread of its own: jobs and blocks run there in the order given, taken a batch at a
 /// time, the thread woken once per batch.
@@ -9,7 +8,7 @@ import Synchronization
 /// Swift's cooperative pool, which has one thread per core, a few slow ones would stall every other task in the
 /// process, network handlers included. An actor whose `unownedExecutor` is this one runs all its code here. A
 /// plain thread rather than a Dispatch queue, because one fixed thread makes "which thread ran this" a checkable
-/// fact (lock-free, `isCurrentThread`).
+/// fact (`isCurrentThread`).
 public final class ThreadExecutor: SerialExecutor, Sendable {
     private enum Work: Sendable {
         case job(UnownedJob)
@@ -22,17 +21,18 @@ public final class ThreadExecutor: SerialExecutor, Sendable {
         var finished = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     // One signal per wake-up the queue asks for, and one for the stop.
     private let wakeUp = DispatchSemaphore(value: 0)
-    private let thread = Atomic<UInt>(0)
+    // Set once, by the thread itself, before `init` returns.
+    private let thread = Locked<UInt>(0)
 
     /// Starts the thread, named `name`; it runs until `stop()` and then exits once its queue is empty.
     public init(name: String) {
         let started = DispatchSemaphore(value: 0)
         // The thread holds the executor until it exits; `stop()` is what ends it.
         let worker = Thread { [self] in
-            thread.store(ThreadIdentity.current, ordering: .releasing)
+            thread.withLock { $0 = ThreadIdentity.current }
             started.signal()
             runLoop()
         }
@@ -68,7 +68,7 @@ public final class ThreadExecutor: SerialExecutor, Sendable {
     }
 
     /// True when called on this executor's thread.
-    public var isCurrentThread: Bool { thread.load(ordering: .acquiring) == ThreadIdentity.current }
+    public var isCurrentThread: Bool { thread.withLock { $0 } == ThreadIdentity.current }
 
     private func submit(_ work: Work) {
         let wake = state.withLock { state -> Bool in

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 
 /// Threads of their own, each owning one resource (a database connection), taking jobs from one shared queue a
 /// job at a time: the blocking C calls of libpq and hiredis run here, never on Swift's cooperative pool or a
@@ -13,7 +12,7 @@ public final class ThreadPool<Resource: Sendable>: Sendable {
         var closed = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     // One signal per job, plus one per thread at close: a wake-up that finds no job means "stop".
     private let pending = DispatchSemaphore(value: 0)
     private let threadCount: Int

@@ -36,7 +36,21 @@ public enum PercentEncoding {
                 index += 1
             }
         }
-        return String(validating: output, as: UTF8.self)
+        return validUTF8(output)
+    }
+
+    /// `bytes` as a string when they are well-formed UTF-8, else nil (a decoder walk rather than
+    /// `String(validating:as:)`, which is iOS 18 / macOS 15 only).
+    private static func validUTF8(_ bytes: [UInt8]) -> String? {
+        var decoder = UTF8()
+        var iterator = bytes.makeIterator()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return String(decoding: bytes, as: UTF8.self)
+            case .error: return nil
+            }
+        }
     }
 
     private static func isUnreserved(_ byte: UInt8) -> Bool {
