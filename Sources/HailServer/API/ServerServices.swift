@@ -38,6 +38,8 @@ public struct ServerServices: Sendable {
     public let operatorFeed: OperatorFeed
     /// `POST /v1/telemetry`'s own rate per principal (`RateLimits.telemetryPerToken`).
     public let telemetryLimit: PrincipalRateLimit
+    /// Whether the node can serve (`GET /readyz`): its backends probed with short deadlines; the drain hook.
+    public let readiness: Readiness
     /// When the scrape-time gauges were last counted.
     let scrapeThrottle = ScrapeThrottle()
 
@@ -58,6 +60,7 @@ public struct ServerServices: Sendable {
         searchLeases: any SearchLeases = MemorySearchLeases(),
         directory: any DriverDirectory = GeneratedDriverDirectory(),
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+        probes: [BackendProbe]? = nil,
         newTripID: @escaping @Sendable () -> String = { "trip-" + UUID().uuidString.lowercased() }
     ) async -> ServerServices {
         let routing = ServerRouting(configuration: configuration, metrics: metrics, time: time)
@@ -86,7 +89,9 @@ public struct ServerServices: Sendable {
         let services = ServerServices(
             configuration: configuration, tokens: tokens, time: time, metrics: metrics, trips: trips, history: history,
             bus: bus, fleet: fleet, authority: authority, dispatcher: dispatcher, routing: routing,
-            newTripID: newTripID, push: push, directory: directory)
+            newTripID: newTripID, push: push, directory: directory,
+            readiness: Readiness(
+                probes: probes ?? [BackendProbe(name: "storage") { _ = try await trips.record(id: "readyz") }]))
         if let push {
             await push.reportDeliveries(to: metrics)
             // The lock screen shows what the rider's app would: the live ETA and the driver's last position.
@@ -103,8 +108,10 @@ public struct ServerServices: Sendable {
         configuration: ServerConfiguration, tokens: TokenAuthority, time: Timeline, metrics: ServerMetrics,
         trips: any TripStore, history: any LocationHistoryStore, bus: any TripBus, fleet: Fleet,
         authority: TripAuthority, dispatcher: Dispatcher, routing: ServerRouting,
-        newTripID: @escaping @Sendable () -> String, push: PushNotifier?, directory: any DriverDirectory
+        newTripID: @escaping @Sendable () -> String, push: PushNotifier?, directory: any DriverDirectory,
+        readiness: Readiness
     ) {
+        self.readiness = readiness
         self.configuration = configuration
         self.tokens = tokens
         self.time = time
