@@ -48,6 +48,15 @@ public final class PostgresPool: Sendable {
         try await threads.run(within: timeouts.deadline) { connection in try Self.job(on: connection, body) }
     }
 
+    /// Runs `body` on a free connection's thread, never again: for a statement that may have taken effect
+    /// when its connection broke (a commit without `BEGIN`).
+    public func runOnce<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        try await threads.run(within: timeouts.deadline) { connection in
+            connection.beginJob()
+            return try body(connection)
+        }
+    }
+
     /// Queues `body` for a free connection's thread without waiting for it, from any thread (`body` wraps its
     /// statements in `job(on:_:)` for the retry `run` gives); the reason when it never runs (the pool is
     /// closed, or its queue full).
