@@ -129,9 +129,8 @@ enum ServerCommand {
         }
         try configureLimits(&options.configuration, args)
         let backendTimeout = try seconds(args, "--backend-timeout", in: 0.1...60)
-        if let deadline = try seconds(args, "--request-deadline", in: 0.5...60) {
-            options.configuration.requestDeadline = deadline
-        }
+        options.configuration.requestDeadline =
+            try seconds(args, "--request-deadline", in: 0.5...60) ?? ServerConfiguration.defaultRequestDeadline
         if args["--route-cohorts"] != nil {
             throw UsageError(
                 "--route-cohorts moved into the flags file: set `routeProvider` per cohort there and pass --flags FILE"

@@ -117,7 +117,9 @@ public struct HailAPI: Sendable {
     private func routeWithinDeadline(_ request: APIRequest, _ match: RouteMatch, _ principal: Principal?)
         async throws(APIError) -> APIResponse
     {
-        let deadline = services.configuration.requestDeadline
+        guard let deadline = services.configuration.requestDeadline else {
+            return try await route(request, match, principal)
+        }
         let outcome = await firstWithin(deadline) { () -> Result<APIResponse, APIError> in
             do throws(APIError) {
                 return .success(try await route(request, match, principal))

@@ -11,8 +11,11 @@ public struct ServerConfiguration: Sendable {
     public var requestTimeoutSeconds = 20
     /// The longest a request's answer may take once it is read: past it the answer is 503 `unavailable` with
     /// `Retry-After` (a backend is slow or silent) while the work runs on, bounded by each backend's timeout,
-    /// and its result is dropped. Under an app's own 10 s, so the app hears "retry" rather than nothing.
-    public var requestDeadline = Duration.seconds(4)
+    /// and its result is dropped. `hail server` sets `defaultRequestDeadline` (`--request-deadline`); nil, for
+    /// servers built in process (tests on a manual clock, whose real time is not the server's), means none.
+    public var requestDeadline: Duration?
+    /// `hail server`'s request deadline: under an app's own 10 s, so the app hears "retry" rather than nothing.
+    public static let defaultRequestDeadline = Duration.seconds(4)
     /// `Retry-After` on a 503 `unavailable`, in seconds.
     public var unavailableRetryAfterSeconds = 2
     /// Request, connection and message rate limits (429 with `Retry-After`, close 4029); see docs/SECURITY.md.

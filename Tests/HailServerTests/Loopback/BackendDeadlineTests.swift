@@ -74,6 +74,7 @@ struct BackendDeadlineTests {
         options.port = 0
         options.secret = SecureRandom.bytes(32)
         options.log = nil
+        options.configuration.requestDeadline = ServerConfiguration.defaultRequestDeadline
         let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret))
         let services = await backends.services(configuration: options.configuration, tokens: tokens, time: .system())
         let server = try await BackendServer.start(services: services, options: options)
