@@ -3,7 +3,7 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The kind of failure; new kinds may be added, so a `switch` over it needs a `default`.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
-            case connection, statement, decoding, closed, configuration
+            case connection, statement, decoding, closed, configuration, timedOut
         }
 
         private let base: Base
@@ -20,6 +20,9 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let closed = Code(.closed)
         /// A URL or setting is unusable.
         public static let configuration = Code(.configuration)
+        /// The server did not answer a statement in time: the connection was dropped, and whether the statement
+        /// took effect is unknown.
+        public static let timedOut = Code(.timedOut)
 
         /// The code's name.
         public var description: String { base.rawValue }
@@ -54,6 +57,7 @@ public struct PostgresError: Error, Sendable, Hashable, CustomStringConvertible 
         PostgresError(.statement, sqlState: sqlState, message: message, constraint: constraint)
     }
     static func decoding(_ message: String) -> PostgresError { PostgresError(.decoding, message: message) }
+    static func timedOut(_ message: String) -> PostgresError { PostgresError(.timedOut, message: message) }
     static let closed = PostgresError(.closed, message: "the connection pool is closed")
     static func configuration(_ message: String) -> PostgresError { PostgresError(.configuration, message: message) }
 }

@@ -52,9 +52,10 @@ final class PostgresHistoryGroupCommit: Sendable {
     func appendsBefore() async { await queue.appendsBefore() }
 
     private func queueDrain() {
-        guard !pool.submit({ connection in self.drainOneGroup(on: connection) }) else { return }
-        // The pool is closed: nothing pending will ever be written, so every append hears so now.
-        queue.failPending(PostgresError.closed)
+        guard let refusal = pool.submit({ connection in self.drainOneGroup(on: connection) }) else { return }
+        // The pool is closed or its queue full: nothing pending will be written, so every append hears so now
+        // (its batch goes unacknowledged and the phone sends it again).
+        queue.failPending(refusal)
     }
 
     /// Commits up to `largestGroup` pending appends as one statement, completes them, and queues the next group.
@@ -72,7 +73,9 @@ final class PostgresHistoryGroupCommit: Sendable {
         do {
             try PostgresPool.job(on: connection) { connection in try insert(group[...], on: connection) }
             return [:]
-        } catch let error as PostgresError where error.code != .connection && group.count > 1 {
+        } catch let error as PostgresError
+            where error.code != .connection && error.code != .timedOut && group.count > 1
+        {
             var failures: [Int: any Error] = [:]
             for index in group.indices {
                 do {

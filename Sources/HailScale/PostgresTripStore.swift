@@ -39,57 +39,41 @@ public struct PostgresTripStore: TripStore {
         }
     }
 
-    /// Applies the commit in one transaction if the stored version matches. The row lock taken by
-    /// `FOR UPDATE` makes a second node racing on the same trip wait, then read the winner's version and
-    /// get `.conflict`; two racers creating the same trip, or reusing one idempotency key, meet a unique
-    /// violation instead, which rolls everything back and is also `.conflict`. A second active trip for the rider
-    /// or the driver is refused by the unique indexes `trips_one_active_rider` / `trips_one_active_driver` (SQLSTATE
-    /// 23505 naming one of them): everything rolls back and the answer is `.activeTripTaken`, naming the trip held.
+    /// Applies the commit if the stored version matches, as one statement: PostgreSQL runs it as one transaction
+    /// and holds the trip's row lock only while it runs, never across a round trip to this node, so a node that
+    /// vanishes mid-commit leaves no lock behind. The trip's `UPDATE … WHERE version = expected` (or, for a new
+    /// trip, `INSERT … ON CONFLICT DO NOTHING`) decides; the audit line and the idempotency record are written
+    /// from its returned row, so they exist exactly when the trip changed. A second node racing on the same trip
+    /// waits for the row, then finds another version and changes nothing: `.conflict`; two racers creating the
+    /// same trip, or reusing one idempotency key, meet a unique violation instead, which undoes the whole
+    /// statement and is also `.conflict`. Not run again on a new connection when the connection breaks: the
+    /// statement may have committed, so the caller answers 503 and the app's retry under its key replays it. A
+    /// second active trip for the rider or the driver is refused by the unique indexes `trips_one_active_rider` /
+    /// `trips_one_active_driver` (SQLSTATE 23505 naming one of them): the statement is undone and the answer is
+    /// `.activeTripTaken`, naming the trip held.
     public func commit(_ commit: TripCommit) async throws -> CommitOutcome {
         let recordBytes = try HailJSON.encode(commit.record)
-        return try await pool.run { connection in
+        let trip = commit.record.trip
+        let event = commit.event
+        let entry = commit.idempotency
+        var parameters: [any PostgresEncodable] = [
+            trip.id, commit.record.riderID, commit.record.driverID, trip.state.rawValue, trip.version,
+            trip.state.isActive, recordBytes, event.at.timeIntervalSince1970, event.intent, event.actor,
+            event.state.rawValue, entry?.scope.principal, entry?.scope.route, entry?.scope.key, entry?.response.status,
+            entry?.response.body, entry?.response.requestFingerprint, entry?.response.createdAt.timeIntervalSince1970,
+        ]
+        let sql: String
+        if let expected = commit.expectedVersion {
+            parameters.append(expected)
+            sql = Self.updateSQL
+        } else {
+            sql = Self.insertSQL
+        }
+        let sent = parameters
+        return try await pool.runOnce { connection in
             do {
-                return try connection.transaction {
-                    let trip = commit.record.trip
-                    let stored = try connection.query("SELECT version FROM trips WHERE id = $1 FOR UPDATE", [trip.id])
-                    let storedVersion = try stored.first.map { try $0.int(0) }
-                    guard storedVersion == commit.expectedVersion else { return CommitOutcome.conflict }
-                    try connection.query(
-                        """
-                        INSERT INTO trips (id, rider_id, driver_id, state, version, active, record, updated_at)
-                        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-                        ON CONFLICT (id) DO UPDATE SET driver_id = excluded.driver_id, state = excluded.state,
-                            version = excluded.version, active = excluded.active, record = excluded.record,
-                            updated_at = excluded.updated_at
-                        """,
-                        [
-                            trip.id, commit.record.riderID, commit.record.driverID, trip.state.rawValue, trip.version,
-                            trip.state.isActive, recordBytes, commit.event.at.timeIntervalSince1970,
-                        ])
-                    let event = commit.event
-                    try connection.query(
-                        """
-                        INSERT INTO trip_events (trip_id, version, intent, actor, state, at)
-                        VALUES ($1, $2, $3, $4, $5, $6)
-                        """,
-                        [
-                            event.tripID, event.version, event.intent, event.actor, event.state.rawValue,
-                            event.at.timeIntervalSince1970,
-                        ])
-                    if let entry = commit.idempotency {
-                        try connection.query(
-                            """
-                            INSERT INTO idempotency (principal, route, key, status, body, fingerprint, created_at)
-                            VALUES ($1, $2, $3, $4, $5, $6, $7)
-                            """,
-                            [
-                                entry.scope.principal, entry.scope.route, entry.scope.key, entry.response.status,
-                                entry.response.body, entry.response.requestFingerprint,
-                                entry.response.createdAt.timeIntervalSince1970,
-                            ])
-                    }
-                    return CommitOutcome.committed
-                }
+                let changed = try connection.query(sql, sent).first.map { try $0.int(0) } ?? 0
+                return changed == 1 ? CommitOutcome.committed : .conflict
             } catch let error as PostgresError where error.isUniqueViolation {
                 let party: ActiveTripConflict.Party
                 switch error.constraint {
@@ -109,6 +93,39 @@ public struct PostgresTripStore: TripStore {
             }
         }
     }
+
+    /// The audit line and idempotency record, written from the trip row a commit's first step returned.
+    private static let followers = """
+        , event AS (
+            INSERT INTO trip_events (trip_id, version, intent, actor, state, at)
+            SELECT id, $5::bigint, $9::text, $10::text, $11::text, $8::float8 FROM changed
+        ), kept AS (
+            INSERT INTO idempotency (principal, route, key, status, body, fingerprint, created_at)
+            SELECT $12::text, $13::text, $14::text, $15::integer, $16::bytea, $17::bytea, $18::float8 FROM changed
+            WHERE $12::text IS NOT NULL
+        )
+        SELECT count(*) FROM changed
+        """
+
+    static let insertSQL =
+        """
+        WITH changed AS (
+            INSERT INTO trips (id, rider_id, driver_id, state, version, active, record, updated_at)
+            VALUES ($1::text, $2::text, $3::text, $4::text, $5::bigint, $6::boolean, $7::bytea, $8::float8)
+            ON CONFLICT (id) DO NOTHING
+            RETURNING id
+        )
+        """ + followers
+
+    static let updateSQL =
+        """
+        WITH changed AS (
+            UPDATE trips SET driver_id = $3::text, state = $4::text, version = $5::bigint, active = $6::boolean,
+                record = $7::bytea, updated_at = $8::float8
+            WHERE id = $1::text AND version = $19::bigint AND rider_id = $2::text
+            RETURNING id
+        )
+        """ + followers
 
     /// The audit log, oldest first.
     public func events(tripID: String) async throws -> [TripEventRecord] {

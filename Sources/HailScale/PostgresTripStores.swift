@@ -127,11 +127,13 @@ public struct PostgresTripStores: Sendable {
     /// The connections both use.
     public let pool: PostgresPool
 
-    /// Connects to `url`, migrating `schema` (tests use a fresh one each), with `connections` threads.
-    public static func open(url: String, schema: String = "public", connections: Int = 4) async throws
-        -> PostgresTripStores
-    {
-        let pool = try await PostgresPool.connect(url: url, schema: schema, size: connections, migrations: migrations)
+    /// Connects to `url`, migrating `schema` (tests use a fresh one each), with `connections` threads, each
+    /// wait bounded by `timeouts`.
+    public static func open(
+        url: String, schema: String = "public", connections: Int = 4, timeouts: PostgresTimeouts = PostgresTimeouts()
+    ) async throws -> PostgresTripStores {
+        let pool = try await PostgresPool.connect(
+            url: url, schema: schema, size: connections, migrations: migrations, timeouts: timeouts)
         return PostgresTripStores(
             trips: PostgresTripStore(pool: pool), history: PostgresLocationHistoryStore(pool: pool), pool: pool)
     }

@@ -1,7 +1,20 @@
 import CRedis
 import Foundation
+import HailThreads
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One hiredis connection: commands, pipelines, and the non-blocking pieces a subscriber's read loop needs.
+///
+/// Every wait is bounded by the endpoint's `timeout`: the connect, and each send and receive (the socket's
+/// `SO_SNDTIMEO`/`SO_RCVTIMEO`, set once per connection, so a command costs no extra system call). A command
+/// that meets the timeout fails, and the connection is dropped (hiredis leaves a context unusable after an I/O
+/// error) and opened afresh by the next command. TCP keepalive finds a peer that vanished while the connection
+/// sat idle, and `TCP_USER_TIMEOUT` one that stops acknowledging what was sent.
 ///
 /// `@unchecked Sendable` only because it wraps a `redisContext`, which hiredis does not allow two threads to
 /// use at once: what protects it is ownership, each connection being used only by the one thread it was
@@ -84,15 +97,24 @@ final class RedisConnection: @unchecked Sendable {
 
     private func open() throws -> UnsafeMutablePointer<redisContext> {
         if let context { return context }
-        guard let context = redisConnectWithTimeout(endpoint.host, Int32(endpoint.port), timeval(tv_sec: 5, tv_usec: 0))
+        let timeout = Self.socketTime(endpoint.timeout)
+        guard let context = redisConnectWithTimeout(endpoint.host, Int32(endpoint.port), timeout)
         else { throw RedisError.connection("out of memory") }
         guard context.pointee.err == 0 else {
             let message = Self.message(context)
             redisFree(context)
             throw RedisError.connection("\(endpoint.host):\(endpoint.port): \(message)")
         }
-        // The connect timeout also became the read timeout; a subscriber waits on poll, never on a read.
-        redisSetTimeout(context, timeval(tv_sec: 0, tv_usec: 0))
+        // The connect timeout stays the send and receive timeout (hiredis sets it on the socket); a subscriber
+        // waits on poll with a deadline of its own, and reads only what poll says has arrived.
+        redisSetTimeout(context, timeout)
+        redisEnableKeepAlive(context)
+        // Three timeouts: a send's own timeout reports first; this ends a connection whose peer stopped
+        // acknowledging (a partition) even when nothing reads it.
+        var userTimeout = UInt32(clamping: endpoint.timeout.components.seconds * 3000 + 1)
+        _ = setsockopt(
+            context.pointee.fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, &userTimeout, socklen_t(MemoryLayout<UInt32>.size)
+        )
         self.context = context
         if endpoint.database != 0 { _ = try command(["SELECT", String(endpoint.database)]).checked() }
         return context
@@ -108,9 +130,19 @@ final class RedisConnection: @unchecked Sendable {
 
     /// The context's error; the connection is unusable after one, so it is dropped for a reconnect.
     private func failure(_ context: UnsafeMutablePointer<redisContext>) -> RedisError {
-        let error = RedisError.connection(Self.message(context))
+        var message = Self.message(context)
+        // A socket timeout reaches hiredis as EAGAIN on a blocking socket.
+        if context.pointee.err == REDIS_ERR_IO, errno == EAGAIN || errno == EWOULDBLOCK {
+            message = "\(endpoint.host):\(endpoint.port) did not answer within \(endpoint.timeout.secondsText) s"
+        }
+        let error = RedisError.connection(message)
         close()
         return error
+    }
+
+    private static func socketTime(_ duration: Duration) -> timeval {
+        let (seconds, attoseconds) = duration.components
+        return timeval(tv_sec: Int(seconds), tv_usec: .init(attoseconds / 1_000_000_000_000))
     }
 
     private static func message(_ context: UnsafeMutablePointer<redisContext>) -> String {

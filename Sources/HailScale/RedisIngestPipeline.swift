@@ -1,6 +1,7 @@
 import Foundation
 import HailCore
 import HailServer
+import HailThreads
 import Synchronization
 
 /// The scaled ingest's Redis side: the batches planned while the last round trip was out are written
@@ -37,6 +38,11 @@ public final class RedisIngestPipeline: DriverIngestPipeline {
 
     /// Arguments per write in `roundScript`'s ARGV.
     static let argumentsPerWrite = 8
+
+    /// The most jobs that wait for a round: far above what a healthy Redis leaves waiting (a round takes what
+    /// arrived during the last round trip), and a bound on what a silent one can pile up; a write past it is
+    /// refused at once and its batch given back to the phone.
+    static let capacity = 65_536
 
     // KEYS: each write's driver hash. ARGV, 8 per write: expected ver, new ver, seq, filter, position ('' for
     // none), lifetime in ms ('' to leave it), channel ('' for none), payload. Returns, per write, 1 when
@@ -208,17 +214,20 @@ public final class RedisIngestPipeline: DriverIngestPipeline {
     }
 
     private func submit(_ job: Job) {
-        let (accepted, signal) = queue.withLock { queue -> (Bool, Bool) in
-            guard !queue.closed else { return (false, false) }
+        let (refusal, signal) = queue.withLock { queue -> ((any Error)?, Bool) in
+            guard !queue.closed else { return (RedisError.closed, false) }
+            guard queue.jobs.count < Self.capacity else {
+                return (ThreadPoolError.full("hail-redis-ingest", capacity: Self.capacity), false)
+            }
             queue.jobs.append(job)
             defer { queue.sleeping = false }
-            return (true, queue.sleeping)
+            return (nil, queue.sleeping)
         }
         if signal { wake.signal() }
-        guard !accepted else { return }
+        guard let refusal else { return }
         switch job {
-        case .write(let write): write.whenDone(.failure(RedisError.closed))
-        case .commands(_, let done): done(.failure(RedisError.closed))
+        case .write(let write): write.whenDone(.failure(refusal))
+        case .commands(_, let done): done(.failure(refusal))
         }
     }
 

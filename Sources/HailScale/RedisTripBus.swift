@@ -1,5 +1,6 @@
 import Foundation
 import HailServer
+import HailThreads
 import Synchronization
 
 #if canImport(Glibc)
@@ -15,7 +16,11 @@ import Synchronization
 /// Redis pub/sub keeps nothing: a message published while a subscriber's connection is down is gone. So
 /// when the subscriber connection drops, every local stream is ended (their sockets close and the apps
 /// resync from the trip store, which holds every trip change), and a publish that fails is retried once
-/// on a fresh connection, then counted (`hail_bus_publish_failures_total`) and logged.
+/// on a fresh connection, then counted (`hail_bus_publish_failures_total`) and logged. A Redis that goes
+/// silent (paused, or behind a path that drops packets) is a lost connection too: the reader sends a `PING`
+/// after a second with nothing read and drops the connection when it goes unanswered for the endpoint's
+/// `timeout` (`SubscriberWatch`), and a subscribe still waiting for its confirmation then returns an ended
+/// stream, so a stream's setup never waits longer than that.
 public final class RedisTripBus: TripBus {
     private struct Listener {
         var continuation: AsyncStream<BusMessage>.Continuation
@@ -44,6 +49,9 @@ public final class RedisTripBus: TripBus {
 
     private let publisher: RedisClient
     private let subscriber: RedisConnection
+    private let endpoint: RedisEndpoint
+    /// The reader's silence before a `PING`.
+    static let quietBeforePing = Duration.seconds(1)
     private let state = Mutex(State())
     private let health = Mutex(Health())
     private let log: @Sendable (String) -> Void
@@ -65,6 +73,7 @@ public final class RedisTripBus: TripBus {
         wakeRead = fds[0]
         wakeWrite = fds[1]
         self.prefix = prefix
+        self.endpoint = endpoint
         publisher = RedisClient(endpoint: endpoint, size: 1)
         subscriber = RedisConnection(endpoint: endpoint)
         let thread = Thread { [self] in self.readLoop() }
@@ -209,13 +218,21 @@ public final class RedisTripBus: TripBus {
             } catch {
                 subscriber.close()
                 // Redis is unreachable: every channel must be subscribed again on the next connection, and
-                // what was published meanwhile is lost, so the streams end and their clients resync.
-                let lost = state.withLock { state -> [AsyncStream<BusMessage>.Continuation] in
+                // what was published meanwhile is lost, so the streams end and their clients resync. A
+                // subscribe waiting for its confirmation returns now, its stream ended with the others.
+                let (lost, waiters) = state.withLock {
+                    state -> ([AsyncStream<BusMessage>.Continuation], [CheckedContinuation<Void, Never>]) in
                     state.subscribed.removeAll()
-                    defer { state.streams = [:] }
-                    return state.streams.values.flatMap(\.values).map(\.continuation)
+                    defer {
+                        state.streams = [:]
+                        state.pending = [:]
+                    }
+                    return (
+                        state.streams.values.flatMap(\.values).map(\.continuation), state.pending.values.flatMap { $0 }
+                    )
                 }
                 for stream in lost { stream.finish() }
+                for waiter in waiters { waiter.resume() }
                 waitForRetry()
             }
         }
@@ -245,6 +262,8 @@ public final class RedisTripBus: TripBus {
     }
 
     private func pump() throws {
+        let opened = ContinuousClock.now
+        var watch = SubscriberWatch(quiet: Self.quietBeforePing, deadline: endpoint.timeout, now: .zero)
         while true {
             let (commands, closed) = state.withLock { state in
                 defer { state.outbox = [] }
@@ -255,12 +274,29 @@ public final class RedisTripBus: TripBus {
                 for command in commands { try subscriber.enqueue(command) }
                 try subscriber.flush()
             }
-            while let reply = try subscriber.bufferedReply() { handle(reply) }
+            while let reply = try subscriber.bufferedReply() {
+                watch.heard(at: ContinuousClock.now - opened)
+                handle(reply)
+            }
+            var wait = Duration.zero
+            switch watch.next(at: ContinuousClock.now - opened) {
+            case .fail:
+                throw RedisError.connection(
+                    "\(endpoint.host):\(endpoint.port) did not answer a PING within \(endpoint.timeout.secondsText) s")
+            case .ping:
+                // Allowed while subscribed; its answer is an array the reply handler ignores.
+                try subscriber.enqueue(["PING"])
+                try subscriber.flush()
+                continue
+            case .wait(let duration):
+                wait = duration
+            }
             var fds = [
                 pollfd(fd: subscriber.fileDescriptor, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
             ]
-            guard poll(&fds, 2, -1) >= 0 else {
+            let milliseconds = wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000
+            guard poll(&fds, 2, Int32(clamping: milliseconds + 1)) >= 0 else {
                 if errno == EINTR { continue }
                 throw RedisError.connection("poll: \(String(cString: strerror(errno)))")
             }

@@ -26,32 +26,44 @@ public struct ScaledBackends: Sendable {
     public let clockReference: (any ClockReference)?
     /// A one-line summary for the startup banner, without credentials.
     public let summary: String
+    /// The readiness checks of `GET /readyz`: PostgreSQL `SELECT 1` or a SQLite read, and Redis `PING`.
+    public let probes: [BackendProbe]
     private let closers: [@Sendable () -> Void]
 
     /// Opens the backends: `postgresURL` (a libpq URI) or else SQLite at `databasePath`, and `redisURL`
     /// (`redis://host:port/db`) or else the in-process bus, grid index, offers and ingest state; `prefix`
-    /// goes before every Redis key and channel (tests isolate with it).
+    /// goes before every Redis key and channel (tests isolate with it). `backendTimeout`, when given, is how
+    /// long a caller waits for PostgreSQL and for Redis (unless the Redis URL sets `timeout`); the other waits
+    /// are `postgresTimeouts`' and the URLs' (see docs/DEPLOY.md, "Timeouts").
     public static func open(
         postgresURL: String?, redisURL: String?, databasePath: String, postgresSchema: String = "public",
-        redisPrefix: String = ""
+        redisPrefix: String = "", backendTimeout: Duration? = nil,
+        postgresTimeouts: PostgresTimeouts = PostgresTimeouts()
     ) async throws -> ScaledBackends {
         // A malformed URL is refused before anything is opened or created.
-        let endpoint = try redisURL.map(RedisEndpoint.init(url:))
+        var endpoint = try redisURL.map(RedisEndpoint.init(url:))
+        if let backendTimeout, let url = redisURL, !url.contains("timeout=") { endpoint?.timeout = backendTimeout }
+        var postgresTimeouts = postgresTimeouts
+        if let backendTimeout { postgresTimeouts.deadline = backendTimeout }
         var closers: [@Sendable () -> Void] = []
         var parts: [String] = []
+        var probes: [BackendProbe] = []
         let trips: any TripStore
         let history: any LocationHistoryStore
         var clockReference: (any ClockReference)?
         if let postgresURL {
-            let stores = try await PostgresTripStores.open(url: postgresURL, schema: postgresSchema)
+            let stores = try await PostgresTripStores.open(
+                url: postgresURL, schema: postgresSchema, timeouts: postgresTimeouts)
             closers.append { stores.close() }
             (trips, history) = (stores.trips, stores.history)
             clockReference = PostgresClockReference(pool: stores.pool)
             parts.append("PostgreSQL")
+            probes.append(BackendProbe(name: "postgresql") { try await stores.pool.run { try $0.execute("SELECT 1") } })
         } else {
             let stores = try await SQLiteTripStores.open(path: databasePath)
             (trips, history) = (stores.trips, stores.history)
             parts.append("SQLite \(databasePath)")
+            probes.append(BackendProbe(name: "sqlite") { _ = try await stores.trips.record(id: "readyz") })
         }
         let bus: any TripBus
         let geo: any GeoIndex
@@ -84,6 +96,7 @@ public struct ScaledBackends: Sendable {
             searchLeases = RedisSearchLeases(client: client, prefix: redisPrefix + "hail:searches")
             clockReference = RedisClockReference(client: client)
             parts.append("Redis \(endpoint.host):\(endpoint.port)")
+            probes.append(BackendProbe(name: "redis") { try await client.ping() })
         } else {
             (bus, geo) = (InProcessTripBus(), MemoryGeoIndex())
             let leases = MemorySearchLeases()
@@ -93,7 +106,7 @@ public struct ScaledBackends: Sendable {
         return ScaledBackends(
             trips: trips, history: history, bus: bus, geo: geo, offers: offers, ingestState: ingestState,
             ingestPipeline: ingestPipeline, searchLeases: searchLeases, clockReference: clockReference,
-            summary: parts.joined(separator: ", "), closers: closers)
+            summary: parts.joined(separator: ", "), probes: probes, closers: closers)
     }
 
     /// The server's services on these backends.
@@ -106,7 +119,7 @@ public struct ScaledBackends: Sendable {
         return await ServerServices.make(
             configuration: configuration, tokens: tokens, time: time, metrics: metrics, trips: trips, history: history,
             bus: bus, geo: geo, offers: offers, ingestState: ingestState, ingestPipeline: ingestPipeline,
-            searchLeases: searchLeases, clockReference: clockReference)
+            searchLeases: searchLeases, clockReference: clockReference, probes: probes)
     }
 
     /// Closes the connections (the SQLite file closes with its last store).

@@ -17,7 +17,8 @@ enum ServerCommand {
                            [--open-connections-per-address N]
                            [--limit-loopback] [--no-rate-limits]
                            [--trusted-proxies A,B]
-                           [--request-timeout SECONDS] [--loops N]
+                           [--request-timeout SECONDS] [--request-deadline SECONDS]
+                           [--backend-timeout SECONDS] [--loops N]
                            [--io-coalescing-us N] [--unpinned-loops]
                            [--apns-key-file AuthKey_KEYID.p8 --apns-key-id KEYID --apns-team-id TEAMID
                             --apns-topic BUNDLE.ID [--apns-host HOST:PORT] [--apns-ca-file PEM]]
@@ -47,6 +48,11 @@ enum ServerCommand {
                          line and field) and read again on SIGHUP: a bad file keeps the flags in
                          force and says why.             default: stream, road ETA, no cap; graph when --roads
           --quiet        no request log (one JSON line per request on stderr otherwise)
+
+        Timeouts (docs/DEPLOY.md, "Timeouts"): a backend that does not answer costs a 503 with Retry-After.
+          --backend-timeout   how long one PostgreSQL or Redis call may wait (the Redis socket
+                              timeout too, unless the Redis URL sets ?timeout=)      default 2
+          --request-deadline  the longest a request's answer may take; past it, 503  default 4
 
         Limits (docs/SECURITY.md): a rate is R per second with bursts of B (`100:500`; `100` alone is a
         burst of one second's worth), or `off`. Over it: HTTP 429 with Retry-After, or WebSocket close 4029.
@@ -90,8 +96,8 @@ enum ServerCommand {
                     "--requests-per-token", "--connections-per-address", "--connections-per-token",
                     "--messages-per-socket", "--telemetry-per-token",
                     "--open-connections-per-address",
-                    "--trusted-proxies", "--request-timeout", "--loops", "--io-coalescing-us",
-                    "--clock-offset-seconds",
+                    "--trusted-proxies", "--request-timeout", "--loops", "--io-coalescing-us", "--backend-timeout",
+                    "--request-deadline", "--clock-offset-seconds",
                 ] + apnsOptions),
             flags: ["--quiet", "--limit-loopback", "--no-rate-limits", "--unpinned-loops"])
         var options = BackendServer.Options()
@@ -125,6 +131,9 @@ enum ServerCommand {
         try configureLimits(&options.configuration, args)
         // Test-only, and so not in the usage: a node whose clock is this far off (docs/DEPLOY.md, "Clocks").
         let time = Timeline.system(offset: try clockOffset(args))
+        let backendTimeout = try seconds(args, "--backend-timeout", in: 0.1...60)
+        options.configuration.requestDeadline =
+            try seconds(args, "--request-deadline", in: 0.5...60) ?? ServerConfiguration.defaultRequestDeadline
         if args["--route-cohorts"] != nil {
             throw UsageError(
                 "--route-cohorts moved into the flags file: set `routeProvider` per cohort there and pass --flags FILE"
@@ -137,7 +146,8 @@ enum ServerCommand {
             if args["--postgres"] != nil || args["--redis"] != nil {
                 let backends = try await ScaledBackends.open(
                     postgresURL: args["--postgres"], redisURL: args["--redis"], databasePath: options.databasePath,
-                    postgresSchema: args["--postgres-schema"] ?? "public", redisPrefix: args["--redis-prefix"] ?? "")
+                    postgresSchema: args["--postgres-schema"] ?? "public", redisPrefix: args["--redis-prefix"] ?? "",
+                    backendTimeout: backendTimeout)
                 let services = await backends.services(
                     configuration: options.configuration,
                     tokens: TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret)), time: time)
@@ -168,6 +178,17 @@ extension ServerCommand {
             throw UsageError("--clock-offset-seconds needs seconds between -31622400 and 31622400, not '\(text)'")
         }
         return seconds
+    }
+
+    /// `option`'s value in seconds, nil when it is not given; a usage error outside `range`.
+    static func seconds(_ args: Arguments, _ option: String, in range: ClosedRange<Double>) throws(UsageError)
+        -> Duration?
+    {
+        guard let text = args[option] else { return nil }
+        guard let value = Double(text), range.contains(value) else {
+            throw UsageError("\(option) must be seconds from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return .milliseconds(Int64((value * 1000).rounded()))
     }
 
     /// Loads `--roads` once, before the server starts, and checks the `--flags` file against the providers that

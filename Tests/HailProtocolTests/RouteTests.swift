@@ -36,10 +36,12 @@ import Testing
     }
 
     @Test func tableListsEveryRouteOnceWithItsTemplate() {
-        // 24, then the operator's stream, the map library, the demo console's two routes, the flags and telemetry.
-        #expect(Routes.all.count == 30)
-        #expect(Set(Routes.all.map(\.name)).count == 30)
-        #expect(Set(Routes.all.map(\.description)).count == 30)
+        // 24, then the operator's stream, the map library, the demo console's two routes, the flags, telemetry
+        // and readiness.
+        #expect(Routes.all.count == 31)
+        #expect(Set(Routes.all.map(\.name)).count == 31)
+        #expect(Set(Routes.all.map(\.description)).count == 31)
+        #expect(Routes.readiness.description == "GET /readyz")
         #expect(Routes.config.description == "GET /v1/config")
         #expect(Routes.telemetry.description == "POST /v1/telemetry")
         #expect(Routes.cancelTrip.description == "POST /v1/trips/{id}/cancel")

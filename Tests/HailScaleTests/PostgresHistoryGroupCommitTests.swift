@@ -39,7 +39,8 @@ struct PostgresHistoryGroupCommitTests {
     static func heldStores(url: String, schema: String) async throws -> (PostgresTripStores, @Sendable () -> Void) {
         let stores = try await PostgresTripStores.open(url: url, schema: schema, connections: 1)
         let gate = DispatchSemaphore(value: 0)
-        #expect(stores.pool.submit { _ in gate.wait() })
+        let refusal = stores.pool.submit { _ in gate.wait() }
+        #expect(refusal == nil)
         return (stores, { gate.signal() })
     }
 

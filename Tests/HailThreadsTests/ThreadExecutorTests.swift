@@ -83,7 +83,7 @@ struct ThreadExecutorTests {
             pool.close()
         }
         #expect(released.withLock { $0.resources.sorted() } == [10, 20])
-        #expect(pool.submit { _ in } == false)
+        #expect(pool.submit { _ in } is Closed)
         await #expect(throws: Closed.self) { _ = try await pool.run { $0 } }
     }
 }

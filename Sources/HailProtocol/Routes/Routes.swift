@@ -89,6 +89,9 @@ public enum Routes {
         name: "demoFault", method: .post, template: "/v1/demo/faults", access: .operator)
     /// `GET /healthz` -> 200 `{"status": "ok"}`.
     public static let health = Route(name: "health", method: .get, template: "/healthz", access: .everyone)
+    /// `GET /readyz` -> 200 `{"status": "ready", ...}` when every backend answers in time, else 503 with
+    /// `Retry-After` naming the backends that did not (or `draining`).
+    public static let readiness = Route(name: "readiness", method: .get, template: "/readyz", access: .everyone)
     /// `GET /metrics` -> Prometheus text format.
     public static let metrics = Route(name: "metrics", method: .get, template: "/metrics", access: .everyone)
     /// `GET /share/{token}` -> the share page (HTML).
@@ -104,7 +107,7 @@ public enum Routes {
         registerDevice, unregisterDevice, registerLiveActivity, config, telemetry, fleet, fleetRoads, fleetLive,
         leafletAsset, demoRider,
         demoFault,
-        health, metrics, sharePage, fleetMap,
+        health, readiness, metrics, sharePage, fleetMap,
     ]
 
     /// `/v1/drivers/nearby?lat=..&lng=..`.

@@ -61,10 +61,12 @@ public struct APIResponse: Sendable, Hashable {
         APIResponse(status: status, headers: [HailHeader.contentType: HailMediaType.json], body: body)
     }
 
-    /// The documented error body for `error`, with its status (and `Retry-After` for 429).
+    /// The documented error body for `error`, with its status (and `Retry-After` for 429 and 503: the
+    /// configured one for 503 is set by `HailAPI`, 2 s here).
     public static func error(_ error: APIError) -> APIResponse {
         var response = json(ErrorBody(error: error), status: error.httpStatus)
         if error.code == .rateLimited { response.headers[HailHeader.retryAfter] = "1" }
+        if error.code == .unavailable { response.headers[HailHeader.retryAfter] = "2" }
         return response
     }
 

@@ -61,7 +61,7 @@ public struct HailAPI: Sendable {
             {
                 throw APIError(code: .invalidJSON, message: "the body is not valid UTF-8")
             }
-            let response = try await route(request, match, principal)
+            let response = try await routeWithinDeadline(request, match, principal)
             await countRefusal(request, match, response)
             return (response, match.route.name)
         } catch {
@@ -70,6 +70,9 @@ public struct HailAPI: Sendable {
             var response = APIResponse.error(error)
             // RFC 9110 15.5.22: a 426 names the protocol to switch to.
             if error.code == .upgradeRequired { response.headers[HailHeader.upgrade] = "websocket" }
+            if error.code == .unavailable {
+                response.headers[HailHeader.retryAfter] = String(services.configuration.unavailableRetryAfterSeconds)
+            }
             if authenticated { await countRefusal(request, match, response) }
             return (response, match.route.name)
         }
@@ -113,6 +116,29 @@ public struct HailAPI: Sendable {
         return principal
     }
 
+    /// The route's answer within the configured `requestDeadline`, else 503 `unavailable`: every backend call
+    /// is bounded on its own, and this bounds a request that makes several (a commit, then its publishes).
+    private func routeWithinDeadline(_ request: APIRequest, _ match: RouteMatch, _ principal: Principal?)
+        async throws(APIError) -> APIResponse
+    {
+        guard let deadline = services.configuration.requestDeadline else {
+            return try await route(request, match, principal)
+        }
+        let outcome = await firstWithin(deadline) { () -> Result<APIResponse, APIError> in
+            do throws(APIError) {
+                return .success(try await route(request, match, principal))
+            } catch {
+                return .failure(error)
+            }
+        }
+        guard let outcome else {
+            throw APIError(
+                code: .unavailable,
+                message: "no answer within \(deadline.components.seconds) s: a backend is slow or unreachable; retry")
+        }
+        return try outcome.get()
+    }
+
     private func route(_ request: APIRequest, _ match: RouteMatch, _ principal: Principal?) async throws(APIError)
         -> APIResponse
     {
@@ -120,6 +146,11 @@ public struct HailAPI: Sendable {
         switch match.route {
         case Routes.health:
             return .json(["status": "ok"])
+        case Routes.readiness:
+            let verdict = await services.readiness.verdict()
+            var response = APIResponse.json(verdict, status: verdict.isReady ? 200 : 503)
+            if !verdict.isReady { response.headers[HailHeader.retryAfter] = "1" }
+            return response
         case Routes.metrics:
             await services.updateScrapeGauges()
             return APIResponse(

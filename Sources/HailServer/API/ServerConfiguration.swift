@@ -9,6 +9,15 @@ public struct ServerConfiguration: Sendable {
     /// Seconds a client has to send a whole request, head and body, and the most a WebSocket handshake
     /// may take; slower ones (a request dribbled a byte at a time) are disconnected.
     public var requestTimeoutSeconds = 20
+    /// The longest a request's answer may take once it is read: past it the answer is 503 `unavailable` with
+    /// `Retry-After` (a backend is slow or silent) while the work runs on, bounded by each backend's timeout,
+    /// and its result is dropped. `hail server` sets `defaultRequestDeadline` (`--request-deadline`); nil, for
+    /// servers built in process (tests on a manual clock, whose real time is not the server's), means none.
+    public var requestDeadline: Duration?
+    /// `hail server`'s request deadline: under an app's own 10 s, so the app hears "retry" rather than nothing.
+    public static let defaultRequestDeadline = Duration.seconds(4)
+    /// `Retry-After` on a 503 `unavailable`, in seconds.
+    public var unavailableRetryAfterSeconds = 2
     /// Request, connection and message rate limits (429 with `Retry-After`, close 4029); see docs/SECURITY.md.
     public var rateLimits = RateLimits()
     /// The pickup ETA quoted in estimates when no driver is near.

@@ -40,6 +40,8 @@ public struct ServerServices: Sendable {
     public let telemetryLimit: PrincipalRateLimit
     /// Watches this node's clock against the deployment's shared one, when it has one (the scaled shape).
     public let clockMonitor: ClockOffsetMonitor?
+    /// Whether the node can serve (`GET /readyz`): its backends probed with short deadlines; the drain hook.
+    public let readiness: Readiness
     /// When the scrape-time gauges were last counted.
     let scrapeThrottle = ScrapeThrottle()
 
@@ -61,6 +63,7 @@ public struct ServerServices: Sendable {
         directory: any DriverDirectory = GeneratedDriverDirectory(),
         clockReference: (any ClockReference)? = nil,
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
+        probes: [BackendProbe]? = nil,
         newTripID: @escaping @Sendable () -> String = { "trip-" + UUID().uuidString.lowercased() }
     ) async -> ServerServices {
         let routing = ServerRouting(configuration: configuration, metrics: metrics, time: time)
@@ -92,7 +95,9 @@ public struct ServerServices: Sendable {
             configuration: configuration, tokens: tokens, time: time, metrics: metrics, trips: trips, history: history,
             bus: bus, fleet: fleet, authority: authority, dispatcher: dispatcher, routing: routing,
             newTripID: newTripID, push: push, directory: directory,
-            clockMonitor: clockReference.map { ClockOffsetMonitor(reference: $0, time: time, metrics: metrics) })
+            clockMonitor: clockReference.map { ClockOffsetMonitor(reference: $0, time: time, metrics: metrics) },
+            readiness: Readiness(
+                probes: probes ?? [BackendProbe(name: "storage") { _ = try await trips.record(id: "readyz") }]))
         if let push {
             await push.reportDeliveries(to: metrics)
             // The lock screen shows what the rider's app would: the live ETA and the driver's last position.
@@ -110,9 +115,11 @@ public struct ServerServices: Sendable {
         trips: any TripStore, history: any LocationHistoryStore, bus: any TripBus, fleet: Fleet,
         authority: TripAuthority, dispatcher: Dispatcher, routing: ServerRouting,
         newTripID: @escaping @Sendable () -> String, push: PushNotifier?, directory: any DriverDirectory,
-        clockMonitor: ClockOffsetMonitor?
+        clockMonitor: ClockOffsetMonitor?,
+        readiness: Readiness
     ) {
         self.clockMonitor = clockMonitor
+        self.readiness = readiness
         self.configuration = configuration
         self.tokens = tokens
         self.time = time

@@ -45,7 +45,8 @@ public final class BackendServer: Sendable {
         let services = await ServerServices.make(
             configuration: options.configuration,
             tokens: TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret)),
-            time: time, trips: stores.trips, history: stores.history)
+            time: time, trips: stores.trips, history: stores.history,
+            probes: [BackendProbe(name: "sqlite") { _ = try await stores.trips.record(id: "readyz") }])
         return try await start(services: services, options: options)
     }
 

@@ -25,6 +25,11 @@ struct EveryEndpointOverLoopbackTests {
         let far = h.token(.driver, "far")
 
         #expect(await h.call("GET", "/healthz").body == Data(#"{"status":"ok"}"#.utf8))
+        let readiness = await h.call("GET", "/readyz")
+        #expect(readiness.status == 200)
+        #expect(
+            try HailJSON.decode(ReadinessVerdict.self, from: readiness.body)
+                == ReadinessVerdict(results: ["storage": nil], draining: false))
         #expect(await h.call("GET", "/metrics").status == 200)
         await h.onlineDriver("near", at: Coordinate(lat: 43.7400, lng: 7.4280))
         #expect(await h.call("POST", "/v1/drivers/me/status", token: far, json: #"{"online": true}"#).status == 200)

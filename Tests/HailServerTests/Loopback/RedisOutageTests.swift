@@ -57,6 +57,12 @@ final class PrivateRedis: Sendable {
         throw LoopbackError(description: "redis-server on port \(port) did not become ready")
     }
 
+    /// SIGSTOP: Redis keeps every connection open and answers nothing (its kernel still acknowledges).
+    func pause() { process.withLock { $0?.child }?.send(SIGSTOP) }
+
+    /// SIGCONT: Redis answers again, starting with what waited.
+    func resume() { process.withLock { $0?.child }?.send(SIGCONT) }
+
     /// SIGKILL: Redis vanishes mid-conversation.
     func kill() {
         guard let process = process.withLock({ $0?.child }), process.isRunning else { return }

@@ -1,0 +1,28 @@
+import Dispatch
+import Synchronization
+
+/// Waits for `work` at most `deadline` (real time: it bounds a wait on a backend): its value, or nil when the
+/// deadline came first. The work is not cancelled and not awaited after the deadline: it runs on in a task of
+/// its own, bounded by its backends' own timeouts, and what it returns then is dropped.
+func firstWithin<T: Sendable>(_ deadline: Duration, _ work: @escaping @Sendable () async -> T) async -> T? {
+    let once = Once<T?>()
+    return await withCheckedContinuation { continuation in
+        once.wait(continuation)
+        Task { once.resume(returning: await work()) }
+        let (seconds, attoseconds) = deadline.components
+        DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) {
+            once.resume(returning: nil)
+        }
+    }
+}
+
+/// A continuation resumed by whichever of two racers comes first.
+private final class Once<T: Sendable>: Sendable {
+    private let continuation = Mutex<CheckedContinuation<T, Never>?>(nil)
+
+    func wait(_ waiting: CheckedContinuation<T, Never>) { continuation.withLock { $0 = waiting } }
+
+    func resume(returning value: T) {
+        continuation.withLock { $0.take() }?.resume(returning: value)
+    }
+}
