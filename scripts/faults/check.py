@@ -180,10 +180,27 @@ def main():
             if obj and obj.get("tripID") and obj.get("tripState"):
                 shown.add((obj["tripID"], obj["tripState"], d))
     missing = sorted({(trip, st, who) for trip, st, who in shown if (trip, st) not in states_seen})
+    # The trip probes log each 2xx answer's (trip, version, state): that exact version must be in the log.
+    logged = {(e["trip_id"], e["version"]): e["state"] for e in events}
+    answers, lost = 0, []
+    for name in sorted(os.listdir(path("clients"))):
+        if not name.startswith("tripprobe-"):
+            continue
+        with open(path("clients", name)) as f:
+            for line in f:
+                p = line.split()
+                if len(p) < 9 or not p[4].startswith("2") or p[6] == "-":
+                    continue
+                answers += 1
+                key = (p[6], int(p[7]))
+                if logged.get(key) != p[8]:
+                    lost.append(f"{name[:-4]}: {p[1]} {p[2]} answered {p[4]} with {p[6]} v{p[7]} {p[8]}; "
+                                f"trip_events has {logged.get(key, 'nothing')} at that version")
     results["I1"] = result(
-        "fail" if missing else ("pass" if shown else "n/a"),
-        f"{len(shown)} (trip, state) pairs shown to apps; {len(missing)} not in trip_events",
-        [f"{who} was shown trip {trip} {st}; PostgreSQL has no such state" for trip, st, who in missing])
+        "fail" if missing or lost else ("pass" if shown or answers else "n/a"),
+        f"{answers} 2xx trip answers (trip, version, state) and {len(shown)} (trip, state) pairs shown to apps; "
+        f"{len(lost)} answers and {len(missing)} pairs not in trip_events",
+        lost + [f"{who} was shown trip {trip} {st}; PostgreSQL has no such state" for trip, st, who in missing])
 
     # I2: no driver or rider with two active trips at once; no trip assigned twice without a search between.
     def intervals(key):
@@ -412,11 +429,23 @@ def main():
             r0, f0, _ = before[node]
             r1, f1, _ = after[node]
             growth.append(f"{node}: RSS {r0 // 1024} -> {r1 // 1024} MB, descriptors {f0} -> {f1}")
+    cpu = defaultdict(list)
+    try:
+        with open(path("samples-nodes.log")) as f:
+            for line in f:
+                t, node, pid, rss, fds, ticks = line.split()
+                cpu[(node, pid)].append((float(t), int(ticks)))
+    except (OSError, ValueError):
+        pass
+    for (node, pid), xs in sorted(cpu.items()):
+        if len(xs) > 5:
+            span = xs[-1][0] - xs[0][0]
+            growth.append(f"{node} (pid {pid}): {100 * (xs[-1][1] - xs[0][1]) / 100 / span:.0f} % of a core over {span:.0f} s")
     results["I11"] = result("info", "RSS and descriptors before the fault and at the end (the tail is too short to judge 10 %)", growth)
 
     # I12: during the fault no request waits over 5 s; refusals are 503 with Retry-After; /readyz not ready.
     slow, badstatus, ready = [], [], defaultdict(lambda: defaultdict(int))
-    probes = 0
+    probes, skipped = 0, 0
     if fault_at and heal_at:
         try:
             with open(path("clients", "probes.log")) as f:
@@ -424,9 +453,13 @@ def main():
                     parts = line.split()
                     if len(parts) < 6:
                         continue
-                    t0, route, target, code, secs, retry = float(parts[0]), parts[1], parts[2], parts[3], float(parts[4]), parts[5]
+                    t0, route = float(parts[0]), parts[1]
                     if not (fault_at <= t0 <= heal_at):
                         continue
+                    if route == "skipped":
+                        skipped += 1
+                        continue
+                    target, code, secs, retry = parts[2], parts[3], float(parts[4]), parts[5]
                     if route == "readyz":
                         ready[target][code] += 1
                         continue
@@ -436,9 +469,24 @@ def main():
                     if secs > 5:
                         slow.append((secs, f"{route} via {target}: {code} after {secs:.1f} s ({t0 - fault_at:+.1f} s into the fault)"))
                     if code not in ("200", "201", "202") and not (code == "503" and retry != "-"):
-                        badstatus.append(f"{route} via {target}: {code}{'' if retry == '-' else ' Retry-After ' + retry} after {secs:.1f} s")
+                        badstatus.append(f"{route} via {target}: {code}{' without Retry-After' if retry == '-' else ' Retry-After ' + retry} after {secs:.1f} s")
         except OSError:
             pass
+        for name in sorted(os.listdir(path("clients"))):
+            if not name.startswith("tripprobe-"):
+                continue
+            with open(path("clients", name)) as f:
+                for line in f:
+                    p = line.split()
+                    if len(p) < 9 or not (fault_at <= float(p[0]) <= heal_at):
+                        continue
+                    probes += 1
+                    secs, code = float(p[5]), p[4]
+                    what = f"{p[1]} {p[2]} ({name[:-4]})"
+                    if secs > 5:
+                        slow.append((secs, f"{what}: {code} after {secs:.1f} s ({float(p[0]) - fault_at:+.1f} s into the fault)"))
+                    if code.startswith("5") and code != "503" or code == "000":
+                        badstatus.append(f"{what}: {code} after {secs:.1f} s")
     slow.sort(reverse=True)
     readyz = []
     readyz_absent = False
@@ -458,9 +506,11 @@ def main():
     except (OSError, ValueError):
         pass
     ev = [s for _, s in slow[:6]] + badstatus[:4] + readyz + [f"{balancer_slow} app requests through the balancer over 5 s in the window"]
+    if skipped:
+        ev.append(f"{skipped} probe rounds skipped: 40 probes were already waiting")
     if readyz_absent:
         ev.append("/readyz answers 404: the endpoint does not exist yet")
-    fail12 = bool(slow or badstatus or balancer_slow)
+    fail12 = bool(slow or badstatus or balancer_slow or skipped)
     results["I12"] = result("fail" if fail12 else ("n/a" if not probes else "pass"),
                             f"{probes} probe requests in the fault window: {len(slow)} over 5 s, {len(badstatus)} not 2xx nor 503+Retry-After"
                             + ("; /readyz absent (404)" if readyz_absent else ""), ev)

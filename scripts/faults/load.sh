@@ -88,32 +88,108 @@ probe_once() {
     local target=$1 route=$2 url=$3 t0 out
     shift 3
     t0=$EPOCHREALTIME
-    out=$(ip netns exec "$NS_CLIENTS" curl -s -o /dev/null -m 30 -D - -w 'FAULTS %{http_code} %{time_total}' "$@" "$url" 2>/dev/null)
+    out=$(ip netns exec "$NS_CLIENTS" curl -s -o /dev/null -m 20 -D - -w 'FAULTS %{http_code} %{time_total}' "$@" "$url" 2>/dev/null)
     local code seconds retry
     read -r code seconds < <(printf '%s' "$out" | sed -n 's/.*FAULTS \([0-9]*\) \([0-9.]*\)$/\1 \2/p')
     retry=$(printf '%s' "$out" | tr -d '\r' | sed -n 's/^[Rr]etry-[Aa]fter: *//p' | head -1)
-    printf '%s %s %s %s %s %s\n' "$t0" "$route" "$target" "${code:-000}" "${seconds:-30}" "${retry:--}" >>"$RUN/clients/probes.log"
+    printf '%s %s %s %s %s %s\n' "$t0" "$route" "$target" "${code:-000}" "${seconds:-20}" "${retry:--}" >>"$RUN/clients/probes.log"
 }
 
+# Once a second: an estimate through the balancer and through each node, a driver's location batch through
+# the balancer, and every other second each node's /readyz. A probe that hangs is left to its 20 s timeout,
+# and a round is skipped while 40 are in flight, so an outage never piles up processes on the machine.
 probe_loop() {
-    local rider_token=$1 driver_token=$2 seq=0
+    local rider_token=$1 driver_token=$2 round=0
     local body='{"pickup":{"lat":43.7384,"lng":7.4246},"dropoff":{"lat":43.7312,"lng":7.4197}}'
     while [ ! -e "$RUN/stop-load" ]; do
-        local target url i
-        for target in lb n1 n2 n3; do
-            if [ "$target" = lb ]; then url=$LB_URL; else url=http://$FAULTS_NET.$((10 + ${target#n})):$NODE_PORT; fi
-            seq=$((seq + 1))
-            probe_once "$target" estimates "$url/v1/estimates" -X POST -H "Authorization: Bearer $rider_token" \
-                -H 'Content-Type: application/json' -d "$body" &
-            probe_once "$target" locations "$url/v1/drivers/me/locations" -X POST -H "Authorization: Bearer $driver_token" \
+        round=$((round + 1))
+        if [ "$(jobs -rp | wc -l)" -lt 40 ]; then
+            local target url
+            for target in lb n1 n2 n3; do
+                if [ "$target" = lb ]; then url=$LB_URL; else url=http://$FAULTS_NET.$((10 + ${target#n})):$NODE_PORT; fi
+                probe_once "$target" estimates "$url/v1/estimates" -X POST -H "Authorization: Bearer $rider_token" \
+                    -H 'Content-Type: application/json' -d "$body" &
+                [ "$target" != lb ] && [ $((round % 2)) -eq 0 ] && probe_once "$target" readyz "$url/readyz" &
+            done
+            probe_once lb locations "$LB_URL/v1/drivers/me/locations" -X POST -H "Authorization: Bearer $driver_token" \
                 -H 'Content-Type: application/json' \
-                -d "{\"seq\":$(( ${EPOCHREALTIME/./} / 1000 )),\"points\":[{\"lat\":43.70,\"lng\":7.25,\"accuracy\":5,\"heading\":0,\"speed\":0,\"t\":\"$(date -u +%Y-%m-%dT%H:%M:%S.000Z)\"}]}" &
-            [ "$target" != lb ] && probe_once "$target" readyz "$url/readyz" &
-            [ "$target" != lb ] && probe_once "$target" healthz "$url/healthz" &
-        done
+                -d "{\"seq\":$((${EPOCHREALTIME/./} / 1000)),\"points\":[{\"lat\":43.70,\"lng\":7.25,\"accuracy\":5,\"heading\":0,\"speed\":0,\"t\":\"$(date -u +%Y-%m-%dT%H:%M:%S.000Z)\"}]}" &
+        else
+            echo "$EPOCHREALTIME skipped - - - - -" >>"$RUN/clients/probes.log"
+        fi
         sleep 1
     done
     wait
+}
+
+# One REST call of a trip probe; appends "start method route target status seconds trip version state" and
+# leaves the body in $PROBE_BODY.
+trip_call() {
+    local method=$1 route=$2 url=$3 t0 out code secs
+    shift 3
+    t0=$EPOCHREALTIME
+    out=$(ip netns exec "$NS_CLIENTS" curl -s -m 30 -X "$method" -w '\nFAULTS %{http_code} %{time_total}' "$@" "$url" 2>/dev/null)
+    read -r code secs < <(printf '%s' "$out" | sed -n 's/^FAULTS \([0-9]*\) \([0-9.]*\)$/\1 \2/p')
+    PROBE_BODY=$(printf '%s' "$out" | sed '$d')
+    local trip version state
+    read -r trip version state < <(printf '%s' "$PROBE_BODY" | jq -r 'if type == "object" and has("version") then "\(.id) \(.version) \(.state)" else "- - -" end' 2>/dev/null || echo "- - -")
+    printf '%s %s %s %s %s %s %s %s %s\n' "$t0" "$method" "$route" lb "${code:-000}" "${secs:-30}" "${trip:--}" "${version:--}" "${state:--}" \
+        >>"$RUN/clients/tripprobe-$PROBE_ID.log"
+    PROBE_CODE=${code:-000}
+}
+
+# A rider that speaks REST by hand so that every 2xx answer's (trip, version, state) is logged (I1 with
+# versions): requests a trip (the same Idempotency-Key on every retry), reads it once a second until it is
+# over, cancels one trip in three. Rides on the same drivers as the apps.
+trip_probe_loop() {
+    PROBE_ID=$1
+    local token n=0 body auth
+    token=$(token rider "fp-$PROBE_ID")
+    auth="Authorization: Bearer $token"
+    RANDOM=$((FAULTS_SEED * 15485863 + PROBE_ID))
+    while [ ! -e "$RUN/stop-load" ]; do
+        n=$((n + 1))
+        local from to trip="" tries=0 cancel_at=0 started=$SECONDS
+        from=$(monaco_point)
+        to=$(monaco_point)
+        body="{\"pickup\":{\"lat\":${from%,*},\"lng\":${from#*,}},\"dropoff\":{\"lat\":${to%,*},\"lng\":${to#*,}},\"productID\":\"economy\"}"
+        [ $((RANDOM % 3)) -eq 0 ] && cancel_at=$((3 + RANDOM % 18))
+        while [ -z "$trip" ] && [ "$tries" -lt 20 ] && [ ! -e "$RUN/stop-load" ]; do
+            tries=$((tries + 1))
+            trip_call POST trips "$LB_URL/v1/trips" -H "$auth" -H 'Content-Type: application/json' \
+                -H "Idempotency-Key: fp-$PROBE_ID-$FAULTS_SEED-$n" -d "$body"
+            case "$PROBE_CODE" in
+            200 | 201) trip=$(printf '%s' "$PROBE_BODY" | jq -r .id) ;;
+            409)
+                trip_call GET active "$LB_URL/v1/trips/active" -H "$auth"
+                [ "$PROBE_CODE" = 200 ] && trip=$(printf '%s' "$PROBE_BODY" | jq -r '.id // empty')
+                ;;
+            esac
+            [ -z "$trip" ] && sleep 2
+        done
+        [ -n "$trip" ] || continue
+        local state=searching cancelled=0
+        while [ ! -e "$RUN/stop-load" ] && [ $((SECONDS - started)) -lt 150 ]; do
+            sleep 1
+            if [ "$cancel_at" -gt 0 ] && [ "$cancelled" -eq 0 ] && [ $((SECONDS - started)) -ge "$cancel_at" ] \
+                && [ "$state" != onTrip ]; then
+                trip_call POST cancel "$LB_URL/v1/trips/$trip/cancel" -H "$auth" -H "Idempotency-Key: fpc-$PROBE_ID-$FAULTS_SEED-$n"
+                [ "$PROBE_CODE" = 200 ] && cancelled=1
+            fi
+            trip_call GET trip "$LB_URL/v1/trips/$trip" -H "$auth"
+            if [ "$PROBE_CODE" = 200 ]; then state=$(printf '%s' "$PROBE_BODY" | jq -r .state); fi
+            case "$state" in completed | cancelled | noDriversFound) break ;; esac
+        done
+        sleep $((1 + RANDOM % 4))
+    done
+}
+
+start_trip_probes() {
+    local i
+    for i in $(seq 1 "${FAULTS_TRIP_PROBES:-3}"); do
+        setsid bash -c 'trip_probe_loop "$1"' _ "$i" &
+        echo $! >>"$RUN/pids/clients"
+    done
 }
 
 start_probes() {
@@ -126,7 +202,7 @@ start_probes() {
 
 # What the clients' shells need: they are started with setsid bash -c, which inherits exported functions.
 export_load() {
-    export -f stamp monaco_point token rider_loop probe_loop probe_once
+    export -f stamp monaco_point token rider_loop probe_loop probe_once trip_call trip_probe_loop
     export RUN HAIL NS_CLIENTS LB_URL FAULTS_SEED FAULTS_NET NODE_PORT
 }
 

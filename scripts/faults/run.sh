@@ -169,6 +169,7 @@ ENV
     start_probes
     start_drivers
     start_riders
+    start_trip_probes
     start_location_drivers $((WARMUP + duration + TAIL + 60))
     mark "load started"
     sleep "$WARMUP"
