@@ -400,7 +400,13 @@ def main():
             canary_bad.append(f"{n}: no canary ran")
         elif done is None or heal_at is None or done - heal_at > 60:
             canary_bad.append(f"{n}: canary not completed within 60 s of the heal (last screen {last})")
-        canaries.append(f"{n}: canary {'completed %.1f s after the heal' % (done - heal_at) if done and heal_at else 'last screen ' + str(last)}")
+        steps, prev = [], None
+        for t, obj, raw in lines:
+            phase = obj.get("phase") if obj else (raw.split()[0] if raw.startswith("canary-") else None)
+            if phase and phase != prev and heal_at:
+                steps.append(f"{phase} {t - heal_at:+.0f}")
+                prev = phase
+        canaries.append(f"{n}: canary, seconds from the heal: " + ", ".join(steps))
     idle_bad = worst > 10
     ev = []
     if idle_bad:

@@ -139,7 +139,7 @@ trip_call() {
 }
 
 # A rider that speaks REST by hand so that every 2xx answer's (trip, version, state) is logged (I1 with
-# versions): requests a trip (the same Idempotency-Key on every retry), reads it once a second until it is
+# versions): requests a trip (the same Idempotency-Key, a UUID made of seed, probe and ride, on every retry), reads it once a second until it is
 # over, cancels one trip in three. Rides on the same drivers as the apps.
 trip_probe_loop() {
     PROBE_ID=$1
@@ -157,7 +157,7 @@ trip_probe_loop() {
         while [ -z "$trip" ] && [ "$tries" -lt 20 ] && [ ! -e "$RUN/stop-load" ]; do
             tries=$((tries + 1))
             trip_call POST trips "$LB_URL/v1/trips" -H "$auth" -H 'Content-Type: application/json' \
-                -H "Idempotency-Key: fp-$PROBE_ID-$FAULTS_SEED-$n" -d "$body"
+                -H "Idempotency-Key: $(printf '%08x-0000-4000-8%03x-%012x' "$FAULTS_SEED" "$PROBE_ID" "$n")" -d "$body"
             case "$PROBE_CODE" in
             200 | 201) trip=$(printf '%s' "$PROBE_BODY" | jq -r .id) ;;
             409)
@@ -173,7 +173,7 @@ trip_probe_loop() {
             sleep 1
             if [ "$cancel_at" -gt 0 ] && [ "$cancelled" -eq 0 ] && [ $((SECONDS - started)) -ge "$cancel_at" ] \
                 && [ "$state" != onTrip ]; then
-                trip_call POST cancel "$LB_URL/v1/trips/$trip/cancel" -H "$auth" -H "Idempotency-Key: fpc-$PROBE_ID-$FAULTS_SEED-$n"
+                trip_call POST cancel "$LB_URL/v1/trips/$trip/cancel" -H "$auth" -H "Idempotency-Key: $(printf '%08x-0001-4000-8%03x-%012x' "$FAULTS_SEED" "$PROBE_ID" "$n")"
                 [ "$PROBE_CODE" = 200 ] && cancelled=1
             fi
             trip_call GET trip "$LB_URL/v1/trips/$trip" -H "$auth"

@@ -119,7 +119,7 @@ print(json.dumps(dict(zip(vals[0::2], vals[1::2]))))')" >>"$RUN/dump-$tag-redis.
 # Canary: one short ride through node i (straight to the node, no balancer); logs like a rider's.
 canary() {
     local i=$1 t
-    t=$(token rider "canary-n$i-$2")
+    t=$(cat "$RUN/clients/canary-n$i.token")
     echo "$EPOCHREALTIME canary-start node=n$i" >>"$RUN/clients/canary-n$i.log"
     timeout 90 ip netns exec "$NS_CLIENTS" "$HAIL" ride --server "http://$(node_addr "$i"):$NODE_PORT" --token "$t" \
         --from 43.7380,7.4230 --to 43.7395,7.4260 --json --state "$RUN/clients/canary-n$i-$2.sqlite" </dev/null \
@@ -185,6 +185,8 @@ ENV
     done
     mark "trips before the fault: $(trip_states | tr '\n' ' ')"
     dump_state before
+    # The canaries' tokens minted now, so that nothing but the ride runs after the heal.
+    for i in "${NODES[@]}"; do token rider "canary-n$i" >"$RUN/clients/canary-n$i.token"; done
     mark "fault-start $name"
     "sc_${name}_fault"
     sleep "$duration"
