@@ -163,6 +163,14 @@ def main():
             if fault_at <= e["at"] <= heal_at + 5:
                 window[e["intent"].split("(")[0]] += 1
     facts["intents_in_fault_window"] = dict(window)
+    # How the trips requested inside the fault window (to 5 s after the heal) ended: a share of noDriversFound
+    # well above the other runs' is dispatch failing (clock skew, lost leases), even when every other check holds.
+    outcome = defaultdict(int)
+    if fault_at and heal_at:
+        for trip, evs in by_trip.items():
+            if evs and evs[0]["version"] == 1 and fault_at <= evs[0]["at"] <= heal_at + 5:
+                outcome[evs[-1]["state"]] += 1
+    facts["requested_in_window_ended"] = dict(outcome)
     finals = defaultdict(int)
     for t in trips:
         finals[t["state"]] += 1
@@ -525,11 +533,12 @@ def main():
     with open(path("check.json"), "w") as f:
         json.dump(out, f, indent=1)
     with open(path("report.md"), "w") as f:
-        f.write(f"# {env.get('scenario')} (seed {env.get('seed')}), {env.get('date')}, commit {env.get('commit')}\n\n")
+        f.write(f"# {env.get('scenario')} (seed {env.get('seed')}), {env.get('date')}, commit {env.get('code', env.get('commit'))}\n\n")
         f.write(f"{env.get('description')}. Redis persistence: {env.get('redis')}. Load: {env.get('drivers')} drivers, "
                 f"{env.get('riders')} riders, {env.get('location_drivers')} location-only drivers; warm-up {env.get('warmup')} s, "
                 f"tail {env.get('tail')} s.\n\n")
         f.write(f"Intents committed in the fault window: {json.dumps(facts['intents_in_fault_window'])}. "
+                f"Trips requested in the window ended: {json.dumps(facts['requested_in_window_ended'])}. "
                 f"Trips at the end: {json.dumps(facts['trips_by_state_at_end'])}.\n\n")
         f.write("| invariant | result | summary |\n|---|---|---|\n")
         for k, v in results.items():

@@ -151,7 +151,7 @@ clock_mode=${FAULTS_CLOCK_MODE:-faketime}
 drivers=$FAULTS_DRIVERS
 riders=$FAULTS_RIDERS
 location_drivers=$FAULTS_LOCATION_DRIVERS
-commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null)
+code=$(git -C "$ROOT" log -1 --format=%h -- Sources Package.swift 2>/dev/null)
 date=$(date -u +%Y-%m-%dT%H:%MZ)
 ENV
     say "== $name, seed $seed: $description"
