@@ -78,19 +78,26 @@ node_start() {
         case "${FAULTS_CLOCK_MODE:-faketime}" in
         flag) cmd+=(--clock-offset-seconds "$offset") ;;
         faketime)
-            # libfaketime preloaded straight into hail (the faketime wrapper forks, so its pid would not
-            # be the server's and SIGSTOP would miss it); the monotonic clock is left true.
+            # The faketime wrapper (libfaketime preloaded by hand leaves hail without its arguments); the
+            # monotonic clock is left true. The wrapper forks, so the node's pid is taken as its child's below.
             local spec=$offset
             [ "${spec#-}" = "$spec" ] && spec="+$spec"
-            prefix=(env LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 FAKETIME="${spec}s"
-                DONT_FAKE_MONOTONIC=1)
+            prefix=(faketime -f "${spec}s" env DONT_FAKE_MONOTONIC=1)
             ;;
         *) die "FAULTS_CLOCK_MODE must be faketime or flag" ;;
         esac
     fi
     echo "$(now) start offset=$offset ${prefix[*]} ${cmd[*]}" >>"$RUN/nodes/n$i.log"
     ip netns exec "$(ns_node "$i")" "${prefix[@]}" "${cmd[@]}" >>"$RUN/nodes/n$i.log" 2>&1 &
-    echo $! >"$RUN/pids/n$i"
+    local pid=$!
+    if [ ${#prefix[@]} -gt 0 ] && [ "${prefix[0]}" = faketime ]; then
+        echo "$pid" >"$RUN/pids/n$i.wrapper"
+        local child="" _
+        for _ in $(seq 1 50); do child=$(pgrep -P "$pid" | head -1); [ -n "$child" ] && break; sleep 0.1; done
+        [ -n "$child" ] || die "node $i: faketime started no child; see $RUN/nodes/n$i.log"
+        pid=$child
+    fi
+    echo "$pid" >"$RUN/pids/n$i"
 }
 
 node_pid() { cat "$RUN/pids/n$1"; }

@@ -127,7 +127,10 @@ canary() {
     echo "$EPOCHREALTIME canary-exit node=n$i status=${PIPESTATUS[0]}" >>"$RUN/clients/canary-n$i.log"
 }
 
+# One scenario, in a subshell of its own (see the loop below): a run that breaks tears itself down and the
+# list goes on.
 run_one() {
+    trap 'teardown' EXIT
     local name=$1 seed=$2
     FAULTS_SEED=$seed
     RUN=$OUT/$name-seed$seed
@@ -217,7 +220,9 @@ ENV
 install_missing
 mkdir -p "$OUT"
 for seed in $SEEDS; do
-    for name in "${CHOSEN[@]}"; do run_one "$name" "$seed"; done
+    for name in "${CHOSEN[@]}"; do
+        (run_one "$name" "$seed") || say "$name seed $seed: the run itself failed (see its directory); next"
+    done
 done
 python3 "$HERE/summary.py" "$OUT" || true
 say "done: $OUT/summary.md"
