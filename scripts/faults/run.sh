@@ -92,7 +92,7 @@ dump_state() {
     local tag=$1
     psql_run -tA -c "SELECT coalesce(json_agg(t), '[]') FROM (SELECT id, rider_id, driver_id, state, version, active, updated_at FROM trips) t" \
         >"$RUN/dump-$tag-trips.json" 2>>"$RUN/dump-errors.log"
-    psql_run -tA -c "SELECT coalesce(json_agg(e ORDER BY trip_id, version), '[]') FROM trip_events e" \
+    psql_run -tA -c "SELECT coalesce(json_agg(e ORDER BY trip_id, version), '[]') FROM (SELECT *, xmin::text::bigint AS xid FROM trip_events) e" \
         >"$RUN/dump-$tag-events.json" 2>>"$RUN/dump-errors.log"
     # Each load driver's Redis hash (the checkers compare it with PostgreSQL).
     local d

@@ -6,8 +6,8 @@ import os
 import sys
 
 OUT = sys.argv[1]
-KEYS = [f"I{i}" for i in range(1, 13)]
-MARK = {"pass": "pass", "fail": "**FAIL**", "n/a": "n/a", "info": "info"}
+KEYS = [f"I{i}" for i in range(1, 13)] + ["dispatch"]
+MARK = {"pass": "pass", "fail": "**FAIL**", "n/a": "n/a", "info": "info", "partial": "partial"}
 rows = []
 for name in sorted(glob.glob(os.path.join(OUT, "*", "check.json"))):
     with open(name) as f:
