@@ -61,6 +61,8 @@ install_missing() {
     command -v tc >/dev/null || missing+=(iproute2)
     command -v faketime >/dev/null || missing+=(faketime)
     command -v curl >/dev/null || missing+=(curl)
+    command -v jq >/dev/null || missing+=(jq)
+    command -v openssl >/dev/null || missing+=(openssl)
     if [ ${#missing[@]} -gt 0 ]; then
         say "installing ${missing[*]}"
         apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
