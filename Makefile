@@ -60,6 +60,16 @@ rules:
 	promtool check rules deploy/prometheus/hail-rules.yml
 	promtool test rules deploy/prometheus/hail-rules.test.yml
 
+.PHONY: faults
+## The fault-injection suite of docs/RELIABILITY.md (Linux, root: network namespaces, iptables, tc): three
+## release `hail server` nodes on PostgreSQL and Redis, each in a namespace, behind nginx, under real rider and
+## driver apps, while a nemesis partitions, pauses, crashes and skews them; the checkers' tables land in
+## .build/faults/. Not part of `make test` yet. FAULTS_ARGS picks the runs (scripts/faults/run.sh --help).
+FAULTS_ARGS ?= --all --seed 1
+faults:
+	swift build -c release --product hail
+	bash scripts/faults/run.sh $(FAULTS_ARGS)
+
 .PHONY: fuzz fuzz-short
 FUZZ_SECONDS ?= 300
 

@@ -1,0 +1,606 @@
+#!/usr/bin/env python3
+"""The checkers of issue 37's invariants, run after each scenario on its run directory.
+
+Reads the clients' event logs (every line prefixed with the epoch time it was read), the probes, the samples,
+and the dumps of PostgreSQL and Redis taken before the fault, 30 s and 80 s after the heal and at the end.
+Writes check.json (one result per invariant: pass, fail, n/a, with evidence) and report.md (one page).
+"""
+import json
+import os
+import re
+import sys
+from collections import defaultdict
+
+RUN = sys.argv[1]
+FINAL = {"completed", "cancelled", "noDriversFound"}
+ACTIVE = {"searching", "driverAssigned", "driverArrived", "onTrip"}
+# The state machine's edges (HailCore TripRules.transition); a change that keeps the state is an ETA update,
+# allowed only where TripRules allows etaUpdated.
+LEGAL = {
+    ("searching", "driverAssigned"), ("searching", "noDriversFound"), ("searching", "cancelled"),
+    ("driverAssigned", "cancelled"), ("driverAssigned", "searching"), ("driverAssigned", "driverArrived"),
+    ("driverAssigned", "driverAssigned"), ("driverArrived", "cancelled"), ("driverArrived", "onTrip"),
+    ("onTrip", "completed"), ("onTrip", "onTrip"),
+}
+
+
+def path(*parts):
+    return os.path.join(RUN, *parts)
+
+
+def read_env():
+    env = {}
+    with open(path("run.env")) as f:
+        for line in f:
+            if "=" in line:
+                k, v = line.rstrip("\n").split("=", 1)
+                env[k] = v
+    return env
+
+
+def timeline():
+    marks = []
+    with open(path("timeline.log")) as f:
+        for line in f:
+            t, text = line.rstrip("\n").split(" ", 1)
+            marks.append((float(t), text))
+    return marks
+
+
+def mark_time(marks, prefix):
+    for t, text in marks:
+        if text.startswith(prefix):
+            return t
+    return None
+
+
+def load_json(name, default):
+    try:
+        with open(path(name)) as f:
+            text = f.read().strip()
+            if not text:
+                return default
+            try:
+                return json.loads(text)
+            except ValueError:
+                # A dump written by COPY ... TO STDOUT (earlier runs) has its newlines escaped.
+                return json.loads(text.replace("\\n", "\n"))
+    except (OSError, ValueError):
+        return default
+
+
+def stamped(name):
+    """(time, json-or-None, raw) per line of a client's log."""
+    out = []
+    try:
+        with open(path("clients", name)) as f:
+            for line in f:
+                line = line.rstrip("\n")
+                if " " not in line:
+                    continue
+                t, rest = line.split(" ", 1)
+                try:
+                    t = float(t)
+                except ValueError:
+                    continue
+                obj = None
+                if rest.startswith("{"):
+                    try:
+                        obj = json.loads(rest)
+                    except ValueError:
+                        obj = None
+                out.append((t, obj, rest))
+    except OSError:
+        pass
+    return out
+
+
+def names(file):
+    try:
+        with open(path("clients", file)) as f:
+            return [l.strip() for l in f if l.strip()]
+    except OSError:
+        return []
+
+
+def redis_dump(tag):
+    rows = {}
+    try:
+        with open(path(f"dump-{tag}-redis.txt")) as f:
+            for line in f:
+                if "\t" not in line:
+                    continue
+                d, text = line.rstrip("\n").split("\t", 1)
+                try:
+                    rows[d] = json.loads(text) if text else {}
+                except ValueError:
+                    rows[d] = {"unreadable": text}
+    except OSError:
+        pass
+    return rows
+
+
+def dump_time(tag):
+    try:
+        with open(path("dumps.log")) as f:
+            for line in f:
+                t, name = line.split()
+                if name == tag:
+                    return float(t)
+    except OSError:
+        pass
+    return None
+
+
+def result(status, summary, evidence=None):
+    return {"status": status, "summary": summary, "evidence": (evidence or [])[:12]}
+
+
+def main():
+    env = read_env()
+    marks = timeline()
+    fault_at = mark_time(marks, "fault-start")
+    heal_at = mark_time(marks, "heal")
+    end_at = mark_time(marks, "load stopped")
+    events = load_json("dump-end-events.json", [])
+    trips = load_json("dump-end-trips.json", [])
+    by_trip = defaultdict(list)
+    for e in events:
+        by_trip[e["trip_id"]].append(e)
+    for evs in by_trip.values():
+        evs.sort(key=lambda e: e["version"])
+    drivers = names("drivers.txt")
+    riders = names("riders.txt")
+    driver_logs = {d: stamped(f"driver-{d.split('-')[1]}.log") for d in drivers}
+    rider_logs = {r: stamped(f"rider-{r.split('-')[1]}.log") for r in riders}
+    results = {}
+    facts = {}
+
+    # What the fault window held: intents committed between fault-start and heal (+5 s), by intent.
+    window = defaultdict(int)
+    if fault_at and heal_at:
+        for e in events:
+            if fault_at <= e["at"] <= heal_at + 5:
+                window[e["intent"].split("(")[0]] += 1
+    facts["intents_in_fault_window"] = dict(window)
+    # How the trips requested inside the fault window (to 5 s after the heal) ended: a share of noDriversFound
+    # well above the other runs' is dispatch failing (clock skew, lost leases), even when every other check holds.
+    outcome = defaultdict(int)
+    if fault_at and heal_at:
+        for trip, evs in by_trip.items():
+            if evs and evs[0]["version"] == 1 and fault_at <= evs[0]["at"] <= heal_at + 5:
+                outcome[evs[-1]["state"]] += 1
+    facts["requested_in_window_ended"] = dict(outcome)
+    finals = defaultdict(int)
+    for t in trips:
+        finals[t["state"]] += 1
+    facts["trips_by_state_at_end"] = dict(finals)
+
+    # I1: every trip state a rider or driver app was shown (from a 2xx answer or a stream frame) is in the log.
+    states_seen = {(e["trip_id"], e["state"]) for e in events}
+    shown = set()
+    for r, lines in rider_logs.items():
+        for t, obj, _ in lines:
+            if obj and obj.get("tripID") and obj.get("phase") in ACTIVE | FINAL:
+                shown.add((obj["tripID"], obj["phase"], r))
+    for d, lines in driver_logs.items():
+        for t, obj, _ in lines:
+            if obj and obj.get("tripID") and obj.get("tripState"):
+                shown.add((obj["tripID"], obj["tripState"], d))
+    missing = sorted({(trip, st, who) for trip, st, who in shown if (trip, st) not in states_seen})
+    # The trip probes log each 2xx answer's (trip, version, state): that exact version must be in the log.
+    logged = {(e["trip_id"], e["version"]): e["state"] for e in events}
+    answers, lost = 0, []
+    for name in sorted(os.listdir(path("clients"))):
+        if not name.startswith("tripprobe-"):
+            continue
+        with open(path("clients", name)) as f:
+            for line in f:
+                p = line.split()
+                if len(p) < 9 or not p[4].startswith("2") or p[6] == "-":
+                    continue
+                answers += 1
+                key = (p[6], int(p[7]))
+                if logged.get(key) != p[8]:
+                    lost.append(f"{name[:-4]}: {p[1]} {p[2]} answered {p[4]} with {p[6]} v{p[7]} {p[8]}; "
+                                f"trip_events has {logged.get(key, 'nothing')} at that version")
+    results["I1"] = result(
+        "fail" if missing or lost else ("pass" if shown or answers else "n/a"),
+        f"{answers} 2xx trip answers (trip, version, state) and {len(shown)} (trip, state) pairs shown to apps; "
+        f"{len(lost)} answers and {len(missing)} pairs not in trip_events",
+        lost + [f"{who} was shown trip {trip} {st}; PostgreSQL has no such state" for trip, st, who in missing])
+
+    # I2: no driver or rider with two active trips at once; no trip assigned twice without a search between.
+    # Spans are ordered by the inserting transaction's id when the dump has it: `at` is the committing node's
+    # clock, and a node whose clock is off (the clock scenarios) would make spans overlap, or hide an overlap.
+    has_xid = bool(events) and all("xid" in e for e in events)
+    clock_run = "clock" in env.get("scenario", "")
+    order = (lambda e: e["xid"]) if has_xid else (lambda e: e["at"])
+
+    def intervals(key):
+        out = defaultdict(list)
+        for t in trips:
+            evs = by_trip.get(t["id"], [])
+            if not evs:
+                continue
+            owner = t[key]
+            if not owner:
+                continue
+            if key == "driver_id":
+                starts = [order(e) for e in evs if e["state"] == "driverAssigned"]
+                if not starts:
+                    continue
+                start = starts[0]
+            else:
+                start = order(evs[0])
+            ends = [order(e) for e in evs if e["state"] in FINAL]
+            out[owner].append((start, ends[0] if ends else float("inf"), t["id"]))
+        return out
+
+    overlaps = []
+    for key, role in (("driver_id", "driver"), ("rider_id", "rider")) if has_xid or not clock_run else ():
+        for owner, spans in intervals(key).items():
+            spans.sort()
+            for a, b in zip(spans, spans[1:]):
+                if b[0] < a[1]:
+                    unit = "transaction" if has_xid else "time"
+                    overlaps.append(f"{role} {owner}: trip {a[2]} active until {unit} {a[1]:.0f}, trip {b[2]} from {unit} {b[0]:.0f}")
+    double = []
+    for trip, evs in by_trip.items():
+        assigned = False
+        for e in evs:
+            if e["state"] == "driverAssigned" and e["intent"].startswith("offerAccepted"):
+                if assigned:
+                    double.append(f"trip {trip} accepted twice without a search between (v{e['version']})")
+                assigned = True
+            if e["state"] == "searching":
+                assigned = False
+    active_now = defaultdict(list)
+    for t in trips:
+        if t["active"]:
+            active_now[("rider", t["rider_id"])].append(t["id"])
+            if t["driver_id"]:
+                active_now[("driver", t["driver_id"])].append(t["id"])
+    now_double = [f"{k[0]} {k[1]} has {len(v)} active trips now: {', '.join(v)}" for k, v in active_now.items() if len(v) > 1]
+    bad = overlaps + double + now_double
+    skipped_spans = clock_run and not has_xid
+    results["I2"] = result("fail" if bad else ("partial" if skipped_spans else "pass"),
+                           f"{len(trips)} trips; {len(overlaps)} overlapping active spans"
+                           + (" (not checked: the dump has no transaction ids and a node's clock was off)" if skipped_spans else
+                              f" (ordered by {'transaction id' if has_xid else 'commit time'})")
+                           + f", {len(double)} double accepts, {len(now_double)} riders or drivers with two active trips at the end", bad)
+
+    # I3: versions 1..n with no gap, the first a search, every step a legal transition.
+    illegal = []
+    for trip, evs in by_trip.items():
+        versions = [e["version"] for e in evs]
+        if versions != list(range(1, len(versions) + 1)):
+            illegal.append(f"trip {trip}: versions {versions}")
+        if evs and evs[0]["state"] != "searching":
+            illegal.append(f"trip {trip}: version 1 is {evs[0]['state']}")
+        for a, b in zip(evs, evs[1:]):
+            if (a["state"], b["state"]) not in LEGAL:
+                illegal.append(f"trip {trip}: v{a['version']} {a['state']} -> v{b['version']} {b['state']} ({b['intent']})")
+        row = next((t for t in trips if t["id"] == trip), None)
+        if row and evs and (row["version"] != evs[-1]["version"] or row["state"] != evs[-1]["state"]):
+            illegal.append(f"trip {trip}: row at v{row['version']} {row['state']}, log ends v{evs[-1]['version']} {evs[-1]['state']}")
+    results["I3"] = result("fail" if illegal else "pass", f"{len(by_trip)} trips, {len(events)} changes checked", illegal)
+
+    # I4: one live offer per trip: two drivers' screens showing the same trip's offer at once.
+    spans = defaultdict(list)
+    for d, lines in driver_logs.items():
+        current, since = None, None
+        for t, obj, _ in lines:
+            if obj is None:
+                continue
+            offer = obj.get("offerTripID")
+            if offer != current:
+                if current:
+                    spans[current].append((since, t, d))
+                current, since = offer, t
+        if current:
+            spans[current].append((since, float("inf"), d))
+    doubles = []
+    for trip, ss in spans.items():
+        ss.sort()
+        for a, b in zip(ss, ss[1:]):
+            if b[0] < a[1] and a[2] != b[2]:
+                rel = fault_at or 0
+                doubles.append(f"trip {trip} offered to {a[2]} and {b[2]} at once, for {min(a[1], b[1]) - b[0]:.1f} s "
+                               f"from {b[0] - rel:+.1f} s after the fault's start")
+    near = 0
+    if fault_at and heal_at:
+        near = sum(1 for d in doubles if fault_at - 1 <= float(d.split(" from ")[1].split(" s ")[0]) + fault_at <= heal_at + 60)
+    results["I4"] = result("fail" if doubles else "pass",
+                           f"{sum(len(s) for s in spans.values())} offers on screens; {len(doubles)} overlaps, "
+                           f"{near} of them between the fault and 60 s after the heal", doubles)
+
+    # I5: no trip still searching 80 s after the heal (its request older than the 60 s search plus 10 s).
+    stuck = []
+    for tag in ("heal+80", "end"):
+        at = dump_time(tag)
+        for t in load_json(f"dump-{tag}-trips.json", []):
+            evs = by_trip.get(t["id"], [])
+            if t["state"] == "searching" and evs and at and evs[-1]["at"] < at - 70:
+                stuck.append(f"{tag}: trip {t['id']} of {t['rider_id']} searching since {at - evs[-1]['at']:.0f} s")
+    results["I5"] = result("fail" if stuck else "pass", f"{len(stuck)} searches older than 70 s at heal+80 s or at the end", stuck)
+
+    # Dispatch (the review's F5 criterion, beside the twelve): the share of trips that end noDriversFound among
+    # those requested in the fault window, against those requested before the fault.
+    def share(lo, hi):
+        ended = [evs[-1]["state"] for evs in by_trip.values()
+                 if evs and lo <= evs[0]["at"] <= hi and evs[-1]["state"] in FINAL]
+        return (sum(1 for x in ended if x == "noDriversFound"), len(ended))
+
+    if fault_at and heal_at:
+        nb, tb = share(0, fault_at)
+        # The fault and the minute after its heal: an instant fault (FLUSHALL, a restart) does its harm after.
+        nw, tw = share(fault_at, heal_at + 60)
+        before_share = nb / tb if tb else 0
+        window_share = nw / tw if tw else 0
+        worse = tw >= 5 and window_share > before_share + 0.2
+        results["dispatch"] = result("fail" if worse else ("pass" if tw else "n/a"),
+                                     f"noDriversFound: {nw} of {tw} trips requested between the fault and 60 s after the heal, {nb} of {tb} before the fault")
+    # I6: Redis agrees with PostgreSQL 30 s after the heal: each load driver's trip, and online as the app says.
+    def agreement(tag):
+        # PostgreSQL is dumped before and after Redis. A driver's Redis record is wrong when it holds a trip
+        # PostgreSQL had already finished before Redis was read (a final state is for ever), or lacks a trip
+        # PostgreSQL shows active for that driver both before and after: neither is a race of the dump.
+        at = dump_time(tag)
+        before = load_json(f"dump-{tag}-trips.json", [])
+        after = load_json(f"dump-{tag}-trips-after.json", None)
+        if after is None:
+            after = load_json("dump-end-trips.json", [])
+        final_before = {t["id"]: t["state"] for t in before if not t["active"]}
+        active_before = {t["driver_id"]: t["id"] for t in before if t["active"] and t["driver_id"]}
+        active_after = {t["driver_id"]: t["id"] for t in after if t["active"] and t["driver_id"]}
+        rows = redis_dump(tag)
+        wrong = []
+        for d in drivers:
+            h = rows.get(d, {})
+            rec = h.get("trip")
+            rtrip = None
+            if isinstance(rec, dict):
+                rtrip = rec.get("trip", {}).get("id")
+            elif isinstance(rec, str) and rec:
+                try:
+                    rtrip = json.loads(rec).get("trip", {}).get("id")
+                except ValueError:
+                    rtrip = rec
+            if rtrip and rtrip in final_before:
+                wrong.append(f"{tag}: {d} Redis still holds trip {rtrip}, {final_before[rtrip]} in PostgreSQL: never offered a trip again")
+            pg = active_before.get(d)
+            if pg and active_after.get(d) == pg and rtrip != pg:
+                wrong.append(f"{tag}: {d} Redis trip {rtrip or 'none'}, PostgreSQL active trip {pg}")
+            app = None
+            for t, obj, _ in driver_logs.get(d, []):
+                if at and t > at:
+                    break
+                if obj is not None and "online" in obj:
+                    app = obj["online"]
+            redis_online = str(h.get("online", "")) == "1"
+            if app is not None and app != redis_online:
+                wrong.append(f"{tag}: {d} app says {'online' if app else 'offline'}, Redis online={h.get('online', 'absent')}")
+        return wrong
+
+    w30 = agreement("heal+30")
+    w80 = agreement("heal+80")
+    results["I6"] = result("fail" if w30 else "pass",
+                           f"{len(drivers)} drivers; {len(w30)} disagreements at heal+30 s, {len(w80)} still at heal+80 s", w30 + w80)
+
+    # I7: every stream back within 35 s of the heal: each driver's link is the stream, no rider screen offline.
+    late = []
+    if heal_at:
+        cut = heal_at + 35
+        for d, lines in driver_logs.items():
+            last = None
+            for t, obj, _ in lines:
+                if t > cut:
+                    break
+                if obj is not None:
+                    last = obj
+            if last and last.get("online") and last.get("link") != "stream":
+                late.append(f"{d}: link {last.get('link')} at heal+35 s")
+        for r, lines in rider_logs.items():
+            last = None
+            for t, obj, raw in lines:
+                if t > cut:
+                    break
+                if obj is not None:
+                    last = obj
+                elif raw.startswith("ride-exit"):
+                    last = None
+            if last and last.get("phase") == "offline":
+                late.append(f"{r}: screen offline at heal+35 s (trip {last.get('tripID')})")
+    results["I7"] = result("fail" if late else "pass", f"{len(late)} apps without their stream at heal+35 s (approximation: screens)", late)
+
+    results["I8"] = result("n/a", "not measured yet: needs each acknowledged fix in the driver's event log")
+
+    # I9: no PostgreSQL session idle in a transaction over 10 s; a canary ride through each node completes.
+    worst, worst_at, unreachable, lockwaits = 0.0, None, 0, 0
+    try:
+        with open(path("samples-pg.log")) as f:
+            for line in f:
+                parts = line.strip().split("|")
+                if len(parts) < 5:
+                    unreachable += 1
+                    continue
+                age = float(parts[1] or 0)
+                lockwaits = max(lockwaits, int(parts[3] or 0))
+                if age > worst:
+                    worst, worst_at = age, float(parts[0])
+    except OSError:
+        pass
+    canaries = []
+    canary_bad, late_canaries = [], []
+    for n in ("n1", "n2", "n3"):
+        lines = stamped(f"canary-{n}.log")
+        start = next((t for t, _, raw in lines if raw.startswith("canary-start")), None)
+        done = next((t for t, obj, _ in lines if obj and obj.get("phase") == "completed"), None)
+        last = next((obj.get("phase") for t, obj, _ in reversed(lines) if obj), None)
+        # The load keeps every app driver busy most of the time (13 riders for 10 drivers), so a canary may wait
+        # for a free driver: a canary that never completes fails; one completed after 60 s is reported as late.
+        if start is None:
+            canary_bad.append(f"{n}: no canary ran")
+        elif done is None or heal_at is None:
+            canary_bad.append(f"{n}: canary never completed (last screen {last})")
+        elif done - heal_at > 60:
+            late_canaries.append(f"{n}: canary completed late, {done - heal_at:.0f} s after the heal")
+        steps, prev = [], None
+        for t, obj, raw in lines:
+            phase = obj.get("phase") if obj else (raw.split()[0] if raw.startswith("canary-") else None)
+            if phase and phase != prev and heal_at:
+                steps.append(f"{phase} {t - heal_at:+.0f}")
+                prev = phase
+        canaries.append(f"{n}: canary, seconds from the heal: " + ", ".join(steps))
+    idle_bad = worst > 10
+    ev = []
+    if idle_bad:
+        ev.append(f"a session idle in transaction for {worst:.1f} s (at {worst_at:.1f}, {worst_at - fault_at:+.1f} s from the fault)")
+    ev += canary_bad + late_canaries + canaries + [f"max lock waiters {lockwaits}; PostgreSQL unreachable in {unreachable} samples"]
+    results["I9"] = result("fail" if idle_bad or canary_bad else "pass",
+                           f"longest idle in transaction {worst:.1f} s; canaries: {3 - len(canary_bad)}/3 completed, "
+                           f"{len(late_canaries)} of them more than 60 s after the heal", ev)
+
+    results["I10"] = result("n/a", "not measured yet: needs the rider frames' pin level beside the driver's true fix time")
+
+    # I11 (short tail, so indicative): each node's RSS and descriptors at the end against before the fault.
+    before, after = {}, {}
+    try:
+        with open(path("samples-nodes.log")) as f:
+            for line in f:
+                t, node, pid, rss, fds, cpu = line.split()
+                t = float(t)
+                if fault_at and t < fault_at:
+                    before[node] = (int(rss), int(fds), pid)
+                after[node] = (int(rss), int(fds), pid)
+    except (OSError, ValueError):
+        pass
+    growth = []
+    for node in sorted(after):
+        if node in before and before[node][2] == after[node][2]:
+            r0, f0, _ = before[node]
+            r1, f1, _ = after[node]
+            growth.append(f"{node}: RSS {r0 // 1024} -> {r1 // 1024} MB, descriptors {f0} -> {f1}")
+    cpu = defaultdict(list)
+    try:
+        with open(path("samples-nodes.log")) as f:
+            for line in f:
+                t, node, pid, rss, fds, ticks = line.split()
+                cpu[(node, pid)].append((float(t), int(ticks)))
+    except (OSError, ValueError):
+        pass
+    for (node, pid), xs in sorted(cpu.items()):
+        if len(xs) > 5:
+            span = xs[-1][0] - xs[0][0]
+            growth.append(f"{node} (pid {pid}): {100 * (xs[-1][1] - xs[0][1]) / 100 / span:.0f} % of a core over {span:.0f} s")
+    results["I11"] = result("info", "RSS and descriptors before the fault and at the end (the tail is too short to judge 10 %)", growth)
+
+    # I12: during the fault no request waits over 5 s; refusals are 503 with Retry-After; /readyz not ready.
+    slow, badstatus, ready = [], [], defaultdict(lambda: defaultdict(int))
+    probes, skipped = 0, 0
+    # A node the fault itself cuts from its clients (or stops) cannot answer a probe sent straight to it; what
+    # the invariant asks there is that the balancer route around it, so only those probes are left out.
+    scenario = env.get("scenario", "")
+    cut_off = {"n" + scenario.split("-")[0][4:]} if scenario.startswith("node") and ("clients" in scenario or "pause" in scenario) else set()
+    if fault_at and heal_at:
+        try:
+            with open(path("clients", "probes.log")) as f:
+                for line in f:
+                    parts = line.split()
+                    if len(parts) < 6:
+                        continue
+                    t0, route = float(parts[0]), parts[1]
+                    if not (fault_at <= t0 <= heal_at):
+                        continue
+                    if route == "skipped":
+                        skipped += 1
+                        continue
+                    target, code, secs, retry = parts[2], parts[3], float(parts[4]), parts[5]
+                    if target in cut_off:
+                        continue
+                    if route == "readyz":
+                        ready[target][code] += 1
+                        continue
+                    if route == "healthz":
+                        continue
+                    probes += 1
+                    if secs > 5:
+                        slow.append((secs, f"{route} via {target}: {code} after {secs:.1f} s ({t0 - fault_at:+.1f} s into the fault)"))
+                    if code not in ("200", "201", "202") and not (code == "503" and retry != "-"):
+                        badstatus.append(f"{route} via {target}: {code}{' without Retry-After' if retry == '-' else ' Retry-After ' + retry} after {secs:.1f} s")
+        except OSError:
+            pass
+        for name in sorted(os.listdir(path("clients"))):
+            if not name.startswith("tripprobe-"):
+                continue
+            with open(path("clients", name)) as f:
+                for line in f:
+                    p = line.split()
+                    if len(p) < 9 or not (fault_at <= float(p[0]) <= heal_at):
+                        continue
+                    probes += 1
+                    secs, code = float(p[5]), p[4]
+                    what = f"{p[1]} {p[2]} ({name[:-4]})"
+                    if secs > 5:
+                        slow.append((secs, f"{what}: {code} after {secs:.1f} s ({float(p[0]) - fault_at:+.1f} s into the fault)"))
+                    if code.startswith("5") and code != "503" or code == "000":
+                        badstatus.append(f"{what}: {code} after {secs:.1f} s")
+    slow.sort(reverse=True)
+    readyz = []
+    readyz_absent = False
+    for target in sorted(ready):
+        codes = ready[target]
+        readyz.append(f"/readyz on {target}: " + ", ".join(f"{c}x{n}" for c, n in sorted(codes.items())))
+        if set(codes) == {"404"}:
+            readyz_absent = True
+    balancer_slow, by_node = 0, defaultdict(int)
+    try:
+        with open(path("balancer.log")) as f:
+            for line in f:
+                p = line.split()
+                if len(p) >= 8 and fault_at and heal_at and fault_at <= float(p[0]) - float(p[1]) <= heal_at \
+                        and p[2] != "101" and float(p[1]) > 5:
+                    balancer_slow += 1
+                    # Method and path are the last two fields; a retried request lists several nodes before them.
+                    route = re.sub(r"trip-[0-9a-f-]+", "{id}", p[-1])
+                    by_node[f"{p[-2]} {route} via {p[3].rstrip(',')}"] += 1
+    except (OSError, ValueError):
+        pass
+    if cut_off:
+        readyz.append(f"probes sent straight to {', '.join(sorted(cut_off))} left out: the fault cuts it off")
+    ev = [s for _, s in slow[:6]] + badstatus[:4] + readyz + [f"{balancer_slow} app requests through the balancer over 5 s in the window"]
+    ev += [f"{n} x {k} over 5 s (balancer log)" for k, n in sorted(by_node.items(), key=lambda x: -x[1])[:4]]
+    if skipped:
+        ev.append(f"{skipped} probe rounds skipped: 40 probes were already waiting")
+    if readyz_absent:
+        ev.append("/readyz answers 404: the endpoint does not exist yet")
+    fail12 = bool(slow or badstatus or balancer_slow or skipped)
+    results["I12"] = result("fail" if fail12 else ("n/a" if not probes else "pass"),
+                            f"{probes} probe requests in the fault window: {len(slow)} over 5 s, {len(badstatus)} not 2xx nor 503+Retry-After"
+                            + ("; /readyz absent (404)" if readyz_absent else ""), ev)
+
+    out = {"env": env, "fault_at": fault_at, "heal_at": heal_at, "end_at": end_at, "facts": facts, "results": results}
+    with open(path("check.json"), "w") as f:
+        json.dump(out, f, indent=1)
+    with open(path("report.md"), "w") as f:
+        f.write(f"# {env.get('scenario')} (seed {env.get('seed')}), {env.get('date')}, commit {env.get('code', env.get('commit'))}\n\n")
+        f.write(f"{env.get('description')}. Redis persistence: {env.get('redis')}. Load: {env.get('drivers')} drivers, "
+                f"{env.get('riders')} riders, {env.get('location_drivers')} location-only drivers; warm-up {env.get('warmup')} s, "
+                f"tail {env.get('tail')} s.\n\n")
+        f.write(f"Intents committed in the fault window: {json.dumps(facts['intents_in_fault_window'])}. "
+                f"Trips requested in the window ended: {json.dumps(facts['requested_in_window_ended'])}. "
+                f"Trips at the end: {json.dumps(facts['trips_by_state_at_end'])}.\n\n")
+        f.write("| invariant | result | summary |\n|---|---|---|\n")
+        for k, v in results.items():
+            f.write(f"| {k} | {v['status']} | {v['summary']} |\n")
+        f.write("\n## Evidence\n")
+        for k, v in results.items():
+            if v["evidence"]:
+                f.write(f"\n{k}:\n")
+                for e in v["evidence"]:
+                    f.write(f"- {e}\n")
+    print(f"{env.get('scenario')} seed {env.get('seed')}: " + " ".join(f"{k}={v['status']}" for k, v in results.items()))
+
+
+main()

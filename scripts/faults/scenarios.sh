@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# The scenarios (issue 37's Targets, in bounded short forms). Each is three functions:
+#   sc_NAME_setup   optional: what must hold before the cluster starts (Redis persistence, a node's clock)
+#   sc_NAME_fault   injects the fault; the run marks fault-start before it
+#   sc_NAME_heal    undoes it; the run marks heal after it
+# and one line in SCENARIOS: name, seconds the fault lasts, one sentence of what it does.
+
+SCENARIOS=(
+    "redis-pause-30s|30|Redis stopped with SIGSTOP for 30 s, then SIGCONT"
+    "redis-refused-30s|30|every node's packets to Redis answered with a TCP reset for 30 s"
+    "redis-dropped-30s|30|every packet between the nodes and Redis dropped for 30 s"
+    "redis-restart-empty|3|Redis SHUTDOWN NOSAVE, back 3 s later with no data"
+    "redis-flushall|0|FLUSHALL on Redis, no disconnect"
+    "redis-stale-snapshot|2|Redis (stock RDB snapshots) saved, 20 s of load, kill -9, back 2 s later on the stale snapshot"
+    "pg-fast-restart|0|PostgreSQL pg_ctl restart -m fast under load"
+    "pg-crash-restart|0|PostgreSQL pg_ctl stop -m immediate (crash recovery) and start under load"
+    "pg-dropped-30s|30|every packet between the nodes and PostgreSQL dropped for 30 s"
+    "node1-pg-dropped-30s|30|node 1's packets to and from PostgreSQL dropped for 30 s"
+    "node1-redis-dropped-30s|30|node 1's packets to and from Redis dropped for 30 s"
+    "node1-clients-dropped-60s|60|node 1's HTTP port unreachable from the balancer and clients for 60 s"
+    "node2-clock-plus-120s|60|node 2 restarted with its clock 120 s ahead for 60 s, then restarted on the true clock"
+    "node2-clock-plus-10s|60|node 2 restarted with its clock 10 s ahead for 60 s, then restarted on the true clock"
+    "node1-pause-20s|20|node 1 stopped with SIGSTOP for 20 s"
+    "node1-netem-60s|60|300 ms +- 100 ms delay and 5 % loss on node 1's link for 60 s (loss only where the kernel lacks sch_netem)"
+)
+
+all_nodes() { local i; for i in "${NODES[@]}"; do "$@" "$i"; done; }
+
+sc_redis-pause-30s_fault() { pause redis; }
+sc_redis-pause-30s_heal() { resume redis; }
+
+reject_redis() { partition "$1" redis reject out; }
+sc_redis-refused-30s_fault() { all_nodes reject_redis; }
+sc_redis-refused-30s_heal() { all_nodes heal_node_net; }
+
+drop_redis() { partition "$1" redis drop both; }
+sc_redis-dropped-30s_fault() { all_nodes drop_redis; }
+sc_redis-dropped-30s_heal() { all_nodes heal_node_net; }
+
+sc_redis-restart-empty_fault() { redis_shutdown_nosave; }
+sc_redis-restart-empty_heal() { redis_start; }
+
+sc_redis-flushall_fault() { redis_flushall; }
+sc_redis-flushall_heal() { :; }
+
+sc_redis-stale-snapshot_setup() { export FAULTS_REDIS=rdb; }
+sc_redis-stale-snapshot_fault() {
+    redis_snapshot
+    mark "snapshot saved; 20 s of load before the kill"
+    sleep 20
+    redis_kill9
+}
+sc_redis-stale-snapshot_heal() { redis_start; }
+
+sc_pg-fast-restart_fault() { pg_stop fast; }
+sc_pg-fast-restart_heal() { pg_start; }
+
+sc_pg-crash-restart_fault() { pg_stop immediate; }
+sc_pg-crash-restart_heal() { pg_start; }
+
+drop_pg() { partition "$1" postgres drop both; }
+sc_pg-dropped-30s_fault() { all_nodes drop_pg; }
+sc_pg-dropped-30s_heal() { all_nodes heal_node_net; }
+
+sc_node1-pg-dropped-30s_fault() { partition 1 postgres drop both; }
+sc_node1-pg-dropped-30s_heal() { heal_node_net 1; }
+
+sc_node1-redis-dropped-30s_fault() { partition 1 redis drop both; }
+sc_node1-redis-dropped-30s_heal() { heal_node_net 1; }
+
+sc_node1-clients-dropped-60s_fault() { partition 1 clients drop both; }
+sc_node1-clients-dropped-60s_heal() { heal_node_net 1; }
+
+restart_node2() { node_stop 2; node_start 2 "$1"; node_wait 2; }
+sc_node2-clock-plus-120s_fault() { restart_node2 120; }
+sc_node2-clock-plus-120s_heal() { restart_node2 0; }
+sc_node2-clock-plus-10s_fault() { restart_node2 10; }
+sc_node2-clock-plus-10s_heal() { restart_node2 0; }
+
+sc_node1-pause-20s_fault() { pause n1; }
+sc_node1-pause-20s_heal() { resume n1; }
+
+sc_node1-netem-60s_fault() { netem 1 300 100 5; }
+sc_node1-netem-60s_heal() { heal_node_net 1; }
+
+scenario_names() { local s; for s in "${SCENARIOS[@]}"; do echo "${s%%|*}"; done; }
+scenario_field() {
+    local s
+    for s in "${SCENARIOS[@]}"; do
+        [ "${s%%|*}" = "$1" ] || continue
+        IFS='|' read -r -a parts <<<"$s"
+        echo "${parts[$2]}"
+        return 0
+    done
+    return 1
+}
