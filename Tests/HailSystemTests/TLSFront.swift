@@ -67,67 +67,59 @@ final class TLSFront: Sendable {
         let nginx = try #require(nginx, "nginx is needed (Debian: apt-get install nginx; scripts/setup.sh installs it)")
         let path = folder.path
         try await Certificates.make(in: folder)
-        let (httpsPort, httpPort) = (try ServerChild.freeLoopbackPort(), try ServerChild.freeLoopbackPort())
-        let site = try templated(
-            String(contentsOf: repositoryConfiguration, encoding: .utf8), httpsPort: httpsPort, httpPort: httpPort,
-            hailPort: hailPort, folder: path)
-        try Data(site.utf8).write(to: folder.appendingPathComponent("hail.conf"))
-        // The main file a distribution ships, reduced to what a user's nginx needs, with the site included as
-        // /etc/nginx/conf.d/*.conf would be.
-        let main = """
-            daemon off;
-            master_process on;
-            worker_processes 1;
-            pid \(path)/nginx.pid;
-            error_log \(path)/error.log warn;
-            events { worker_connections 256; }
-            http {
-                client_body_temp_path \(path)/body;
-                proxy_temp_path \(path)/proxy;
-                fastcgi_temp_path \(path)/fastcgi;
-                uwsgi_temp_path \(path)/uwsgi;
-                scgi_temp_path \(path)/scgi;
-                include \(path)/hail.conf;
+        // A port found free can be taken by another test's server before nginx binds it: nginx then exits, and the
+        // next attempt takes other ports.
+        var log = ""
+        for _ in 1...3 {
+            let (httpsPort, httpPort) = (try ServerChild.freeLoopbackPort(), try ServerChild.freeLoopbackPort())
+            let site = try templated(
+                String(contentsOf: repositoryConfiguration, encoding: .utf8), httpsPort: httpsPort, httpPort: httpPort,
+                hailPort: hailPort, folder: path)
+            try Data(site.utf8).write(to: folder.appendingPathComponent("hail.conf"))
+            let mainFile = folder.appendingPathComponent("nginx.conf")
+            try Data(mainConfiguration(folder: path).utf8).write(to: mainFile)
+            let pidFile = folder.appendingPathComponent("nginx.pid").path
+            try? FileManager.default.removeItem(atPath: pidFile)
+            let master = try ChildProcess.start(nginx, ["-p", path, "-e", "\(path)/error.log", "-c", mainFile.path])
+            let front = TLSFront(
+                httpsPort: httpsPort, httpPort: httpPort, caFile: "\(path)/ca.pem",
+                accessLog: folder.appendingPathComponent("hail-access.log"), folder: folder, master: master)
+            // nginx writes its pid file once every listener is bound; a port taken ends the master instead.
+            let listening = await withDeadline(20) { () -> Bool? in
+                while master.isRunning {
+                    if FileManager.default.fileExists(atPath: pidFile) { return true }
+                    try? await Task.sleep(for: .milliseconds(20))
+                }
+                return false
             }
-
-            """
-        let mainFile = folder.appendingPathComponent("nginx.conf")
-        try Data(main.utf8).write(to: mainFile)
-        let master = try ChildProcess.start(
-            nginx, ["-p", path, "-e", "\(path)/error.log", "-c", mainFile.path])
-        let front = TLSFront(
-            httpsPort: httpsPort, httpPort: httpPort, caFile: "\(path)/ca.pem",
-            accessLog: folder.appendingPathComponent("hail-access.log"), folder: folder, master: master)
-        let listening = await withDeadline(20) { () -> Bool? in
-            while master.isRunning {
-                if Self.accepts(port: httpsPort) { return true }
-                try? await Task.sleep(for: .milliseconds(20))
-            }
-            return nil
-        }
-        if listening != true {
-            let log = (try? String(contentsOf: folder.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
+            if listening == true { return front }
+            log = (try? String(contentsOf: folder.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
             await front.stop()
-            Issue.record("nginx did not listen on \(httpsPort) within 20 s: \(log.suffix(600))")
-            throw CancellationError()
         }
-        return front
+        Issue.record("nginx did not start listening within 3 attempts: \(log.suffix(600))")
+        throw CancellationError()
     }
 
-    /// True when a TCP connection to 127.0.0.1:`port` is accepted.
-    static func accepts(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
+    /// The main file a distribution ships, reduced to what a user's nginx needs, with the site included as
+    /// /etc/nginx/conf.d/*.conf would be.
+    static func mainConfiguration(folder path: String) -> String {
+        """
+        daemon off;
+        master_process on;
+        worker_processes 1;
+        pid \(path)/nginx.pid;
+        error_log \(path)/error.log warn;
+        events { worker_connections 256; }
+        http {
+            client_body_temp_path \(path)/body;
+            proxy_temp_path \(path)/proxy;
+            fastcgi_temp_path \(path)/fastcgi;
+            uwsgi_temp_path \(path)/uwsgi;
+            scgi_temp_path \(path)/scgi;
+            include \(path)/hail.conf;
         }
+
+        """
     }
 
     /// The access log's lines so far.
