@@ -109,6 +109,23 @@ struct TLSFrontTests {
             return
         }
         #expect(hello.contains(#""type":"hello""#))
+        // The operator's stream is upgraded through the front too: its hello, then the fleet's snapshot.
+        let fleet = try await client.connect(
+            to:
+                "wss://127.0.0.1:\(front.httpsPort)\(Routes.fleetLive.template)?access_token=\(server.token(.operator, "ops"))"
+        )
+        let fleetTypes = await withDeadline(20) { () -> [String] in
+            var types: [String] = []
+            for await message in fleet.messages {
+                guard case .text(let text) = message,
+                    let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+                else { continue }
+                types.append(object["type"] as? String ?? "?")
+                if types.count == 2 { break }
+            }
+            return types
+        }
+        #expect(fleetTypes == ["hello", "fleetSnapshot"])
         await client.shutdown()
 
         var stranger = WebSocketClientConfiguration()
