@@ -16,10 +16,12 @@ set -euo pipefail
 # virtual environment scripts/contract.sh installs schemathesis into; prometheus brings promtool, which checks the
 # live /metrics output and the alerting rules in deploy/prometheus/. wrk and nginx are `hail bench edge`'s: the
 # outside load generator, and the fixed-200 reference it measures Hail against (a throwaway nginx of its own on a
-# free port; the package's system service is not used).
+# free port; the package's system service is not used). nginx is also the TLS front TLSFrontTests runs
+# (deploy/nginx/hail.conf), with openssl making its certificates, curl probing it, and util-linux's unshare giving
+# the apps a trust store holding the test's CA; libssl-dev is HailNet's too (wss://, and why a certificate failed).
 DEBIAN_PACKAGES=(git make pkg-config libsqlite3-dev libwebsockets-dev libwebsockets-evlib-ev libev-dev zlib1g-dev
     libpq-dev libhiredis-dev libcurl4-openssl-dev libssl-dev chromium chromium-driver python3-selenium python3-venv
-    libjs-leaflet redis-tools python3-h2 python3-cryptography prometheus wrk nginx)
+    libjs-leaflet redis-tools python3-h2 python3-cryptography prometheus wrk nginx openssl curl util-linux)
 BREW_PACKAGES=(pkg-config sqlite libwebsockets libev zlib libpq hiredis curl openssl@3 prometheus wrk nginx)
 
 say() { printf 'setup: %s\n' "$*" >&2; }

@@ -24,9 +24,27 @@ static inline uint64_t hail_lws_option_fallback_on_unknown_method(void) {
     return LWS_SERVER_OPTION_FALLBACK_TO_APPLY_LISTEN_ACCEPT_CONFIG;
 }
 
-/// Context option: skip loading the OS CA store (HailNet's client speaks plain ws:// only).
+/// Context option: skip loading the OS CA store (a client that trusts one CA file, or speaks ws:// only).
 static inline uint64_t hail_lws_option_disable_os_ca_certs(void) {
     return LWS_SERVER_OPTION_DISABLE_OS_CA_CERTS;
+}
+
+/// Context option: initialise OpenSSL and give the context's vhost a client TLS context (wss://).
+static inline uint64_t hail_lws_option_ssl_global_init(void) { return LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT; }
+
+/// Client connect flag: speak TLS, verifying the server's certificate chain and name.
+static inline int hail_lws_client_use_ssl(void) { return LCCSCF_USE_SSL; }
+
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+/// Why OpenSSL refused the server's certificate on `wsi`'s TLS connection (`certificate verify failed: ...`), or NULL
+/// when it did not (or the connection has no TLS): lws 4.1.6 reports such a failure as `error:00000001`.
+static inline const char *hail_lws_tls_verify_failure(struct lws *wsi) {
+    SSL *ssl = (SSL *)lws_get_ssl(wsi);
+    if (!ssl) return NULL;
+    long result = SSL_get_verify_result(ssl);
+    return result == X509_V_OK ? NULL : X509_verify_cert_error_string(result);
 }
 
 /// The "no content length" sentinel of lws_add_http_common_headers.

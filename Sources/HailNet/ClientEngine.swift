@@ -47,8 +47,13 @@ actor ClientEngine: LoopEngine {
             info.port = Int32(target.port)
             info.path = session.keep(target.pathAndQuery)
             info.host = session.keep("\(target.host):\(target.port)")
-            info.origin = session.keep("http://\(target.host):\(target.port)")
+            info.origin = session.keep("\(target.secure ? "https" : "http")://\(target.host):\(target.port)")
             info.ietf_version_or_minus_one = -1
+            if target.secure {
+                info.ssl_connection = hail_lws_client_use_ssl()
+                // HTTP/1.1 only: an upgrade over HTTP/2 needs RFC 8441 on the proxy, which nginx lacks.
+                info.alpn = session.keep("http/1.1")
+            }
             info.local_protocol_name = session.keep("hail")
             info.opaque_user_data = Unmanaged.passUnretained(session).toOpaque()
             // lws's validity timers off, as for the context (see EventLoop).
@@ -72,7 +77,10 @@ actor ClientEngine: LoopEngine {
         case LWS_CALLBACK_CLIENT_APPEND_HANDSHAKE_HEADER:
             return appendHeaders(session, wsi, input, length)
         case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
-            let detail = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "unknown error"
+            var detail = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "unknown error"
+            if let refused = hail_lws_tls_verify_failure(wsi) {
+                detail = "certificate verify failed: \(String(cString: refused)) (\(detail))"
+            }
             connectionFailed(session, detail)
             return 0
         case LWS_CALLBACK_CLIENT_ESTABLISHED:
@@ -192,6 +200,8 @@ struct ContextPointer: @unchecked Sendable {
 struct ClientTarget: Sendable {
     var host: String
     var port: Int
+    /// wss://: TLS, verifying the server's certificate.
+    var secure: Bool
     var path: String
     var query: [QueryItem]
     var pathAndQuery: String

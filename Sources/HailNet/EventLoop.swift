@@ -28,6 +28,8 @@ struct EventLoopOptions {
     /// The processor the loop thread runs on (and, for a server loop, whose incoming connections its listener
     /// takes); nil lets the scheduler choose.
     var cpu: Int?
+    /// For a client context, the certificates its wss:// connections trust (nil: ws:// only, no TLS set up).
+    var clientTrust: WebSocketTrust?
 
     /// The processor loop `index` of a process runs on when loops are pinned: the `index % n`-th of the n processors
     /// this process may use (its affinity mask, which a container or `taskset` may narrow), or nil when that cannot
@@ -240,9 +242,25 @@ final class EventLoop: @unchecked Sendable {
             info.iface = UnsafePointer(hostName)
         } else {
             info.port = hail_lws_no_listen()
-            info.options |= hail_lws_option_disable_os_ca_certs()
             hostName = nil
         }
+        // The client TLS context is made while the context is created: lws reads the CA file then, not later.
+        let caFile: UnsafeMutablePointer<CChar>?
+        switch options.clientTrust {
+        case nil where options.port == nil:
+            info.options |= hail_lws_option_disable_os_ca_certs()
+            caFile = nil
+        case .caFile(let path)?:
+            info.options |= hail_lws_option_ssl_global_init() | hail_lws_option_disable_os_ca_certs()
+            caFile = strdup(path)
+            info.client_ssl_ca_filepath = UnsafePointer(caFile)
+        case .system?:
+            info.options |= hail_lws_option_ssl_global_init()
+            caFile = nil
+        case nil:
+            caFile = nil
+        }
+        defer { Glibc.free(caFile) }
 
         var listener: Int32 = -1
         var boundPort = 0

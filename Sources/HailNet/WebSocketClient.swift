@@ -1,11 +1,13 @@
 import CLibWebSockets
+import Foundation
 import HailTime
 import Synchronization
 
 /// A WebSocket client over libwebsockets: one lws context and loop thread for any number of connections.
 ///
-/// `URLSessionWebSocketTask` does not work on this Linux, so HailNet speaks ws:// itself. Connections
-/// have the same shape as server-side ones (`messages`, `send`, `close`, `closed()`).
+/// `URLSessionWebSocketTask` does not work on this Linux, so HailNet speaks ws:// and wss:// itself (TLS through
+/// lws's OpenSSL client, trusting `configuration.trust`). Connections have the same shape as server-side ones
+/// (`messages`, `send`, `close`, `closed()`).
 public final class WebSocketClient: Sendable {
     /// Live counters of this client's connections.
     public let metrics: NetMetrics
@@ -13,8 +15,12 @@ public final class WebSocketClient: Sendable {
     private let engine: ClientEngine
     private let configuration: WebSocketClientConfiguration
 
-    /// Starts the client's loop thread. Throws when lws cannot create a context.
+    /// Starts the client's loop thread. Throws when lws cannot create a context or the trusted CA file cannot be
+    /// read.
     public init(configuration: WebSocketClientConfiguration = WebSocketClientConfiguration()) throws {
+        if case .caFile(let path) = configuration.trust, !FileManager.default.isReadableFile(atPath: path) {
+            throw NetError.contextCreation("the trusted CA file \(path) cannot be read")
+        }
         self.configuration = configuration
         let executor = LoopExecutor()
         let metrics = NetMetrics()
@@ -26,6 +32,7 @@ public final class WebSocketClient: Sendable {
         options.tickSeconds = engine.keepalive.tickSeconds
         options.ioCollectSeconds = configuration.ioCoalescing.timeInterval
         options.cpu = configuration.pinnedLoop.flatMap(EventLoopOptions.core(forLoop:))
+        options.clientTrust = configuration.trust
         let loop = try EventLoop(
             options: options, executor: executor,
             handle: { arguments in engine.assumeIsolated { $0.handle(arguments) } },
@@ -38,7 +45,9 @@ public final class WebSocketClient: Sendable {
         loop.start()
     }
 
-    /// Connects to `url` (`ws://host:port/path?query`), sending `headers` with the handshake.
+    /// Connects to `url` (`ws://host:port/path?query`, or `wss://` for TLS), sending `headers` with the handshake.
+    /// A wss:// server whose certificate does not chain to `configuration.trust`, or does not name the URL's host,
+    /// is refused.
     ///
     /// `localAddress` binds the socket to a local IP first (e.g. 127.0.0.2), so a load generator can
     /// open more connections to one server than one source address has ephemeral ports.
@@ -90,10 +99,11 @@ public final class WebSocketClient: Sendable {
     }
 
     static func parse(_ url: String, headers: [(String, String)], localAddress: String?) throws -> ClientTarget {
-        guard url.hasPrefix("ws://") else {
-            throw NetError.invalidURL("\(url): only ws:// URLs are supported (TLS terminates in front of Hail)")
+        let secure = url.hasPrefix("wss://")
+        guard secure || url.hasPrefix("ws://") else {
+            throw NetError.invalidURL("\(url): only ws:// and wss:// URLs are supported")
         }
-        let rest = url.dropFirst("ws://".count)
+        let rest = url.dropFirst(secure ? "wss://".count : "ws://".count)
         let authority = rest.prefix { $0 != "/" && $0 != "?" }
         var pathAndQuery = String(rest.dropFirst(authority.count))
         if pathAndQuery.isEmpty || pathAndQuery.hasPrefix("?") { pathAndQuery = "/" + pathAndQuery }
@@ -107,7 +117,7 @@ public final class WebSocketClient: Sendable {
             port = parsed
         } else {
             host = String(authority)
-            port = 80
+            port = secure ? 443 : 80
         }
         guard !host.isEmpty else { throw NetError.invalidURL("\(url): no host") }
         let path = String(pathAndQuery.prefix { $0 != "?" })
@@ -117,8 +127,8 @@ public final class WebSocketClient: Sendable {
             return QueryItem(name: parts[0], value: parts.count > 1 ? parts[1] : "")
         }
         return ClientTarget(
-            host: host, port: port, path: path, query: query, pathAndQuery: pathAndQuery, headers: headers,
-            localAddress: localAddress)
+            host: host, port: port, secure: secure, path: path, query: query, pathAndQuery: pathAndQuery,
+            headers: headers, localAddress: localAddress)
     }
 }
 

@@ -20,6 +20,8 @@ public struct WebSocketClientConfiguration: Sendable {
     public var pinnedLoop: Int?
     /// Seconds `shutdown()` waits for close handshakes before dropping the rest.
     public var shutdownGraceSeconds: Double = 2
+    /// The certificates a wss:// server's chain must lead to (its name is checked against the URL's host too).
+    public var trust: WebSocketTrust = .system
 
     /// The defaults.
     public init() {}

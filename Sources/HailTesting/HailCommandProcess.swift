@@ -16,13 +16,15 @@ public final class HailCommandProcess: Sendable {
     /// The `hail` executable built beside the test bundle.
     public static var executable: URL { URL(fileURLWithPath: ServerChild.hailBesideThisExecutable) }
 
-    /// Starts `hail command arguments`.
-    public init(_ arguments: [String], command: String) throws {
+    /// Starts `hail command arguments`, or, with a `wrapper` (a command and its arguments, such as `unshare ...`),
+    /// `wrapper hail command arguments`.
+    public init(_ arguments: [String], command: String, wrapper: [String] = []) throws {
         let output = Pipe()
         let (lines, continuation) = AsyncStream.makeStream(of: String.self)
         self.lines = lines
+        let line = wrapper + [Self.executable.path, command] + arguments
         let process = try ChildProcess.start(
-            Self.executable.path, [command] + arguments, standardOutput: output.fileHandleForWriting.fileDescriptor)
+            line[0], Array(line.dropFirst()), standardOutput: output.fileHandleForWriting.fileDescriptor)
         self.process = process
         try output.fileHandleForWriting.close()
         let reading = output.fileHandleForReading

@@ -155,6 +155,24 @@ struct CapturingServer {
         await client.shutdown()
     }
 
+    @Test func wssURLsAreTLSOnPort443UnlessTheyNameOneAndAnUnreadableCAFileIsRefusedAtStart() throws {
+        let plain = try WebSocketClient.parse("ws://rides.example.com/v1/fleet/live", headers: [], localAddress: nil)
+        #expect(!plain.secure && plain.port == 80)
+        let secure = try WebSocketClient.parse("wss://rides.example.com/v1/fleet/live", headers: [], localAddress: nil)
+        #expect(secure.secure && secure.port == 443 && secure.host == "rides.example.com")
+        #expect(secure.pathAndQuery == "/v1/fleet/live")
+        let ported = try WebSocketClient.parse("wss://127.0.0.1:8443/x?a=1", headers: [], localAddress: nil)
+        #expect(ported.secure && ported.port == 8443 && ported.query == [QueryItem(name: "a", value: "1")])
+
+        var configuration = WebSocketClientConfiguration()
+        configuration.trust = .caFile("/nonexistent/hail-ca.pem")
+        #expect {
+            _ = try WebSocketClient(configuration: configuration)
+        } throws: { error in
+            "\(error)".contains("the trusted CA file /nonexistent/hail-ca.pem cannot be read")
+        }
+    }
+
     @Test func twoHundredConcurrentConnectionsAllEcho() async throws {
         let (server, port) = try makeServer()
         let client = try WebSocketClient()

@@ -11,15 +11,16 @@ final class SystemServer: Sendable {
     let child: ServerChild
     private let secret: [UInt8]
 
-    /// Starts `hail server` with `arguments` besides its port, database, secret file and `--quiet`.
-    init(folder: URL, arguments: [String] = []) async throws {
+    /// Starts `hail server` with `arguments` besides its port, database, secret file and `--quiet` (unless `quiet`
+    /// is false: then its request log is in `child.errorLines`).
+    init(folder: URL, arguments: [String] = [], quiet: Bool = true) async throws {
         let secretPath = folder.appendingPathComponent("hail.secret").path
         child = try await ServerChild.start(
             executable: ServerChild.hailBesideThisExecutable,
             arguments: [
-                "server", "--port", "0", "--quiet", "--db", folder.appendingPathComponent("hail.db").path,
+                "server", "--port", "0", "--db", folder.appendingPathComponent("hail.db").path,
                 "--secret-file", secretPath,
-            ] + arguments, timeout: .seconds(20))
+            ] + (quiet ? ["--quiet"] : []) + arguments, timeout: .seconds(20))
         do {
             secret = try ServerSecret.load(at: secretPath)
         } catch {

@@ -99,7 +99,11 @@ public final class BackendServer: Sendable {
                 log?(
                     Self.logLine(
                         apiRequest, route: route, status: response.status, elapsed: ContinuousClock.now - started,
-                        now: time.now()))
+                        now: time.now(),
+                        address: gate.client(
+                            peer: request.remoteAddress, forwardedFor: request.headers["x-forwarded-for"]
+                        )
+                        .address))
                 var headers = HTTPHeaders(response.headers.map { ($0.key, $0.value) })
                 headers.set(HailHeader.requestID, request.requestID)
                 if let stamp = try? WireDate.format(time.now()) { headers.set(HailHeader.serverTime, stamp) }
@@ -117,7 +121,8 @@ public final class BackendServer: Sendable {
                     log?(
                         Self.logLine(
                             APIRequest(method: "GET", target: request.path, remoteAddress: request.remoteAddress),
-                            route: "webSocket", status: 429, elapsed: .zero, now: time.now()))
+                            route: "webSocket", status: 429, elapsed: .zero, now: time.now(),
+                            address: gate.client(peer: request.remoteAddress, forwardedFor: forwardedFor).address))
                     return .reject(code: WebSocketCloseCode.rateLimited.rawValue, reason: refusal.message)
                 }
                 do throws(APIError) {
@@ -216,7 +221,11 @@ public final class BackendServer: Sendable {
     }
 
     /// One structured log line: what was asked, by whom (never the token), the answer and how long it took.
-    static func logLine(_ request: APIRequest, route: String, status: Int, elapsed: Duration, now: Date) -> String {
+    /// `remote` is the peer (a proxy's address behind one), `address` the client's as the rate limits see it (the
+    /// proxy's `X-Forwarded-For` when the peer is a trusted proxy).
+    static func logLine(
+        _ request: APIRequest, route: String, status: Int, elapsed: Duration, now: Date, address: String? = nil
+    ) -> String {
         var fields: [String: String] = [
             "at": (try? WireDate.format(now)) ?? "", "requestId": request.requestID, "method": request.method,
             "path": String(request.target.prefix { $0 != "?" }), "route": route, "status": String(status),
@@ -225,6 +234,7 @@ public final class BackendServer: Sendable {
             "remote": request.remoteAddress,
         ]
         if let client = request.header(HailHeader.client) { fields["client"] = String(client.prefix(120)) }
+        if let address { fields["address"] = address }
         let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
