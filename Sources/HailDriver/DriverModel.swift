@@ -313,6 +313,12 @@ public final class DriverModel {
             handle(frame)
         case .lost:
             uplink.streamLost(online: isOnline)
+        case .refused(let code):
+            // Going online again starts a new loop (a fresh token, say).
+            uplink.streamLost(online: isOnline)
+            tasks.cancel(.stream)
+            lastProblem = "the server closed the stream (\(code)); not reconnecting"
+            changed()
         }
     }
 
@@ -340,6 +346,11 @@ public final class DriverModel {
             apply(trip)
         case .ack(let ack):
             uplink.acknowledged(ack.seq)
+        case .offerWithdrawn(let tripID):
+            // Gone on the server (lapsed, or the trip stopped searching): an accept now would only be refused.
+            guard offer?.trip.id == tripID else { return }
+            offer = nil
+            changed()
         }
     }
 

@@ -26,6 +26,8 @@ public struct ServerServices: Sendable {
     public let authority: TripAuthority
     /// Dispatch.
     public let dispatcher: Dispatcher
+    /// Repairs derived state after a fault (`Reconciler`), run beside dispatch.
+    public let reconciler: Reconciler
     /// The road network and the route provider per cohort (advice only).
     public let routing: ServerRouting
     /// New trip ids.
@@ -70,9 +72,9 @@ public struct ServerServices: Sendable {
             configuration: configuration.dispatch, authority: authority, fleet: fleet, bus: bus, directory: directory,
             time: time, metrics: metrics, routing: routing, offers: offers,
             leases: searchLeases)
-        await authority.observe { record, previous, intent in
+        await authority.observe { record, previous in
             await fleet.tripChanged(record, previousDriverID: previous?.driverID)
-            await dispatcher.tripChanged(record, intent: intent, previousDriverID: previous?.driverID)
+            await dispatcher.tripChanged(record, previousDriverID: previous?.driverID)
         }
         let push: PushNotifier?
         if let factory = configuration.pushSender {
@@ -83,10 +85,13 @@ public struct ServerServices: Sendable {
         } else {
             push = PushNotifier.fromEnvironment()
         }
+        let reconciler = Reconciler(
+            configuration: configuration.reconcile, fleet: fleet, trips: trips, authority: authority, time: time,
+            metrics: metrics)
         let services = ServerServices(
             configuration: configuration, tokens: tokens, time: time, metrics: metrics, trips: trips, history: history,
-            bus: bus, fleet: fleet, authority: authority, dispatcher: dispatcher, routing: routing,
-            newTripID: newTripID, push: push, directory: directory)
+            bus: bus, fleet: fleet, authority: authority, dispatcher: dispatcher, reconciler: reconciler,
+            routing: routing, newTripID: newTripID, push: push, directory: directory)
         if let push {
             await push.reportDeliveries(to: metrics)
             // The lock screen shows what the rider's app would: the live ETA and the driver's last position.
@@ -102,7 +107,7 @@ public struct ServerServices: Sendable {
     private init(
         configuration: ServerConfiguration, tokens: TokenAuthority, time: Timeline, metrics: ServerMetrics,
         trips: any TripStore, history: any LocationHistoryStore, bus: any TripBus, fleet: Fleet,
-        authority: TripAuthority, dispatcher: Dispatcher, routing: ServerRouting,
+        authority: TripAuthority, dispatcher: Dispatcher, reconciler: Reconciler, routing: ServerRouting,
         newTripID: @escaping @Sendable () -> String, push: PushNotifier?, directory: any DriverDirectory
     ) {
         self.configuration = configuration
@@ -115,6 +120,7 @@ public struct ServerServices: Sendable {
         self.fleet = fleet
         self.authority = authority
         self.dispatcher = dispatcher
+        self.reconciler = reconciler
         self.routing = routing
         self.newTripID = newTripID
         self.push = push

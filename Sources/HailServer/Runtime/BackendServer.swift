@@ -163,8 +163,13 @@ public final class BackendServer: Sendable {
                 }
             })
         _ = try net.start()
-        let dispatcher = services.dispatcher
-        dispatchTask = Task { await dispatcher.run() }
+        let (dispatcher, reconciler) = (services.dispatcher, services.reconciler)
+        // Dispatch and the reconciler run side by side, and stop together.
+        dispatchTask = Task {
+            async let dispatching: Void = dispatcher.run()
+            async let reconciling: Void = reconciler.run()
+            _ = await (dispatching, reconciling)
+        }
     }
 
     /// The port actually listened on.
@@ -190,7 +195,7 @@ public final class BackendServer: Sendable {
         dispatchTask.cancel()
     }
 
-    /// Closes every connection and stops dispatch.
+    /// Closes every connection and stops dispatch and the reconciler.
     public func shutdown() async {
         dispatchTask.cancel()
         await net.shutdown()
