@@ -38,10 +38,11 @@ struct RiderStreamCloseTests {
         try await h.until("streaming") { h.model.connection == .streaming }
         first.close(code: WebSocketCloseCode.tripNotFound.rawValue)
         try await h.until("loop ended") { h.model.connection == .idle }
-        // One resync after the close, and no stream opened again however long the rider waits.
+        // One resync after the close, and no stream opened again: the loop is over, nothing of it waits on the clock.
         #expect(await api.count("active") == 2)
-        await h.advance(60)
+        h.clock.advance(by: .seconds(60))
         #expect(await h.channel.connections.nextOrNil(within: 0.5) == nil)
+        #expect(h.model.connection == .idle)
         h.model.stop()
     }
 }
