@@ -373,6 +373,9 @@ public final class DriverModel {
 
     private func apply(_ update: Trip) {
         if let current = trip, current.id == update.id, update.version <= current.version { return }
+        // Another trip's end (a change delivered again after a server restart, say) says nothing about the trip
+        // this driver is on now: it never takes its place.
+        if let current = trip, current.id != update.id, current.state.isActive, !update.state.isActive { return }
         let stateChanged = trip?.id != update.id || trip?.state != update.state
         trip = update
         if offer?.trip.id == update.id { offer = nil }

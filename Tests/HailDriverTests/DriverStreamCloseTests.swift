@@ -59,3 +59,29 @@ struct DriverStreamCloseTests {
         #expect(rig.channel.connects == 2)
     }
 }
+
+/// A trip change delivered again (the reconciler after a server restart) never takes the place of the trip the
+/// driver is on.
+@Suite("DriverModel: a change delivered again")
+@MainActor
+struct DriverRedeliveryTests {
+    @Test func anotherTripsEndDeliveredAgainLeavesTheActiveTripOnScreen() async throws {
+        let rig = DriverModelTests(active: Fixture.trip("t2", .driverAssigned, version: 2))
+        try await rig.online()
+        try await eventually(rig.model, "on t2") { $0.trip?.id == "t2" }
+        // Every screen from now on, to see that none showed the old trip, however briefly.
+        let screens = rig.model.changes()
+        rig.channel.push(.tripUpdated(Fixture.trip("t1", .completed, version: 5)))
+        rig.channel.push(.tripUpdated(Fixture.trip("t2", .driverArrived, version: 3)))
+        try await eventually(rig.model, "t2 arrived") { $0.trip?.version == 3 }
+        #expect(rig.model.trip?.id == "t2")
+        #expect(rig.model.trip?.state == .driverArrived)
+        var shown: [String?] = []
+        for await screen in screens {
+            shown.append(screen.tripID)
+            if screen.tripState == .driverArrived { break }
+        }
+        #expect(!shown.contains("t1"))
+        #expect(shown.last == "t2")
+    }
+}
