@@ -14,6 +14,7 @@ public final class ScriptedDriverChannel: DriverChannel {
         var silent = false
         var refusing = false
         var connects = 0
+        var serverClose: UInt16?
     }
 
     private let state = Locked(State())
@@ -29,6 +30,7 @@ public final class ScriptedDriverChannel: DriverChannel {
             if state.refusing { return true }
             state.continuation = continuation
             state.connects += 1
+            state.serverClose = nil
             return false
         }
         if refused { throw CallError.noAnswer("the network is unreachable") }
@@ -49,6 +51,17 @@ public final class ScriptedDriverChannel: DriverChannel {
     public func disconnect() async {
         state.withLock { $0.continuation }?.finish()
     }
+
+    /// Closes the open stream as the server would, with `code`.
+    public func close(code: UInt16) {
+        state.withLock { state in
+            state.serverClose = code
+            return state.continuation
+        }?.finish()
+    }
+
+    /// The code of the last close made by `close(code:)`, nil after a drop.
+    public func lastServerClose() async -> UInt16? { state.withLock { $0.serverClose } }
 
     /// Sends `frame` down the open stream, as the server would.
     public func push(_ frame: DriverServerFrame) { _ = state.withLock { $0.continuation }?.yield(frame) }

@@ -94,6 +94,7 @@ public actor DriverLiveChannel: DriverChannel {
     private let token: String
     private let client: ClientInfo?
     private var socket: LiveSocket?
+    private var serverClose: UInt16?
 
     /// A channel to `server` (`http://host:port`) with the driver's `token`.
     public init(connector: SocketConnector, server: URL, token: String, client: ClientInfo? = nil) {
@@ -113,6 +114,7 @@ public actor DriverLiveChannel: DriverChannel {
     /// Opens the stream, closing any older socket; frames that cannot be read are skipped.
     public func connect() async throws(CallError) -> AsyncStream<DriverServerFrame> {
         socket?.close()
+        serverClose = nil
         let socket = try await connector.connect(url, token: token, client: client)
         self.socket = socket
         let raw = socket.frames
@@ -124,10 +126,22 @@ public actor DriverLiveChannel: DriverChannel {
                     else { continue }
                     continuation.yield(decoded)
                 }
+                // Known before the frames finish, so whoever reads them can ask how the server closed.
+                let close = await socket.closed()
+                self.closed(socket, code: close.code)
                 continuation.finish()
             }
             continuation.onTermination = { _ in task.cancel() }
         }
+    }
+
+    /// How the server closed the last connection (nil for a drop, or one the app closed itself).
+    public func lastServerClose() -> UInt16? { serverClose }
+
+    private func closed(_ closed: LiveSocket, code: UInt16) {
+        // A socket the app replaced or closed itself says nothing about the server.
+        guard socket === closed, code != 1006, code != 1005 else { return }
+        serverClose = code
     }
 
     /// Sends `batch` as a binary frame on the open socket.

@@ -313,6 +313,12 @@ public final class DriverModel {
             handle(frame)
         case .lost:
             uplink.streamLost(online: isOnline)
+        case .refused(let code):
+            // Going online again starts a new loop (a fresh token, say).
+            uplink.streamLost(online: isOnline)
+            tasks.cancel(.stream)
+            lastProblem = "the server closed the stream (\(code)); not reconnecting"
+            changed()
         }
     }
 
@@ -340,6 +346,11 @@ public final class DriverModel {
             apply(trip)
         case .ack(let ack):
             uplink.acknowledged(ack.seq)
+        case .offerWithdrawn(let tripID):
+            // Gone on the server (lapsed, or the trip stopped searching): an accept now would only be refused.
+            guard offer?.trip.id == tripID else { return }
+            offer = nil
+            changed()
         }
     }
 
@@ -362,6 +373,9 @@ public final class DriverModel {
 
     private func apply(_ update: Trip) {
         if let current = trip, current.id == update.id, update.version <= current.version { return }
+        // Another trip's end (a change delivered again after a server restart, say) says nothing about the trip
+        // this driver is on now: it never takes its place.
+        if let current = trip, current.id != update.id, current.state.isActive, !update.state.isActive { return }
         let stateChanged = trip?.id != update.id || trip?.state != update.state
         trip = update
         if offer?.trip.id == update.id { offer = nil }

@@ -4,7 +4,8 @@ import HailProtocol
 import HailTime
 
 /// Keeps the driver stream connected: connects, hands over every frame, and after a drop waits out the jittered
-/// backoff and connects again, until its task is cancelled.
+/// backoff and connects again, until its task is cancelled or the server closes with a code that says not to
+/// (`WebSocketCloseCode.shouldReconnect`); storage trouble closes with 1013, which is reconnected.
 @MainActor
 struct DriverStreamLoop {
     /// What the loop tells the model.
@@ -15,6 +16,9 @@ struct DriverStreamLoop {
         case frame(DriverServerFrame)
         /// The stream dropped (or could not be had).
         case lost
+        /// The server closed the stream with a code that says reconnecting cannot help
+        /// (`WebSocketCloseCode.shouldReconnect`: a bad token, another connection took over): the loop stops.
+        case refused(WebSocketCloseCode)
     }
 
     let channel: any DriverChannel
@@ -33,6 +37,12 @@ struct DriverStreamLoop {
                 event(.connected(reconnected: connectedBefore))
                 connectedBefore = true
                 for await frame in frames { event(.frame(frame)) }
+                if let code = await channel.lastServerClose().map(WebSocketCloseCode.init(rawValue:)),
+                    !code.shouldReconnect, !Task.isCancelled
+                {
+                    event(.refused(code))
+                    return
+                }
             } catch {}
             if Task.isCancelled { return }
             event(.lost)

@@ -539,8 +539,14 @@ public final class RiderModel {
                     failures = 0
                     continue
                 }
-                let streamed = await stream(tripID: trip.id, generation: generation)
+                let (streamed, reconnect) = await stream(tripID: trip.id, generation: generation)
                 guard isCurrent(generation), machine.isActive else { return }
+                if !reconnect {
+                    // The server closed with a code that says reconnecting cannot help (the trip is not found, the
+                    // token is refused, another stream took over): the trip as the server has it, then no stream.
+                    _ = await resync()
+                    return
+                }
                 failures = streamed ? 1 : failures + 1
             } else {
                 failures += 1
@@ -566,8 +572,10 @@ public final class RiderModel {
         return true
     }
 
-    /// Runs one connection; true when its hello arrived (the stream worked, then dropped).
-    private func stream(tripID: String, generation: Int) async -> Bool {
+    /// Runs one connection; `greeted` when its hello arrived (the stream worked, then dropped), `reconnect` false
+    /// when the server closed it with a code `WebSocketCloseCode.shouldReconnect` refuses (storage trouble is 1013,
+    /// reconnected).
+    private func stream(tripID: String, generation: Int) async -> (greeted: Bool, reconnect: Bool) {
         if cursorTripID != tripID {
             cursorTripID = tripID
             cursor = try? await cursors.load(tripID: tripID)
@@ -577,7 +585,7 @@ public final class RiderModel {
         do {
             let frames = try await channel.open(tripID: tripID, after: cursor, version: machine.trip?.version)
             for try await frame in frames {
-                guard isCurrent(generation) else { return greeted }
+                guard isCurrent(generation) else { return (greeted, true) }
                 switch frame {
                 case .hello(let serverTime):
                     serverClock.add(
@@ -593,12 +601,17 @@ public final class RiderModel {
                         moved.location, etaSeconds: moved.etaSeconds, etaTarget: moved.etaTarget,
                         path: try? moved.pathCoordinates(), tripID: tripID)
                 }
-                if !machine.isActive { return greeted }
+                if !machine.isActive { return (greeted, true) }
+            }
+        } catch let error as CallError {
+            // A close the server says not to retry ends the loop; a drop or a refused upgrade is retried.
+            if let code = error.closeCode, !WebSocketCloseCode(rawValue: code).shouldReconnect {
+                return (greeted, false)
             }
         } catch {
             // A drop or a refused upgrade: the loop resyncs and reconnects after its backoff.
         }
-        return greeted
+        return (greeted, true)
     }
 
     /// Waits out the backoff after `failures` failed attempts; once the stream has failed often enough

@@ -118,6 +118,13 @@ public struct PostgresTripStores: Sendable {
         CREATE UNIQUE INDEX \(ActiveTripMigration.riderIndex) ON trips(rider_id) WHERE active;
         CREATE UNIQUE INDEX \(ActiveTripMigration.driverIndex) ON trips(driver_id) WHERE active AND driver_id IS NOT NULL;
         """,
+        // The outbox of after-commit work: a change is published (watchers told, the driver's record and dispatch
+        // brought up to date) up to `published_version`; the index holds only the trips still owed some.
+        """
+        ALTER TABLE trips ADD COLUMN published_version BIGINT NOT NULL DEFAULT 0;
+        UPDATE trips SET published_version = version;
+        CREATE INDEX trips_unpublished ON trips(updated_at) WHERE published_version < version;
+        """,
     ]
 
     /// The trip store.

@@ -51,11 +51,29 @@ public struct RedisDriverIngestStore: DriverIngestStore {
         return redis.call('HDEL', KEYS[1], 'trip')
         """
 
+    // A trip is written unless the same trip is stored at its version or newer; none only when nothing is recorded.
     private static let loadedTripScript = """
-        if redis.call('HEXISTS', KEYS[1], 'tripID') == 1 then return 0 end
+        local id = redis.call('HGET', KEYS[1], 'tripID')
+        if ARGV[1] == '' then
+          if id then return 0 end
+        elseif id == ARGV[1] and tonumber(redis.call('HGET', KEYS[1], 'tripVersion') or '0') >= tonumber(ARGV[2]) then
+          return 0
+        end
         redis.call('HSET', KEYS[1], 'tripID', ARGV[1], 'tripVersion', ARGV[2], 'ver', ARGV[5])
-        if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'trip', ARGV[3]) end
+        if ARGV[3] == '' then redis.call('HDEL', KEYS[1], 'trip') else redis.call('HSET', KEYS[1], 'trip', ARGV[3]) end
         redis.call('PEXPIRE', KEYS[1], ARGV[4])
+        return 1
+        """
+
+    // Written only over the mark the repair was decided on (trip id, version, and whether a trip is stored).
+    private static let repairTripScript = """
+        local id = redis.call('HGET', KEYS[1], 'tripID')
+        local v = redis.call('HGET', KEYS[1], 'tripVersion')
+        local active = tostring(redis.call('HEXISTS', KEYS[1], 'trip'))
+        if id ~= ARGV[1] or v ~= ARGV[2] or active ~= ARGV[3] then return 0 end
+        redis.call('HSET', KEYS[1], 'tripID', ARGV[4], 'tripVersion', ARGV[5], 'ver', ARGV[8])
+        if ARGV[6] == '' then redis.call('HDEL', KEYS[1], 'trip') else redis.call('HSET', KEYS[1], 'trip', ARGV[6]) end
+        redis.call('PEXPIRE', KEYS[1], ARGV[7])
         return 1
         """
 
@@ -135,7 +153,36 @@ public struct RedisDriverIngestStore: DriverIngestStore {
         _ = try await client.run { connection in try connection.command(command).checked() }
     }
 
-    /// Stores a looked-up trip unless one is recorded.
+    /// The trip marks of the drivers whose trip is known, two commands a driver in one pipeline.
+    public func tripMarks(driverIDs: [String]) async throws -> [String: DriverTripMark] {
+        guard !driverIDs.isEmpty else { return [:] }
+        let commands = driverIDs.flatMap { id in
+            [["HMGET", key(id), "tripID", "tripVersion"], ["HEXISTS", key(id), "trip"]]
+        }
+        let replies = try await client.run { connection in try connection.pipeline(commands).map { try $0.checked() } }
+        var marks: [String: DriverTripMark] = [:]
+        for (index, id) in driverIDs.enumerated() {
+            let fields = replies[2 * index].elements ?? []
+            guard fields.count == 2, let tripID = fields[0].text else { continue }
+            let version = fields[1].text.flatMap { Int($0) } ?? 0
+            marks[id] = DriverTripMark(tripID: tripID, version: version, active: replies[2 * index + 1] == .integer(1))
+        }
+        return marks
+    }
+
+    /// Writes the repair if the driver's mark is still the one it was decided on.
+    public func repairTrip(_ write: DriverTripRepair.Write) async throws -> Bool {
+        let expected = write.expected
+        let command = [
+            "EVAL", Self.repairTripScript, "1", key(write.driverID), expected.tripID, String(expected.version),
+            expected.active ? "1" : "0", write.mark.tripID, String(write.mark.version),
+            try write.record.map(Self.json) ?? "", lifetimeMillis, Self.newVersion(),
+        ]
+        let reply = try await client.run { connection in try connection.command(command).checked() }
+        return reply == .integer(1)
+    }
+
+    /// Stores a looked-up trip unless the same trip is stored at its version or newer; none only when nothing is.
     public func loadedTrip(_ record: TripRecord?, driverID: String) async throws {
         let command = [
             "EVAL", Self.loadedTripScript, "1", key(driverID), record?.trip.id ?? "",

@@ -92,20 +92,26 @@ public final class RedisTripBus: TripBus {
 
     /// Publishes `message` to every node's subscribers of `topic`.
     public func publish(_ message: BusMessage, to topic: BusTopic) async {
+        _ = await publishConfirmed(message, to: topic)
+    }
+
+    /// Publishes `message`; false when Redis could not take it after one retry.
+    public func publishConfirmed(_ message: BusMessage, to topic: BusTopic) async -> Bool {
         let payload = BusPayloadText.payload(message)
         let command = ["PUBLISH", Self.channel(topic, prefix: prefix), payload]
         // A failed command drops its connection, so the retry reconnects. If that fails too the watchers
         // miss this message; their streams ended when the subscriber lost Redis, and they resync from the
-        // trip store when their socket reconnects.
+        // trip store when their socket reconnects. A trip change's publish is done again by the reconciler.
         for attempt in 1...2 {
             do {
                 _ = try await publisher.run { connection in try connection.command(command).checked() }
                 publishSucceeded()
-                return
+                return true
             } catch {
                 if attempt == 2 { publishFailed(message.kind, error: error) }
             }
         }
+        return false
     }
 
     /// Counts failed publishes in `registry` (`hail_bus_publish_failures_total`, by message kind).

@@ -96,12 +96,21 @@ private let fix = LocationPoint(
         #expect(
             try Fixtures.json(DriverServerFrame.tripUpdated(Fixtures.searchingTrip))
                 == #"{"trip":\#(Fixtures.searchingTripJSON),"type":"tripUpdated"}"#)
+        #expect(
+            try Fixtures.json(DriverServerFrame.offerWithdrawn(tripID: "trip_2"))
+                == #"{"tripID":"trip_2","type":"offerWithdrawn"}"#)
+    }
+
+    @Test func anOfferWithdrawnWithoutItsTripIsRefusedNamingTheField() throws {
+        #expect(throws: APIError.missingField("tripID")) {
+            try WireDecoder.decode(DriverServerFrame.self, from: Data(#"{"type":"offerWithdrawn"}"#.utf8))
+        }
     }
 
     @Test(arguments: [
         DriverServerFrame.hello(serverTime: Fixtures.receivedAt),
         .offer(TripOffer(trip: Fixtures.searchingTrip, expiresAt: Fixtures.receivedAt)),
-        .tripUpdated(Fixtures.trip), .ack(LocationAck(seq: 9_007_199_254_740_993)),
+        .tripUpdated(Fixtures.trip), .ack(LocationAck(seq: 9_007_199_254_740_993)), .offerWithdrawn(tripID: "t-1"),
     ])
     func serverFramesRoundTrip(frame: DriverServerFrame) throws {
         #expect(try WireDecoder.decode(DriverServerFrame.self, from: HailJSON.encode(frame)) == frame)

@@ -9,4 +9,12 @@ public protocol DriverChannel: Sendable {
     func send(_ batch: LocationBatch) async throws
     /// Closes the open connection, if any.
     func disconnect() async
+    /// The close code the server ended the last connection with, once its frames have finished; nil when it
+    /// dropped without one or the app closed it. `WebSocketCloseCode.shouldReconnect` says whether to reconnect.
+    func lastServerClose() async -> UInt16?
+}
+
+extension DriverChannel {
+    /// A channel that cannot tell: every end is a drop, reconnected after the backoff.
+    public func lastServerClose() async -> UInt16? { nil }
 }

@@ -11,9 +11,12 @@ public enum DriverServerFrame: Codable, Sendable, Hashable {
     case tripUpdated(Trip)
     /// The server applied location batches up to this seq: `{"type": "ack", "seq": 42}`.
     case ack(LocationAck)
+    /// The offer of `tripID` is gone (it lapsed, or the trip stopped searching): the app stops showing it, and an
+    /// accept would be refused: `{"type": "offerWithdrawn", "tripID": "t-1"}`.
+    case offerWithdrawn(tripID: String)
 
     /// The `type` strings of this direction, in declaration order.
-    public static let types = ["hello", "offer", "tripUpdated", "ack"]
+    public static let types = ["hello", "offer", "tripUpdated", "ack", "offerWithdrawn"]
 
     /// The frame's `type` field.
     public var type: String {
@@ -22,6 +25,7 @@ public enum DriverServerFrame: Codable, Sendable, Hashable {
         case .offer: return "offer"
         case .tripUpdated: return "tripUpdated"
         case .ack: return "ack"
+        case .offerWithdrawn: return "offerWithdrawn"
         }
     }
 
@@ -38,6 +42,8 @@ public enum DriverServerFrame: Codable, Sendable, Hashable {
                     expiresAt: try container.decode(Date.self, forKey: .expiresAt)))
         case "tripUpdated":
             self = .tripUpdated(try container.decode(Trip.self, forKey: .trip))
+        case "offerWithdrawn":
+            self = .offerWithdrawn(tripID: try container.decode(String.self, forKey: .tripID))
         default:
             self = .ack(LocationAck(seq: try container.decode(Int64.self, forKey: .seq)))
         }
@@ -57,6 +63,8 @@ public enum DriverServerFrame: Codable, Sendable, Hashable {
             try container.encode(trip, forKey: .trip)
         case .ack(let ack):
             try container.encode(ack.seq, forKey: .seq)
+        case .offerWithdrawn(let tripID):
+            try container.encode(tripID, forKey: .tripID)
         }
     }
 }

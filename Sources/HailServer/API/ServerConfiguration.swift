@@ -30,6 +30,8 @@ public struct ServerConfiguration: Sendable {
     public var dispatch = DispatchMachine.Configuration()
     /// Fleet tunables (silence timeout, nearby fuzz and cache).
     public var fleet = Fleet.Configuration()
+    /// How often derived state is reconciled with the trip store, and when unpublished changes are redelivered.
+    public var reconcile = Reconciler.Configuration()
     /// Fares by product.
     public var pricing = PricingTable.standard
     /// The road network routed on (loaded once when the services start); none means straight lines only.

@@ -26,6 +26,8 @@ public struct ServerServices: Sendable {
     public let authority: TripAuthority
     /// Dispatch.
     public let dispatcher: Dispatcher
+    /// Repairs derived state after a fault (`Reconciler`), run beside dispatch.
+    public let reconciler: Reconciler
     /// The road network and the route provider per cohort (advice only).
     public let routing: ServerRouting
     /// New trip ids.
@@ -78,9 +80,9 @@ public struct ServerServices: Sendable {
             configuration: configuration.dispatch, authority: authority, fleet: fleet, bus: bus, directory: directory,
             time: time, metrics: metrics, routing: routing,
             offers: offers ?? MemoryOfferStore(leases: leases as? MemorySearchLeases), leases: leases)
-        await authority.observe { record, previous, intent in
+        await authority.observe { record, previous in
             await fleet.tripChanged(record, previousDriverID: previous?.driverID)
-            await dispatcher.tripChanged(record, intent: intent, previousDriverID: previous?.driverID)
+            await dispatcher.tripChanged(record, previousDriverID: previous?.driverID)
         }
         let push: PushNotifier?
         if let factory = configuration.pushSender {
@@ -91,10 +93,13 @@ public struct ServerServices: Sendable {
         } else {
             push = PushNotifier.fromEnvironment(time: time)
         }
+        let reconciler = Reconciler(
+            configuration: configuration.reconcile, fleet: fleet, trips: trips, authority: authority, time: time,
+            metrics: metrics)
         let services = ServerServices(
             configuration: configuration, tokens: tokens, time: time, metrics: metrics, trips: trips, history: history,
-            bus: bus, fleet: fleet, authority: authority, dispatcher: dispatcher, routing: routing,
-            newTripID: newTripID, push: push, directory: directory,
+            bus: bus, fleet: fleet, authority: authority, dispatcher: dispatcher, reconciler: reconciler,
+            routing: routing, newTripID: newTripID, push: push, directory: directory,
             clockMonitor: clockReference.map { ClockOffsetMonitor(reference: $0, time: time, metrics: metrics) },
             readiness: Readiness(
                 probes: probes ?? [BackendProbe(name: "storage") { _ = try await trips.record(id: "readyz") }]))
@@ -113,7 +118,7 @@ public struct ServerServices: Sendable {
     private init(
         configuration: ServerConfiguration, tokens: TokenAuthority, time: Timeline, metrics: ServerMetrics,
         trips: any TripStore, history: any LocationHistoryStore, bus: any TripBus, fleet: Fleet,
-        authority: TripAuthority, dispatcher: Dispatcher, routing: ServerRouting,
+        authority: TripAuthority, dispatcher: Dispatcher, reconciler: Reconciler, routing: ServerRouting,
         newTripID: @escaping @Sendable () -> String, push: PushNotifier?, directory: any DriverDirectory,
         clockMonitor: ClockOffsetMonitor?,
         readiness: Readiness
@@ -130,6 +135,7 @@ public struct ServerServices: Sendable {
         self.fleet = fleet
         self.authority = authority
         self.dispatcher = dispatcher
+        self.reconciler = reconciler
         self.routing = routing
         self.newTripID = newTripID
         self.push = push

@@ -84,6 +84,9 @@ public typealias BusSink = @Sendable (BusMessage) -> Void
 public protocol TripBus: Sendable {
     /// Delivers `message` to every current subscriber of `topic`.
     func publish(_ message: BusMessage, to topic: BusTopic) async
+    /// Publishes `message` and says whether the bus took it (false: it could not reach its broker), so work
+    /// that must not be lost (a trip change's publish) can be done again later.
+    func publishConfirmed(_ message: BusMessage, to topic: BusTopic) async -> Bool
     /// Subscribes to `topic`; the stream ends when the subscription is cancelled or the bus shuts down.
     func subscribe(to topic: BusTopic) async -> BusSubscription
     /// Subscribes `sink` to `topic`: every message is handed to it as it is published, with no task or
@@ -94,6 +97,12 @@ public protocol TripBus: Sendable {
 }
 
 extension TripBus {
+    /// Publishes; a bus that cannot fail (in process) always took it.
+    public func publishConfirmed(_ message: BusMessage, to topic: BusTopic) async -> Bool {
+        await publish(message, to: topic)
+        return true
+    }
+
     /// The stream subscription pumped into `sink` by one task: for buses whose subscriptions are streams.
     public func subscribe(to topic: BusTopic, sink: @escaping BusSink, onEnd: @escaping @Sendable () -> Void) async
         -> BusSubscription

@@ -76,7 +76,7 @@ public actor Dispatcher {
     }
 
     /// Reacts to a committed trip change: searching trips are dispatched, others stop searching.
-    public func tripChanged(_ record: TripRecord, intent: TripIntent, previousDriverID: String?) async {
+    public func tripChanged(_ record: TripRecord, previousDriverID: String?) async {
         if record.trip.state == .searching {
             if machine.searches[record.trip.id] == nil {
                 await startSearch(record, excluding: previousDriverID.map { [$0] } ?? [], restart: true)
@@ -273,6 +273,8 @@ public actor Dispatcher {
         // A driver already holding another node's offer is skipped for this round, and the trip goes to
         // its next candidate at once.
         var busy: Set<String> = []
+        // A search given up leaves the machine; kept here so that a give-up whose write fails can be resumed.
+        let searching = machine.searches
         for _ in 0..<4 {
             let round = candidates.mapValues { $0.filter { !busy.contains($0) } }
             var placed: [DispatchMachine.Action] = []
@@ -303,7 +305,7 @@ public actor Dispatcher {
                 case .withdraw: placed.append(action)
                 }
             }
-            await perform(placed)
+            await perform(placed, searching: searching)
             if !retried { return }
         }
     }
@@ -347,7 +349,9 @@ public actor Dispatcher {
         }
     }
 
-    private func perform(_ actions: [DispatchMachine.Action]) async {
+    private func perform(
+        _ actions: [DispatchMachine.Action], searching: [String: DispatchMachine.Search] = [:]
+    ) async {
         for action in actions {
             switch action {
             case .offer(let offer):
@@ -367,10 +371,32 @@ public actor Dispatcher {
             case .withdraw(let offer):
                 try? await offers.remove(tripID: offer.tripID, driverID: offer.driverID)
                 metrics.offer("expired")
+                // The driver's screen drops it now, not at its expiry by the phone's clock (a search that ended,
+                // or a lapse the phone's clock has not reached); a driver who took the trip has no offer left.
+                if let text = try? HailJSON.encodeString(DriverServerFrame.offerWithdrawn(tripID: offer.tripID)) {
+                    await bus.publish(BusMessage(kind: .essential, text: text), to: .driver(offer.driverID))
+                }
             case .giveUp(let tripID):
-                await searchEnded(tripID)
-                _ = try? await authority.apply(.searchTimedOut, tripID: tripID, by: .system)
+                await giveUp(tripID, search: searching[tripID])
             }
         }
+    }
+
+    /// Commits the search's outcome, and only then lets its lease go. A write that fails (storage unavailable)
+    /// keeps the search, and its lease, on this node: the next evaluation gives up again, so a trip never stays
+    /// searching with no search and no lease anywhere. A trip that stopped searching meanwhile (accepted,
+    /// cancelled, given up by another node) needs no write: its search is over either way.
+    private func giveUp(_ tripID: String, search: DispatchMachine.Search?) async {
+        do throws(APIError) {
+            _ = try await authority.apply(.searchTimedOut, tripID: tripID, by: .system)
+        } catch  where error.code == .unavailable || error.code == .internal {
+            if let search {
+                machine.startSearch(
+                    tripID: tripID, pickup: search.pickup, now: time.now(), since: search.startedAt,
+                    excluding: search.passed)
+                return
+            }
+        } catch {}
+        await searchEnded(tripID)
     }
 }

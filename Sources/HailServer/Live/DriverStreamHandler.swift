@@ -16,8 +16,8 @@ import HailProtocol
 /// and their batches apply in seq order. Batches read meanwhile wait here, up to `heldLimit`, before the
 /// socket stops being read: a driver that waits for its acks never makes the loop switch reading off and on.
 final class DriverStreamHandler: WebSocketInboundHandler {
-    /// The stream's setup is done: its bus subscription, to end when the stream does.
-    struct SetUp: Sendable { let subscription: BusSubscription }
+    /// The stream's setup is done (its subscription went to `handoff`): batches may be taken.
+    struct SetUp: Sendable {}
     /// A batch's history points were committed (or not: the batch was taken back).
     struct Committed: Sendable {
         let seq: Int64
@@ -51,7 +51,8 @@ final class DriverStreamHandler: WebSocketInboundHandler {
     /// Batches read and not yet acknowledged, in seq order; `true` once its ack may go.
     private var acks: [(seq: Int64, done: Bool)] = []
     private var closeWhenDrained: (code: UInt16, reason: String)?
-    private var subscription: BusSubscription?
+    /// The setup's subscription, cancelled when the stream closes, however early.
+    private let handoff = SubscriptionHandoff()
 
     /// Starts the stream's setup (registration, subscription, hello, trip and offer) in a task.
     init(
@@ -68,16 +69,19 @@ final class DriverStreamHandler: WebSocketInboundHandler {
         self.refused = refused
         self.ended = ended
         services.metrics.connection(role: .driver, client: client, delta: 1)
-        Self.beginSetUp(driverID: driverID, services: services, drivers: drivers, on: connection)
+        Self.beginSetUp(driverID: driverID, services: services, drivers: drivers, on: connection, handoff: handoff)
     }
 
     private static func beginSetUp(
-        driverID: String, services: ServerServices, drivers: DriverConnections, on connection: WebSocketConnection
+        driverID: String, services: ServerServices, drivers: DriverConnections, on connection: WebSocketConnection,
+        handoff: SubscriptionHandoff
     ) {
         Task {
             if await drivers.register(driverID, connection: connection) { services.metrics.reconnect(role: .driver) }
             let subscription = await setUp(driverID: driverID, services: services, on: connection)
-            connection.post(event: SetUp(subscription: subscription))
+            // A stream that closed meanwhile gets no event (its handler is gone): the handoff cancels the
+            // subscription instead.
+            if await handoff.handOver(subscription) { connection.post(event: SetUp()) }
         }
     }
 
@@ -123,8 +127,7 @@ final class DriverStreamHandler: WebSocketInboundHandler {
 
     func event(_ event: any Sendable, on connection: WebSocketConnection) {
         switch event {
-        case let setUp as SetUp:
-            subscription = setUp.subscription
+        case is SetUp:
             ready = true
         case let committed as Committed:
             if let failure = committed.failure {
@@ -166,9 +169,9 @@ final class DriverStreamHandler: WebSocketInboundHandler {
 
     func closed(_ info: WebSocketCloseInfo, on connection: WebSocketConnection) {
         services.metrics.connection(role: .driver, client: client, delta: -1)
-        let (subscription, drivers, driverID) = (subscription, drivers, driverID)
+        let (handoff, drivers, driverID) = (handoff, drivers, driverID)
         Task {
-            await subscription?.cancel()
+            await handoff.close()
             await drivers.unregister(driverID, connection: connection)
         }
         ended()

@@ -78,7 +78,16 @@ public struct LiveStreams: Sendable {
         // Subscribe before reading the current state, so no change can fall between the two.
         let subscription = await services.bus.subscribe(to: .trip(tripID))
         await send(RiderServerFrame.hello(serverTime: services.time.now()), .essential, on: connection)
-        guard let record = try? await services.trips.record(id: tripID) else {
+        let found: TripRecord?
+        do {
+            found = try await services.trips.record(id: tripID)
+        } catch {
+            // Storage that does not answer is not a missing trip: the client reconnects later (1013).
+            await subscription.cancel()
+            await connection.close(code: WebSocketCloseCode.tryAgainLater.rawValue, reason: "storage is unavailable")
+            return
+        }
+        guard let record = found else {
             await subscription.cancel()
             await connection.close(code: WebSocketCloseCode.tripNotFound.rawValue, reason: "trip not found")
             return

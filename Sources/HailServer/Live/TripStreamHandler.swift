@@ -11,8 +11,6 @@ import HailProtocol
 /// runs in a task, once. Riders send nothing; what they send anyway is read, counted against the
 /// socket's message rate and dropped.
 final class TripStreamHandler: WebSocketInboundHandler {
-    /// The setup is done: the subscription to end with the stream (nil when the stream closed at once).
-    struct SetUp: Sendable { let subscription: BusSubscription? }
 
     private let role: Role
     private let client: ClientInfo?
@@ -20,7 +18,8 @@ final class TripStreamHandler: WebSocketInboundHandler {
     private var bucket: TokenBucket?
     private let refused: @Sendable (RateLimitRefusal) -> Void
     private let ended: @Sendable () -> Void
-    private var subscription: BusSubscription?
+    /// The setup's subscription, cancelled when the stream closes, however early.
+    private let handoff = SubscriptionHandoff()
     private var refusedOnce = false
 
     /// Starts the setup in a task.
@@ -38,22 +37,24 @@ final class TripStreamHandler: WebSocketInboundHandler {
         services.metrics.connection(role: principal.role, client: client, delta: 1)
         if resume.after != nil { services.metrics.reconnect(role: principal.role) }
         Self.beginSetUp(
-            tripID: tripID, resume: resume, role: principal.role, client: client, services: services, on: connection)
+            tripID: tripID, resume: resume, role: principal.role, client: client, services: services, on: connection,
+            handoff: handoff)
     }
 
     private static func beginSetUp(
         tripID: String, resume: LiveQuery, role: Role, client: ClientInfo?, services: ServerServices,
-        on connection: WebSocketConnection
+        on connection: WebSocketConnection, handoff: SubscriptionHandoff
     ) {
         Task {
             let subscription = await setUp(
                 tripID: tripID, resume: resume, role: role, client: client, services: services, on: connection)
-            connection.post(event: SetUp(subscription: subscription))
+            if let subscription { await handoff.handOver(subscription) }
         }
     }
 
     /// Subscribes before reading the trip, so no change can fall between the two, then sends hello, the
-    /// trip and its last position; a trip that is over is closed with 1000 "trip ended".
+    /// trip and its last position; a trip that is over is closed with 1000 "trip ended", one that does not exist
+    /// with 4004, and a trip store that does not answer with 1013 (reconnect later), as a lost bus is.
     private static func setUp(
         tripID: String, resume: LiveQuery, role: Role, client: ClientInfo?, services: ServerServices,
         on connection: WebSocketConnection
@@ -63,13 +64,23 @@ final class TripStreamHandler: WebSocketInboundHandler {
         let subscription = await services.bus.subscribe(
             to: .trip(tripID), sink: { gate.deliver($0) },
             // The bus lost its link (Redis): the client reconnects and resyncs rather than wait in silence.
-            onEnd: { connection.close(code: WebSocketCloseCode.normal.rawValue, reason: "") })
+            onEnd: {
+                connection.close(code: WebSocketCloseCode.tryAgainLater.rawValue, reason: "the trip bus went away")
+            })
         func send<Frame: Encodable>(_ frame: Frame, _ priority: MessagePriority) {
             guard let text = try? HailJSON.encodeString(frame) else { return }
             connection.send(text: text, priority: priority)
         }
         send(RiderServerFrame.hello(serverTime: services.time.now()), .essential)
-        guard let record = try? await services.trips.record(id: tripID) else {
+        let found: TripRecord?
+        do {
+            found = try await services.trips.record(id: tripID)
+        } catch {
+            await subscription.cancel()
+            connection.close(code: WebSocketCloseCode.tryAgainLater.rawValue, reason: "storage is unavailable")
+            return nil
+        }
+        guard let record = found else {
             await subscription.cancel()
             connection.close(code: WebSocketCloseCode.tripNotFound.rawValue, reason: "trip not found")
             return nil
@@ -101,14 +112,12 @@ final class TripStreamHandler: WebSocketInboundHandler {
         return .close(code: WebSocketCloseCode.rateLimited.rawValue, reason: over.message)
     }
 
-    func event(_ event: any Sendable, on connection: WebSocketConnection) {
-        guard let setUp = event as? SetUp else { return }
-        subscription = setUp.subscription
-    }
+    func event(_ event: any Sendable, on connection: WebSocketConnection) {}
 
     func closed(_ info: WebSocketCloseInfo, on connection: WebSocketConnection) {
         services.metrics.connection(role: role, client: client, delta: -1)
-        if let subscription { Task { await subscription.cancel() } }
+        let handoff = handoff
+        Task { await handoff.close() }
         ended()
     }
 }

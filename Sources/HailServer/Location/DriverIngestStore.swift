@@ -47,8 +47,15 @@ public protocol DriverIngestStore: Sendable {
     func recordTrip(_ record: TripRecord) async throws
     /// Clears the trip `tripID` from `driverID` (they gave it up), if it is the one stored.
     func releaseTrip(_ tripID: String, driverID: String) async throws
-    /// Stores the trip looked up for a driver first seen, unless one was recorded meanwhile.
+    /// Stores the trip store's answer for the driver's active trip (`record`, nil for none): a trip is written
+    /// unless the same trip is stored at the same or a newer version (so what the trip store says wins over a
+    /// stale record, and a late answer never undoes a newer change); "none" only when no trip is recorded.
     func loadedTrip(_ record: TripRecord?, driverID: String) async throws
+    /// The trip each driver's state records, for the drivers whose trip is known (the others are absent).
+    func tripMarks(driverIDs: [String]) async throws -> [String: DriverTripMark]
+    /// Writes a repair when the driver's trip is still recorded as `write.expected`; false when something
+    /// changed it meanwhile (the next reconciliation looks again).
+    func repairTrip(_ write: DriverTripRepair.Write) async throws -> Bool
 }
 
 /// The embedded ingest state: a dictionary sharded over locks (`ShardedMap`), so batches of drivers on
@@ -161,18 +168,49 @@ public final class MemoryDriverIngestStore: DriverIngestStore {
         }
     }
 
-    /// Stores a looked-up trip unless one is known.
+    /// Stores a looked-up trip unless the same trip is stored at its version or newer; none only when no trip
+    /// is known.
     public func loadedTrip(_ record: TripRecord?, driverID: String) {
         entries.withValue(driverID) { stored in
             var entry = stored ?? Entry()
-            guard !entry.state.tripKnown else { return }
-            entry.state.trip = record
-            entry.state.tripKnown = true
             if let record {
+                if entry.tripID == record.trip.id, let version = entry.tripVersion, version >= record.trip.version {
+                    return
+                }
                 entry.tripID = record.trip.id
                 entry.tripVersion = record.trip.version
+            } else if entry.state.tripKnown {
+                return
             }
+            entry.state.trip = record
+            entry.state.tripKnown = true
             stored = entry
         }
+    }
+
+    /// The marks of the drivers whose trip is known.
+    public func tripMarks(driverIDs: [String]) -> [String: DriverTripMark] {
+        var marks: [String: DriverTripMark] = [:]
+        for id in driverIDs {
+            guard let entry = entries[id], entry.state.tripKnown else { continue }
+            marks[id] = Self.mark(entry)
+        }
+        return marks
+    }
+
+    /// Writes the repair if the mark is unchanged.
+    public func repairTrip(_ write: DriverTripRepair.Write) -> Bool {
+        entries.withValue(write.driverID) { stored in
+            guard var entry = stored, entry.state.tripKnown, Self.mark(entry) == write.expected else { return false }
+            entry.tripID = write.mark.tripID.isEmpty ? nil : write.mark.tripID
+            entry.tripVersion = write.mark.tripID.isEmpty ? nil : write.mark.version
+            entry.state.trip = write.record
+            stored = entry
+            return true
+        }
+    }
+
+    private static func mark(_ entry: Entry) -> DriverTripMark {
+        DriverTripMark(tripID: entry.tripID ?? "", version: entry.tripVersion ?? 0, active: entry.state.trip != nil)
     }
 }

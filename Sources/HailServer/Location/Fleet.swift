@@ -82,17 +82,19 @@ public final class Fleet: Sendable {
 
     private let configuration: Configuration
     private let geo: any GeoIndex
-    private let trips: any TripStore
+    let trips: any TripStore
     private let history: any LocationHistoryStore
     private let bus: any TripBus
     private let time: Timeline
     private let metrics: ServerMetrics
     private let routing: ServerRouting
-    private let ingestState: any DriverIngestStore
+    let ingestState: any DriverIngestStore
     /// The embedded store, called without leaving the actor on the per-batch path (it is only a lock).
     private let localIngestState: MemoryDriverIngestStore?
     /// This node's per-driver state, sharded by driver.
     private let drivers = ShardedMap<String, DriverState>()
+    /// Drivers whose shared trip record a write after a commit failed to bring up to date, for the reconciler.
+    private let suspects = Mutex<Set<String>>([])
     /// The embedded geo index and bus, used directly on the loop; nil in the scaled mode.
     private let localGeo: MemoryGeoIndex?
     private let localBus: InProcessTripBus?
@@ -151,14 +153,40 @@ public final class Fleet: Sendable {
     }
 
     /// Records which trip the driver serves (called after every committed trip change, on the node that
-    /// committed it; the store carries it to the node ingesting the driver's positions).
+    /// committed it; the store carries it to the node ingesting the driver's positions). A write that fails
+    /// (Redis refusing) leaves the driver to the reconciler, which repairs them first (`takeSuspects`).
     public func tripChanged(_ record: TripRecord, previousDriverID: String?) async {
         if let previousDriverID, previousDriverID != record.driverID {
-            try? await ingestState.releaseTrip(record.trip.id, driverID: previousDriverID)
+            do {
+                try await ingestState.releaseTrip(record.trip.id, driverID: previousDriverID)
+            } catch {
+                suspects.withLock { _ = $0.insert(previousDriverID) }
+            }
         }
-        guard record.driverID != nil else { return }
-        try? await ingestState.recordTrip(record)
+        guard let driverID = record.driverID else { return }
+        do {
+            try await ingestState.recordTrip(record)
+        } catch {
+            suspects.withLock { _ = $0.insert(driverID) }
+        }
     }
+
+    /// True when a trip record write failed since the last `takeSuspects`.
+    public var hasSuspects: Bool { suspects.withLock { !$0.isEmpty } }
+
+    /// The drivers whose trip record a write failed to update, forgotten here: the reconciler repairs them, and
+    /// gives back (`suspect`) those it could not reach.
+    public func takeSuspects() -> Set<String> {
+        suspects.withLock { taken in
+            defer { taken = [] }; return taken
+        }
+    }
+
+    /// Puts drivers back among the suspects (their repair could not be done).
+    func suspect(_ driverIDs: some Sequence<String>) { suspects.withLock { $0.formUnion(driverIDs) } }
+
+    /// Forgets this node's copy of the driver's shared state, so their next batch is planned on what is stored.
+    func forgetCopy(driverID: String) { drivers.withValue(driverID) { $0?.cache = nil } }
 
     /// A trip started: its history (the fare's distance) begins where the car stood, the driver's last fix, since
     /// the fixes the phone sends from now on were taken after the car moved off. Best effort: without a fix, or
@@ -399,9 +427,13 @@ public final class Fleet: Sendable {
     /// batch then takes the fast path instead of the locked one with its trip lookup: a node taking over the
     /// drivers of one that died does that work while the streams open, not on their first positions. A failure
     /// only leaves the work to the first batch.
+    ///
+    /// It is also a repair: a trip record left stale by a failed write (a trip that ended while Redis refused) is
+    /// brought to what the trip store says before the driver's first batch, as the reconciler would.
     public func prepare(driverID: String, activeTrip record: TripRecord?) async {
         do {
             try await ingestState.loadedTrip(record, driverID: driverID)
+            _ = try await repairTrips(of: [driverID], active: [driverID: record].compactMapValues { $0 })
         } catch {
             return
         }

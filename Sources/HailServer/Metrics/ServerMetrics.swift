@@ -55,6 +55,7 @@ public struct ServerMetrics: Sendable {
             help: "Pushes to the gateway by result: delivered, or failed after the last retry.")
         Self.declareOperability(registry)
         Self.declareClock(registry)
+        Self.declareReconciler(registry)
         positionAge = registry.histogram("hail_position_age_seconds")
         publishToSendSeconds = registry.histogram("hail_publish_to_send_seconds")
     }

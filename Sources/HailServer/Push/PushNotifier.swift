@@ -72,7 +72,7 @@ public actor PushNotifier {
 
     /// Subscribes to every change `authority` commits.
     public func attach(to authority: TripAuthority) async {
-        await authority.observe { [self] record, previous, _ in
+        await authority.observe { [self] record, previous in
             await self.tripChanged(record, previous: previous)
         }
     }

@@ -169,12 +169,14 @@ public final class BackendServer: Sendable {
                 }
             })
         _ = try net.start()
-        let dispatcher = services.dispatcher
+        let (dispatcher, reconciler) = (services.dispatcher, services.reconciler)
         let clockMonitor = services.clockMonitor
+        // Dispatch, the reconciler and the clock's watch run side by side, and stop together.
         dispatchTask = Task {
             await withDiscardingTaskGroup { group in
                 if let clockMonitor { group.addTask { await clockMonitor.run() } }
                 group.addTask { await dispatcher.run() }
+                group.addTask { await reconciler.run() }
             }
         }
     }
@@ -202,7 +204,7 @@ public final class BackendServer: Sendable {
         dispatchTask.cancel()
     }
 
-    /// Closes every connection and stops dispatch.
+    /// Closes every connection and stops dispatch and the reconciler.
     public func shutdown() async {
         dispatchTask.cancel()
         await net.shutdown()

@@ -8,6 +8,7 @@ public actor MemoryTripStore: TripStore {
     private var responses: [IdempotencyScope: StoredResponse] = [:]
     private var devices: [String: DeviceTokenRecord] = [:]
     private var activities: [String: LiveActivityTokenRecord] = [:]
+    private var published: [String: Int] = [:]
 
     /// Creates an empty store.
     public init() {}
@@ -62,6 +63,21 @@ public actor MemoryTripStore: TripStore {
 
     /// The stored answer for a key.
     public func storedResponse(for scope: IdempotencyScope) -> StoredResponse? { responses[scope] }
+
+    /// Trips whose newest change is not marked published, oldest change first.
+    public func unpublished(committedBefore: Date, limit: Int) -> [TripRecord] {
+        records.values.compactMap { record -> (TripRecord, Date)? in
+            guard published[record.trip.id, default: 0] < record.trip.version,
+                let at = log[record.trip.id]?.last?.at, at < committedBefore
+            else { return nil }
+            return (record, at)
+        }.sorted { ($0.1, $0.0.trip.id) < ($1.1, $1.0.trip.id) }.prefix(limit).map(\.0)
+    }
+
+    /// Marks the trips' changes up to their versions as published.
+    public func markPublished(_ versions: [String: Int]) {
+        for (id, version) in versions { published[id] = max(published[id, default: 0], version) }
+    }
 
     /// Stores the principal's one device; another principal with the same token loses it.
     public func saveDevice(_ device: DeviceTokenRecord) {

@@ -71,6 +71,13 @@ public struct SQLiteTripStores: Sendable {
         ALTER TABLE location_history ADD COLUMN speed REAL;
         """,
         SQLiteMigration(ActiveTripMigration.sqlite),
+        // The outbox of after-commit work: a change is published (watchers told, the driver's record and dispatch
+        // brought up to date) up to `published_version`; the index holds only the trips still owed some.
+        """
+        ALTER TABLE trips ADD COLUMN published_version INTEGER NOT NULL DEFAULT 0;
+        UPDATE trips SET published_version = version;
+        CREATE INDEX trips_unpublished ON trips(updated_at) WHERE published_version < version;
+        """,
     ]
 
     /// The trip store.

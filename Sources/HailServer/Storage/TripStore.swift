@@ -133,6 +133,11 @@ public protocol TripStore: PushTokenStore {
     func events(tripID: String) async throws -> [TripEventRecord]
     /// The answer stored for an idempotency key.
     func storedResponse(for scope: IdempotencyScope) async throws -> StoredResponse?
+    /// Trips whose newest change, committed before `committedBefore`, is not yet marked published (its watchers
+    /// told and its after-commit work done), oldest change first, at most `limit`.
+    func unpublished(committedBefore: Date, limit: Int) async throws -> [TripRecord]
+    /// Marks each trip's changes up to its version (`versions`, by trip id) as published; never lowers a mark.
+    func markPublished(_ versions: [String: Int]) async throws
 }
 
 /// A position kept for a trip's driven distance.

@@ -5,6 +5,11 @@ import HailTime
 
 /// The one place trips change. Each change is decided by HailCore's `TripRules`, committed to the store
 /// (with its audit line and idempotent answer, atomically) and only then acknowledged and published.
+///
+/// What follows a commit (the publish, the observers: the driver's record, dispatch, push) cannot be lost: the
+/// store keeps each trip's published version beside its version, a change is marked published only once its
+/// publish went through (`flushPublished`, in batches), and the reconciler redelivers any change still unmarked
+/// a while after its commit (`redeliver`): a publish that failed, a lost commit reply, a crash between the two.
 public actor TripAuthority {
     /// What a change produced.
     public struct Outcome: Sendable, Hashable {
@@ -36,7 +41,9 @@ public actor TripAuthority {
     private let bus: any TripBus
     private let time: Timeline
     private let metrics: ServerMetrics
-    private var observers: [@Sendable (TripRecord, TripRecord?, TripIntent) async -> Void] = []
+    private var observers: [@Sendable (TripRecord, TripRecord?) async -> Void] = []
+    /// Versions whose publish went through, by trip, not yet marked in the store.
+    private var delivered: [String: Int] = [:]
 
     /// Creates the authority over a store and a bus.
     public init(store: any TripStore, bus: any TripBus, time: Timeline, metrics: ServerMetrics) {
@@ -46,8 +53,9 @@ public actor TripAuthority {
         self.metrics = metrics
     }
 
-    /// Adds a callback run after every committed change with the record before it (dispatch listens here).
-    public func observe(_ observer: @escaping @Sendable (TripRecord, TripRecord?, TripIntent) async -> Void) {
+    /// Adds a callback run after every committed change with the record before it (dispatch listens here), and
+    /// again, with no record before it, for a change the reconciler redelivers: so an observer must be idempotent.
+    public func observe(_ observer: @escaping @Sendable (TripRecord, TripRecord?) async -> Void) {
         observers.append(observer)
     }
 
@@ -115,8 +123,8 @@ public actor TripAuthority {
             )
             switch try await storeCall({ try await self.store.commit(commit) }) {
             case .committed:
-                await publish(next, previous: current)
-                for observer in observers { await observer(next, current, intent) }
+                metrics.tripChanged(to: next.trip.state, from: current?.trip.state)
+                await afterCommit(next, previous: current)
                 return Outcome(status: status, body: body, replayed: false, record: next)
             case .conflict:
                 continue
@@ -172,9 +180,32 @@ public actor TripAuthority {
         try await storeCall { try await self.store.storedResponse(for: idempotency.scope) }
     }
 
-    private func publish(_ record: TripRecord, previous: TripRecord?) async {
+    /// Does again what followed a change that is not marked published (the reconciler calls it some seconds after
+    /// the commit): the publish to its watchers and its driver, then the observers. Watchers ignore a version they
+    /// have; the observers are idempotent. The driver who gave the trip up before this change is not known here:
+    /// their own record is the reconciler's driver repair, and their app learns it at its next resync.
+    public func redeliver(_ record: TripRecord) async {
+        await afterCommit(record, previous: nil)
+    }
+
+    /// Marks in the store what was published since the last call; kept for the next call when the store fails.
+    public func flushPublished() async throws {
+        let marks = delivered
+        guard !marks.isEmpty else { return }
+        try await store.markPublished(marks)
+        for (id, version) in marks where delivered[id] == version { delivered[id] = nil }
+    }
+
+    private func afterCommit(_ record: TripRecord, previous: TripRecord?) async {
+        let published = await publish(record, previous: previous)
+        for observer in observers { await observer(record, previous) }
+        if published { delivered[record.trip.id] = max(delivered[record.trip.id] ?? 0, record.trip.version) }
+    }
+
+    /// Publishes the change to the trip's watchers and its drivers; false when any publish did not go through.
+    private func publish(_ record: TripRecord, previous: TripRecord?) async -> Bool {
         let riderText = (try? HailJSON.encodeString(RiderServerFrame.tripUpdated(record.trip))) ?? ""
-        await bus.publish(
+        var published = await bus.publishConfirmed(
             BusMessage(kind: .essential, text: riderText, endsStream: !record.trip.state.isActive),
             to: .trip(record.trip.id))
         let driverText = (try? HailJSON.encodeString(DriverServerFrame.tripUpdated(record.trip))) ?? ""
@@ -183,9 +214,10 @@ public actor TripAuthority {
         // A driver who gave the trip up still hears that it left them.
         if let id = previous?.driverID { drivers.insert(id) }
         for id in drivers.sorted() {
-            await bus.publish(BusMessage(kind: .essential, text: driverText), to: .driver(id))
+            published =
+                await bus.publishConfirmed(BusMessage(kind: .essential, text: driverText), to: .driver(id)) && published
         }
-        metrics.tripChanged(to: record.trip.state, from: previous?.trip.state)
+        return published
     }
 
     private func storeCall<T: Sendable>(_ call: @Sendable () async throws -> T) async throws(APIError) -> T {

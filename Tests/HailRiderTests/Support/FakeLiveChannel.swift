@@ -1,4 +1,5 @@
 import Foundation
+import HailAppSeams
 import HailCore
 import HailProtocol
 import HailRider
@@ -38,6 +39,11 @@ final class FakeConnection: Sendable {
 
     /// The connection dies (a tunnel).
     func drop() { continuation.finish(throwing: URLError(.networkConnectionLost)) }
+
+    /// The server closes with `code`, as the live client reports it (a 1000 finishes the stream).
+    func close(code: UInt16) {
+        continuation.finish(throwing: CallError.streamClosed(code: code, reason: "closed by the test"))
+    }
 
     /// True once the consumer stopped reading (the model closed the stream).
     var isClosedByClient: Bool { ended.withLock { $0 } }

@@ -16,12 +16,15 @@ import Testing
 /// A `redis-server` of this test's own on a free loopback port, so killing it disturbs no other test.
 final class PrivateRedis: Sendable {
     let port: Int
+    /// Where a snapshot is kept between a `shutdownSaving()` and the next `start()`; nil: it starts empty.
+    let dataDirectory: String?
     /// The running server and the pipe its standard output goes to, held together: releasing the pipe closes the
     /// read end its readability handler watches.
     private let process: Mutex<(child: ChildProcess, output: Pipe)?>
 
-    init() throws {
+    init(dataDirectory: String? = nil) throws {
         port = try ServerChild.freeLoopbackPort()
+        self.dataDirectory = dataDirectory
         process = Mutex(nil)
     }
 
@@ -42,12 +45,13 @@ final class PrivateRedis: Sendable {
                 Task { await lines.put(String(line)) }
             }
         }
+        let directory = dataDirectory.map { ["--dir", $0, "--dbfilename", "hail-test.rdb"] } ?? []
         let process = try ChildProcess.start(
             "/usr/bin/redis-server",
             [
                 "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--loglevel",
                 "notice",
-            ], standardOutput: output.fileHandleForWriting.fileDescriptor)
+            ] + directory, standardOutput: output.fileHandleForWriting.fileDescriptor)
         try output.fileHandleForWriting.close()
         self.process.withLock { $0 = (process, output) }
         while let line = await lines.nextOrNil(within: 20) {
@@ -62,6 +66,12 @@ final class PrivateRedis: Sendable {
 
     /// SIGCONT: Redis answers again, starting with what waited.
     func resume() { process.withLock { $0?.child }?.send(SIGCONT) }
+    /// Writes a snapshot and stops (`SHUTDOWN SAVE`): connections are refused until `start()` loads it back.
+    func shutdownSaving() throws {
+        let cli = try ChildProcess.start("/usr/bin/redis-cli", ["-p", String(port), "SHUTDOWN", "SAVE"])
+        _ = cli.waitUntilExit()
+        if let process = process.withLock({ $0?.child }) { _ = process.waitUntilExit() }
+    }
 
     /// SIGKILL: Redis vanishes mid-conversation.
     func kill() {
