@@ -414,6 +414,7 @@ actor ServerEngine: LoopEngine {
     private func install(_ makeHandler: (WebSocketConnection) -> any WebSocketInboundHandler, on id: UInt64) {
         guard let session = sessions[id], let wsi = session.wsi, let connection = session.connection else { return }
         session.inboundHandler = makeHandler(connection)
+        connection.trimRequest()
         WebSocketIO.setReading(session, wsi: wsi, enabled: true)
     }
 
