@@ -94,7 +94,9 @@ let package = Package(
         // The backend as a library: routes, streams, trip authority, dispatch, ingest, stores, metrics.
         .target(
             name: "HailServer",
-            dependencies: ["HailCore", "HailProtocol", "HailStorage", "HailNet", "HailRoads", "HailTime"]
+            dependencies: [
+                "HailCore", "HailProtocol", "HailStorage", "HailNet", "HailRoads", "HailThreads", "HailTime",
+            ]
         ),
         // The rider app's runtime: an @Observable model a SwiftUI screen binds to, on injected seams.
         // What the app cores need from the outside world, as protocols (isowords' ApiClient): the server's calls and

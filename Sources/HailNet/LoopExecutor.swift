@@ -3,7 +3,12 @@ import Glibc
 import HailThreads
 import Synchronization
 
-/// The serial executor of one lws context: its jobs run on that context's loop thread.
+/// The serial executor of one lws context, and the task executor its requests' handlers prefer: its jobs run on
+/// that context's loop thread.
+///
+/// As a task executor it runs a handler's nonisolated code where the request was read, so a handler that does not
+/// suspend never leaves the loop thread and its answer is written in the same turn of the loop; one that awaits
+/// an actor elsewhere (a store) hops only for that await and comes back here.
 ///
 /// Work from other threads is appended to a locked `BatchQueue` (the queue every thread of Hail's own drains)
 /// and the loop is woken with `lws_cancel_service` once per batch, however many posts the batch holds; lws then delivers
@@ -13,7 +18,7 @@ import Synchronization
 ///
 /// Which thread may touch lws is kept in two atomics, so `isOnLoopThread`, asked on every lws callback
 /// and every send, is a thread-identity compare without a lock.
-final class LoopExecutor: SerialExecutor, Sendable {
+final class LoopExecutor: SerialExecutor, TaskExecutor, Sendable {
     /// One unit of work: a Swift job (an actor hop) or a plain block posted from any thread.
     private enum Work: Sendable {
         case job(UnownedJob)
@@ -156,10 +161,13 @@ final class LoopExecutor: SerialExecutor, Sendable {
     }
 
     private func run(_ batch: [Work]) {
-        let unowned = asUnownedSerialExecutor()
+        // One enqueue serves both roles, so every job runs as both: a handler's nonisolated step then counts as
+        // isolated to this loop (true: nothing else runs on it meanwhile), and its hop back to the engine is free.
+        let serial = asUnownedSerialExecutor()
+        let task = asUnownedTaskExecutor()
         for work in batch {
             switch work {
-            case .job(let job): job.runSynchronously(on: unowned)
+            case .job(let job): job.runSynchronously(isolatedTo: serial, taskExecutor: task)
             case .block(let block): block()
             }
         }

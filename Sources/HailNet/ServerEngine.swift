@@ -1,13 +1,16 @@
 import CLibWebSockets
 import Foundation
 import Glibc
+import HailThreads
 
 /// The server's per-connection state, isolated to the lws loop thread through `LoopExecutor`.
 ///
 /// lws callbacks enter it synchronously with `assumeIsolated` (they already run on the loop thread);
-/// Swift tasks reach it with `await`, which hops onto the loop via the executor. HTTP handlers and the
-/// upgrade decision run on the cooperative pool (`Task.detached`), once per request or connection; a
-/// WebSocket read on its loop (`.handle`) gets its messages right here, in the receive callback.
+/// Swift tasks reach it with `await`, which hops onto the loop via the executor. An HTTP handler runs on the loop
+/// that read its request (a task preferring the loop's executor), so one that does not suspend is answered in the
+/// same turn with no thread switch; work too heavy for the loop hops off it itself (`offTheLoop`). Static files
+/// and the upgrade decision run on the cooperative pool (`Task.detached`); a WebSocket read on its loop
+/// (`.handle`) gets its messages right here, in the receive callback.
 actor ServerEngine: LoopEngine {
     nonisolated let executor: LoopExecutor
     nonisolated let metrics: NetMetrics
@@ -144,16 +147,17 @@ actor ServerEngine: LoopEngine {
         return 0
     }
 
-    /// Runs the handler (or serves a static file) on the cooperative pool and brings its response back to the loop.
+    /// Runs the handler on this loop (a static file is read on the cooperative pool, since disk reads block) and
+    /// hands its response to the connection's machine.
     private func dispatch(_ request: HTTPRequest, transaction: UInt64, for id: UInt64) {
         metrics.httpRequests.wrappingAdd(1, ordering: .relaxed)
         metrics.bytesReceived.wrappingAdd(request.body.count, ordering: .relaxed)
         let handler = httpHandler
         let staticRoot = configuration.staticFilesDirectory
-        Task.detached { [self] in
+        Task(executorPreference: executor) { [self] in
             var response: HTTPResponse
             if let staticRoot, request.method == "GET" || request.method == "HEAD",
-                let file = StaticFiles.response(root: staticRoot, path: request.path)
+                let file = await offTheLoop({ StaticFiles.response(root: staticRoot, path: request.path) })
             {
                 response = file
             } else {
@@ -410,6 +414,7 @@ actor ServerEngine: LoopEngine {
     private func install(_ makeHandler: (WebSocketConnection) -> any WebSocketInboundHandler, on id: UInt64) {
         guard let session = sessions[id], let wsi = session.wsi, let connection = session.connection else { return }
         session.inboundHandler = makeHandler(connection)
+        connection.trimRequest()
         WebSocketIO.setReading(session, wsi: wsi, enabled: true)
     }
 

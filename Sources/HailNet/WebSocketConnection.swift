@@ -10,7 +10,13 @@ public final class WebSocketConnection: Sendable {
     /// Process-unique id of this connection (for logs and maps).
     public let id: UInt64
     /// What the connection was opened with (path, query, headers, peer address).
-    public let request: WebSocketRequest
+    ///
+    /// Whole for the upgrade decision and an `.accept` body; once a `.handle` decision's handler is made, only the
+    /// path, the peer's address and the request id stay (`WebSocketRequest.trimmed`): the headers and the query
+    /// (a token among them) would otherwise sit in memory for as long as an idle stream stays open.
+    public var request: WebSocketRequest { opening.withLock { $0 } }
+
+    private let opening: Mutex<WebSocketRequest>
     /// Every complete inbound message, in order; finishes when the connection closes.
     ///
     /// Made on first use (or on the first message for it): a connection read on its loop by a handler never
@@ -57,11 +63,16 @@ public final class WebSocketConnection: Sendable {
         inboundLimit: Int? = nil, control: @escaping @Sendable (UInt64, ConnectionControl) -> Void
     ) {
         self.id = id
-        self.request = request
+        opening = Mutex(request)
         self.metrics = metrics
         self.control = control
         self.inboundLimit = inboundLimit.map { max(1, $0) }
         state = Mutex(State(queue: OutboundQueue(essentialLimit: limits.essential, disposableLimit: limits.disposable)))
+    }
+
+    /// Forgets the handshake's headers and query once the loop's handler is made (see `request`).
+    func trimRequest() {
+        opening.withLock { $0 = $0.trimmed }
     }
 
     /// Queues a text message; returns false when the connection is already closing.

@@ -20,6 +20,12 @@ public struct WebSocketRequest: Sendable {
         self.requestID = requestID
     }
 
+    /// The request without its headers and query: what an open stream keeps of its handshake.
+    var trimmed: WebSocketRequest {
+        WebSocketRequest(
+            path: path, query: [], headers: HTTPHeaders(), remoteAddress: remoteAddress, requestID: requestID)
+    }
+
     /// The first value of query item `name`, if present.
     public func queryValue(_ name: String) -> String? {
         query.first { $0.name == name }?.value

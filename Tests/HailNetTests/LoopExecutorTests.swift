@@ -71,7 +71,7 @@ actor LoopBound {
         await client.shutdown()
     }
 
-    @Test func handlersRunOnTheCooperativePoolNotTheLoop() async throws {
+    @Test func anHTTPHandlerRunsOnItsLoopAndAnUpgradeDecisionOnThePool() async throws {
         let serverBox = Mutex<NetServer?>(nil)
         let sawLoop = Mutex<[Bool]>([])
         let server = NetServer(
@@ -97,7 +97,7 @@ actor LoopBound {
             return await connection.closed()
         }
         #expect(info.code == 1000)
-        #expect(sawLoop.withLock { $0 } == [false, false])
+        #expect(sawLoop.withLock { $0 } == [true, false])
         await client.shutdown()
         await server.shutdown()
     }

@@ -1,12 +1,15 @@
 import Foundation
 import HailCore
 import HailProtocol
+import HailThreads
 
 /// Every REST endpoint of API v1: routing, authentication, authorization, validation, and the answer.
 ///
 /// Independent of the socket library: `HailServer` feeds it requests from HailNet, and tests can call
 /// `handle(_:)` directly. Checks run in one order everywhere: route (404/405), token (401), role (403),
-/// body (400/413), ownership (403), trip state (409).
+/// body (400/413), ownership (403), trip state (409). Under HailNet a handler runs on the network loop that read the
+/// request, so what computes for long (route searches, the fare's map match, the fleet's snapshot, the road map,
+/// the metrics' text) goes `offTheLoop`.
 public struct HailAPI: Sendable {
     let services: ServerServices
 
@@ -153,9 +156,9 @@ public struct HailAPI: Sendable {
             return response
         case Routes.metrics:
             await services.updateScrapeGauges()
+            let text = await offTheLoop { [services] in services.metrics.registry.render() }
             return APIResponse(
-                status: 200, headers: [HailHeader.contentType: HailMediaType.prometheus],
-                body: Data(services.metrics.registry.render().utf8))
+                status: 200, headers: [HailHeader.contentType: HailMediaType.prometheus], body: Data(text.utf8))
         case Routes.estimates:
             return try await estimates(request, rider: principal!.subject)
         case Routes.nearbyDrivers:
@@ -209,15 +212,19 @@ public struct HailAPI: Sendable {
         case Routes.registerLiveActivity:
             return try await registerLiveActivity(request, tripID: id, rider: principal!)
         case Routes.sharePage:
-            return try await sharePage(principal!)
+            let principal = principal!
+            return try await offTheLoop { () async throws(APIError) -> APIResponse in try await sharePage(principal) }
         case Routes.config:
             return await config(request, principal!)
         case Routes.telemetry:
             return try await telemetry(request, principal!)
         case Routes.fleet:
-            return try await fleet(match.query)
+            let query = match.query
+            return try await offTheLoop { () async throws(APIError) -> APIResponse in try await fleet(query) }
         case Routes.fleetRoads:
-            return .json(RoadMap(graph: services.routing.network?.graph))
+            return await offTheLoop { [services] () -> APIResponse in
+                .json(RoadMap(graph: services.routing.network?.graph))
+            }
         case Routes.demoRider:
             guard let demo = services.configuration.demo?.attached else { throw Self.notDemo }
             guard let view = await demo.riderView(tripID: id) else { return .noContent }
@@ -262,9 +269,18 @@ public struct HailAPI: Sendable {
 
     private func estimates(_ request: APIRequest, rider: String) async throws(APIError) -> APIResponse {
         let body = try WireDecoder.decodeRequest(EstimateRequest.self, from: request.body)
+        let client = ClientInfo(headerValue: request.header(HailHeader.client))
+        // Three route searches: on the pool, where they hold up no socket.
+        return try await offTheLoop { () async throws(APIError) -> APIResponse in
+            try await quote(body, rider: rider, client: client)
+        }
+    }
+
+    private func quote(_ body: EstimateRequest, rider: String, client: ClientInfo?) async throws(APIError)
+        -> APIResponse
+    {
         // The rider's cohort picks the route provider, so a provider can be switched off for one app version.
-        let estimator = services.estimator(
-            for: .rider(rider, client: ClientInfo(headerValue: request.header(HailHeader.client)), at: body.pickup))
+        let estimator = services.estimator(for: .rider(rider, client: client, at: body.pickup))
         let distance = estimator.distance(from: body.pickup, to: body.dropoff)
         let duration = Double(estimator.seconds(from: body.pickup, to: body.dropoff))
         let nearest = try await call {
@@ -415,7 +431,10 @@ public struct HailAPI: Sendable {
             if let path = body.path, !path.isEmpty, record.trip.state == .onTrip {
                 try await call { try await services.fleet.tripEnding(tripID: tripID, path: path) }
             }
-            let (fare, receipt) = try await services.finalFare(tripID: tripID)
+            // The map match of the whole trip: on the pool, where it holds up no socket.
+            let (fare, receipt) = try await offTheLoop { [services] () async throws(APIError) -> (Money, TripReceipt) in
+                try await services.finalFare(tripID: tripID)
+            }
             intent = .ended(fare: fare, receipt: receipt)
         }
         let outcome = try await services.authority.apply(

@@ -16,9 +16,19 @@ public struct DriverIngestState: Codable, Sendable, Hashable {
     /// The last published position.
     public var position: DriverLocation?
     /// The active trip the driver serves, if any.
-    public var trip: TripRecord?
+    public var trip: TripRecord? {
+        get { tripBox?.record }
+        set { tripBox = newValue.map(TripRecordBox.init) }
+    }
     /// False until the trip served has been looked up or recorded (a driver first seen after a restart).
     public var tripKnown = false
+    /// `trip`, out of line: 8 bytes here for the idle drivers that serve none (see `TripRecordBox`).
+    private var tripBox: TripRecordBox?
+
+    private enum CodingKeys: String, CodingKey {
+        case lastSeq, filter, online, degraded, position, tripKnown
+        case tripBox = "trip"
+    }
 
     /// A driver nothing is known about.
     public init() {}
