@@ -212,6 +212,8 @@ struct BadInputTests {
     @Test func aWebSocketRouteOverPlainHTTPIsExplained() async {
         let h = await ServerHarness()
         let response = await h.call("GET", "/v1/drivers/me/live", token: h.token(.driver, "d"))
-        #expect(response.status == 400)
+        #expect(response.status == 426)
+        #expect(response.headers[HailHeader.upgrade] == "websocket")
+        #expect(h.error(from: response)?.code == .upgradeRequired)
     }
 }

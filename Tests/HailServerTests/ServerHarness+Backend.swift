@@ -34,7 +34,7 @@ struct ScaledTestBackends: Sendable {
         let name = "hail_contract_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let backends = try await ScaledBackends.open(
             postgresURL: postgresURL, redisURL: redisURL, databasePath: "/nonexistent/unused.db", postgresSchema: name,
-            redisPrefix: name + ":")
+            redisPrefix: name + ":", backendTimeout: testBackendTimeout)
         return ScaledTestBackends(backends: backends, postgresURL: postgresURL, schema: name)
     }
 
@@ -48,6 +48,11 @@ struct ScaledTestBackends: Sendable {
     }
 }
 
+/// How long the suite's scaled servers wait for PostgreSQL and Redis: `make test` runs many servers at once on two
+/// cores, where a healthy backend can take seconds to get a turn, and these tests are about answers, not speed. The
+/// tests of the deadlines themselves (`BackendDeadlineTests`) set theirs.
+let testBackendTimeout: Duration = .seconds(20)
+
 extension ServerHarness {
     /// A loopback harness (see `loopback(databasePath:)`) on `backend`; call `closeBackends()` when done.
     static func loopback(databasePath: String, backend: Backend) async throws -> (ServerHarness, BackendServer) {
@@ -57,7 +62,7 @@ extension ServerHarness {
         var harness = await ServerHarness(
             trips: stores.trips, history: stores.history,
             authenticator: HMACAuthenticator(secret: SecureRandom.bytes(32)), bus: stores.bus, geo: stores.geo,
-            offers: stores.offers, ingestState: stores.ingestState)
+            offers: stores.offers, ingestState: stores.ingestState, searchLeases: stores.searchLeases)
         harness.closeBackends = { await scaled.close() }
         var options = BackendServer.Options()
         options.port = 0

@@ -43,7 +43,7 @@ struct ServerHarness {
         trips: any TripStore = MemoryTripStore(), history: any LocationHistoryStore = MemoryLocationHistoryStore(),
         authenticator: any MessageAuthenticator = TestAuthenticator(), bus: any TripBus = InProcessTripBus(),
         geo: any GeoIndex = MemoryGeoIndex(), offers: any OfferStore = MemoryOfferStore(),
-        ingestState: any DriverIngestStore = MemoryDriverIngestStore(),
+        ingestState: any DriverIngestStore = MemoryDriverIngestStore(), searchLeases: (any SearchLeases)? = nil,
         configuration: ServerConfiguration = ServerConfiguration()
     ) async {
         tokens = TokenAuthority(authenticator: authenticator)
@@ -51,7 +51,7 @@ struct ServerHarness {
         services = await ServerServices.make(
             configuration: configuration, tokens: tokens,
             time: Timeline(clock: clock, origin: Self.epoch), trips: trips, history: history, bus: bus, geo: geo,
-            offers: offers, ingestState: ingestState, random: SplitMix64(seed: 7),
+            offers: offers, ingestState: ingestState, searchLeases: searchLeases, random: SplitMix64(seed: 7),
             newTripID: {
                 counter.withLock {
                     $0 += 1

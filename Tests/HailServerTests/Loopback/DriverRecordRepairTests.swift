@@ -106,7 +106,12 @@ struct DriverRecordRepairTests {
             return mark?.active == false ? mark : nil
         }
         #expect(mark == DriverTripMark(tripID: first.id, version: 5, active: false))
-        #expect(services.metrics.registry.value("hail_reconciler_repairs_total", labels: ["kind": "driverTrip"]) >= 1)
+        // The reconciler did it: by repairing the record, or by redelivering the unpublished end (whose observer
+        // writes the record), whichever of its passes came first on a loaded machine.
+        let repairs = ["driverTrip", "redelivered"].map {
+            services.metrics.registry.value("hail_reconciler_repairs_total", labels: ["kind": $0])
+        }
+        #expect(repairs.reduce(0, +) >= 1)
 
         // The driver, still online and the only car near the next pickup, is offered the next trip.
         _ = try await Self.eventually(server, within: 10, "a position taken") { () -> Bool? in

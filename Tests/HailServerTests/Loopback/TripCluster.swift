@@ -67,7 +67,7 @@ struct TripCluster {
             // The second node opens its own connections on the first one's schema and prefix.
             let second = try await ScaledBackends.open(
                 postgresURL: shared.postgresURL, redisURL: redisURL, databasePath: "/nonexistent/unused.db",
-                postgresSchema: shared.schema, redisPrefix: shared.schema + ":")
+                postgresSchema: shared.schema, redisPrefix: shared.schema + ":", backendTimeout: testBackendTimeout)
             var nodes: [Node] = []
             for backends in [shared.backends, second] {
                 let services = await backends.services(

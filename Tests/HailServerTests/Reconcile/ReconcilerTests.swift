@@ -177,10 +177,11 @@ struct ReconcilerTests {
                 productID: .economy, version: 1)
             let at = ServerHarness.epoch + Double(index)
             let event = TripEventRecord(
-                tripID: id, version: 1, intent: "request", actor: "rider:r", state: .searching, at: at)
+                tripID: id, version: 1, intent: "request", actor: "rider:r-\(id)", state: .searching, at: at)
+            // A rider each: one rider's second active trip is refused by the store.
             #expect(
                 try await stores.trips.commit(
-                    TripCommit(record: TripRecord(trip: trip, riderID: "r"), expectedVersion: nil, event: event))
+                    TripCommit(record: TripRecord(trip: trip, riderID: "r-\(id)"), expectedVersion: nil, event: event))
                     == .committed)
         }
         let before = ServerHarness.epoch + 10
