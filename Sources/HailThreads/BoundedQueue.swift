@@ -4,8 +4,8 @@
 ///
 /// A value type with no lock: its owner keeps it under one, so it is tested without threads.
 public struct BoundedQueue<Work> {
-    private var items: [Work] = []
-    private var head = 0
+    /// The storage, taken one item at a time; its wake-ups go unused (the pool wakes its threads itself).
+    private var items = BatchQueue<Work>()
     /// The most items it holds at once.
     public let capacity: Int
 
@@ -13,28 +13,18 @@ public struct BoundedQueue<Work> {
     public init(capacity: Int) { self.capacity = max(1, capacity) }
 
     /// Items waiting.
-    public var count: Int { items.count - head }
+    public var count: Int { items.count }
 
     /// True when nothing waits.
-    public var isEmpty: Bool { count == 0 }
+    public var isEmpty: Bool { items.isEmpty }
 
     /// Appends `work` and returns true, or returns false and changes nothing when `capacity` items wait.
     public mutating func append(_ work: Work) -> Bool {
-        guard count < capacity else { return false }
-        items.append(work)
+        guard items.count < capacity else { return false }
+        _ = items.append(work)
         return true
     }
 
     /// Takes the oldest item.
-    public mutating func takeOne() -> Work? {
-        guard head < items.count else { return nil }
-        let work = items[head]
-        head += 1
-        // Drop the taken prefix once it is most of the storage, so the array does not grow for ever.
-        if head > 64, head * 2 > items.count {
-            items.removeFirst(head)
-            head = 0
-        }
-        return work
-    }
+    public mutating func takeOne() -> Work? { items.takeOne() }
 }
