@@ -101,6 +101,10 @@ struct SimulatedCarTests {
         #expect(parked?.t == Date(timeIntervalSince1970: 7))
         reader.cancel()
         await reader.value
+        // The listener runs on its own task: cancelled at once it could miss statuses the car already reported.
+        try await within(60, "the car's statuses after the tunnel") {
+            for await _ in told where statuses.withLock({ $0.count }) >= 3 { return }
+        }
         listener.cancel()
         #expect(received.withLock { $0.map(\.t.timeIntervalSince1970) } == [5])
         #expect(statuses.withLock { $0 } == [.current, .unavailable, .standing])
