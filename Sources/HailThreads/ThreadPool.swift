@@ -65,9 +65,8 @@ public final class ThreadPool<Resource: Sendable>: Sendable {
             }
             guard let deadline else { return }
             let error = ThreadPoolError.timedOut(name, after: deadline)
-            DispatchQueue.global().asyncAfter(deadline: .now() + deadline.timeInterval) {
-                ticket.finish(.failure(error))
-            }
+            // On the timer's own thread: a due deadline never waits for a pool thread the work may hold.
+            DeadlineTimer.shared.after(deadline) { ticket.finish(.failure(error)) }
         }
     }
 
@@ -127,12 +126,5 @@ private final class Ticket<T: Sendable>: Sendable {
             return state.continuation
         }
         continuation?.resume(with: result)
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as `DispatchTime` arithmetic takes it.
-    fileprivate var timeInterval: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

@@ -120,20 +120,27 @@ public struct HailAPI: Sendable {
     }
 
     /// The route's answer within the configured `requestDeadline`, else 503 `unavailable`: every backend call
-    /// is bounded on its own, and this bounds a request that makes several (a commit, then its publishes).
+    /// is bounded on its own, and this bounds a request that makes several (a commit, then its publishes). A
+    /// request whose trip change was committed before the deadline is answered with that change instead (what
+    /// follows a commit is the reconciler's to finish), so a 503 always means "nothing was committed, or retry
+    /// the same key to learn it".
     private func routeWithinDeadline(_ request: APIRequest, _ match: RouteMatch, _ principal: Principal?)
         async throws(APIError) -> APIResponse
     {
         guard let deadline = services.configuration.requestDeadline else {
             return try await route(request, match, principal)
         }
-        let outcome = await firstWithin(deadline) { () -> Result<APIResponse, APIError> in
-            do throws(APIError) {
-                return .success(try await route(request, match, principal))
-            } catch {
-                return .failure(error)
+        let answer = CommittedAnswer()
+        let outcome = await CommittedAnswer.$current.withValue(answer) {
+            await firstWithin(deadline) { () -> Result<APIResponse, APIError> in
+                do throws(APIError) {
+                    return .success(try await route(request, match, principal))
+                } catch {
+                    return .failure(error)
+                }
             }
         }
+        if outcome == nil, let committed = answer.committed { return committed }
         guard let outcome else {
             throw APIError(
                 code: .unavailable,

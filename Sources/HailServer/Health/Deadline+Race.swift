@@ -1,4 +1,4 @@
-import Dispatch
+import HailThreads
 import Synchronization
 
 /// Waits for `work` at most `deadline` (real time: it bounds a wait on a backend): its value, or nil when the
@@ -9,10 +9,9 @@ func firstWithin<T: Sendable>(_ deadline: Duration, _ work: @escaping @Sendable 
     return await withCheckedContinuation { continuation in
         once.wait(continuation)
         Task { once.resume(returning: await work()) }
-        let (seconds, attoseconds) = deadline.components
-        DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) {
-            once.resume(returning: nil)
-        }
+        // The deadline fires on a thread of its own, not on the pool where the work's own tasks (and every other
+        // request's) may be queued: the caller is resumed on time however busy that pool is.
+        DeadlineTimer.shared.after(deadline) { once.resume(returning: nil) }
     }
 }
 

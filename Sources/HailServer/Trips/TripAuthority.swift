@@ -124,6 +124,8 @@ public actor TripAuthority {
             switch try await storeCall({ try await self.store.commit(commit) }) {
             case .committed:
                 metrics.tripChanged(to: next.trip.state, from: current?.trip.state)
+                // From here the request owes this answer, whatever the after-commit work meets.
+                CommittedAnswer.current?.commit(.jsonBody(body, status: status))
                 await afterCommit(next, previous: current)
                 return Outcome(status: status, body: body, replayed: false, record: next)
             case .conflict:
