@@ -69,6 +69,9 @@ public final class Fleet: Sendable {
         var counters: LocationCounters?
         /// The shared state as this node last read or wrote it (scaled mode), to plan the next batch on.
         var cache: VersionedIngestState?
+        /// The driver's status (online, degraded) as this node last saw it in the shared state: kept when that
+        /// state vanishes, so the node whose batches show the driver still there can put it back.
+        var presence: (online: Bool, degraded: Bool)?
         /// When this node last wrote the driver's geo index entry (scaled mode), for `geoRefreshSeconds`.
         var geoWrittenAt: Date?
         /// When this node last renewed the lifetime of the driver's shared state, for `lifetimeRefreshSeconds`.
@@ -143,6 +146,7 @@ public final class Fleet: Sendable {
     /// Marks a driver online or offline (offline also leaves the geo index).
     public func setStatus(driverID: String, online: Bool, degraded: Bool) async throws {
         try await ingestState.setStatus(driverID: driverID, online: online, degraded: degraded)
+        drivers.withValue(driverID) { $0?.presence = (online, degraded) }
         if !online { try await geo.remove(driverID: driverID) }
     }
 
@@ -249,11 +253,16 @@ public final class Fleet: Sendable {
             } else {
                 try await ingestState.advance(driverID: driverID, to: batch.seq)
             }
-        guard let before = advanced else {
+        guard var before = advanced else {
             await refreshCache(driverID: driverID)
             return duplicate(batch, client: client)
         }
         do {
+            if try await restoresVanishedStatus(driverID: driverID, before: before) {
+                let presence = drivers[driverID]?.presence
+                before.online = presence?.online ?? false
+                before.degraded = presence?.degraded ?? false
+            }
             var shared = before
             if !shared.tripKnown {
                 let record = try await trips.activeRecord(driverID: driverID)
@@ -447,8 +456,23 @@ public final class Fleet: Sendable {
         drivers.withValue(driverID) { stored in
             var state = stored ?? DriverState()
             state.cache = loaded
+            if let shared = loaded?.state { state.presence = (shared.online, shared.degraded) }
             stored = state
         }
+    }
+
+    /// Puts back the driver's status when their shared state vanished while their app kept sending here: Redis
+    /// flushed (`FLUSHALL`), the key evicted under `maxmemory`, or Redis restarted empty, none of which closes the
+    /// driver's stream, so their app, which re-sends its status only when a stream reconnects, still says online
+    /// while no node would offer them a trip. `before` is the shared state this batch found: no seq at all means
+    /// there was none (every batch stores its seq), and this node's last sight of the driver's status is the best
+    /// there is. True when it wrote the status back; the batch then enters the driver in the geo index again.
+    private func restoresVanishedStatus(driverID: String, before: DriverIngestState) async throws -> Bool {
+        guard before.lastSeq == nil, !before.online, let presence = drivers[driverID]?.presence, presence.online
+        else { return false }
+        try await ingestState.setStatus(driverID: driverID, online: true, degraded: presence.degraded)
+        metrics.driverStatusRestored()
+        return true
     }
 
     /// Counts a batch's points and its published position, once it is applied.

@@ -16,6 +16,11 @@ extension ServerMetrics {
         registry.add("hail_reconciler_repairs_total", 0, labels: ["kind": "driverTrip"])
         registry.add("hail_reconciler_repairs_total", 0, labels: ["kind": "redelivered"])
         registry.add("hail_reconciler_heals_total", 0)
+        registry.declare(
+            "hail_driver_status_restored_total", type: "counter",
+            help: "Drivers whose online status this node wrote back after their shared state vanished (Redis"
+                + " flushed, a key evicted, Redis restarted empty) while their app kept sending positions here.")
+        registry.add("hail_driver_status_restored_total", 0)
     }
 
     /// One reconciler pass: what it repaired and whether every backend answered.
@@ -31,4 +36,7 @@ extension ServerMetrics {
 
     /// A reconciler pass succeeded after failures.
     public func reconcilerHealed() { registry.add("hail_reconciler_heals_total") }
+
+    /// A driver's online status written back after their shared state vanished.
+    public func driverStatusRestored() { registry.add("hail_driver_status_restored_total") }
 }

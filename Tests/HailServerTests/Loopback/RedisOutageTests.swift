@@ -73,6 +73,12 @@ final class PrivateRedis: Sendable {
         if let process = process.withLock({ $0?.child }) { _ = process.waitUntilExit() }
     }
 
+    /// `FLUSHALL`: every key gone, every connection kept (as with eviction, nothing tells the clients).
+    func flushAll() throws {
+        let cli = try ChildProcess.start("/usr/bin/redis-cli", ["-p", String(port), "FLUSHALL"])
+        _ = cli.waitUntilExit()
+    }
+
     /// SIGKILL: Redis vanishes mid-conversation.
     func kill() {
         guard let process = process.withLock({ $0?.child }), process.isRunning else { return }
