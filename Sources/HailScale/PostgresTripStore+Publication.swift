@@ -4,17 +4,30 @@ import HailProtocol
 import HailServer
 
 extension PostgresTripStore {
-    /// Trips whose newest change is not marked published, oldest change first (from the partial index).
+    /// How long a node's claim on a redelivery keeps the others off it (PostgreSQL's clock): longer than one
+    /// redelivery takes even against a silent Redis (a publish tried twice and the observers' writes, 2 s each),
+    /// short enough that a node that died holding claims delays those changes by only this much.
+    public static let redeliveryClaimSeconds = 10.0
+
+    /// Trips whose newest change is not marked published, oldest change first (from the partial index), each
+    /// claimed for this node for `redeliveryClaimSeconds`: a trip another node claimed and has not marked is left
+    /// to it until its claim lapses, so two nodes' reconcilers do not redeliver one change side by side. Rows
+    /// another transaction holds are skipped, not waited for.
     public func unpublished(committedBefore: Date, limit: Int) async throws -> [TripRecord] {
-        try await pool.run { connection in
+        let records = try await pool.run { connection in
             try connection.query(
                 """
-                SELECT record FROM trips WHERE published_version < version AND updated_at < $1
-                ORDER BY updated_at LIMIT $2
+                WITH owed AS (
+                    SELECT id FROM trips WHERE published_version < version AND updated_at < $1
+                    AND redelivery_claimed_until < extract(epoch FROM clock_timestamp())
+                    ORDER BY updated_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
+                UPDATE trips t SET redelivery_claimed_until = extract(epoch FROM clock_timestamp()) + $3::float8
+                FROM owed WHERE t.id = owed.id RETURNING t.updated_at, t.record
                 """,
-                [committedBefore.timeIntervalSince1970, limit]
-            ).map { row in try HailJSON.decode(TripRecord.self, from: try row.data(0)) }
+                [committedBefore.timeIntervalSince1970, limit, Self.redeliveryClaimSeconds]
+            ).map { row in (try row.double(0), try HailJSON.decode(TripRecord.self, from: try row.data(1))) }
         }
+        return records.sorted { ($0.0, $0.1.trip.id) < ($1.0, $1.1.trip.id) }.map(\.1)
     }
 
     /// Marks the trips' changes up to their versions as published, in one transaction (sorted by id, so two

@@ -39,6 +39,20 @@ public struct PostgresTripStore: TripStore {
         }
     }
 
+    /// The active trips of `driverIDs`, from the active-driver index (the ids go as one JSON array).
+    public func activeRecords(driverIDs: [String]) async throws -> [TripRecord] {
+        guard !driverIDs.isEmpty else { return [] }
+        let ids = String(decoding: try JSONEncoder().encode(driverIDs), as: UTF8.self)
+        return try await pool.run { connection in
+            try connection.query(
+                """
+                SELECT record FROM trips WHERE active
+                AND driver_id IN (SELECT jsonb_array_elements_text($1::jsonb)) ORDER BY id
+                """, [ids]
+            ).map(Self.decode)
+        }
+    }
+
     /// Applies the commit if the stored version matches, as one statement: PostgreSQL runs it as one transaction
     /// and holds the trip's row lock only while it runs, never across a round trip to this node, so a node that
     /// vanishes mid-commit leaves no lock behind. The trip's `UPDATE … WHERE version = expected` (or, for a new

@@ -125,6 +125,10 @@ public struct PostgresTripStores: Sendable {
         UPDATE trips SET published_version = version;
         CREATE INDEX trips_unpublished ON trips(updated_at) WHERE published_version < version;
         """,
+        // Which node redelivers an owed change, until when (PostgreSQL's clock, epoch seconds): one at a time.
+        """
+        ALTER TABLE trips ADD COLUMN redelivery_claimed_until DOUBLE PRECISION NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// The trip store.

@@ -160,6 +160,56 @@ struct PostgresTripStoreTests {
         }
     }
 
+    /// Two nodes' reconcilers passing at once: an owed change goes to one of them, not to both.
+    @Test func anOwedChangeIsClaimedByOneNodeUntilItIsMarkedPublished() async throws {
+        try await ScaleServices.withFreshSchema { url, schema in
+            let nodeA = try await PostgresTripStores.open(url: url, schema: schema, connections: 1)
+            let nodeB = try await PostgresTripStores.open(url: url, schema: schema, connections: 1)
+            defer {
+                nodeA.close()
+                nodeB.close()
+            }
+            #expect(
+                try await nodeA.trips.commit(Self.commit("owed-1", version: 1, state: .searching, expected: nil))
+                    == .committed)
+            #expect(
+                try await nodeA.trips.commit(
+                    Self.commit("owed-2", version: 1, state: .searching, expected: nil, rider: "r-2")) == .committed)
+            let before = Self.epoch.addingTimeInterval(10)
+            #expect(try await nodeA.trips.unpublished(committedBefore: before, limit: 1).map(\.trip.id) == ["owed-1"])
+            // Node B's pass finds owed-1 claimed and takes the next; node A's next pass finds both claimed.
+            #expect(try await nodeB.trips.unpublished(committedBefore: before, limit: 10).map(\.trip.id) == ["owed-2"])
+            #expect(try await nodeA.trips.unpublished(committedBefore: before, limit: 10).isEmpty)
+            try await nodeA.trips.markPublished(["owed-1": 1])
+            try await nodeB.trips.markPublished(["owed-2": 1])
+            #expect(try await nodeB.trips.unpublished(committedBefore: before, limit: 10).isEmpty)
+        }
+    }
+
+    @Test func theActiveTripsOfSomeDriversAreReadWithoutTheOthers() async throws {
+        try await ScaleServices.withFreshSchema { url, schema in
+            let stores = try await PostgresTripStores.open(url: url, schema: schema, connections: 1)
+            defer { stores.close() }
+            for index in 1...3 {
+                var driver = Self.driver
+                driver.id = "driver,\(index)"
+                let id = "trip-\(index)"
+                #expect(
+                    try await stores.trips.commit(
+                        Self.commit(id, version: 1, state: .searching, expected: nil, rider: "r-\(index)"))
+                        == .committed)
+                #expect(
+                    try await stores.trips.commit(
+                        Self.commit(
+                            id, version: 2, state: .driverAssigned, expected: 1, driver: driver, rider: "r-\(index)"))
+                        == .committed)
+            }
+            let read = try await stores.trips.activeRecords(driverIDs: ["driver,3", "driver,1", "driver,9"])
+            #expect(read.map(\.trip.id) == ["trip-1", "trip-3"])
+            #expect(try await stores.trips.activeRecords(driverIDs: []).isEmpty)
+        }
+    }
+
     @Test func historyIgnoresResentPointsAndKeepsDeviceTimeOrder() async throws {
         try await ScaleServices.withFreshSchema { url, schema in
             let stores = try await PostgresTripStores.open(url: url, schema: schema, connections: 1)

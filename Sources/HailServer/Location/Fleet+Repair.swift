@@ -6,7 +6,7 @@ extension Fleet {
 
     /// Brings each driver's shared trip record to what the trip store says (`DriverTripRepair`); returns how many
     /// were rewritten. The marks are read first, then the trip store (`active`, the drivers' active trips, when the
-    /// caller has not just read them), then, for a driver marked with a trip the store no longer calls theirs, that
+    /// caller has not just read them; only those drivers' trips, not every active one), then, for a driver marked with a trip the store no longer calls theirs, that
     /// trip afresh; each write is conditional on the mark it was decided on. A driver whose state is unknown (no
     /// shared state, or their trip never looked up) is left to their next batch, which looks it up.
     public func repairTrips(of driverIDs: some Collection<String>, active known: [String: TripRecord]? = nil)
@@ -26,7 +26,7 @@ extension Fleet {
             active = known
         } else {
             var byDriver: [String: TripRecord] = [:]
-            for record in try await trips.activeRecords() {
+            for record in try await trips.activeRecords(driverIDs: marks.keys.sorted()) {
                 guard let driverID = record.driverID, marks[driverID] != nil else { continue }
                 byDriver[driverID] = record
             }

@@ -7,11 +7,13 @@ import HailTime
 /// coming back (`ReconcileSchedule`).
 ///
 /// One pass, in order: marks in the trip store the changes published since the last pass
-/// (`TripAuthority.flushPublished`); repairs the shared trip record of every driver this node ingests, and of those
-/// whose record a write failed to update (`Fleet.repairTrips`, decided by `DriverTripRepair`); redelivers the changes
-/// still unpublished `redeliverAfter` seconds after their commit (`TripAuthority.redeliver`). Each node repairs the
-/// drivers whose positions it takes, so a driver is repaired by the node serving them; redeliveries may be done by
-/// two nodes at once, which is harmless (apps ignore a version they have, the observers are idempotent).
+/// (`TripAuthority.flushPublished`); repairs the shared trip record of the drivers whose record a write failed to
+/// update and of the next `sweepLimit` drivers this node ingests (`DriverSweep`; `Fleet.repairTrips`, decided by
+/// `DriverTripRepair`), so a pass's cost is bounded however many drivers the node serves; redelivers the changes still
+/// unpublished `redeliverAfter` seconds after their commit (`TripAuthority.redeliver`). Each node repairs the drivers
+/// whose positions it takes, so a driver is repaired by the node serving them. A shared trip store hands each owed
+/// change to one node at a time (`TripStore.unpublished` claims it, in PostgreSQL), so two nodes' passes do not both
+/// redeliver it; were they to, it would be harmless (apps ignore a version they have, the observers are idempotent).
 ///
 /// The same code runs embedded, where the stores are this process's own and a pass finds nothing to do.
 public actor Reconciler {
@@ -26,6 +28,9 @@ public actor Reconciler {
         public var redeliverAfter: TimeInterval = 15
         /// Changes redelivered in one pass at most.
         public var redeliverLimit = 100
+        /// Drivers whose trip record one pass compares with the trip store, beyond those a failed write named
+        /// (`DriverSweep`): a node with more drivers than this compares each once every few passes.
+        public var sweepLimit = 1000
 
         /// The defaults.
         public init() {}
@@ -55,6 +60,7 @@ public actor Reconciler {
     private let time: Timeline
     private let metrics: ServerMetrics
     private var schedule: ReconcileSchedule
+    private var sweep: DriverSweep
 
     /// Creates the reconciler.
     public init(
@@ -68,6 +74,7 @@ public actor Reconciler {
         self.time = time
         self.metrics = metrics
         schedule = ReconcileSchedule(interval: configuration.interval, retryInterval: configuration.retryInterval)
+        sweep = DriverSweep(limit: configuration.sweepLimit)
     }
 
     /// Runs passes as the schedule says until the task is cancelled.
@@ -101,7 +108,8 @@ public actor Reconciler {
         }
         let suspects = fleet.takeSuspects()
         do {
-            pass.driversRepaired = try await fleet.repairTrips(of: Set(await fleet.knownDriverIDs()).union(suspects))
+            let swept = sweep.next(of: await fleet.knownDriverIDs())
+            pass.driversRepaired = try await fleet.repairTrips(of: Set(swept).union(suspects))
         } catch {
             fleet.suspect(suspects)
             pass.succeeded = false

@@ -122,6 +122,8 @@ public protocol TripStore: PushTokenStore {
     func activeRecord(driverID: String) async throws -> TripRecord?
     /// Every active trip (dispatch resumes its searches from these after a restart).
     func activeRecords() async throws -> [TripRecord]
+    /// The active trips of `driverIDs` (the reconciler's bounded sweep reads only the drivers it compares).
+    func activeRecords(driverIDs: [String]) async throws -> [TripRecord]
     /// The ids of the trips searching for a driver (dispatch adopts those no search lease covers, every few
     /// seconds); by default read from `activeRecords`.
     func searchingTripIDs() async throws -> [String]
@@ -213,5 +215,14 @@ extension TripStore {
     /// The searching trips among the active ones.
     public func searchingTripIDs() async throws -> [String] {
         try await activeRecords().filter { $0.trip.state == .searching }.map(\.trip.id)
+    }
+}
+
+extension TripStore {
+    /// Every active trip, filtered: right for a store in this process's memory or file; a shared store asks for
+    /// only these.
+    public func activeRecords(driverIDs: [String]) async throws -> [TripRecord] {
+        let wanted = Set(driverIDs)
+        return try await activeRecords().filter { $0.driverID.map(wanted.contains) ?? false }
     }
 }
