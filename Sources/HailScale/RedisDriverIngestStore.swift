@@ -13,6 +13,9 @@ import HailServer
 /// (`RedisIngestPipeline`) writes it only while `ver` is still the copy's. Each write renews the hash's
 /// lifetime (`lifetime`, a day by default), so a driver gone for that long is forgotten.
 public struct RedisDriverIngestStore: DriverIngestStore {
+    /// Shared by every node.
+    public var scope: StateScope { .deployment }
+
     private let client: RedisClient
     private let prefix: String
     private let lifetimeMillis: String

@@ -10,6 +10,9 @@ import HailServer
 /// minutes off neither evicts drivers another node just saw nor keeps silent ones; the `seenAt` a node passes
 /// is not stored.
 public struct RedisGeoIndex: GeoIndex {
+    /// Shared by every node.
+    public var scope: StateScope { .deployment }
+
     private let client: RedisClient
     private let positionsKey: String
     private let seenKey: String

@@ -18,6 +18,9 @@ import Synchronization
 /// server that answers `NOSCRIPT` (restarted, or `SCRIPT FLUSH`) gets them loaded again and the refused calls
 /// resent, so no batch sees the difference.
 public final class RedisIngestPipeline: DriverIngestPipeline {
+    /// Shared by every node.
+    public var scope: StateScope { .deployment }
+
     /// What the pipeline has done, for tests and benchmarks.
     public struct Statistics: Sendable, Hashable {
         /// Pipelined writes to the server, each answered before the next.

@@ -13,6 +13,9 @@ import HailServer
 /// compares a node's time. (`<expires ms>` is the placing node's date, kept for nodes of earlier versions during
 /// an upgrade; nothing here reads it.)
 public struct RedisOfferStore: OfferStore {
+    /// Shared by every node.
+    public var scope: StateScope { .deployment }
+
     private let client: RedisClient
     private let prefix: String
     private let leasesKey: String

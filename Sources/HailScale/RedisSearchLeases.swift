@@ -9,6 +9,9 @@ import HailServer
 /// written or compared, so a node whose clock is minutes off neither steals a live lease nor loses its own, and
 /// an adopted search gives up when its first node would have.
 public struct RedisSearchLeases: SearchLeases {
+    /// Shared by every node.
+    public var scope: StateScope { .deployment }
+
     private let client: RedisClient
     private let expiriesKey: String
     /// The hash of holders, tokens and deadlines (`RedisOfferStore` checks fences against it).

@@ -22,6 +22,9 @@ import Synchronization
 /// `timeout` (`SubscriberWatch`), and a subscribe still waiting for its confirmation then returns an ended
 /// stream, so a stream's setup never waits longer than that.
 public final class RedisTripBus: TripBus {
+    /// Shared by every node.
+    public var scope: StateScope { .deployment }
+
     private struct Listener {
         var continuation: AsyncStream<BusMessage>.Continuation
         /// False until Redis confirms the SUBSCRIBE this listener waits for: messages read before that

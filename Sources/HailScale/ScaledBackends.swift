@@ -110,13 +110,13 @@ public struct ScaledBackends: Sendable {
     }
 
     /// The server's services on these backends.
-    public func services(configuration: ServerConfiguration, tokens: TokenAuthority, time: Timeline) async
+    public func services(configuration: ServerConfiguration, tokens: TokenAuthority, time: Timeline) async throws
         -> ServerServices
     {
         let metrics = ServerMetrics()
         (bus as? RedisTripBus)?.reportFailures(to: metrics.registry)
         (ingestPipeline as? RedisIngestPipeline)?.reportStatistics(to: metrics.registry)
-        return await ServerServices.make(
+        return try await ServerServices.make(
             configuration: configuration, tokens: tokens, time: time, metrics: metrics, trips: trips, history: history,
             bus: bus, geo: geo, offers: offers, ingestState: ingestState, ingestPipeline: ingestPipeline,
             searchLeases: searchLeases, clockReference: clockReference, probes: probes)

@@ -148,7 +148,7 @@ enum ServerCommand {
                     postgresURL: args["--postgres"], redisURL: args["--redis"], databasePath: options.databasePath,
                     postgresSchema: args["--postgres-schema"] ?? "public", redisPrefix: args["--redis-prefix"] ?? "",
                     backendTimeout: backendTimeout)
-                let services = await backends.services(
+                let services = try await backends.services(
                     configuration: options.configuration,
                     tokens: TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret)), time: time)
                 server = try await BackendServer.start(services: services, options: options)

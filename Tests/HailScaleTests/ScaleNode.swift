@@ -34,7 +34,7 @@ struct ScaleNode {
         bus = try RedisTripBus(endpoint: endpoint, prefix: prefix)
         pipeline = RedisIngestPipeline(
             endpoint: endpoint, ingestPrefix: prefix + "ingest", geoPrefix: prefix + "drivers", busPrefix: prefix)
-        services = await ServerServices.make(
+        services = try await ServerServices.make(
             configuration: ServerConfiguration(), tokens: tokens,
             time: Timeline(clock: clock, origin: Self.epoch + clockOffset), trips: stores.trips,
             history: stores.history,

@@ -83,7 +83,7 @@ extension LoopbackServer {
         options.secret = SecureRandom.bytes(32)
         options.log = nil
         let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret))
-        let services = await scaled.backends.services(
+        let services = try await scaled.backends.services(
             configuration: options.configuration, tokens: tokens, time: .system())
         let server = try await BackendServer.start(services: services, options: options)
         var loopback = LoopbackServer(

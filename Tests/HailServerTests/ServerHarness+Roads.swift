@@ -25,7 +25,8 @@ extension ServerHarness {
         configuration.flags = flags.isEmpty ? .none : .text(flags)
         configuration.pricing = Self.meter
         let counter = Mutex(0)
-        services = await ServerServices.make(
+        // One scope of stores is all a test gives the harness; a mix is the test's own mistake.
+        services = try! await ServerServices.make(
             configuration: configuration, tokens: tokens, time: Timeline(clock: clock, origin: Self.epoch),
             trips: MemoryTripStore(), history: MemoryLocationHistoryStore(), random: SplitMix64(seed: 7),
             newTripID: {

@@ -48,7 +48,8 @@ struct ServerHarness {
     ) async {
         tokens = TokenAuthority(authenticator: authenticator)
         let counter = Mutex(0)
-        services = await ServerServices.make(
+        // One scope of stores is all a test gives the harness; a mix is the test's own mistake.
+        services = try! await ServerServices.make(
             configuration: configuration, tokens: tokens,
             time: Timeline(clock: clock, origin: Self.epoch), trips: trips, history: history, bus: bus, geo: geo,
             offers: offers, ingestState: ingestState, searchLeases: searchLeases, random: SplitMix64(seed: 7),

@@ -47,8 +47,17 @@ public struct ServerServices: Sendable {
     /// When the scrape-time gauges were last counted.
     let scrapeThrottle = ScrapeThrottle()
 
+    /// Throws when some of `parts` are shared by every node and others are this process's own.
+    static func checkScopes(_ parts: [(name: String, scope: StateScope)]) throws(ServerServicesError) {
+        let shared = parts.filter { $0.scope == .deployment }.map(\.name)
+        let local = parts.filter { $0.scope == .process }.map(\.name)
+        guard shared.isEmpty || local.isEmpty else { throw .mixedScopes(shared: shared, local: local) }
+    }
+
     /// Wires the services together: after every committed change the fleet learns who serves which trip
-    /// and dispatch starts or stops searching.
+    /// and dispatch starts or stops searching. Refuses (`ServerServicesError`) a mix of state shared by every
+    /// node with state this process keeps alone (Redis offers with in-memory search leases, a Redis bus with an
+    /// in-memory geo index...): each would work alone and fail together, silently, with two nodes.
     public static func make(
         configuration: ServerConfiguration,
         tokens: TokenAuthority,
@@ -67,7 +76,13 @@ public struct ServerServices: Sendable {
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
         probes: [BackendProbe]? = nil,
         newTripID: @escaping @Sendable () -> String = { "trip-" + UUID().uuidString.lowercased() }
-    ) async -> ServerServices {
+    ) async throws(ServerServicesError) -> ServerServices {
+        var parts: [(name: String, scope: StateScope)] = [
+            ("the bus", bus.scope), ("the geo index", geo.scope), ("offers", offers?.scope ?? .process),
+            ("the drivers' ingest state", ingestState.scope), ("search leases", searchLeases?.scope ?? .process),
+        ]
+        if let ingestPipeline { parts.append(("the ingest pipeline", ingestPipeline.scope)) }
+        try checkScopes(parts)
         let routing = ServerRouting(configuration: configuration, metrics: metrics, time: time)
         let authority = TripAuthority(store: trips, bus: bus, time: time, metrics: metrics)
         let fleet = Fleet(

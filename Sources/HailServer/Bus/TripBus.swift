@@ -82,6 +82,9 @@ public typealias BusSink = @Sendable (BusMessage) -> Void
 /// Publish/subscribe between whoever changes a trip or moves a driver and the sockets watching them.
 /// Embedded: `InProcessTripBus`; scaled: Redis pub/sub, so a driver on node A reaches a rider on node B.
 public protocol TripBus: Sendable {
+    /// Whether every node sees this state or only this process (`ServerServices.make` refuses a mix).
+    var scope: StateScope { get }
+
     /// Delivers `message` to every current subscriber of `topic`.
     func publish(_ message: BusMessage, to topic: BusTopic) async
     /// Publishes `message` and says whether the bus took it (false: it could not reach its broker), so work
@@ -209,4 +212,9 @@ public final class InProcessTripBus: TripBus {
         }
         removed?.finish?()
     }
+}
+
+extension TripBus {
+    /// This process's own, unless the conformer says otherwise.
+    public var scope: StateScope { .process }
 }

@@ -10,6 +10,9 @@ import Synchronization
 /// node wrote and another compares: an offer stays claimable for its whole life from any node, whatever their
 /// clocks say. The `now` a node passes dates what the store answers on that node's clock.
 public protocol OfferStore: Sendable {
+    /// Whether every node sees this state or only this process (`ServerServices.make` refuses a mix).
+    var scope: StateScope { get }
+
     /// Records `offer` unless its driver already holds another live one (made by this node or another), the trip
     /// is out to another driver (one live offer per trip, whichever node placed it), or `fence` is no longer the
     /// current token of the trip's search lease (the node lost the search). The offer lapses by itself
@@ -139,4 +142,9 @@ public final class MemoryOfferStore: OfferStore {
         if let until = entry.answeringUntil { return until > now }
         return entry.offer.expiresAt > now
     }
+}
+
+extension OfferStore {
+    /// This process's own, unless the conformer says otherwise.
+    public var scope: StateScope { .process }
 }

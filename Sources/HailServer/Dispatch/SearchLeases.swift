@@ -12,6 +12,9 @@ import Synchronization
 ///
 /// Embedded: `MemorySearchLeases` (one process holds every search); scaled: `RedisSearchLeases` (HailScale).
 public protocol SearchLeases: Sendable {
+    /// Whether every node sees this state or only this process (`ServerServices.make` refuses a mix).
+    var scope: StateScope { get }
+
     /// Takes or renews the lease on `tripID`'s search for `owner` for `duration` seconds of the store's clock; nil
     /// when another owner holds a lease that has not lapsed. `request` says how long the search may run when the
     /// store has no deadline for it, and whether to start a new one whatever it has.
@@ -109,4 +112,9 @@ public final class MemorySearchLeases: SearchLeases {
     public func isCurrent(_ fence: SearchFence) -> Bool {
         table.withLock { $0.token(of: fence.tripID) == fence.token }
     }
+}
+
+extension SearchLeases {
+    /// This process's own, unless the conformer says otherwise.
+    public var scope: StateScope { .process }
 }

@@ -74,6 +74,9 @@ public enum PlannedIngestOutcome: Sendable, Hashable {
 /// copy safe to trust: when anyone else wrote the driver meanwhile the write is refused as `stale`, and the
 /// node falls back to the step-by-step `DriverIngestStore` path, which reads the truth.
 public protocol DriverIngestPipeline: Sendable {
+    /// Whether every node sees this state or only this process (`ServerServices.make` refuses a mix).
+    var scope: StateScope { get }
+
     /// Reads the driver's state and its version; nil when nothing is stored.
     func load(driverID: String) async throws -> VersionedIngestState?
     /// Starts the write and returns at once (callable from a network loop); `whenDone` runs exactly once,
@@ -81,4 +84,9 @@ public protocol DriverIngestPipeline: Sendable {
     func write(
         _ write: PlannedIngestWrite,
         whenDone: @escaping @Sendable (Result<PlannedIngestOutcome, any Error>) -> Void)
+}
+
+extension DriverIngestPipeline {
+    /// This process's own, unless the conformer says otherwise.
+    public var scope: StateScope { .process }
 }

@@ -38,6 +38,9 @@ public struct DriverIngestState: Codable, Sendable, Hashable {
 /// (`MemoryDriverIngestStore`), Redis when several nodes share the drivers (`RedisDriverIngestStore`), so
 /// a driver who reconnects to another node is neither rejected nor allowed to go backwards.
 public protocol DriverIngestStore: Sendable {
+    /// Whether every node sees this state or only this process (`ServerServices.make` refuses a mix).
+    var scope: StateScope { get }
+
     /// The driver's state, nil when nothing is known.
     func state(driverID: String) async throws -> DriverIngestState?
     /// The states of several drivers; unknown ones are absent.
@@ -223,4 +226,9 @@ public final class MemoryDriverIngestStore: DriverIngestStore {
     private static func mark(_ entry: Entry) -> DriverTripMark {
         DriverTripMark(tripID: entry.tripID ?? "", version: entry.tripVersion ?? 0, active: entry.state.trip != nil)
     }
+}
+
+extension DriverIngestStore {
+    /// This process's own, unless the conformer says otherwise.
+    public var scope: StateScope { .process }
 }

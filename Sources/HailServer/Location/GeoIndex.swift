@@ -8,6 +8,9 @@ import Synchronization
 /// its own time and judges silence by it, so nodes whose clocks disagree never evict each other's drivers. `now`
 /// and `seenAt` are the caller's clock, which an index of one process goes by.
 public protocol GeoIndex: Sendable {
+    /// Whether every node sees this state or only this process (`ServerServices.make` refuses a mix).
+    var scope: StateScope { get }
+
     /// Puts or moves a driver, seen at `seenAt` (a shared index records its own time instead).
     func update(driverID: String, coordinate: Coordinate, seenAt: Date) async throws
     /// Removes a driver (offline, or silent too long).
@@ -97,4 +100,9 @@ public final class MemoryGeoIndex: GeoIndex {
         let cutoff = now.addingTimeInterval(-silence)
         return shards.flatMap { shard in shard.grid.withLock { $0.evict(seenBefore: cutoff) } }.sorted()
     }
+}
+
+extension GeoIndex {
+    /// This process's own, unless the conformer says otherwise.
+    public var scope: StateScope { .process }
 }

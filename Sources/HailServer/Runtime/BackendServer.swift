@@ -42,7 +42,7 @@ public final class BackendServer: Sendable {
     /// Opens the database, resumes what was in flight, and starts listening.
     public static func start(_ options: Options, time: Timeline = .system()) async throws -> BackendServer {
         let stores = try await SQLiteTripStores.open(path: options.databasePath)
-        let services = await ServerServices.make(
+        let services = try await ServerServices.make(
             configuration: options.configuration,
             tokens: TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret)),
             time: time, trips: stores.trips, history: stores.history,

@@ -45,14 +45,14 @@ struct HostileServer {
         switch backend {
         case .embedded:
             let stores = try await SQLiteTripStores.open(path: path)
-            services = await ServerServices.make(
+            services = try await ServerServices.make(
                 configuration: configuration, tokens: tokens, time: time, trips: stores.trips, history: stores.history,
                 random: SplitMix64(seed: 9), newTripID: newTripID)
             closeBackends = {}
         case .scaled:
             let scaled = try await ScaledTestBackends.open()
             let stores = scaled.backends
-            services = await ServerServices.make(
+            services = try await ServerServices.make(
                 configuration: configuration, tokens: tokens, time: time, trips: stores.trips, history: stores.history,
                 bus: stores.bus, geo: stores.geo, offers: stores.offers, ingestState: stores.ingestState,
                 searchLeases: stores.searchLeases, random: SplitMix64(seed: 9), newTripID: newTripID)

@@ -76,7 +76,8 @@ struct BackendDeadlineTests {
         options.log = nil
         options.configuration.requestDeadline = ServerConfiguration.defaultRequestDeadline
         let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret))
-        let services = await backends.services(configuration: options.configuration, tokens: tokens, time: .system())
+        let services = try await backends.services(
+            configuration: options.configuration, tokens: tokens, time: .system())
         let server = try await BackendServer.start(services: services, options: options)
         var loopback = LoopbackServer(
             server: server, databasePath: "/nonexistent/unused.db", tokens: tokens, client: try WebSocketClient())
@@ -227,6 +228,45 @@ struct BackendDeadlineTests {
             base, "POST", "/v1/trips", token: rider, body: LoopbackRideTests.request, key: key)
         #expect(retried.status == 201)
         #expect(try await Self.send(base, "GET", "/v1/trips/active", token: rider).status == 200)
+        await loopback.stop()
+    }
+
+    /// A cancel that cannot reach PostgreSQL changes nothing and says so: 503, `Retry-After`, the error's JSON body;
+    /// sent again under its key once the path heals, it cancels.
+    @Test func cancelWithPostgresBlackHoledIsA503WithRetryAfterAndTheTripStaysAsItWas() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let postgresURL = try #require(environment["HAIL_POSTGRES_URL"], "run `eval \"$(bash scripts/services.sh)\"`")
+        let redisURL = try #require(environment["HAIL_REDIS_URL"])
+        var components = try #require(URLComponents(string: postgresURL))
+        let proxy = try BlackHoleProxy(targetPort: try #require(components.port))
+        defer { proxy.stop() }
+        components.port = proxy.port
+        let proxied = try #require(components.string)
+        let loopback = try await Self.serve(postgresURL: proxied, schemaURL: postgresURL, redisURL: redisURL)
+        let base = loopback.base
+        let rider = loopback.token(.rider, "rider-1")
+        #expect(try await Self.ready(base).failed == [])
+        let requested = try await Self.send(
+            base, "POST", "/v1/trips", token: rider, body: LoopbackRideTests.request, key: UUID().uuidString)
+        #expect(requested.status == 201, "\(String(decoding: requested.body, as: UTF8.self))")
+        let trip = try HailJSON.decode(Trip.self, from: requested.body)
+
+        proxy.blackHole(true)
+        let key = UUID().uuidString
+        let cancelled = try await Self.send(
+            base, "POST", "/v1/trips/\(trip.id)/cancel", token: rider, body: "{}", key: key)
+        #expect(cancelled.status == 503)
+        #expect(cancelled.retryAfter == "2")
+        #expect(try HailJSON.decode(ErrorBody.self, from: cancelled.body).error.code == .unavailable)
+
+        proxy.blackHole(false)
+        #expect(try await Self.ready(base).failed == [])
+        let read = try await Self.send(base, "GET", "/v1/trips/\(trip.id)", token: rider)
+        #expect(try HailJSON.decode(Trip.self, from: read.body).state == .searching)
+        let retried = try await Self.send(
+            base, "POST", "/v1/trips/\(trip.id)/cancel", token: rider, body: "{}", key: key)
+        #expect(retried.status == 200)
+        #expect(try HailJSON.decode(Trip.self, from: retried.body).state == .cancelled)
         await loopback.stop()
     }
 }

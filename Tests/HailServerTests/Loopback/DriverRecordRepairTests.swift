@@ -56,7 +56,8 @@ struct DriverRecordRepairTests {
         options.secret = SecureRandom.bytes(32)
         options.log = nil
         let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret))
-        let services = await backends.services(configuration: options.configuration, tokens: tokens, time: .system())
+        let services = try await backends.services(
+            configuration: options.configuration, tokens: tokens, time: .system())
         let backend = try await BackendServer.start(services: services, options: options)
         var server = LoopbackServer(
             server: backend, databasePath: "/nonexistent/unused.db", tokens: tokens, client: try WebSocketClient())

@@ -153,7 +153,8 @@ struct RedisOutageTests {
         options.secret = SecureRandom.bytes(32)
         options.log = nil
         let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret))
-        let services = await backends.services(configuration: options.configuration, tokens: tokens, time: .system())
+        let services = try await backends.services(
+            configuration: options.configuration, tokens: tokens, time: .system())
         let server = try await BackendServer.start(services: services, options: options)
         var loopback = LoopbackServer(
             server: server, databasePath: "/nonexistent/unused.db", tokens: tokens, client: try WebSocketClient())

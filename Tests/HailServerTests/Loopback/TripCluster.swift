@@ -51,7 +51,7 @@ struct TripCluster {
             ).path
             let stores = try await SQLiteTripStores.open(path: path)
             let offers = MemoryOfferStore()
-            let services = await ServerServices.make(
+            let services = try await ServerServices.make(
                 configuration: options.configuration, tokens: tokens, time: .system(), trips: stores.trips,
                 history: stores.history, offers: offers)
             let server = try await BackendServer.start(services: services, options: options)
@@ -70,7 +70,7 @@ struct TripCluster {
                 postgresSchema: shared.schema, redisPrefix: shared.schema + ":", backendTimeout: testBackendTimeout)
             var nodes: [Node] = []
             for backends in [shared.backends, second] {
-                let services = await backends.services(
+                let services = try await backends.services(
                     configuration: options.configuration, tokens: tokens, time: .system())
                 nodes.append(
                     Node(
