@@ -38,7 +38,8 @@ public final class DeadlineTimer: Sendable {
         thread.start()
     }
 
-    /// Runs `action` on the timer's thread once `delay` has passed (at once for a delay of zero or less).
+    /// Runs `action` on the timer's thread once `delay` has passed (at once for a delay of zero or less; up to
+    /// `slack` early, with others due then).
     public func after(_ delay: Duration, _ action: @escaping @Sendable () -> Void) {
         let due = ContinuousClock.now + delay
         let isEarliest = state.withLock { state -> Bool in
@@ -54,12 +55,16 @@ public final class DeadlineTimer: Sendable {
     /// Actions waiting for their deadline.
     public var pending: Int { state.withLock { $0.heap.count } }
 
+    /// Actions due this soon run with those due now: every backend call sets a deadline, and most of them are met
+    /// long before it, so waking for each one alone would cost the thread thousands of wake-ups a second under load.
+    static let slack = Duration.milliseconds(1)
+
     private func serve() {
         while true {
             let now = ContinuousClock.now
             let (due, next) = state.withLock { state -> ([@Sendable () -> Void], ContinuousClock.Instant?) in
                 var due: [@Sendable () -> Void] = []
-                while let first = state.heap.first, first.due <= now {
+                while let first = state.heap.first, first.due <= now + Self.slack {
                     due.append(Self.popRoot(&state.heap).action)
                 }
                 return (due, state.heap.first?.due)
