@@ -2,6 +2,7 @@ import Foundation
 import HailCore
 import HailNet
 import HailProtocol
+import HailThreads
 import HailTime
 
 /// The backend as one process: HailNet's HTTP and WebSocket server in front of the API and the live
@@ -25,10 +26,9 @@ public final class BackendServer: Sendable {
         public var pinsLoops: Bool?
         /// How long a busy loop gathers ready sockets before polling again; nil for HailNet's default (0.5 ms).
         public var ioCoalescing: Duration?
-        /// Where request log lines go (one JSON object per line); nil for none.
-        public var log: (@Sendable (String) -> Void)? = { line in
-            FileHandle.standardError.write(Data((line + "\n").utf8))
-        }
+        /// Where request log lines go (one JSON object per line); nil for none. By default standard error, written
+        /// by a thread of its own: a request's loop never waits for a slow reader of the log.
+        public var log: (@Sendable (String) -> Void)? = { line in LineWriter.standardError.write(line) }
 
         /// The defaults: port 8080, `hail.db` in the working directory.
         public init() {}
