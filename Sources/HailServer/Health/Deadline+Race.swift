@@ -1,17 +1,22 @@
-import Dispatch
+import HailThreads
 import Synchronization
 
 /// Waits for `work` at most `deadline` (real time: it bounds a wait on a backend): its value, or nil when the
 /// deadline came first. The work is not cancelled and not awaited after the deadline: it runs on in a task of
 /// its own, bounded by its backends' own timeouts, and what it returns then is dropped.
+///
+/// The work's task prefers the caller's network loop (`LoopAffinity`), so a route that never suspends is answered
+/// on the loop that read it, as without a deadline; the deadline is one of `CoarseDeadlines`', at most a tenth
+/// of a second late.
 func firstWithin<T: Sendable>(_ deadline: Duration, _ work: @escaping @Sendable () async -> T) async -> T? {
     let once = Once<T?>()
     return await withCheckedContinuation { continuation in
         once.wait(continuation)
-        Task { once.resume(returning: await work()) }
-        let (seconds, attoseconds) = deadline.components
-        DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) {
-            once.resume(returning: nil)
+        let timer = CoarseDeadlines.shared.schedule(after: deadline) { once.resume(returning: nil) }
+        Task(executorPreference: LoopAffinity.preferred) {
+            let value = await work()
+            CoarseDeadlines.shared.cancel(timer)
+            once.resume(returning: value)
         }
     }
 }
