@@ -255,3 +255,8 @@ static inline void hail_loop_free(hail_loop_t *l) {
     ev_loop_destroy(l->loop);
     free(l);
 }
+
+#include <malloc.h>
+
+/// Hands every whole free page of every malloc arena back to the kernel (glibc's malloc_trim); 1 when some was.
+static inline int hail_malloc_trim(void) { return malloc_trim(0); }

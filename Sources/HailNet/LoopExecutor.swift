@@ -46,6 +46,9 @@ final class LoopExecutor: SerialExecutor, TaskExecutor, Sendable {
         var phase = Phase.starting
         /// A thread is draining after the stop (claimed under the lock; mirrored in `lateDrainer`).
         var lateDrainerClaimed = false
+        /// While the loop thread runs work in place (`runInPlace`), what it submits itself waits here, to be run
+        /// before that call returns, instead of in the queue with a wake-up.
+        var inPlace: [Work]?
     }
 
     // The context pointer inside is only passed to lws_cancel_service, which is thread-safe,
@@ -102,8 +105,38 @@ final class LoopExecutor: SerialExecutor, TaskExecutor, Sendable {
         submit(.block(block))
     }
 
+    /// Runs `body` on the loop thread, then, before returning, every job and block the loop thread submitted to
+    /// this executor meanwhile (and those submit), in order: a task started in `body` for a handler that never
+    /// suspends runs to its end here, with no `lws_cancel_service` wake-up and no further turn of the loop. Work
+    /// submitted from other threads meanwhile takes the queue as always. Loop thread only; a nested call runs its
+    /// `body` and leaves the draining to the outer one.
+    func runInPlace(_ body: () -> Void) {
+        checkIsolated()
+        let outermost = state.withLock { state -> Bool in
+            guard state.inPlace == nil else { return false }
+            state.inPlace = []
+            return true
+        }
+        body()
+        guard outermost else { return }
+        while true {
+            let batch = state.withLock { state -> [Work] in
+                let batch = state.inPlace ?? []
+                state.inPlace = batch.isEmpty ? nil : []
+                return batch
+            }
+            if batch.isEmpty { return }
+            run(batch)
+        }
+    }
+
     private func submit(_ work: Work) {
+        let fromLoop = isOnLoopThread
         let drainNow = state.withLock { state -> Bool in
+            if fromLoop, state.inPlace != nil {
+                state.inPlace!.append(work)
+                return false
+            }
             let wake = state.queue.append(work)
             switch state.phase {
             case .starting:

@@ -61,6 +61,7 @@ public final class NetServer: Sendable {
                 throw error
             }
             for loop in loops { loop.start() }
+            if configuration.heapTrimChurn > 0 { trimHeapAfterBursts(on: loops[0]) }
             state.loops = loops
             state.engines = engines
             state.port = port
@@ -100,6 +101,22 @@ public final class NetServer: Sendable {
 
     /// The port being listened on (0 before `start()`).
     public var port: Int { state.withLock { $0.port } }
+
+    /// Checks every 2 s, on `loop`, whether a burst of connections has come and gone, and if so trims malloc's
+    /// free pages on the cooperative pool (it walks every arena: a few milliseconds no loop should wait for).
+    private func trimHeapAfterBursts(on loop: EventLoop) {
+        let policy = Mutex(HeapTrimPolicy(churnThreshold: configuration.heapTrimChurn, settledBelow: 100))
+        let metrics = metrics
+        loop.scheduleRepeated(every: .seconds(2)) {
+            let churn =
+                metrics.acceptedConnections.load(ordering: .relaxed) + metrics.totalConnections.load(ordering: .relaxed)
+                - metrics.openConnections.load(ordering: .relaxed)
+            if policy.withLock({ $0.check(churn: churn) }) {
+                Task.detached(priority: .background) { _ = hail_malloc_trim() }
+            }
+            return true
+        }
+    }
 
     /// Starts if needed and serves until `shutdown()` or until the calling task is cancelled.
     public func run() async throws {

@@ -45,6 +45,9 @@ public struct NetServerConfiguration: Sendable {
     /// wake-up crosses cores (on a virtual machine each such wake-up is an interrupt between virtual CPUs). With
     /// more loops than cores, loops share cores round robin.
     public var pinsLoops = true
+    /// Connections opened or closed after which, once that burst has settled, malloc's free pages go back to the
+    /// kernel (`HeapTrimPolicy`): what a ramp of handshakes freed stops counting in the resident memory. 0: never.
+    public var heapTrimChurn = 1_000
     /// Seconds `shutdown()` waits for WebSocket close handshakes before dropping the rest.
     public var shutdownGraceSeconds: Double = 2
 

@@ -20,6 +20,9 @@ actor ServerEngine: LoopEngine {
     private var sessions = SessionTable()
     /// Connections lws handed over raw for a method it does not know, and how far their answer is.
     private var unknownMethodStages: [UInt64: UnknownMethodExchange.Stage] = [:]
+    /// The session whose request head `answerInPlace` is reading, whether that request may be answered in the same
+    /// callback (a GET or HEAD: no body follows it), and whether its response came back meanwhile.
+    private var answeringInPlace: (id: UInt64?, eligible: Bool, answered: Bool) = (nil, false, false)
     /// This loop's staging buffer for WebSocket frames.
     private let writeScratch = WriteScratch()
     /// Reused for every HTTP write: LWS_PRE headroom, room for a response head, and the largest body piece the
@@ -52,7 +55,7 @@ actor ServerEngine: LoopEngine {
             metrics.acceptedConnections.wrappingAdd(1, ordering: .relaxed)
             return 0
         case LWS_CALLBACK_HTTP:
-            return beginHTTP(wsi)
+            return answerInPlace(wsi)
         case LWS_CALLBACK_HTTP_BODY:
             guard let session = WireSession.of(wsi) else { return 0 }
             let chunk = UnsafeRawBufferPointer(start: input, count: input == nil ? 0 : length)
@@ -60,10 +63,9 @@ actor ServerEngine: LoopEngine {
         case LWS_CALLBACK_HTTP_BODY_COMPLETION:
             // lws sends this also after a Content-Length: 0 POST, which the machine dispatched at its head and now
             // ignores, so the handler runs once.
-            guard let session = WireSession.of(wsi) else { return 0 }
-            session.bodyEnded = true
-            if session.closeWhenBodyEnds { return -1 }
-            return afterRead(session.http?.bodyCompleted() ?? .ignore, session, wsi)
+            var result: Int32 = 0
+            executor.runInPlace { result = completeBody(wsi) }
+            return result
         case LWS_CALLBACK_HTTP_WRITEABLE:
             guard let session = WireSession.of(wsi) else { return 0 }
             return writeResponse(session, wsi)
@@ -114,9 +116,25 @@ actor ServerEngine: LoopEngine {
 
     // MARK: HTTP
 
+    /// LWS_CALLBACK_HTTP: reads the head and runs its handler in place (`LoopExecutor.runInPlace`). A GET or HEAD
+    /// answered before that returns is written here too, in the callback that read it, and its transaction
+    /// completed: one turn of the loop per kept-alive request, no wake-up and no writable callback. A handler that
+    /// suspends is answered later through the writable callback, as before.
+    private func answerInPlace(_ wsi: OpaquePointer) -> Int32 {
+        var result: Int32 = 0
+        let id = WireSession.of(wsi)?.id
+        answeringInPlace = (id, false, false)
+        executor.runInPlace { result = beginHTTP(wsi) }
+        let answered = answeringInPlace.answered
+        answeringInPlace = (nil, false, false)
+        guard result == 0, answered, let session = WireSession.of(wsi) else { return result }
+        return writeResponse(session, wsi)
+    }
+
     /// LWS_CALLBACK_HTTP: a request head starts the next transaction of the connection's HTTP machine.
     private func beginHTTP(_ wsi: OpaquePointer) -> Int32 {
         let session = session(for: wsi)
+        if answeringInPlace.id == nil { answeringInPlace.id = session.id }
         session.bodyEnded = false
         session.closeWhenBodyEnds = false
         guard let (method, path) = HeaderReader.methodAndPath(wsi) else { return -1 }
@@ -130,6 +148,14 @@ actor ServerEngine: LoopEngine {
                 requestTimeout: .seconds(configuration.requestTimeoutSeconds))
         }
         return afterRead(session.http!.receivedHead(request, now: .now), session, wsi)
+    }
+
+    /// LWS_CALLBACK_HTTP_BODY_COMPLETION: the body is whole; its handler runs (in place, see `answerInPlace`).
+    private func completeBody(_ wsi: OpaquePointer) -> Int32 {
+        guard let session = WireSession.of(wsi) else { return 0 }
+        session.bodyEnded = true
+        if session.closeWhenBodyEnds { return -1 }
+        return afterRead(session.http?.bodyCompleted() ?? .ignore, session, wsi)
     }
 
     /// Carries out the HTTP machine's answer to a head, a body chunk or the body's completion.
@@ -152,16 +178,19 @@ actor ServerEngine: LoopEngine {
     private func dispatch(_ request: HTTPRequest, transaction: UInt64, for id: UInt64) {
         metrics.httpRequests.wrappingAdd(1, ordering: .relaxed)
         metrics.bytesReceived.wrappingAdd(request.body.count, ordering: .relaxed)
+        if id == answeringInPlace.id { answeringInPlace.eligible = request.method == "GET" || request.method == "HEAD" }
         let handler = httpHandler
         let staticRoot = configuration.staticFilesDirectory
-        Task(executorPreference: executor) { [self] in
+        let loop = executor
+        Task(executorPreference: loop) { [self] in
             var response: HTTPResponse
             if let staticRoot, request.method == "GET" || request.method == "HEAD",
                 let file = await offTheLoop({ StaticFiles.response(root: staticRoot, path: request.path) })
             {
                 response = file
             } else {
-                response = await handler(request)
+                // Named, so a task the handler starts (a deadline race) can stay on this loop too.
+                response = await LoopAffinity.$executor.withValue(loop) { await handler(request) }
             }
             if response.headers["x-request-id"] == nil { response.headers.add("X-Request-Id", request.requestID) }
             await deliver(response, to: id, transaction: transaction)
@@ -173,6 +202,10 @@ actor ServerEngine: LoopEngine {
         guard let session = sessions[id], let wsi = session.wsi,
             case .requestWritable? = session.http?.responseReady(response, transaction: transaction)
         else { return }
+        if id == answeringInPlace.id, answeringInPlace.eligible {
+            answeringInPlace.answered = true
+            return
+        }
         lws_callback_on_writable(wsi)
     }
 

@@ -66,7 +66,8 @@ public final class ThreadPool<Resource: Sendable>: Sendable {
             guard let deadline else { return }
             let error = ThreadPoolError.timedOut(name, after: deadline)
             // On the timer's own thread: a due deadline never waits for a pool thread the work may hold.
-            DeadlineTimer.shared.after(deadline) { ticket.finish(.failure(error)) }
+            let timer = DeadlineTimer.shared.after(deadline) { ticket.finish(.failure(error)) }
+            ticket.onFinish { DeadlineTimer.shared.cancel(timer) }
         }
     }
 
@@ -106,6 +107,7 @@ private final class Ticket<T: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<T, any Error>?
         var finished = false
+        var cleanup: (@Sendable () -> Void)?
     }
 
     private let state = Locked(State())
@@ -117,14 +119,29 @@ private final class Ticket<T: Sendable>: Sendable {
     /// True when the caller still waits, so the job should run.
     func start() -> Bool { state.withLock { !$0.finished } }
 
+    /// Runs `cleanup` once the caller has its result (at once if it already has): the deadline is let go then.
+    func onFinish(_ cleanup: @escaping @Sendable () -> Void) {
+        let runNow = state.withLock { state -> Bool in
+            guard !state.finished else { return true }
+            state.cleanup = cleanup
+            return false
+        }
+        if runNow { cleanup() }
+    }
+
     /// Hands `result` to the caller unless it already has one.
     func finish(_ result: Result<T, any Error>) {
-        let continuation = state.withLock { state -> CheckedContinuation<T, any Error>? in
-            guard !state.finished else { return nil }
+        let (continuation, cleanup) = state.withLock {
+            state -> (CheckedContinuation<T, any Error>?, (@Sendable () -> Void)?) in
+            guard !state.finished else { return (nil, nil) }
             state.finished = true
-            defer { state.continuation = nil }
-            return state.continuation
+            defer {
+                state.continuation = nil
+                state.cleanup = nil
+            }
+            return (state.continuation, state.cleanup)
         }
         continuation?.resume(with: result)
+        cleanup?()
     }
 }

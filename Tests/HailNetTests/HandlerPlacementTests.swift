@@ -50,4 +50,47 @@ import Testing
         #expect(answers.second == "loop")
         await server.shutdown()
     }
+
+    /// A task a handler starts for `LoopAffinity.preferred` (a deadline race) stays on the handler's loop; outside a
+    /// handler there is no loop to prefer.
+    @Test func aTaskTheHandlerStartsForItsLoopRunsThere() async throws {
+        let server = Self.server { place in
+            let started = await Task(executorPreference: LoopAffinity.preferred) { place() }.value
+            return [place(), started]
+        }
+        let port = try server.start()
+        let answers = try await Self.twoRequests(port: port)
+        #expect(answers.first == "loop loop")
+        #expect(answers.second == "loop loop")
+        #expect(LoopAffinity.executor == nil)
+        await server.shutdown()
+    }
+
+    /// A bodiless POST answered at once (in place, but written on its writable callback: lws still reports the
+    /// body's completion) and then a GET answered in place, on one connection: each handled once, in order.
+    @Test func aBodilessPostAnsweredAtOnceThenAGetOnOneConnection() async throws {
+        let calls = Mutex<[String]>([])
+        let server = NetServer(http: { request in
+            calls.withLock { $0.append("\(request.method) \(request.path)") }
+            return .text("\(request.method) \(request.path)")
+        })
+        let port = try server.start()
+        let before = server.metrics.snapshot()
+        let answers = try await onItsOwnThread {
+            let socket = try RawSocket(port: port)
+            try socket.send("POST /v1/trips/t/decline HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n")
+            let first = try socket.readResponse()
+            try socket.send("GET /after HTTP/1.1\r\nHost: x\r\n\r\n")
+            let second = try socket.readResponse()
+            try socket.send("GET /last HTTP/1.1\r\nHost: x\r\n\r\n")
+            return [first.text, second.text, try socket.readResponse().text]
+        }
+        _ = await server.trackedSessions
+        let after = server.metrics.snapshot()
+        #expect(answers == ["POST /v1/trips/t/decline", "GET /after", "GET /last"])
+        #expect(calls.withLock { $0 } == ["POST /v1/trips/t/decline", "GET /after", "GET /last"])
+        #expect(after.acceptedConnections - before.acceptedConnections == 1)
+        #expect(after.httpResponseWrites - before.httpResponseWrites == 3)
+        await server.shutdown()
+    }
 }

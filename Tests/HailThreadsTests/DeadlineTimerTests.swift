@@ -7,7 +7,7 @@ import Testing
 @Suite("Deadlines fire on a thread of their own")
 struct DeadlineTimerTests {
     @Test func actionsRunInTheOrderOfTheirDeadlinesWhateverTheOrderTheyWereSet() {
-        let timer = DeadlineTimer(name: "hail-deadlines-test")
+        let timer = DeadlineTimer(name: "hail-deadlines-test", resolution: .milliseconds(10))
         let ran = Mutex<[Int]>([])
         let done = DispatchSemaphore(value: 0)
         // Set latest first: each new one is the earliest, and must wake the thread from its longer wait.
@@ -27,7 +27,7 @@ struct DeadlineTimerTests {
     /// every thread of that pool spins until the deadline has fired (or, as a guard, for 10 s): the deadline
     /// must fire while they still spin.
     @Test func aDeadlineFiresWhileEveryThreadOfTheSharedPoolIsBusy() {
-        let timer = DeadlineTimer(name: "hail-deadlines-busy-test")
+        let timer = DeadlineTimer(name: "hail-deadlines-busy-test", resolution: .milliseconds(10))
         let spinners = ProcessInfo.processInfo.activeProcessorCount * 2
         let released = Atomic<Bool>(false)
         let gaveUp = Atomic<Int>(0)

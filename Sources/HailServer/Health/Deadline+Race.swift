@@ -4,14 +4,22 @@ import Synchronization
 /// Waits for `work` at most `deadline` (real time: it bounds a wait on a backend): its value, or nil when the
 /// deadline came first. The work is not cancelled and not awaited after the deadline: it runs on in a task of
 /// its own, bounded by its backends' own timeouts, and what it returns then is dropped.
+///
+/// The work's task prefers the caller's network loop (`LoopAffinity`), so a route that never suspends is answered
+/// on the loop that read it, as without a deadline; the deadline is `DeadlineTimer`'s, at most a tenth of a
+/// second late.
 func firstWithin<T: Sendable>(_ deadline: Duration, _ work: @escaping @Sendable () async -> T) async -> T? {
     let once = Once<T?>()
     return await withCheckedContinuation { continuation in
         once.wait(continuation)
-        Task { once.resume(returning: await work()) }
         // The deadline fires on a thread of its own, not on the pool where the work's own tasks (and every other
         // request's) may be queued: the caller is resumed on time however busy that pool is.
-        DeadlineTimer.shared.after(deadline) { once.resume(returning: nil) }
+        let timer = DeadlineTimer.shared.after(deadline) { once.resume(returning: nil) }
+        Task(executorPreference: LoopAffinity.preferred) {
+            let value = await work()
+            DeadlineTimer.shared.cancel(timer)
+            once.resume(returning: value)
+        }
     }
 }
 

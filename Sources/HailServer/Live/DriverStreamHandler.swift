@@ -35,12 +35,14 @@ final class DriverStreamHandler: WebSocketInboundHandler {
 
     private let driverID: String
     private let client: ClientInfo?
-    private let services: ServerServices
-    private let api: HailAPI
+    /// The services, the API and the node's driver streams, by one shared reference (`StreamServices`).
+    private let shared: StreamServices
+    private var services: ServerServices { shared.services }
+    private var api: HailAPI { shared.api }
+    private var drivers: DriverConnections { shared.drivers }
     private var bucket: TokenBucket?
     private let refused: @Sendable (RateLimitRefusal) -> Void
     private let ended: @Sendable () -> Void
-    private let drivers: DriverConnections
 
     private var ready = false
     private var ingesting = false
@@ -56,20 +58,19 @@ final class DriverStreamHandler: WebSocketInboundHandler {
 
     /// Starts the stream's setup (registration, subscription, hello, trip and offer) in a task.
     init(
-        driverID: String, client: ClientInfo?, services: ServerServices, api: HailAPI, drivers: DriverConnections,
-        bucket: TokenBucket?, connection: WebSocketConnection,
+        driverID: String, client: ClientInfo?, shared: StreamServices, bucket: TokenBucket?,
+        connection: WebSocketConnection,
         refused: @escaping @Sendable (RateLimitRefusal) -> Void, ended: @escaping @Sendable () -> Void
     ) {
-        self.drivers = drivers
+        self.shared = shared
         self.driverID = driverID
         self.client = client
-        self.services = services
-        self.api = api
         self.bucket = bucket
         self.refused = refused
         self.ended = ended
-        services.metrics.connection(role: .driver, client: client, delta: 1)
-        Self.beginSetUp(driverID: driverID, services: services, drivers: drivers, on: connection, handoff: handoff)
+        shared.services.metrics.connection(role: .driver, client: client, delta: 1)
+        Self.beginSetUp(
+            driverID: driverID, services: shared.services, drivers: shared.drivers, on: connection, handoff: handoff)
     }
 
     private static func beginSetUp(

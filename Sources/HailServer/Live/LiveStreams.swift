@@ -19,12 +19,15 @@ public struct LiveStreams: Sendable {
     let services: ServerServices
     let api: HailAPI
     let drivers: DriverConnections
+    /// The three above by one reference, which each stream's handler keeps instead of copies of them.
+    private let shared: StreamServices
 
     /// Creates the streams over the server's services.
     public init(services: ServerServices) {
         self.services = services
         api = HailAPI(services: services)
         drivers = DriverConnections()
+        shared = StreamServices(services: services, api: api, drivers: drivers)
     }
 
     /// Decides an upgrade before accepting it: the route, the token (header or `access_token`), and
@@ -175,8 +178,8 @@ public struct LiveStreams: Sendable {
         refused: @escaping @Sendable (RateLimitRefusal) -> Void, ended: @escaping @Sendable () -> Void
     ) -> any WebSocketInboundHandler {
         DriverStreamHandler(
-            driverID: driverID, client: client, services: services, api: api, drivers: drivers, bucket: bucket,
-            connection: connection, refused: refused, ended: ended)
+            driverID: driverID, client: client, shared: shared, bucket: bucket, connection: connection,
+            refused: refused, ended: ended)
     }
 
     /// The trip stream read on its loop: the bus writes each message straight to the socket.
@@ -187,7 +190,7 @@ public struct LiveStreams: Sendable {
         ended: @escaping @Sendable () -> Void
     ) -> any WebSocketInboundHandler {
         TripStreamHandler(
-            tripID: tripID, principal: principal, resume: resume, client: client, services: services, bucket: bucket,
+            tripID: tripID, principal: principal, resume: resume, client: client, shared: shared, bucket: bucket,
             connection: connection, refused: refused, ended: ended)
     }
 

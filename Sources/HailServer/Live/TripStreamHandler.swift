@@ -14,7 +14,9 @@ final class TripStreamHandler: WebSocketInboundHandler {
 
     private let role: Role
     private let client: ClientInfo?
-    private let services: ServerServices
+    /// The server's services, by the reference every stream shares (`StreamServices`).
+    private let shared: StreamServices
+    private var services: ServerServices { shared.services }
     private var bucket: TokenBucket?
     private let refused: @Sendable (RateLimitRefusal) -> Void
     private let ended: @Sendable () -> Void
@@ -24,13 +26,14 @@ final class TripStreamHandler: WebSocketInboundHandler {
 
     /// Starts the setup in a task.
     init(
-        tripID: String, principal: Principal, resume: LiveQuery, client: ClientInfo?, services: ServerServices,
+        tripID: String, principal: Principal, resume: LiveQuery, client: ClientInfo?, shared: StreamServices,
         bucket: TokenBucket?, connection: WebSocketConnection,
         refused: @escaping @Sendable (RateLimitRefusal) -> Void, ended: @escaping @Sendable () -> Void
     ) {
         role = principal.role
         self.client = client
-        self.services = services
+        self.shared = shared
+        let services = shared.services
         self.bucket = bucket
         self.refused = refused
         self.ended = ended
