@@ -20,7 +20,7 @@ demo:
 ## At most TEST_WIDTH tests run at once: the integration tests start real servers, databases, browsers and
 ## child processes, and with all 500 started together on 2 cores their failure deadlines (never waits) expire.
 TEST_WIDTH ?= 4
-test: lint build fuzz-short contract rules docs availability
+test: lint build fuzz-short contract rules docs availability app-closure
 	eval "$$(bash scripts/services.sh)" && \
 		SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) swift test --skip-build
 
@@ -47,6 +47,15 @@ contract: build
 availability: build
 	python3 scripts/availability.py --self-test
 	python3 scripts/availability.py
+
+.PHONY: app-closure
+## Fails when an app product links a C system library other than SQLite's on Linux, or any on Apple platforms, or
+## when an app-core test target (HailRiderTests, HailDriverTests, ...) depends on a module outside the app products:
+## `swift package describe --type json` with the manifest's platform conditions. First proves on a planted package
+## that it reports exactly its problems. See scripts/app_closure.py.
+app-closure:
+	python3 scripts/app_closure.py --self-test
+	python3 scripts/app_closure.py
 
 .PHONY: docs
 ## Builds the DocC documentation of HailRider, HailDriver and HailCore (with the articles on binding the models to

@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "HailNet", targets: ["HailNet"]),
         .library(name: "HailServer", targets: ["HailServer"]),
         .library(name: "HailClient", targets: ["HailClient"]),
+        .library(name: "HailNetTransport", targets: ["HailNetTransport"]),
         .library(name: "HailRoads", targets: ["HailRoads"]),
         .library(name: "HailSim", targets: ["HailSim"]),
         .library(name: "HailAppStore", targets: ["HailAppStore"]),
@@ -27,6 +28,7 @@ let package = Package(
         .library(name: "HailRider", targets: ["HailRider"]),
         .library(name: "HailDriver", targets: ["HailDriver"]),
         .library(name: "HailTesting", targets: ["HailTesting"]),
+        .library(name: "HailTestSupport", targets: ["HailTestSupport"]),
         .library(name: "HailProcess", targets: ["HailProcess"]),
         .library(name: "HailThreads", targets: ["HailThreads"]),
         .library(name: "HailTime", targets: ["HailTime"]),
@@ -109,29 +111,30 @@ let package = Package(
         .target(name: "HailDriver", dependencies: ["HailCore", "HailProtocol", "HailAppSeams", "HailTime"]),
         // The app cores' durable state on HailStorage: the rider's cursor and the driver's outbox.
         .target(name: "HailAppStore", dependencies: ["HailAppSeams", "HailCore", "HailStorage"]),
-        // Live transports for the app cores: REST over URLSession; WebSockets over HailNet on Linux and
-        // URLSessionWebSocketTask on Apple platforms, so an iOS app links no C library.
+        // Live transports for the app cores: REST over URLSession, and WebSockets through the `SocketTransport`
+        // seam, URLSessionWebSocketTask by default, so an app links no C library on any platform.
         .target(
-            name: "HailClient",
-            dependencies: [
-                "HailProtocol", "HailCore", "HailAppSeams", "HailThreads", "HailTime",
-                .target(name: "HailNet", condition: .when(platforms: [.linux])),
-            ]
-        ),
+            name: "HailClient", dependencies: ["HailProtocol", "HailCore", "HailAppSeams", "HailThreads", "HailTime"]),
+        // The libwebsockets WebSocket transport for HailClient's seam, outside the app products: what the `hail`
+        // command, the simulated city and the tests plug in on Linux, whose libcurl cannot run URLSession's.
+        .target(name: "HailNetTransport", dependencies: ["HailClient", "HailAppSeams", "HailNet"]),
         // A simulated city: drivers and riders on real roads over real sockets, with network faults.
         .target(
             name: "HailSim",
             dependencies: [
                 "HailCore", "HailProtocol", "HailRoads", "HailServer", "HailClient", "HailRider", "HailDriver",
-                "HailNet",
+                "HailNet", "HailNetTransport",
             ]
         ),
         // Child processes with a clean signal state that die with their parent. CSpawn is the fork-to-exec
         // step, which must be C (async-signal-safe calls only, and prctl is variadic); only HailProcess imports it.
         .target(name: "CSpawn"),
         .target(name: "HailProcess", dependencies: ["CSpawn"]),
-        // Test support shipped as a target: seeded randomness, fixtures from ../shared/data.
-        .target(name: "HailTesting", dependencies: ["HailCore", "HailProtocol", "HailProcess"]),
+        // Test support shipped as a target: the process-free half (manual clock, waits, fixtures from ../shared/data)
+        // in HailTestSupport, which the app-core tests use alone; HailTesting re-exports it and adds `hail` children
+        // and raw sockets.
+        .target(name: "HailTestSupport", dependencies: ["HailCore"]),
+        .target(name: "HailTesting", dependencies: ["HailCore", "HailProtocol", "HailProcess", "HailTestSupport"]),
         // Every benchmark `hail bench` runs, in process, with typed results: load generators, server children,
         // backend counters, and the road and client-core measurements.
         .target(
@@ -145,8 +148,9 @@ let package = Package(
         .executableTarget(
             name: "hail",
             dependencies: [
-                "HailCore", "HailProtocol", "HailServer", "HailNet", "HailStorage", "HailClient", "HailRider",
-                "HailDriver", "HailScale", "HailRoads", "HailSim", "HailAppStore", "HailAPNs", "HailProcess",
+                "HailCore", "HailProtocol", "HailServer", "HailNet", "HailStorage", "HailClient", "HailNetTransport",
+                "HailRider", "HailDriver", "HailScale", "HailRoads", "HailSim", "HailAppStore", "HailAPNs",
+                "HailProcess",
                 "HailBench",
             ]
         ),
@@ -175,7 +179,9 @@ let package = Package(
             dependencies: ["HailRider", "HailDriver", "HailClient", "HailAppStore", "HailProtocol"]
         ),
         // The URLSession transport's decisions and runtime, socket-free: a double shaped like URLSessionWebSocketTask.
-        .testTarget(name: "HailClientTests", dependencies: ["HailClient", "HailAppSeams", "HailTesting", "HailTime"]),
+        .testTarget(
+            name: "HailClientTests", dependencies: ["HailClient", "HailAppSeams", "HailTestSupport", "HailTime"]
+        ),
         .testTarget(
             name: "HailServerTests",
             dependencies: [
@@ -183,13 +189,11 @@ let package = Package(
                 "HailScale", "HailAPNs", "HailProcess", "HailSim",
             ]
         ),
+        // The app cores' unit tests: app modules and doubles only (no HailNet, no HailServer), so they run on macOS
+        // too (.github/workflows/apple.yml; scripts/app_closure.py checks their dependencies).
         .testTarget(
             name: "HailRiderTests",
-            dependencies: [
-                "HailRider", "HailAppDoubles", "HailClient", "HailServer", "HailStorage", "HailCore", "HailProtocol",
-                "HailNet",
-                "HailTesting",
-            ]
+            dependencies: ["HailRider", "HailAppDoubles", "HailCore", "HailProtocol", "HailTestSupport"]
         ),
         .testTarget(
             name: "HailAppStoreTests",
@@ -197,9 +201,16 @@ let package = Package(
         ),
         .testTarget(
             name: "HailDriverTests",
+            dependencies: ["HailDriver", "HailAppDoubles", "HailCore", "HailProtocol", "HailTime", "HailTestSupport"]
+        ),
+        // The app cores on the live transports against a real server on loopback, and `hail ride` / `hail drive`
+        // killed mid-save: Linux, through HailNetTransport.
+        .testTarget(
+            name: "HailAppLiveTests",
             dependencies: [
-                "HailAppStore", "HailAppDoubles", "HailDriver", "HailClient", "HailServer", "HailCore", "HailProtocol",
-                "HailNet", "HailTesting", "HailProcess",
+                "HailRider", "HailDriver", "HailAppDoubles", "HailAppStore", "HailClient", "HailNetTransport",
+                "HailServer", "HailStorage", "HailNet", "HailCore", "HailProtocol", "HailTime", "HailTesting",
+                "HailProcess",
             ]
         ),
         // Whole-system tests: `hail server` children (SIGKILLed in the crash loops, reloaded by SIGHUP) under real
@@ -209,7 +220,7 @@ let package = Package(
             name: "HailSystemTests",
             dependencies: [
                 "HailAppStore", "HailAppDoubles", "HailRider", "HailDriver", "HailClient", "HailServer", "HailStorage",
-                "HailCore", "HailProtocol", "HailNet", "HailTesting", "HailProcess", "HailTime",
+                "HailCore", "HailProtocol", "HailNet", "HailNetTransport", "HailTesting", "HailProcess", "HailTime",
             ]
         ),
         .testTarget(name: "HailProtocolTests", dependencies: ["HailProtocol", "HailCore", "HailTesting"]),
@@ -220,3 +231,16 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// `HAIL_APP_CORES_ONLY=1` keeps the app products and their unit tests alone: how the macOS workflow runs
+// `swift test` without building the Linux-only server side (libwebsockets, libpq, ...). The build fails if a kept
+// target depends on one left out, which is the check that the app-core tests need no server.
+if Context.environment["HAIL_APP_CORES_ONLY"] != nil {
+    let appCores: Set<String> = [
+        "HailCore", "HailProtocol", "HailThreads", "HailTime", "CSQLite", "HailStorage", "HailAppSeams",
+        "HailAppDoubles", "HailRider", "HailDriver", "HailAppStore", "HailClient", "HailTestSupport",
+        "HailRiderTests", "HailDriverTests", "HailAppStoreTests", "HailClientTests", "HailArticleTests",
+    ]
+    package.targets.removeAll { !appCores.contains($0.name) }
+    package.products.removeAll { !appCores.contains($0.name) }
+}

@@ -17,11 +17,9 @@ A reference inside `if #available(...)`, after `guard #available(...) else`, or 
 
 Not covered (said in the README): Foundation, FoundationNetworking and Dispatch (on Linux they are
 swift-corelibs binaries with no Apple availability), and code in `#if` branches this Linux build does not
-compile (CoreLocation, UIKit, Darwin). HailClient's URLSession branch is compiled here under
-HAIL_URLSESSION_TRANSPORT (through SIL's mandatory diagnostics, warnings as errors) and checked like the rest.
-
-It first checks, from the manifest's conditional dependencies, that the app products reach no C system library
-on Apple platforms, and on Linux only CSQLite and CLibWebSockets.
+compile (CoreLocation, UIKit, Darwin). HailClient's URLSession WebSocket transport, what an app ships, has no such
+branch: it is compiled and checked here like the rest. Which C libraries the app products link is
+scripts/app_closure.py's check.
 
 Usage: scripts/availability.py [--self-test]   (after `swift build`, from the repository root)
 """
@@ -39,8 +37,6 @@ SWIFT_LIB = "/opt/swift/usr/lib/swift/linux"
 TRIPLE = "x86_64-unknown-linux-gnu"
 # The products an iOS app adds (ARCHITECTURE.md, "The app cores"); their whole target closure is checked.
 APP_PRODUCTS = ["HailRider", "HailDriver", "HailClient", "HailAppSeams", "HailAppStore", "HailAppDoubles", "HailProtocol"]
-# Extra compiler flags per module: the Apple branch of a module compiled here, so the check sees what ships.
-APPLE_BRANCH_FLAGS = {"HailClient": ["-DHAIL_URLSESSION_TRANSPORT"]}
 APPLE = {"ios": "iOS", "macos": "macOS"}
 FIXTURE = os.path.join(ROOT, "scripts", "availability-fixtures", "Planted.swift")
 
@@ -161,22 +157,6 @@ def app_closure(manifest, platform_names=tuple(APPLE), swift_only=True):
     return sorted(name for name in seen if not swift_only or targets[name]["type"] != "system")
 
 
-def check_system_libraries(manifest):
-    """An iOS app links no C library beyond its SDK, and on Linux the app products need SQLite's and, for
-    HailClient's WebSockets, libwebsockets' alone (URLSessionWebSocketTask needs a libcurl with WebSocket support,
-    which Debian 12's lacks): the system-library targets each closure reaches, from the manifest's own conditions.
-    Returns the problems."""
-    kinds = {target["name"]: target["type"] for target in manifest["targets"]}
-    problems = []
-    for platforms, allowed in (((*APPLE,), set()), (("linux",), {"CSQLite", "CLibWebSockets"})):
-        reached = {name for name in app_closure(manifest, platforms, swift_only=False) if kinds[name] == "system"}
-        if reached - allowed:
-            problems.append(
-                f"the app products reach the C system libraries {', '.join(sorted(reached - allowed))} on "
-                f"{'/'.join(platforms)} (allowed: {', '.join(sorted(allowed)) or 'none'})")
-    return problems
-
-
 # The compiler's view of one module.
 
 
@@ -198,23 +178,10 @@ DROP_ALONE = {"-emit-dependencies", "-emit-module", "-incremental", "-c", "-seri
 DROP_WITH_VALUE = {"-emit-module-path", "-output-file-map", "-index-store-path", "-emit-objc-header-path"}
 
 
-def dump_module(args, out_dir, extra):
+def dump_module(args, out_dir):
     """Runs the type checker over the module and returns {source path: AST JSON path}."""
     sources, kept = plain_args(args)
-    return dump_sources(sources, kept + extra, out_dir)
-
-
-def compile_apple_branch(module, args, flags, out_dir):
-    """Compiles `module` with `flags` through SIL's mandatory passes (definite initialization, region-based
-    isolation), warnings as errors: the Apple branch as Apple's compiler would diagnose it, short of the SDK."""
-    sources, kept = plain_args(args)
-    output = os.path.join(out_dir, module + ".sil")
-    command = ["swiftc", "-emit-sil", "-wmo", "-o", output, "-warnings-as-errors"] + [
-        arg for arg in kept if not arg.startswith("-j")
-    ] + flags + sources
-    result = run(command)
-    if result.returncode != 0:
-        sys.exit(f"availability: {module} does not compile with {' '.join(flags)}:\n" + result.stderr[-4000:])
+    return dump_sources(sources, kept, out_dir)
 
 
 def plain_args(args):
@@ -437,21 +404,12 @@ def main():
     if "--self-test" in sys.argv:
         return self_test(db)
     manifest = package()
-    problems = check_system_libraries(manifest)
-    if problems:
-        for problem in problems:
-            print("availability:", problem)
-        return 1
     floors = minimums(manifest)
     modules = app_closure(manifest)
     checker = Checker(db, floors)
     with tempfile.TemporaryDirectory() as out:
         for module in modules:
-            args = compile_args(module)
-            flags = APPLE_BRANCH_FLAGS.get(module, [])
-            if flags:
-                compile_apple_branch(module, args, flags, out)
-            outputs = dump_module(args, os.path.join(out, module), flags)
+            outputs = dump_module(compile_args(module), os.path.join(out, module))
             for source, path in outputs.items():
                 checker.walk_file(path, source)
     covered = ", ".join(db["covered"])
@@ -462,8 +420,7 @@ def main():
               "app products' modules; raise the minimum, use an older API, or guard with `if #available`")
         return 1
     print(f"availability: {len(modules)} app modules ({', '.join(modules)}) use nothing newer than {minimum} "
-          f"(declarations checked from {covered}); HailClient's URLSession branch compiled under "
-          "-DHAIL_URLSESSION_TRANSPORT")
+          f"(declarations checked from {covered}), HailClient's URLSession transport included")
     return 0
 
 

@@ -1,10 +1,10 @@
 import Foundation
 import HailAppSeams
 import HailProtocol
+import HailThreads
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
-    import HailNet
 #endif
 
 /// REST over URLSession: the server's base URL, the bearer token, `X-Hail-Client`, wire JSON.
@@ -53,7 +53,7 @@ public struct HTTPTransport: Sendable {
         let response: URLResponse
         let sentAt = Date()
         do {
-            #if canImport(FoundationNetworking) && !HAIL_URLSESSION_TRANSPORT
+            #if canImport(FoundationNetworking)
                 (data, response) = try await session.dataRunningToCompletion(for: request)
             #else
                 (data, response) = try await session.data(for: request)

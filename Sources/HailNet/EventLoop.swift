@@ -1,8 +1,13 @@
 import CLibWebSockets
 import Foundation
-import Glibc
 import HailTime
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// What one lws context is created with.
 struct EventLoopOptions {

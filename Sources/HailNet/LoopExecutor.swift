@@ -1,7 +1,12 @@
 import CLibWebSockets
-import Glibc
 import HailThreads
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The serial executor of one lws context, and the task executor its requests' handlers prefer: its jobs run on
 /// that context's loop thread.

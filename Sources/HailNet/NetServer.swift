@@ -1,7 +1,12 @@
 import CLibWebSockets
-import Glibc
 import HailTime
 import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// One HTTP/1.1 and WebSocket server on one port, over libwebsockets on libev loops.
 ///

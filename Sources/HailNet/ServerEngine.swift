@@ -1,7 +1,12 @@
 import CLibWebSockets
 import Foundation
-import Glibc
 import HailThreads
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// The server's per-connection state, isolated to the lws loop thread through `LoopExecutor`.
 ///

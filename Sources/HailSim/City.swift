@@ -2,6 +2,7 @@ import Foundation
 import HailClient
 import HailCore
 import HailDriver
+import HailNetTransport
 import HailRoads
 import HailServer
 import HailTime
@@ -59,7 +60,7 @@ public final class City {
     public func run() async {
         defer { finish() }
         let connector: SocketConnector
-        do { connector = try SocketConnector() } catch { return }
+        do { connector = SocketConnector(transport: try NetSocketTransport()) } catch { return }
         let world = CityWorld(
             server: server, mint: mint, router: RoadRouter(graph: graph),
             spots: CityWorld.spots(of: graph, coreShare: configuration.coreShare),

@@ -5,12 +5,17 @@ import HailRoads
 import HailTime
 
 /// A simulated phone in a simulated car: it drives a `Route` at the road speeds (times the city's speed
-/// factor) and reports one fix per second with seeded GPS noise, honouring the policy's distance filter
-/// as the hardware does. Now and then a fix is an outlier hundreds of metres off (multipath), and in a
-/// tunnel there is no fix at all. Where the car truly was goes to `truth`, once a second. Its fix status
-/// is what the hardware would say: unavailable in a tunnel, standing when parked, else current; coming to
-/// rest it reports a fix of where it stands whatever the distance filter, as `CLLocationUpdate`'s stationary
-/// update carries the location; a fix on demand is a fix of where the car is now, with the same noise.
+/// factor), and its GPS speaks as iOS 17's `CLLocationUpdate.liveUpdates()` does, its updates going through the
+/// very `LiveUpdateMapping` the shipped `LiveUpdatesLocationSource` uses, so the city measures what ships.
+///
+/// The updates (`LiveLocationUpdate`, a recorded update's shape): once a second while it drives, a fix with seeded
+/// GPS noise (now and then an outlier hundreds of metres off: multipath); in a tunnel, no location and
+/// `locationUnavailable`; coming to rest, one `isStationary` update carrying the fix it stopped at, then nothing until
+/// it moves, as CoreLocation pauses. The mapping turns them into fixes (the policy's distance filter applied to the
+/// fixes, as the shipped source does) and the fix status: current, standing with its fix, or unavailable. A fix on
+/// demand is the latest location an update carried, when under 5 s old, as the shipped source answers; location
+/// off stops the updates. A relaunched app starts a fresh mapping, as a new source would. Where the car truly was
+/// goes to `truth`, once a second.
 actor SimulatedCar: LocationSource {
     /// A road segment that runs through a tunnel, by its two ends in driving order.
     struct Segment: Sendable, Hashable {
@@ -30,7 +35,11 @@ actor SimulatedCar: LocationSource {
     private var route: Route?
     private var routeStartedAt = Date.distantPast
     private var heading = -1.0
-    private var lastReported: Coordinate?
+    /// The shipped source's decisions, and whether this stop's stationary update has been given.
+    private var mapping = LiveUpdateMapping()
+    private var announcedStop = false
+    /// The latest location an update carried: what a fix on demand answers.
+    private var latest: LocationPoint?
     private let tunnels: Set<Segment>
     private let outlierProbability: Double
     /// True while the car is in a tunnel (no fix).
@@ -95,11 +104,11 @@ actor SimulatedCar: LocationSource {
         }
     }
 
-    /// A fix of where the car is now; nil in a tunnel or with location off.
+    /// The latest location the updates carried, when under 5 s old (the shipped source's answer); nil with
+    /// location off.
     func currentFix() async -> LocationPoint? {
-        guard !policy.isOff, !inTunnel else { return nil }
-        lastReported = position
-        return noisyFix(now: timeline.now())
+        guard !policy.isOff, let latest, timeline.now().timeIntervalSince(latest.t) < 5 else { return nil }
+        return latest
     }
 
     private func listen(_ continuation: AsyncStream<FixStatus>.Continuation) {
@@ -108,6 +117,9 @@ actor SimulatedCar: LocationSource {
     }
 
     private func run(into continuation: AsyncStream<LocationPoint>.Continuation) async {
+        // A new app instance's source: a fresh mapping, and a car at rest says so again.
+        mapping = LiveUpdateMapping()
+        announcedStop = false
         var next = timeline.now()
         while !Task.isCancelled {
             next = next.addingTimeInterval(1)
@@ -136,10 +148,11 @@ actor SimulatedCar: LocationSource {
             }
         }
         truth.record(position, at: now, blind: inTunnel)
-        let status: FixStatus = inTunnel ? .unavailable : route == nil ? .standing : .current
-        if status != self.status {
-            // Come to rest: where it stands is reported, even within the distance filter of the last fix.
-            if status == .standing { lastReported = nil }
+        // Location off: the shipped source has stopped its updates.
+        guard !policy.isOff, let update = liveUpdate(now: now) else { return nil }
+        if let location = update.location { latest = location }
+        let output = mapping.map(update, distanceFilter: policy.distanceFilter)
+        if let status = output.status, status != self.status {
             self.status = status
             // A killed app's runtime listens no more: its stream is terminated and goes.
             statusListeners.removeAll {
@@ -147,11 +160,23 @@ actor SimulatedCar: LocationSource {
                 return false
             }
         }
-        guard !policy.isOff, !inTunnel else { return nil }
-        // The filter judges the true position: noise alone must not make a parked car report.
-        if let lastReported, lastReported.distance(to: position) < max(policy.distanceFilter, 0.01) { return nil }
-        lastReported = position
-        return noisyFix(now: now)
+        return output.fix
+    }
+
+    /// What `CLLocationUpdate.liveUpdates()` would give this second, nil when it gives nothing.
+    private func liveUpdate(now: Date) -> LiveLocationUpdate? {
+        if inTunnel {
+            announcedStop = false
+            return LiveLocationUpdate(location: nil, locationUnavailable: true)
+        }
+        guard route == nil else {
+            announcedStop = false
+            return LiveLocationUpdate(location: noisyFix(now: now))
+        }
+        // At rest: one stationary update with the fix it stopped at, then silence until the car moves.
+        guard !announcedStop else { return nil }
+        announcedStop = true
+        return LiveLocationUpdate(location: noisyFix(now: now), stationary: true)
     }
 
     /// A fix of the true position with GPS noise, now and then an outlier.

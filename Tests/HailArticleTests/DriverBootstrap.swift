@@ -16,7 +16,7 @@ func startDriverModel(
     let client = ClientInfo(app: "hail-driver", version: "1.0.0")
     let model = DriverModel(
         api: DriverHTTPAPI(transport: HTTPTransport(baseURL: server, token: token, client: client)),
-        channel: DriverLiveChannel(connector: try SocketConnector(), server: server, token: token, client: client),
+        channel: DriverLiveChannel(connector: SocketConnector(), server: server, token: token, client: client),
         location: location,
         store: try await SQLiteOutboxStore(path: database),
         timeline: .system())

@@ -14,6 +14,6 @@ func makeRiderModel(server: URL, token: String, database: String) async throws -
     let cursors = try await SQLiteCursorStore.open(path: database)
     return RiderModel(
         api: RiderHTTPAPI(transport: HTTPTransport(baseURL: server, token: token, client: client)),
-        channel: RiderLiveChannel(baseURL: server, token: token, connector: try SocketConnector(), client: client),
+        channel: RiderLiveChannel(baseURL: server, token: token, connector: SocketConnector(), client: client),
         cursors: cursors)
 }

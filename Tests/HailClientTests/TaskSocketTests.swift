@@ -1,6 +1,6 @@
 import Foundation
 import HailAppSeams
-import HailTesting
+import HailTestSupport
 import HailTime
 import Synchronization
 import Testing

@@ -2,7 +2,7 @@ import Foundation
 import HailCore
 import HailDriver
 import HailProtocol
-import HailTesting
+import HailTestSupport
 import Testing
 
 /// A trip change is published once, to whoever is connected, and the driver stream replays only an active

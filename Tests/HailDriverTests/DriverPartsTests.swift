@@ -2,7 +2,7 @@ import Foundation
 import HailAppDoubles
 import HailCore
 import HailProtocol
-import HailTesting
+import HailTestSupport
 import HailTime
 import Testing
 

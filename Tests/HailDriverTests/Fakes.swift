@@ -7,6 +7,9 @@ import Synchronization
 extension CallError {
     /// The server refusing an action, as a 403 would.
     static func refusal(_ message: String) -> CallError { .refused(APIError(code: .forbidden, message: message)) }
+
+    /// No answer at all: what a tunnel does to every call.
+    static let noNetwork = CallError.noAnswer("the network is unreachable")
 }
 
 /// A scripted driver API that records what it was asked.

@@ -2,7 +2,7 @@ import Foundation
 import HailCore
 import HailDriver
 import HailProtocol
-import HailTesting
+import HailTestSupport
 import Testing
 
 /// A keep-alive repeats the last fix stamped now. That is true of a car standing with a fix, and false of

@@ -1,7 +1,7 @@
 import Foundation
 import HailCore
 import HailDriver
-import HailTesting
+import HailTestSupport
 import HailTime
 import Synchronization
 import Testing

@@ -3,7 +3,7 @@ import HailAppDoubles
 import HailCore
 import HailDriver
 import HailProtocol
-import HailTesting
+import HailTestSupport
 import HailTime
 import Testing
 

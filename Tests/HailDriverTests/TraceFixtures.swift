@@ -1,7 +1,7 @@
 import Foundation
 import HailCore
 import HailDriver
-import HailTesting
+import HailTestSupport
 
 /// The real traces from ../shared/data, read through HailDriver's parsers.
 enum TraceFixtures {

@@ -2,7 +2,7 @@ import Foundation
 import HailCore
 import HailDriver
 import HailProtocol
-import HailTesting
+import HailTestSupport
 import Testing
 
 @Suite("Real traces through the driver's location pipeline")

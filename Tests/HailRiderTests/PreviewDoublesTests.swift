@@ -1,7 +1,7 @@
 import Foundation
 import HailAppDoubles
 import HailCore
-import HailTesting
+import HailTestSupport
 import Testing
 
 @testable import HailRider

@@ -1,7 +1,7 @@
 import Foundation
 import HailCore
 import HailProtocol
-import HailTesting
+import HailTestSupport
 import Testing
 
 @testable import HailRider

@@ -1,9 +1,6 @@
 import Foundation
-import HailClient
 import HailCore
-import HailNet
 import HailProtocol
-import HailServer
 import Testing
 
 @testable import HailRider
@@ -57,43 +54,5 @@ struct RiderPushTokenTests {
         await h.api.refuseRegistrations(with: nil)
         await h.model.launch()
         #expect(await h.api.count("registerDevice") == 3)
-    }
-
-    @Test func overTheRealWireTheServerStoresBothAndGetsThemBackAfterForgettingThem() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hail-rider-push-\(UUID()).db").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        var options = BackendServer.Options()
-        options.port = 0
-        options.databasePath = path
-        options.secret = SecureRandom.bytes(32)
-        options.log = nil
-        let server = try await BackendServer.start(options)
-        defer { Task { await server.shutdown() } }
-        let issued = Int64(Date().timeIntervalSince1970)
-        let token = TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret)).mint(
-            AccessToken(role: .rider, sub: "rider-1", exp: issued + 3600, iat: issued))
-        let base = try #require(URL(string: "http://127.0.0.1:\(server.port)"))
-        let connector = try SocketConnector()
-        let model = RiderModel(
-            api: RiderHTTPAPI(transport: HTTPTransport(baseURL: base, token: token)),
-            channel: RiderLiveChannel(baseURL: base, token: token, connector: connector),
-            cursors: InMemoryCursorStore())
-        let trips = server.services.trips
-        await model.deviceTokenReceived(Self.deviceToken, environment: .sandbox)
-        #expect(try await trips.device(principal: "rider:rider-1")?.token == Self.deviceHex)
-        #expect(try await trips.device(principal: "rider:rider-1")?.environment == .sandbox)
-        await model.requestRide(
-            pickup: Coordinate(lat: 43.7396, lng: 7.4276), dropoff: Coordinate(lat: 43.7314, lng: 7.4197),
-            product: .economy)
-        let tripID = try #require(model.trip?.id)
-        await model.liveActivityTokenReceived(Self.activityToken, for: tripID)
-        #expect(try await trips.liveActivity(tripID: tripID)?.token == String(repeating: "ab", count: 40))
-        // APNs called both dead and the server forgot them; the app's next resync registers them again.
-        try await trips.removePushToken(Self.deviceHex)
-        try await trips.removeLiveActivity(tripID: tripID)
-        await model.launch()
-        #expect(try await trips.device(principal: "rider:rider-1")?.token == Self.deviceHex)
-        #expect(try await trips.liveActivity(tripID: tripID)?.riderID == "rider-1")
-        model.stop()
     }
 }

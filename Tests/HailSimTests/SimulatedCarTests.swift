@@ -95,10 +95,17 @@ struct SimulatedCarTests {
             clock.advance(by: .seconds(1))
         }
         await clock.sleepers(atLeast: 1)
-        // Out at the end and parked: the fix on demand is where the car stands, taken now.
+        // Out at the end and parked: the stationary update (5 s) carried where it stands, and a fix on demand is
+        // that one while it is under 5 s old, as the shipped live-updates source answers; then none.
         let parked = await car.currentFix()
         #expect(parked?.coordinate == Self.stop)
-        #expect(parked?.t == Date(timeIntervalSince1970: 7))
+        #expect(parked?.t == Date(timeIntervalSince1970: 5))
+        for _ in 0..<3 {
+            await clock.sleepers(atLeast: 1)
+            clock.advance(by: .seconds(1))
+        }
+        await clock.sleepers(atLeast: 1)
+        #expect(await car.currentFix() == nil)
         reader.cancel()
         await reader.value
         // The listener runs on its own task: cancelled at once it could miss statuses the car already reported.
@@ -108,5 +115,38 @@ struct SimulatedCarTests {
         listener.cancel()
         #expect(received.withLock { $0.map(\.t.timeIntervalSince1970) } == [5])
         #expect(statuses.withLock { $0 } == [.current, .unavailable, .standing])
+    }
+
+    @Test func waitingAtThePickupItStandsWithOneFixAndARelaunchedAppHearsItAgain() async throws {
+        let clock = ManualClock()
+        let car = SimulatedCar(
+            start: Self.start, timeline: Timeline(clock: clock, origin: Date(timeIntervalSince1970: 0)),
+            speedFactor: 1, noiseMeters: 0, random: SplitMix64(seed: 1))
+        await car.apply(LocationPolicy(activity: .waitingForTrip, thermal: .nominal, lowPower: false))
+        // Parked from the start: one stationary live update with its fix, then CoreLocation's silence.
+        let first = Mutex<[LocationPoint]>([])
+        let app = Task { for await point in car.fixes() { first.withLock { $0.append(point) } } }
+        for _ in 0..<3 {
+            await clock.sleepers(atLeast: 1)
+            clock.advance(by: .seconds(1))
+        }
+        await clock.sleepers(atLeast: 1)
+        app.cancel()
+        await app.value
+        #expect(first.withLock { $0.map(\.t.timeIntervalSince1970) } == [1])
+        #expect(first.withLock { $0.first?.coordinate } == Self.start)
+        // The app killed and relaunched: a new source, a fresh mapping, and the car stands with a fix again.
+        let second = Mutex<[LocationPoint]>([])
+        let relaunched = Task { for await point in car.fixes() { second.withLock { $0.append(point) } } }
+        for _ in 0..<2 {
+            await clock.sleepers(atLeast: 1)
+            clock.advance(by: .seconds(1))
+        }
+        await clock.sleepers(atLeast: 1)
+        relaunched.cancel()
+        await relaunched.value
+        #expect(second.withLock { $0.map(\.t.timeIntervalSince1970) } == [4])
+        var statuses = car.fixStatus().makeAsyncIterator()
+        #expect(await statuses.next() == .standing)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HailClient
 import HailCore
 import HailDriver
+import HailNetTransport
 import HailProcess
 import HailProtocol
 import HailServer
@@ -41,7 +42,7 @@ struct CrashLoopMissedCancelTests {
                 secret: try ServerSecret.loadOrCreate(at: deployment.secretPath).secret))
         let now = Int64(Date().timeIntervalSince1970)
         try await deployment.startStoppedNodes()
-        let connector = try SocketConnector()
+        let connector = SocketConnector(transport: try NetSocketTransport())
         let pickup = Coordinate(lat: 43.7300, lng: 7.4200)
         let driver = try await CrashLoopDriver(
             index: 1, server: nodeA.baseURL,

@@ -3,6 +3,7 @@ import HailAppStore
 import HailClient
 import HailCore
 import HailDriver
+import HailNetTransport
 import HailProcess
 import HailProtocol
 import HailRider
@@ -77,7 +78,7 @@ struct CrashLoopTests {
             tokens.mint(AccessToken(role: role, sub: subject, exp: now + 36_000, iat: now))
         }
         try await deployment.startStoppedNodes()
-        let connector = try SocketConnector()
+        let connector = SocketConnector(transport: try NetSocketTransport())
 
         // Drivers wait 100 m south of the riders' pickups, which sit side by side 25 m apart.
         let center = Coordinate(lat: 43.7300, lng: 7.4200)

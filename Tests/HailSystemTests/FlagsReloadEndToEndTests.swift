@@ -4,6 +4,7 @@ import HailClient
 import HailCore
 import HailDriver
 import HailNet
+import HailNetTransport
 import HailProcess
 import HailProtocol
 import HailServer
@@ -128,7 +129,7 @@ struct FlagsReloadEndToEndTests {
         let flags = folder.appendingPathComponent("flags.json")
         try Data(#"{"regions": [\#(Self.monaco)]}"#.utf8).write(to: flags)
         let server = try await SystemServer(folder: folder, arguments: ["--flags", flags.path])
-        let connector = try SocketConnector()
+        let connector = SocketConnector(transport: try NetSocketTransport())
 
         // Two riders of two releases, both streaming; a driver on an iPhone 12, online in Monaco.
         let old = Rider(server: server, id: "rider-old", version: "1.3.2", connector: connector)

@@ -1,6 +1,7 @@
 import Foundation
 import HailNet
 import HailProtocol
+import HailThreads
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

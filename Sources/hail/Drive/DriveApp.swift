@@ -3,6 +3,7 @@ import HailAppStore
 import HailClient
 import HailCore
 import HailDriver
+import HailNetTransport
 import HailProtocol
 import HailTime
 
@@ -27,7 +28,7 @@ final class DriveApp {
     init(_ options: DriveOptions) async throws {
         self.options = options
         timeline = .system()
-        connector = try SocketConnector()
+        connector = SocketConnector(transport: try NetSocketTransport())
         let client = ClientInfo(app: "hail-driver", version: "1.0.0", deviceModel: "terminal")
         let api = DriverHTTPAPI(
             transport: HTTPTransport(baseURL: options.server, token: options.token, client: client))

@@ -2,6 +2,7 @@ import Foundation
 import HailAppStore
 import HailClient
 import HailCore
+import HailNetTransport
 import HailProtocol
 import HailRider
 
@@ -32,7 +33,7 @@ final class RideSession {
         let connector: SocketConnector
         let cursors: SQLiteCursorStore
         do {
-            connector = try SocketConnector()
+            connector = SocketConnector(transport: try NetSocketTransport())
             cursors = try await SQLiteCursorStore.open(path: options.statePath)
         } catch {
             return fail("cannot start: \(error)", status: 1)

@@ -3,7 +3,7 @@ import HailAppSeams
 import HailCore
 import HailProtocol
 import HailRider
-import HailTesting
+import HailTestSupport
 import Synchronization
 
 /// One stream the model opened; the test plays the server through it.

@@ -2,7 +2,7 @@ import Foundation
 import HailCore
 import HailProtocol
 import HailRider
-import HailTesting
+import HailTestSupport
 
 /// A tiny trip server behind the `TripAPI` seam: idempotent requests, scripted timeouts, and answers
 /// that can be held back (a slow network) so they arrive after newer stream frames.

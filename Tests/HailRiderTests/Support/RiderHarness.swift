@@ -1,6 +1,6 @@
 import Foundation
 import HailCore
-import HailTesting
+import HailTestSupport
 
 @testable import HailRider
 
@@ -35,7 +35,7 @@ struct RiderHarness {
 
     /// Returns once `condition` holds, checked after every step of the model; throws after `seconds`.
     func until(_ what: String, within seconds: Double = 30, _ condition: () -> Bool) async throws {
-        try await HailTesting.until(model.changes(), what, within: seconds, condition)
+        try await HailTestSupport.until(model.changes(), what, within: seconds, condition)
     }
 
     /// Advances the manual clock once the model is asleep on it.

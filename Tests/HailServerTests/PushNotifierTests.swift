@@ -8,14 +8,20 @@ import HailTime
 import Synchronization
 import Testing
 
-// The push notifier is the server half of the rider's background experience; its tests live with the
-// rider's because the rider issue owns it.
+// The push notifier is the server half of the rider's background experience (the rider issue owns it).
 @Suite("Push notifications for the rider in the background")
 struct PushNotifierTests {
     static let now = Date(timeIntervalSince1970: 1_796_130_000)
 
     static func record(_ state: TripState, version: Int, fare: Money? = nil, eta: Int? = nil) -> TripRecord {
-        TripRecord(trip: Fixtures.trip(state, version: version, eta: eta, fare: fare), riderID: "rider-1")
+        let driver = Driver(
+            id: "driver-1", name: "Asha", carModel: "Toyota Prius", plate: "HL-204-AB", rating: 4.9,
+            photoURL: URL(string: "https://example.com/asha.jpg")!)
+        let trip = Trip(
+            id: "trip-1", state: state, pickup: Coordinate(lat: 43.7396, lng: 7.4276),
+            dropoff: Coordinate(lat: 43.7314, lng: 7.4197), productID: .economy, version: version,
+            driver: state.hasDriver ? driver : nil, etaSeconds: eta, fare: fare, driverLocation: nil)
+        return TripRecord(trip: trip, riderID: "rider-1")
     }
 
     @Test func onlyTheMomentsThatMatterArePushedAndEveryEndEndsTheActivity() {

@@ -7,7 +7,7 @@ public enum SharedData {
         if let override = ProcessInfo.processInfo.environment["HAIL_SHARED_DATA"], !override.isEmpty {
             return URL(fileURLWithPath: override, isDirectory: true)
         }
-        // #filePath is Sources/HailTesting/SharedData.swift; three levels up is the package root.
+        // #filePath is Sources/HailTestSupport/SharedData.swift; three levels up is the package root.
         let packageRoot = URL(fileURLWithPath: #filePath)
             .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/data", isDirectory: true)

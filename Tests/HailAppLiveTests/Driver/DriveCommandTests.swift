@@ -6,11 +6,12 @@ import HailProcess
 import HailProtocol
 import HailServer
 import HailTesting
-import Synchronization
 import Testing
 
 @Suite("hail drive against the real server", .serialized)
 struct DriveCommandTests {
+    static let pickup = Coordinate(lat: 43.7396, lng: 7.4276)
+
     @Test func autoModeDrivesATripToTheFareAndPrintsEveryScreen() async throws {
         guard FileManager.default.isExecutableFile(atPath: HailCommandProcess.executable.path) else { return }
         let loopback = try await DriverLoopback.start(time: .system(), origin: Date())
@@ -29,7 +30,7 @@ struct DriveCommandTests {
                 if !requested, screen.link == .stream {
                     requested = true
                     _ = try? await loopback.requestTrip(
-                        rider: loopback.token(.rider, "cli-rider"), pickup: Fixture.pickup,
+                        rider: loopback.token(.rider, "cli-rider"), pickup: Self.pickup,
                         dropoff: Coordinate(lat: 43.7380, lng: 7.4260))
                 }
             }
@@ -71,7 +72,7 @@ extension DriveCommandTests {
                 if !requested, screen.link == .stream {
                     requested = true
                     _ = try? await loopback.requestTrip(
-                        rider: loopback.token(.rider, "cli-rider"), pickup: Fixture.pickup,
+                        rider: loopback.token(.rider, "cli-rider"), pickup: Self.pickup,
                         dropoff: Coordinate(lat: 43.7380, lng: 7.4260))
                 }
                 if screen.pending != nil {
@@ -99,10 +100,4 @@ extension DriveCommandTests {
         #expect(onDisk || onServer, "the \(kind) shown on screen is neither saved nor on the server")
         #expect(saved.online)
     }
-}
-
-/// A mutex that closures can share by reference.
-final class Locked<Value: Sendable>: Sendable {
-    let value: Mutex<Value>
-    init(_ value: Value) { self.value = Mutex(value) }
 }

@@ -3,6 +3,7 @@ import HailAppDoubles
 import HailClient
 import HailCore
 import HailDriver
+import HailNetTransport
 import HailProtocol
 import HailServer
 import HailTesting
@@ -35,7 +36,7 @@ final class DriverRig {
         origin = Date(timeIntervalSince1970: (Date().timeIntervalSince1970).rounded(.down))
         timeline = Timeline(clock: clock, origin: origin)
         loopback = try await DriverLoopback.start(clock: clock, origin: origin)
-        connector = try SocketConnector()
+        connector = SocketConnector(transport: try NetSocketTransport())
         driverToken = loopback.token(.driver, "driver-1")
         riderToken = loopback.token(.rider, "rider-1")
         self.store = store ?? MemoryOutboxStore()

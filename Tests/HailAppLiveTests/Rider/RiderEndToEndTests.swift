@@ -2,6 +2,7 @@ import Foundation
 import HailClient
 import HailCore
 import HailNet
+import HailNetTransport
 import HailProtocol
 import HailServer
 import HailTesting
@@ -95,7 +96,8 @@ struct LoopbackServer {
             server: server, path: path,
             riderToken: tokens.mint(AccessToken(role: .rider, sub: "rider-1", exp: issued + 3600, iat: issued)),
             driverToken: tokens.mint(AccessToken(role: .driver, sub: "driver-1", exp: issued + 3600, iat: issued)),
-            base: try #require(URL(string: "http://127.0.0.1:\(server.port)")), connector: try SocketConnector())
+            base: try #require(URL(string: "http://127.0.0.1:\(server.port)")),
+            connector: SocketConnector(transport: try NetSocketTransport()))
     }
 
     func stop() async {
