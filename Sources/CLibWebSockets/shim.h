@@ -127,6 +127,16 @@ static inline void hail_loop_listen(hail_loop_t *l, int fd, void (*fn)(void *, i
     ev_io_start(l->loop, &l->listener);
 }
 
+/// Stops accepting on the loop's listener and shuts the socket down, so the kernel refuses new connections (a
+/// balancer's connect fails at once and it tries another node) while the descriptor stays the loop's to close
+/// when it ends. Loop thread only.
+static inline void hail_loop_unlisten(hail_loop_t *l) {
+    if (!l->listening) return;
+    ev_io_stop(l->loop, &l->listener);
+    l->listening = 0;
+    shutdown(l->listener.fd, SHUT_RDWR);
+}
+
 static void hail_loop_tick_fire(struct ev_loop *loop, ev_timer *watcher, int revents) {
     (void)loop;
     (void)revents;

@@ -277,7 +277,7 @@ public struct IngestBenchmark: Sendable {
     }
 
     /// `POST /v1/drivers/me/status {"online":true}` for every driver, over a few keep-alive connections.
-    private func goOnline(tokens: [String], endpoint: HTTPEndpoint) async throws(BenchError) {
+    func goOnline(tokens: [String], endpoint: HTTPEndpoint) async throws(BenchError) {
         let threads = min(8, tokens.count)
         let body = Array(#"{"online":true}"#.utf8)
         let problems = await BlockingThreads.run(count: threads) { thread -> String? in

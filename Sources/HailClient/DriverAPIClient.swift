@@ -94,6 +94,9 @@ public actor DriverLiveChannel: DriverChannel {
     private let token: String
     private let client: ClientInfo?
     private var socket: LiveSocket?
+    /// The socket `disconnect()` closed last: the server may have closed it first (a send that failed because its
+    /// close frame had arrived makes the app disconnect), and then its code is still the server's word.
+    private var disconnected: LiveSocket?
     private var serverClose: UInt16?
 
     /// A channel to `server` (`http://host:port`) with the driver's `token`.
@@ -115,6 +118,7 @@ public actor DriverLiveChannel: DriverChannel {
     public func connect() async throws(CallError) -> AsyncStream<DriverServerFrame> {
         socket?.close()
         serverClose = nil
+        disconnected = nil
         let socket = try await connector.connect(url, token: token, client: client)
         self.socket = socket
         let raw = socket.frames
@@ -135,12 +139,18 @@ public actor DriverLiveChannel: DriverChannel {
         }
     }
 
-    /// How the server closed the last connection (nil for a drop, or one the app closed itself).
-    public func lastServerClose() -> UInt16? { serverClose }
+    /// How the server closed the last connection (nil for a drop, or one the app closed itself). Async as the
+    /// protocol's requirement is: a synchronous one lost to `DriverChannel`'s default (nil) wherever a caller
+    /// awaited it, so the driver's app never saw a close code (4001, 4010, 4012) and reconnected after every one.
+    public func lastServerClose() async -> UInt16? { serverClose }
 
     private func closed(_ closed: LiveSocket, code: UInt16) {
-        // A socket the app replaced or closed itself says nothing about the server.
-        guard socket === closed, code != 1006, code != 1005 else { return }
+        // A socket the app replaced says nothing about the server, nor one it closed itself unless the server's
+        // close came first (then the code is not the 1000 the app sent).
+        let closedByApp = disconnected === closed
+        guard socket === closed || (closedByApp && code != WebSocketCloseCode.normal.rawValue), code != 1006,
+            code != 1005
+        else { return }
         serverClose = code
     }
 
@@ -157,6 +167,7 @@ public actor DriverLiveChannel: DriverChannel {
     /// Closes the open socket.
     public func disconnect() {
         socket?.close()
+        disconnected = socket
         socket = nil
     }
 }

@@ -5,7 +5,8 @@ import HailTime
 
 /// Keeps the driver stream connected: connects, hands over every frame, and after a drop waits out the jittered
 /// backoff and connects again, until its task is cancelled or the server closes with a code that says not to
-/// (`WebSocketCloseCode.shouldReconnect`); storage trouble closes with 1013, which is reconnected.
+/// (`WebSocketCloseCode.shouldReconnect`); storage trouble closes with 1013, which is reconnected, and a draining
+/// node 4012, reconnected after a jitter of its own (`move`) rather than the backoff.
 @MainActor
 struct DriverStreamLoop {
     /// What the loop tells the model.
@@ -23,6 +24,8 @@ struct DriverStreamLoop {
 
     let channel: any DriverChannel
     let backoff: Backoff
+    /// The wait after a close that asks for a reconnect at once (`WebSocketCloseCode.reconnectsAtOnce`).
+    var move: Backoff = .moveElsewhere
     let timeline: Timeline
     let random: DriverRandom
 
@@ -30,6 +33,7 @@ struct DriverStreamLoop {
     func run(_ event: @MainActor (Event) -> Void) async {
         var attempt = 0
         var connectedBefore = false
+        var moving = false
         while !Task.isCancelled {
             do {
                 let frames = try await channel.connect()
@@ -37,17 +41,22 @@ struct DriverStreamLoop {
                 event(.connected(reconnected: connectedBefore))
                 connectedBefore = true
                 for await frame in frames { event(.frame(frame)) }
-                if let code = await channel.lastServerClose().map(WebSocketCloseCode.init(rawValue:)),
-                    !code.shouldReconnect, !Task.isCancelled
-                {
+                let code = await channel.lastServerClose().map(WebSocketCloseCode.init(rawValue:))
+                if let code, !code.shouldReconnect, !Task.isCancelled {
                     event(.refused(code))
                     return
                 }
-            } catch {}
+                moving = code?.reconnectsAtOnce == true
+            } catch {
+                moving = false
+            }
             if Task.isCancelled { return }
             event(.lost)
-            attempt += 1
-            let delay = random.draw { backoff.delay(afterAttempt: attempt, using: &$0) }
+            // A draining node's "reconnect now, elsewhere" (4012) is no failure: a jitter, not the backoff.
+            if !moving { attempt += 1 }
+            let delay = random.draw {
+                moving ? move.delay(afterAttempt: 1, using: &$0) : backoff.delay(afterAttempt: attempt, using: &$0)
+            }
             do { try await timeline.sleep(until: timeline.now().addingTimeInterval(delay)) } catch { return }
         }
     }

@@ -438,6 +438,20 @@ final class EventLoop: @unchecked Sendable {
         task.timer = nil
     }
 
+    /// Stops accepting: the listener is taken off the loop and shut down (new connects are refused); the
+    /// connections already accepted go on. Returns once done, or at once on a loop that has ended.
+    func stopListening() async {
+        guard listener >= 0, !isFinished else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            // A post always runs: on the loop thread, or after the stop on whichever thread drains what was left,
+            // when the loop (and its listener) is gone and there is nothing to stop.
+            executor.post { [self] in
+                if executor.isOnLoopThread { hail_loop_unlisten(loop) }
+                continuation.resume()
+            }
+        }
+    }
+
     /// Makes the loop thread leave its loop, destroy the context (closing every connection) and end.
     func requestStop() {
         let action = lifecycle.withLock { state -> Int in

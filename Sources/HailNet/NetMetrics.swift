@@ -14,6 +14,7 @@ public final class NetMetrics: Sendable {
     let slowRequestDrops = Atomic<Int>(0)
     let acceptedConnections = Atomic<Int>(0)
     let httpResponseWrites = Atomic<Int>(0)
+    let httpInFlight = Atomic<Int>(0)
 
     init() {}
 
@@ -44,6 +45,8 @@ public final class NetMetrics: Sendable {
         public var acceptedConnections: Int
         /// Writes (`lws_write` calls) that carried HTTP response bytes: one per response whose body fits one piece.
         public var httpResponseWrites: Int
+        /// HTTP requests handed to the handler whose answer is not back yet (a drain waits for them).
+        public var httpInFlight: Int
     }
 
     /// Reads every counter now.
@@ -60,6 +63,7 @@ public final class NetMetrics: Sendable {
             slowConsumerCloses: slowConsumerCloses.load(ordering: .relaxed),
             slowRequestDrops: slowRequestDrops.load(ordering: .relaxed),
             acceptedConnections: acceptedConnections.load(ordering: .relaxed),
-            httpResponseWrites: httpResponseWrites.load(ordering: .relaxed))
+            httpResponseWrites: httpResponseWrites.load(ordering: .relaxed),
+            httpInFlight: httpInFlight.load(ordering: .relaxed))
     }
 }

@@ -135,9 +135,28 @@ public final class NetServer: Sendable {
         }
     }
 
-    /// Closes every WebSocket with 1001, waits up to the grace period for their handshakes, then
-    /// closes all remaining connections and the listener. `run()` returns afterwards.
-    public func shutdown() async {
+    /// Stops taking connections (a drain): every loop's listener is shut down, so a connect is refused and a
+    /// balancer tries another node; the connections already open go on, and from now on each HTTP response says
+    /// `Connection: close` and ends its connection.
+    public func stopAccepting() async {
+        let (loops, engines) = state.withLock { ($0.loops, $0.engines) }
+        for (loop, engine) in zip(loops, engines) where !loop.isFinished {
+            await loop.stopListening()
+            await engine.closeAfterEachResponse()
+        }
+    }
+
+    /// Every WebSocket open now, over all loops.
+    public func openWebSockets() async -> [WebSocketConnection] {
+        let (loops, engines) = state.withLock { ($0.loops, $0.engines) }
+        var open: [WebSocketConnection] = []
+        for (loop, engine) in zip(loops, engines) where !loop.isFinished { open += await engine.webSockets() }
+        return open
+    }
+
+    /// Closes every WebSocket with `code` (1001 by default), waits up to the grace period for their handshakes,
+    /// then closes all remaining connections and the listener. `run()` returns afterwards.
+    public func shutdown(code: UInt16 = 1001, reason: String = "server shutting down") async {
         let (loops, engines) = state.withLock { state -> ([EventLoop], [ServerEngine]) in
             state.stopped = true
             return (state.loops, state.engines)
@@ -145,7 +164,7 @@ public final class NetServer: Sendable {
         guard !loops.isEmpty else { return }
         var open: [WebSocketConnection] = []
         for (loop, engine) in zip(loops, engines) where !loop.isFinished {
-            open += await engine.closeAllWebSockets(code: 1001, reason: "server shutting down")
+            open += await engine.closeAllWebSockets(code: code, reason: reason)
         }
         if !open.isEmpty {
             let grace = configuration.shutdownGraceSeconds

@@ -35,6 +35,9 @@ actor ServerEngine: LoopEngine {
     private var scratch = [UInt8](
         repeating: 0, count: SharedMessage.headroom + ServerEngine.headBytes + HTTPRequestStateMachine.maximumChunkBytes
     )
+    /// Set by a drain: every response says `Connection: close` and ends its connection, so kept-alive clients (a
+    /// balancer's upstream pool) move to another node rather than keep this one's sockets.
+    private var closesAfterEachResponse = false
     /// Room for a response head in `scratch`: the status line, lws's own fields and the handler's.
     private static let headBytes = 8_192
 
@@ -187,7 +190,9 @@ actor ServerEngine: LoopEngine {
         let handler = httpHandler
         let staticRoot = configuration.staticFilesDirectory
         let loop = executor
+        metrics.httpInFlight.wrappingAdd(1, ordering: .relaxed)
         Task(executorPreference: loop) { [self] in
+            defer { metrics.httpInFlight.wrappingSubtract(1, ordering: .relaxed) }
             var response: HTTPResponse
             if let staticRoot, request.method == "GET" || request.method == "HEAD",
                 let file = await offTheLoop({ StaticFiles.response(root: staticRoot, path: request.path) })
@@ -250,6 +255,8 @@ actor ServerEngine: LoopEngine {
             lws_callback_on_writable(wsi)
             return 0
         case .completeTransaction:
+            // A draining server ends each kept-alive connection with its answer (sent with `Connection: close`).
+            if closesAfterEachResponse { return -1 }
             // Non-zero means the connection cannot be kept alive (e.g. the client asked to close).
             return lws_http_transaction_completed(wsi) != 0 ? -1 : 0
         case .closeConnection:
@@ -278,7 +285,7 @@ actor ServerEngine: LoopEngine {
             if name == "content-type" || name == "content-length" || name == "connection" { continue }
             extra.append((name + ":", field.value))
         }
-        if head.closeConnection { extra.append(("connection:", "close")) }
+        if head.closeConnection || closesAfterEachResponse { extra.append(("connection:", "close")) }
         let capacity = 1024 + extra.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 4 }
         if capacity <= Self.headBytes {
             return scratch.withUnsafeMutableBufferPointer { buffer in
@@ -485,6 +492,12 @@ actor ServerEngine: LoopEngine {
         for connection in open { connection.close(code: code, reason: reason) }
         return open
     }
+
+    /// Every WebSocket open now on this loop.
+    func webSockets() -> [WebSocketConnection] { sessions.all.compactMap(\.connection) }
+
+    /// From now on each HTTP response closes its connection (see `closesAfterEachResponse`).
+    func closeAfterEachResponse() { closesAfterEachResponse = true }
 
     /// Number of lws connections the engine still tracks (tests use it to check for leaks).
     var sessionCount: Int { sessions.count }

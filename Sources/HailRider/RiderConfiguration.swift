@@ -7,6 +7,9 @@ public struct RiderConfiguration: Sendable, Hashable {
     public var requestRetries: RetrySchedule
     /// Waits between reconnects of the live stream: exponential with jitter, capped at 30 s.
     public var reconnect: Backoff
+    /// The wait before reconnecting after a close that says "reconnect now, elsewhere" (4012, a draining node):
+    /// a short jitter, not counted as a failure.
+    public var move: Backoff
     /// After this many failed stream attempts in a row the wait before the next one is filled with polls.
     public var pollAfterFailures: Int
     /// Seconds between polls of `GET /v1/trips/{id}` while the stream cannot be had, until the server's flags give
@@ -20,10 +23,12 @@ public struct RiderConfiguration: Sendable, Hashable {
     /// Creates a configuration.
     public init(
         requestRetries: RetrySchedule = .riderRequest, reconnect: Backoff = .standard, pollAfterFailures: Int = 3,
-        pollInterval: TimeInterval = 4, glide: Glide.Configuration = Glide.Configuration(), etaHold: TimeInterval = 8
+        pollInterval: TimeInterval = 4, glide: Glide.Configuration = Glide.Configuration(), etaHold: TimeInterval = 8,
+        move: Backoff = .moveElsewhere
     ) {
         self.requestRetries = requestRetries
         self.reconnect = reconnect
+        self.move = move
         self.pollAfterFailures = max(1, pollAfterFailures)
         self.pollInterval = max(1, pollInterval)
         self.glide = glide

@@ -539,13 +539,20 @@ public final class RiderModel {
                     failures = 0
                     continue
                 }
-                let (streamed, reconnect) = await stream(tripID: trip.id, generation: generation)
+                let (streamed, reconnect, atOnce) = await stream(tripID: trip.id, generation: generation)
                 guard isCurrent(generation), machine.isActive else { return }
                 if !reconnect {
                     // The server closed with a code that says reconnecting cannot help (the trip is not found, the
                     // token is refused, another stream took over): the trip as the server has it, then no stream.
                     _ = await resync()
                     return
+                }
+                if atOnce {
+                    // A draining node asked for a move (4012): no failure, only a jitter, then resync and reconnect,
+                    // which the balancer sends to another node.
+                    failures = 0
+                    guard await waitToMove(generation: generation) else { return }
+                    continue
                 }
                 failures = streamed ? 1 : failures + 1
             } else {
@@ -574,8 +581,8 @@ public final class RiderModel {
 
     /// Runs one connection; `greeted` when its hello arrived (the stream worked, then dropped), `reconnect` false
     /// when the server closed it with a code `WebSocketCloseCode.shouldReconnect` refuses (storage trouble is 1013,
-    /// reconnected).
-    private func stream(tripID: String, generation: Int) async -> (greeted: Bool, reconnect: Bool) {
+    /// reconnected), `atOnce` when its code asks for a reconnect at once (`reconnectsAtOnce`: a draining node).
+    private func stream(tripID: String, generation: Int) async -> (greeted: Bool, reconnect: Bool, atOnce: Bool) {
         if cursorTripID != tripID {
             cursorTripID = tripID
             cursor = try? await cursors.load(tripID: tripID)
@@ -585,7 +592,7 @@ public final class RiderModel {
         do {
             let frames = try await channel.open(tripID: tripID, after: cursor, version: machine.trip?.version)
             for try await frame in frames {
-                guard isCurrent(generation) else { return (greeted, true) }
+                guard isCurrent(generation) else { return (greeted, true, false) }
                 switch frame {
                 case .hello(let serverTime):
                     serverClock.add(
@@ -601,17 +608,28 @@ public final class RiderModel {
                         moved.location, etaSeconds: moved.etaSeconds, etaTarget: moved.etaTarget,
                         path: try? moved.pathCoordinates(), tripID: tripID)
                 }
-                if !machine.isActive { return (greeted, true) }
+                if !machine.isActive { return (greeted, true, false) }
             }
         } catch let error as CallError {
             // A close the server says not to retry ends the loop; a drop or a refused upgrade is retried.
-            if let code = error.closeCode, !WebSocketCloseCode(rawValue: code).shouldReconnect {
-                return (greeted, false)
+            if let code = error.closeCode.map(WebSocketCloseCode.init(rawValue:)) {
+                if !code.shouldReconnect { return (greeted, false, false) }
+                if code.reconnectsAtOnce { return (greeted, true, true) }
             }
         } catch {
             // A drop or a refused upgrade: the loop resyncs and reconnects after its backoff.
         }
-        return (greeted, true)
+        return (greeted, true, false)
+    }
+
+    /// Waits out the jitter before a move a draining node asked for (`RiderConfiguration.move`); false when the
+    /// loop should end.
+    private func waitToMove(generation: Int) async -> Bool {
+        let delay = configuration.move.delay(afterAttempt: 1, using: &random)
+        connection = .waiting
+        stepTaken()
+        do { try await timeline.sleep(for: .milliseconds(Int64((delay * 1000).rounded()))) } catch { return false }
+        return isCurrent(generation) && machine.isActive
     }
 
     /// Waits out the backoff after `failures` failed attempts; once the stream has failed often enough

@@ -33,6 +33,9 @@ public struct PostgresLocationHistoryStore: LocationHistoryStore {
     /// How many groups and appends the group commit has written, for tests and benchmarks.
     public var statistics: HistoryGroupCommit.Statistics { groupCommit.statistics }
 
+    /// Returns once every append started before the call has committed or failed.
+    public func appendsBefore() async { await groupCommit.appendsBefore() }
+
     /// The trip's points in device-time order, every append this node made before the call included (another
     /// node's appends are seen once its group has committed).
     public func history(tripID: String) async throws -> [HistoryPoint] {

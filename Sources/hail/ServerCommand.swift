@@ -20,11 +20,12 @@ enum ServerCommand {
                            [--request-timeout SECONDS] [--request-deadline SECONDS]
                            [--backend-timeout SECONDS] [--loops N]
                            [--io-coalescing-us N] [--unpinned-loops]
+                           [--drain-grace-seconds 5] [--drain-spread-seconds 5] [--drain-seconds 30]
                            [--apns-key-file AuthKey_KEYID.p8 --apns-key-id KEYID --apns-team-id TEAMID
                             --apns-topic BUNDLE.ID [--apns-host HOST:PORT] [--apns-ca-file PEM]]
 
-        Runs the Hail backend until interrupted (Ctrl-C or SIGTERM). Every acknowledged change is in the
-        SQLite file before the answer leaves; restart on the same --db and nothing acknowledged is lost.
+        Runs the Hail backend until SIGTERM (a drain, below) or Ctrl-C (a quick stop). Every acknowledged change
+        is in the SQLite file before the answer leaves; restart on the same --db and nothing acknowledged is lost.
 
           --port         TCP port to listen on (0 picks a free one)          default 8080
           --host         address to bind; 0.0.0.0 for every interface        default 127.0.0.1
@@ -74,6 +75,16 @@ enum ServerCommand {
           --unpinned-loops          let the scheduler place the loops (by default loop i runs on core i
                                     and takes the connections that core receives)
 
+        Drain (docs/DEPLOY.md, "Drain and rolling restarts"): on SIGTERM /readyz answers 503 `draining` at once
+        and the node keeps serving; after the grace it stops accepting connections and closes each WebSocket
+        with 4012 "reconnect now" at its own moment of the spread window; once every stream and request is done
+        and the acknowledged work is flushed it exits 0. At --drain-seconds it exits (0) whatever is open; a
+        second SIGTERM, or a Ctrl-C, exits at once (1).
+          --drain-grace-seconds   unready but still accepting: longer than the balancer takes to see a
+                                  failing /readyz (its interval x its failure threshold)  default 5
+          --drain-spread-seconds  the window the WebSocket closes are spread over           default 5
+          --drain-seconds         the longest a drain may take, from the signal to the exit  default 30
+
         Push (README, "Point the server at real APNs"): alerts and Live Activity updates go straight to Apple
         over HTTP/2 with a token-based (.p8) key when the four first flags are given; without them, to the
         signed webhook when HAIL_PUSH_WEBHOOK_URL and HAIL_PUSH_WEBHOOK_SECRET are set, or nowhere.
@@ -97,7 +108,8 @@ enum ServerCommand {
                     "--messages-per-socket", "--telemetry-per-token",
                     "--open-connections-per-address",
                     "--trusted-proxies", "--request-timeout", "--loops", "--io-coalescing-us", "--backend-timeout",
-                    "--request-deadline", "--clock-offset-seconds",
+                    "--request-deadline", "--clock-offset-seconds", "--drain-grace-seconds", "--drain-spread-seconds",
+                    "--drain-seconds",
                 ] + apnsOptions),
             flags: ["--quiet", "--limit-loopback", "--no-rate-limits", "--unpinned-loops"])
         var options = BackendServer.Options()
@@ -139,6 +151,7 @@ enum ServerCommand {
                 "--route-cohorts moved into the flags file: set `routeProvider` per cohort there and pass --flags FILE"
                     + " (docs/DEPLOY.md, \"Flags per cohort\")")
         }
+        let drain = try drainSettings(args)
         let roadsSummary = try configureRoutes(&options.configuration, roads: args["--roads"], flags: args["--flags"])
         let server: BackendServer
         var storage = "database \(options.databasePath)"
@@ -166,7 +179,21 @@ enum ServerCommand {
         say("Hail server listening on http://\(options.host):\(server.port)  (\(storage); \(roadsSummary))")
         if let pushSummary { say(pushSummary) }
         say("Mint a token: hail token --role rider --subject rider-1 --secret-file \(secretPath)")
-        await Signals.runUntilInterrupted(server)
+        let status = await Signals.runUntilInterrupted(server, drain: drain)
+        if status != 0 { exit(status) }
+    }
+
+    /// The drain's settings from `--drain-grace-seconds`, `--drain-spread-seconds` and `--drain-seconds`.
+    static func drainSettings(_ args: Arguments) throws(UsageError) -> DrainSettings {
+        var settings = DrainSettings()
+        for (option, path) in [
+            ("--drain-grace-seconds", \DrainSettings.grace), ("--drain-spread-seconds", \.spread),
+            ("--drain-seconds", \.bound),
+        ] as [(String, WritableKeyPath<DrainSettings, TimeInterval>)] {
+            if let value = try seconds(args, option, in: 0...3600) { settings[keyPath: path] = value.timeInterval }
+        }
+        if let problem = settings.problem { throw UsageError(problem) }
+        return settings
     }
 }
 
@@ -280,18 +307,34 @@ extension ServerCommand {
     }
 }
 
-/// Stops the server cleanly on SIGINT and SIGTERM, and reads the flags file again on SIGHUP.
+/// Drains the node on SIGTERM (`NodeDrain`), stops it at once on SIGINT (or a second SIGTERM during a drain), and
+/// reads the flags file again on SIGHUP.
 enum Signals {
-    static func runUntilInterrupted(_ server: BackendServer) async {
+    /// Serves until stopped; returns the exit status (the drain's, or 0 after a Ctrl-C).
+    static func runUntilInterrupted(_ server: BackendServer, drain settings: DrainSettings) async -> Int32 {
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         signal(SIGHUP, SIG_IGN)
-        let sources = [SIGINT, SIGTERM].map { DispatchSource.makeSignalSource(signal: $0, queue: .global()) }
-        for source in sources {
-            source.setEventHandler {
-                Task { await server.shutdown() }
+        let time = server.services.time
+        // The drain's steps are logged whatever --quiet says: an operator rolling nodes must see where each is.
+        let drain = NodeDrain(
+            target: server, settings: settings, time: time, seed: UInt64.random(in: 0...UInt64.max),
+            log: { event, fields in log(event, fields, time: time) })
+        let terminate = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .global())
+        terminate.setEventHandler { Task { await drain.terminate() } }
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        interrupt.setEventHandler {
+            Task {
+                // A Ctrl-C stops at once: a drain under way is forced, a node serving is shut down.
+                if await drain.phase == .serving { await server.shutdown() } else { await drain.terminate() }
             }
-            source.resume()
+        }
+        let sources = [terminate, interrupt]
+        for source in sources { source.resume() }
+        let ending = Task { () -> DrainOutcome in
+            let outcome = await drain.finished()
+            await server.shutdown()
+            return outcome
         }
         // Reloads one at a time, in the order the signals came: a serial queue of its own.
         let hangUp = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "hail-flags-reload"))
@@ -300,7 +343,24 @@ enum Signals {
         defer { hangUp.cancel() }
         do { try await server.run() } catch { FileHandle.standardError.write(Data("hail server: \(error)\n".utf8)) }
         for source in sources { source.cancel() }
+        let status: Int32
+        if await drain.phase != .serving {
+            status = await ending.value.exitStatus
+        } else {
+            ending.cancel()
+            status = 0
+        }
         say("Hail server stopped.")
+        return status
+    }
+
+    /// One JSON line on stderr for a step of the drain.
+    static func log(_ event: String, _ fields: [String: String], time: Timeline) {
+        var line: [String: String] = fields
+        line["event"] = event
+        line["at"] = (try? WireDate.format(time.now())) ?? ""
+        let data = (try? JSONSerialization.data(withJSONObject: line, options: [.sortedKeys])) ?? Data()
+        FileHandle.standardError.write(data + Data("\n".utf8))
     }
 }
 

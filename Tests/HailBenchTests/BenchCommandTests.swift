@@ -275,6 +275,42 @@ struct BenchCommandTests {
         #expect(output.isEmpty)
     }
 
+    @Test("restarts without PostgreSQL and Redis is a usage mistake (exit 64), not a run")
+    func restartsNeedTheSharedBackends() async throws {
+        let (output, status) = try await Self.bench(["restarts", "--drivers", "10", "--json"])
+        #expect(status == 64)
+        #expect(output.isEmpty)
+    }
+
+    @Test(
+        "restarts: 20 drivers and 4 riders through a rolling restart and a SIGKILL behind nginx; nothing lost",
+        .enabled(if: ProcessInfo.processInfo.environment["HAIL_POSTGRES_URL"] != nil, "needs scripts/services.sh"))
+    func restartsLoseNothing() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        var benchmark = RestartBenchmark(
+            postgres: try #require(environment["HAIL_POSTGRES_URL"]), redis: try #require(environment["HAIL_REDIS_URL"])
+        )
+        benchmark.hailExecutable = Self.hail
+        benchmark.drivers = 20
+        benchmark.riders = 4
+        benchmark.settleSeconds = 2
+        benchmark.drainSpread = 1
+        let result = try await benchmark.run()
+        #expect(result.driversConnected == 20)
+        #expect(result.ridersWatching == 4)
+        #expect(result.rolling.exits == ["exited(0)", "exited(0)"])
+        #expect(result.rolling.acknowledgedBatchesLost == 0)
+        #expect(result.rolling.tripEventsLost == 0)
+        #expect(result.rolling.tripEventsDoubled == 0)
+        #expect(result.rolling.tapsFailed == 0)
+        // Both drains moved streams: the first half of them, the second all 24.
+        #expect((result.rolling.closes["4012"] ?? 0) >= 24)
+        #expect(result.kill.closes["1006"] == 24)
+        #expect(result.kill.driversNotBack == 0)
+        #expect(result.kill.everyStreamBackSeconds != nil)
+        #expect(result.kill.acknowledgedBatchesLost == 0)
+    }
+
     @Test("an unknown benchmark exits 64 naming the ones there are")
     func unknownBenchmark() async throws {
         let (_, status) = try await Self.bench(["teleport"])

@@ -154,6 +154,7 @@ private let fix = LocationPoint(
         (WebSocketCloseCode.normal, 1000 as UInt16, "normal closure", false),
         (.goingAway, 1001, "going away", true),
         (.internalError, 1011, "internal error", true),
+        (.moveNow, 4012, "draining: reconnect now", true),
         (.unauthorized, 4001, "unauthorized", false),
         (.forbidden, 4003, "forbidden", false),
         (.tripNotFound, 4004, "trip not found", false),
@@ -171,8 +172,14 @@ private let fix = LocationPoint(
 
     @Test func everyCodeIsListedOnceAndAppCodesAreInTheAppRange() {
         #expect(Set(WebSocketCloseCode.all).count == WebSocketCloseCode.all.count)
-        #expect(WebSocketCloseCode.all.count == 13)
+        #expect(WebSocketCloseCode.all.count == 14)
         for code in WebSocketCloseCode.all where code.rawValue >= 4000 { #expect(code.rawValue < 5000) }
+    }
+
+    @Test func onlyServiceRestartAsksForAReconnectAtOnce() {
+        let atOnce = WebSocketCloseCode.all.filter(\.reconnectsAtOnce)
+        #expect(atOnce == [.moveNow])
+        #expect(!WebSocketCloseCode(rawValue: 4500).reconnectsAtOnce)
     }
 
     @Test func unknownCodesStillDescribeThemselves() {

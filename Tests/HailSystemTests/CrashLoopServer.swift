@@ -60,6 +60,21 @@ final class CrashLoopServer: Sendable {
         }
     }
 
+    /// The running child, for its log lines (nil when none runs).
+    var child: ServerChild? { running.withLock { $0 } }
+
+    /// SIGTERM (a drain): the node is no longer counted as running; its process is returned to await its exit.
+    func terminate() -> ChildProcess? {
+        guard
+            let child = running.withLock({ current -> ServerChild? in
+                defer { current = nil }
+                return current
+            })
+        else { return nil }
+        child.process.send(SIGTERM)
+        return child.process
+    }
+
     /// SIGKILL: no chance to flush or close anything. `counted` is false for the kill that ends the run.
     func kill(counted: Bool = true) {
         guard

@@ -41,6 +41,10 @@ public struct Backoff: Codable, Sendable, Hashable {
     /// Reconnecting a WebSocket and retrying an outbox entry: 1 s doubling, capped at 30 s, equal jitter.
     public static let standard = Backoff()
 
+    /// After a close that says "reconnect now, elsewhere" (4012, a draining node): uniform in 0...1 s, so the
+    /// streams a node spread over its drain window stay spread, and none waits out a failure's backoff.
+    public static let moveElsewhere = Backoff(base: 1, multiplier: 1, cap: 1, jitter: .full)
+
     /// The delay before the next attempt without jitter, in `0...cap`; attempts below 1 count as 1.
     public func ceiling(afterAttempt attempt: Int) -> TimeInterval {
         let safeCap = Self.nonNegative(cap)

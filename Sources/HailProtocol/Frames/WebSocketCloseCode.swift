@@ -33,13 +33,18 @@ public struct WebSocketCloseCode: RawRepresentable, Sendable, Hashable, CustomSt
     public static let slowConsumer = WebSocketCloseCode(rawValue: 4009)
     /// 4010: a newer connection of the same driver or rider stream replaced this one.
     public static let superseded = WebSocketCloseCode(rawValue: 4010)
+    /// 4012: the node is draining (a restart, a scale-in); reconnect now, to another node, after a short jitter
+    /// instead of the backoff. IANA's 1012 "Service Restart" says the same, but libwebsockets 4.1.6's client (the
+    /// apps' transport on Linux) hands a received 1012 over as 1002 (its check predates the code), so Hail says it
+    /// in its own range, which every client passes on as it is.
+    public static let moveNow = WebSocketCloseCode(rawValue: 4012)
     /// 4029: too many frames or connections.
     public static let rateLimited = WebSocketCloseCode(rawValue: 4029)
 
     /// Every code this version sends.
     public static let all: [WebSocketCloseCode] = [
         .normal, .goingAway, .invalidPayload, .messageTooBig, .internalError, .tryAgainLater, .unauthorized,
-        .forbidden, .tripNotFound, .invalidFrame, .slowConsumer, .superseded, .rateLimited,
+        .forbidden, .tripNotFound, .invalidFrame, .slowConsumer, .superseded, .moveNow, .rateLimited,
     ]
 
     /// The reason text sent beside the code (short: a close frame allows 123 bytes).
@@ -57,6 +62,7 @@ public struct WebSocketCloseCode: RawRepresentable, Sendable, Hashable, CustomSt
         case 4008: return "invalid frame"
         case 4009: return "slow consumer"
         case 4010: return "superseded by a newer connection"
+        case 4012: return "draining: reconnect now"
         case 4029: return "rate limited"
         default: return "closed"
         }
@@ -70,6 +76,10 @@ public struct WebSocketCloseCode: RawRepresentable, Sendable, Hashable, CustomSt
         default: return true
         }
     }
+
+    /// True when the server asks for a reconnect at once (to another node: this one is draining, 4012), after a short
+    /// jitter (`Backoff.moveElsewhere`) rather than the failure backoff; the apps resync as after any reconnect.
+    public var reconnectsAtOnce: Bool { rawValue == 4012 }
 
     /// `4004 trip not found`.
     public var description: String { "\(rawValue) \(reason)" }

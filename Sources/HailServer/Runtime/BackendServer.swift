@@ -36,7 +36,7 @@ public final class BackendServer: Sendable {
 
     /// The shared services (stores, fleet, dispatch...).
     public let services: ServerServices
-    private let net: NetServer
+    let net: NetServer
     private let dispatchTask: Task<Void, Never>
 
     /// Opens the database, resumes what was in flight, and starts listening.
@@ -204,10 +204,12 @@ public final class BackendServer: Sendable {
         dispatchTask.cancel()
     }
 
-    /// Closes every connection and stops dispatch and the reconciler.
+    /// Closes every connection (WebSockets with 4012, "reconnect now" to another node) and stops dispatch and the
+    /// reconciler.
     public func shutdown() async {
         dispatchTask.cancel()
-        await net.shutdown()
+        let code = WebSocketCloseCode.moveNow
+        await net.shutdown(code: code.rawValue, reason: code.reason)
     }
 
     /// The request target again from HailNet's decoded path and query. Each path segment is encoded again:

@@ -189,9 +189,14 @@ public protocol LocationHistoryStore: Sendable {
         tripID: String, points: [HistoryPoint], whenCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void)
     /// The trip's points in device-time order.
     func history(tripID: String) async throws -> [HistoryPoint]
+    /// Returns once every append this node started before the call has committed or failed (a drain's last step).
+    func appendsBefore() async
 }
 
 extension LocationHistoryStore {
+    /// Nothing to wait for in a store whose appends are committed before they return.
+    public func appendsBefore() async {}
+
     /// Runs the async `append` in one task and reports its outcome, for stores with no batching of their own.
     public func append(
         tripID: String, points: [HistoryPoint], whenCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void

@@ -15,6 +15,8 @@ enum BenchCommand {
                hail bench route       [--map FILE.osm.pbf] [--routes 2000] [--traces 50] [--json]
                hail bench client      [--frames 1000000] [--applies 1000000] [--hours 10] [--json]
                hail bench edge        [--threads 2] [--connections 8] [--seconds 5] [--json]
+               hail bench restarts    --postgres URL --redis URL [--drivers 8000] [--riders 800] [--settle 10]
+                                      [--drain-grace 1] [--drain-spread 5] [--drain-seconds 30] [--json]
 
         Each prints a table, or with --json exactly one JSON object. None asserts a time.
 
@@ -43,6 +45,13 @@ enum BenchCommand {
                        off) on GET /healthz, POST /v1/estimates and GET /v1/trips/active, and against nginx
                        (Debian) answering a fixed 200, started and stopped by the command, in the same run:
                        requests/s, p50, p99 and the ratio to nginx. Needs wrk and nginx (scripts/setup.sh).
+          restarts     two scaled `hail server` children (a PostgreSQL schema and Redis prefix of the run's
+                       own) behind a throwaway nginx, --drivers streams sending a batch a second and --riders
+                       watching their trips, reconnecting as the apps do; a rolling restart (node 1 drained
+                       with SIGTERM, started, then node 2; a tap on every trip during each drain), then a
+                       SIGKILL of the node holding the streams. Reports acknowledged batches lost, trip
+                       events lost or doubled, the riders' longest gap without a position (p50/p99) and the
+                       time until every driver stream is back and acknowledged after the kill.
 
           --seconds      how long to measure, 1 to 600 (--duration is the same)   default 10
           --connections  http: keep-alive connections (1-512); ingest: drivers   default 8 / 100
@@ -65,7 +74,7 @@ enum BenchCommand {
         """
 
     /// The benchmarks there are.
-    static let kinds = ["http", "ingest", "wire", "connections", "baseline", "route", "client", "edge"]
+    static let kinds = ["http", "ingest", "wire", "connections", "baseline", "route", "client", "edge", "restarts"]
 
     /// Parses the options, runs the benchmark asked for and prints its result.
     static func run(_ arguments: [String]) async throws(UsageError) {
@@ -82,6 +91,7 @@ enum BenchCommand {
         case "route": return try await runRoute(rest)
         case "client": return try await runClient(rest)
         case "edge": return try await runEdge(rest)
+        case "restarts": return try await runRestarts(rest)
         default: break
         }
         let args = try Arguments(

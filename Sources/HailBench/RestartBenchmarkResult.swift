@@ -1,0 +1,93 @@
+import Foundation
+
+/// What `hail bench restarts` measured: a rolling restart of two scaled nodes behind nginx, then a SIGKILL of the
+/// node holding the streams, under drivers streaming a batch a second and riders watching their trips.
+public struct RestartBenchmarkResult: Encodable, Sendable {
+    /// One phase's figures.
+    public struct Phase: Encodable, Sendable {
+        /// Batches acknowledged to a driver that the shared ingest state (Redis `seq`) does not hold afterwards.
+        public var acknowledgedBatchesLost = 0
+        /// Trip versions a rider never received although the trip reached them.
+        public var tripEventsLost = 0
+        /// Trip taps applied more than once (the trip's version beyond one step per tap).
+        public var tripEventsDoubled = 0
+        /// Taps the server refused or never answered.
+        public var tapsFailed = 0
+        /// Riders' longest time without a position over the phase, seconds: p50, p99, max.
+        public var riderGapP50 = 0.0
+        /// See `riderGapP50`.
+        public var riderGapP99 = 0.0
+        /// See `riderGapP50`.
+        public var riderGapMax = 0.0
+        /// Streams closed by the server during the phase, by close code.
+        public var closes: [String: Int] = [:]
+        /// How each drained or killed node ended (`exited(0)`, `signalled(9)`).
+        public var exits: [String] = []
+        /// Seconds from the SIGKILL until every driver had an ack again (nil: not every driver within the wait).
+        public var everyStreamBackSeconds: Double?
+        /// Drivers with no ack since the kill when the wait ended.
+        public var driversNotBack = 0
+        /// Seconds the phase took.
+        public var seconds = 0.0
+    }
+
+    /// Always "restarts".
+    public let benchmark = "restarts"
+    /// Driver streams asked for, and connected at the start.
+    public let drivers: Int
+    /// See `drivers`.
+    public let driversConnected: Int
+    /// Riders asked for, and watching (their trip set up) at the start.
+    public let riders: Int
+    /// See `riders`.
+    public let ridersWatching: Int
+    /// The drain settings the nodes ran with (seconds).
+    public let drainGrace: Double
+    /// See `drainGrace`.
+    public let drainSpread: Double
+    /// See `drainGrace`.
+    public let drainBound: Double
+    /// The rolling restart: node 1 drained and restarted, then node 2.
+    public let rolling: Phase
+    /// The SIGKILL of the node holding the streams.
+    public let kill: Phase
+    /// Trip setups that failed, the first few.
+    public let setupFailures: [String]
+    /// The machine.
+    public let machine: BenchMachine
+
+    /// The human-readable report.
+    public var table: String {
+        var table = BenchTable(
+            title: "hail bench restarts: 2 scaled nodes behind nginx, \(drivers) drivers, \(riders) riders")
+        table.add("connected", "\(driversConnected) drivers, \(ridersWatching) riders watching a trip")
+        table.add(
+            "drain",
+            "grace \(Self.seconds(drainGrace)), spread \(Self.seconds(drainSpread)), bound \(Self.seconds(drainBound))")
+        for (name, phase) in [("rolling restart", rolling), ("SIGKILL", kill)] {
+            table.add(name, "\(Self.seconds(phase.seconds)); nodes ended \(phase.exits.joined(separator: ", "))")
+            table.add("  acknowledged batches lost", "\(phase.acknowledgedBatchesLost)")
+            table.add(
+                "  trip events lost / doubled",
+                "\(phase.tripEventsLost) / \(phase.tripEventsDoubled) (taps failed \(phase.tapsFailed))")
+            table.add(
+                "  riders' longest gap",
+                "p50 \(Self.seconds(phase.riderGapP50)), p99 \(Self.seconds(phase.riderGapP99)), max \(Self.seconds(phase.riderGapMax))"
+            )
+            table.add(
+                "  closes by code",
+                phase.closes.sorted { $0.key < $1.key }.map { "\($0.key) x\($0.value)" }.joined(separator: ", "))
+            if name == "SIGKILL" {
+                table.add(
+                    "  every stream back and acked",
+                    phase.everyStreamBackSeconds.map { Self.seconds($0) }
+                        ?? "no (\(phase.driversNotBack) drivers not back)")
+            }
+        }
+        if !setupFailures.isEmpty { table.add("trip setups failed", setupFailures.joined(separator: "; ")) }
+        table.add("machine", machine.summary)
+        return table.text
+    }
+
+    static func seconds(_ value: Double) -> String { String(format: "%.2f s", value) }
+}

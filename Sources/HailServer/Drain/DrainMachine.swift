@@ -1,0 +1,158 @@
+import Foundation
+import HailCore
+
+/// A node's drain on SIGTERM, as a pure machine: events in (the signal, the runtime's ticks with what is still
+/// open, the list of streams, the flush's end), actions out; `now` is always given, never read.
+///
+/// The order: unready at once (`/readyz` 503 `draining`) while still serving; after `grace` the listeners close
+/// (a connect is refused, so a balancer goes elsewhere), and every WebSocket open then gets its 4012 close at a
+/// moment of its own in the `spread` window (stratified jitter: evenly spread, each at a seeded random point of
+/// its slot); once the window is over, whatever stream is left is closed, and when no stream and no request
+/// remains, the acknowledged work is flushed and the node exits. At `bound` after the signal it exits whatever is
+/// open; a second signal exits at once.
+public struct DrainMachine: Sendable {
+    /// Where the drain is.
+    public enum Phase: Sendable, Hashable {
+        /// No signal yet.
+        case serving
+        /// Unready, still accepting, until the grace is over.
+        case announcing
+        /// Listeners closing; waiting for the list of streams.
+        case listing
+        /// Closing streams over the spread window.
+        case moving
+        /// Waiting for the last streams and requests to end.
+        case finishing
+        /// Flushing the acknowledged work.
+        case flushing
+        /// Told the runtime to exit.
+        case ended(DrainOutcome)
+    }
+
+    /// What the runtime tells the machine.
+    public enum Event: Sendable, Hashable {
+        /// SIGTERM (or SIGINT): the first starts the drain, another forces the exit.
+        case terminate(at: Date)
+        /// A periodic look: how many WebSockets and HTTP requests are still open.
+        case tick(at: Date, streams: Int, requests: Int)
+        /// The streams open once the listeners closed (the answer to `stopAccepting`), by connection id.
+        case streamsListed([UInt64], at: Date)
+        /// The flush finished.
+        case flushed(at: Date)
+    }
+
+    /// What the runtime does.
+    public enum Action: Sendable, Hashable {
+        /// `/readyz` answers 503 `draining` from now on.
+        case markUnready
+        /// Close the listeners, then list the open streams (`Event.streamsListed`).
+        case stopAccepting
+        /// Close these streams with 4012 (`WebSocketCloseCode.moveNow`).
+        case close([UInt64])
+        /// Close every stream still open with 4012 (those upgraded after the list, or slow to close).
+        case closeRemaining
+        /// Wait for the acknowledged work (pending history commits, pushes, publications), then `Event.flushed`.
+        case flush
+        /// Exit with the outcome's status.
+        case exit(DrainOutcome)
+    }
+
+    /// The settings in force.
+    public let settings: DrainSettings
+    /// Where the drain is.
+    public private(set) var phase = Phase.serving
+    private var random: SplitMix64
+    private var signalledAt: Date?
+    private var windowEnd: Date?
+    /// Streams not yet closed, each with its moment, soonest first.
+    private var schedule: [(at: Date, id: UInt64)] = []
+
+    /// A machine with `settings`; `seed` draws the order and the moments of the closes.
+    public init(settings: DrainSettings, seed: UInt64) {
+        self.settings = settings
+        random = SplitMix64(seed: seed)
+    }
+
+    /// When each stream not yet closed is due, soonest first (for tests and the drain's log).
+    public var pendingCloses: [(at: Date, id: UInt64)] { schedule }
+
+    /// The machine's answer to `event`, in the order to carry it out.
+    public mutating func handle(_ event: Event) -> [Action] {
+        if case .ended = phase { return [] }
+        switch event {
+        case .terminate(let now):
+            guard phase == .serving else { return end(.forced) }
+            signalledAt = now
+            phase = .announcing
+            return [.markUnready] + (settings.grace <= 0 ? stopAccepting() : [])
+        case .tick(let now, let streams, let requests):
+            return tick(now, streams: streams, requests: requests)
+        case .streamsListed(let ids, let now):
+            guard phase == .listing else { return [] }
+            plan(ids, from: now)
+            phase = .moving
+            return due(at: now)
+        case .flushed:
+            guard phase == .flushing else { return [] }
+            return end(.drained)
+        }
+    }
+
+    private mutating func tick(_ now: Date, streams: Int, requests: Int) -> [Action] {
+        guard let signalledAt else { return [] }
+        if now.timeIntervalSince(signalledAt) >= settings.bound { return end(.boundReached) }
+        switch phase {
+        case .announcing where now.timeIntervalSince(signalledAt) >= settings.grace:
+            return stopAccepting()
+        case .moving:
+            var actions = due(at: now)
+            if schedule.isEmpty, let windowEnd, now >= windowEnd {
+                phase = .finishing
+                actions.append(.closeRemaining)
+                actions += finishIfIdle(streams: streams, requests: requests)
+            }
+            return actions
+        case .finishing:
+            return finishIfIdle(streams: streams, requests: requests)
+        default:
+            return []
+        }
+    }
+
+    private mutating func stopAccepting() -> [Action] {
+        phase = .listing
+        return [.stopAccepting]
+    }
+
+    /// Slot i of n in the window, shuffled, each stream at a random point of its slot.
+    private mutating func plan(_ ids: [UInt64], from now: Date) {
+        var order = ids
+        order.shuffle(using: &random)
+        let count = Double(order.count)
+        schedule = order.enumerated().map { index, id in
+            let unit = Double(random.next() >> 11) * 0x1p-53
+            return (now.addingTimeInterval(settings.spread * (Double(index) + unit) / count), id)
+        }
+        windowEnd = now.addingTimeInterval(settings.spread)
+    }
+
+    private mutating func due(at now: Date) -> [Action] {
+        let count = schedule.prefix { $0.at <= now }.count
+        guard count > 0 else { return [] }
+        let ids = schedule.prefix(count).map(\.id)
+        schedule.removeFirst(count)
+        return [.close(ids)]
+    }
+
+    /// The flush once no stream and no request is open.
+    private mutating func finishIfIdle(streams: Int, requests: Int) -> [Action] {
+        guard streams == 0, requests == 0 else { return [] }
+        phase = .flushing
+        return [.flush]
+    }
+
+    private mutating func end(_ outcome: DrainOutcome) -> [Action] {
+        phase = .ended(outcome)
+        return [.exit(outcome)]
+    }
+}

@@ -1,0 +1,15 @@
+/// What a drain acts on: the node (`BackendServer`), or a test's stand-in.
+public protocol DrainTarget: Sendable {
+    /// `/readyz` answers 503 `draining` from now on.
+    func markUnready()
+    /// Closes the listeners and returns the ids of the WebSockets open afterwards.
+    func stopAccepting() async -> [UInt64]
+    /// Closes these WebSockets with 4012 (those already gone are skipped).
+    func closeStreams(_ ids: [UInt64]) async
+    /// Closes every WebSocket still open with 4012.
+    func closeRemainingStreams() async
+    /// WebSockets and HTTP requests still open.
+    func openWork() async -> (streams: Int, requests: Int)
+    /// Returns once the acknowledged work is out: pending history commits, pushes, publications marked.
+    func flush() async
+}
