@@ -3,6 +3,7 @@ import HailAppStore
 import HailClient
 import HailCore
 import HailDriver
+import HailNetTransport
 import HailProcess
 import HailProtocol
 import HailRider
@@ -50,7 +51,7 @@ struct DrainTests {
         func token(_ role: Role, _ subject: String) -> String {
             tokens.mint(AccessToken(role: role, sub: subject, exp: now + 3600, iat: now))
         }
-        let connector = try SocketConnector()
+        let connector = SocketConnector(transport: try NetSocketTransport())
         let timeline = Timeline.system()
         let server = balancer.baseURL
 
