@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The load, all native clients run from the clients' namespace (sourced by run.sh):
 #   - FAULTS_DRIVERS `hail drive --auto` (DriverModel: durable outbox, stream, accept, arrive, start, end),
+#     and FAULTS_CANARY_DRIVERS more far from the load, kept for the canary rides after the heal,
 #   - FAULTS_RIDERS riders riding ride after ride with `hail ride` (RiderModel: cursor, stream, resync),
 #     one ride in three cancelled at a random moment,
 #   - FAULTS_LOCATION_DRIVERS location-only drivers (`hail bench ingest`, one batch a second each),
@@ -23,18 +24,37 @@ monaco_point() {
     printf '43.%04d,7.%04d' $((7340 + r1 * 100 / 1000)) $((4180 + r2 * 120 / 1000))
 }
 
+# The canaries' own area, about 30 km east of the load (Sanremo): dispatch looks 20 km around a pickup, so no
+# load trip is offered to a canary driver and the location-only drivers (4-15 km west of Monaco) are never the
+# nearest to a canary. A canary ride then waits for no free driver, and I9's "within 30 s of the heal" is fair.
+CANARY_FROM=43.8170,7.7760
+CANARY_TO=43.8185,7.7790
+
+# One `hail drive --auto` app; $1 its id (fd-N or fc-N), $2 its log's name, $3 its start point.
+start_driver_app() {
+    local id=$1 log=$2 start=$3 t
+    t=$(token driver "$id")
+    echo "$id" >>"$RUN/clients/drivers.txt"
+    setsid bash -c 'ip netns exec "$NS_CLIENTS" "$HAIL" drive --server "$LB_URL" --token "$2" --start "$3" \
+        --speed 150 --auto --json --state "$RUN/clients/$1.sqlite" </dev/null 2>>"$RUN/clients/$1.err" \
+        | stamp >>"$RUN/clients/$1.log"' _ "$log" "$t" "$start" &
+    echo $! >>"$RUN/pids/clients"
+}
+
+# FAULTS_CANARY_DRIVERS (3) drivers waiting at the canaries' pickup all run long (through the fault, so they
+# are judged too), one for each node's canary ride.
+start_canary_drivers() {
+    local i
+    for i in $(seq 1 "${FAULTS_CANARY_DRIVERS:-3}"); do
+        start_driver_app "fc-$i" "canary-driver-$i" "$CANARY_FROM"
+    done
+}
+
 start_drivers() {
     local i
     for i in $(seq 1 "$FAULTS_DRIVERS"); do
-        local t start
-        t=$(token driver "fd-$i")
-        echo "fd-$i" >>"$RUN/clients/drivers.txt"
         RANDOM=$((FAULTS_SEED * 7919 + i))
-        start=$(monaco_point)
-        setsid bash -c 'ip netns exec "$NS_CLIENTS" "$HAIL" drive --server "$LB_URL" --token "$2" --start "$3" \
-            --speed 150 --auto --json --state "$RUN/clients/driver-$1.sqlite" </dev/null 2>>"$RUN/clients/driver-$1.err" \
-            | stamp >>"$RUN/clients/driver-$1.log"' _ "$i" "$t" "$start" &
-        echo $! >>"$RUN/pids/clients"
+        start_driver_app "fd-$i" "driver-$i" "$(monaco_point)"
     done
 }
 
@@ -202,15 +222,17 @@ start_probes() {
 
 # What the clients' shells need: they are started with setsid bash -c, which inherits exported functions.
 export_load() {
-    export -f stamp monaco_point token rider_loop probe_loop probe_once trip_call trip_probe_loop
+    export -f stamp monaco_point token start_driver_app rider_loop probe_loop probe_once trip_call trip_probe_loop
     export RUN HAIL NS_CLIENTS LB_URL FAULTS_SEED FAULTS_NET NODE_PORT
 }
 
-# Once a second: PostgreSQL sessions idle in a transaction (and for how long), lock waiters, and each node's
-# RSS, descriptors and CPU time; read by the checkers (I9, I11).
+# Once a second: PostgreSQL sessions idle in a transaction (and for how long), lock waiters, each node's
+# RSS, descriptors and CPU time, and the machine's load average; read by the checkers (I9, I11, the report).
 sample_loop() {
     while [ ! -e "$RUN/stop-load" ]; do
         local t=$EPOCHREALTIME
+        # The machine's load average: latencies and canary times are judged against it.
+        echo "$t $(cut -d' ' -f1 /proc/loadavg)" >>"$RUN/samples-load.log"
         PSQL_TIMEOUT=2 psql_run -tAc "SELECT '$t', coalesce(max(extract(epoch from now() - state_change)) FILTER (WHERE state = 'idle in transaction'), 0), count(*) FILTER (WHERE state = 'idle in transaction'), count(*) FILTER (WHERE wait_event_type = 'Lock'), count(*) FROM pg_stat_activity WHERE datname = 'hail'" \
             >>"$RUN/samples-pg.log" 2>/dev/null || echo "$t unreachable" >>"$RUN/samples-pg.log"
         local i
