@@ -8,6 +8,7 @@ Writes check.json (one result per invariant: pass, fail, n/a, with evidence) and
 import json
 import os
 import re
+import struct
 import sys
 from collections import defaultdict
 
@@ -528,6 +529,20 @@ def main():
     if wait_streak > 10:
         ev.append(f"sessions waiting on a lock in every sample for {wait_streak:.0f} s")
     ev += canary_bad + late_canaries + canaries + [f"max lock waiters {lockwaits}; PostgreSQL unreachable in {unreachable} samples"]
+    # A canary driver silent since before the fault (its last position in Redis, two 2001-based times, older
+    # than the fault and 60 s old at heal+30 s: a driver app that stopped sending) explains a canary that
+    # waited, without the fault.
+    dump30 = dump_time("heal+30")
+    for d, h in redis_dump("heal+30").items():
+        if not d.startswith("fc-") or not dump30 or not fault_at:
+            continue
+        try:
+            heard = max(struct.unpack(">d", bytes.fromhex(x))[0] + 978307200 for x in h["position"].split(":")[1].split(",")[-2:])
+        except (KeyError, IndexError, ValueError, TypeError):
+            continue
+        if heard < fault_at and dump30 - heard > 60:
+            ev.append(f"{d}: no position since {heard - fault_at:+.0f} s from the fault's start (a quiet driver app), "
+                      f"so invisible to dispatch")
     if canary_drivers:
         canary_summary = (f"canaries, with {len(canary_drivers)} drivers of their own: {3 - len(canary_bad)}/3 completed "
                           f"within 30 s of the heal")

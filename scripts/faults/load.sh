@@ -41,11 +41,13 @@ start_driver_app() {
     echo $! >>"$RUN/pids/clients"
 }
 
-# FAULTS_CANARY_DRIVERS (3) drivers waiting at the canaries' pickup all run long (through the fault, so they
-# are judged too), one for each node's canary ride.
+# FAULTS_CANARY_DRIVERS (6) drivers waiting at the canaries' pickup all run long (through the fault, so they
+# are judged too), two for each node's canary ride: one driver app that went quiet (a driver app whose only
+# fix went out before its link was up sends no keep-alive, and dispatch drops it after 60 s) cannot then make
+# a canary wait for a driver.
 start_canary_drivers() {
     local i
-    for i in $(seq 1 "${FAULTS_CANARY_DRIVERS:-3}"); do
+    for i in $(seq 1 "${FAULTS_CANARY_DRIVERS:-6}"); do
         start_driver_app "fc-$i" "canary-driver-$i" "$CANARY_FROM"
     done
 }

@@ -12,7 +12,7 @@
 # Options: --hail PATH (default .build/release/hail), --out DIR (default .build/faults), --warmup S (45),
 # --tail S (after the heal, 95), --seeds "1 2 3" (with --all), --strict (exit 2 when an invariant fails).
 # Environment: FAULTS_DRIVERS (10), FAULTS_RIDERS (10), FAULTS_LOCATION_DRIVERS (200), FAULTS_CANARY_DRIVERS
-# (3), FAULTS_CLOCK_MODE (flag when the binary has --clock-offset-seconds, else faketime).
+# (6), FAULTS_CLOCK_MODE (flag when the binary has --clock-offset-seconds, else faketime).
 # Each run writes DIR/<scenario>-seed<N>/: the clients' event logs, the samples, the database and Redis dumps,
 # check.json and report.md (scenario by invariant, pass or fail with the evidence); DIR/summary.md has one row
 # per run. The exit status is 0 even when invariants fail (that is a result), 2 with --strict (and --short);
@@ -182,7 +182,7 @@ tail=$TAIL
 redis=${FAULTS_REDIS:-none}
 clock_mode=${FAULTS_CLOCK_MODE:-faketime}
 drivers=$FAULTS_DRIVERS
-canary_drivers=${FAULTS_CANARY_DRIVERS:-3}
+canary_drivers=${FAULTS_CANARY_DRIVERS:-6}
 riders=$FAULTS_RIDERS
 location_drivers=$FAULTS_LOCATION_DRIVERS
 code=$(git -C "$ROOT" log -1 --format=%h -- Sources Package.swift 2>/dev/null)
