@@ -584,6 +584,26 @@ def main():
         if len(xs) > 5:
             span = xs[-1][0] - xs[0][0]
             growth.append(f"{node} (pid {pid}): {100 * (xs[-1][1] - xs[0][1]) / 100 / span:.0f} % of a core over {span:.0f} s")
+    # The driver apps' CPU (all of them, summed) in the 30 s before the fault and inside its window: a client
+    # that spins while the server refuses is a phone's battery, and on this machine it starves the nodes.
+    try:
+        with open(path("samples-clients.log")) as f:
+            xs = [(float(a), int(b)) for a, b in (line.split() for line in f if line.strip())]
+    except (OSError, ValueError):
+        xs = []
+
+    def cpu_share(lo, hi):
+        w = [x for x in xs if lo <= x[0] <= hi]
+        rates = [(b[1] - a[1]) / (b[0] - a[0]) / 100 for a, b in zip(w, w[1:]) if b[1] >= a[1] and b[0] > a[0]]
+        span = sum(b[0] - a[0] for a, b in zip(w, w[1:]) if b[1] >= a[1] and b[0] > a[0])
+        return sum(r * (b[0] - a[0]) for r, (a, b) in zip(rates, [(a, b) for a, b in zip(w, w[1:]) if b[1] >= a[1] and b[0] > a[0]])) / span if span else None
+
+    if xs and fault_at and heal_at:
+        before_cpu, during_cpu = cpu_share(fault_at - 30, fault_at), cpu_share(fault_at, max(heal_at, fault_at + 5))
+        if before_cpu is not None and during_cpu is not None:
+            facts["driver_apps_cpu"] = {"before": round(before_cpu, 2), "during": round(during_cpu, 2)}
+            growth.append(f"driver apps together: {100 * before_cpu:.0f} % of a core in the 30 s before the fault, "
+                          f"{100 * during_cpu:.0f} % during it")
     results["I11"] = result("info", "RSS and descriptors before the fault and at the end (the tail is too short to judge 10 %)", growth)
 
     # I12: during the fault no request waits over 5 s; refusals are 503 with Retry-After; /readyz not ready.

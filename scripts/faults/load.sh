@@ -12,6 +12,10 @@ FAULTS_DRIVERS=${FAULTS_DRIVERS:-10}
 FAULTS_RIDERS=${FAULTS_RIDERS:-10}
 FAULTS_LOCATION_DRIVERS=${FAULTS_LOCATION_DRIVERS:-200}
 LB_URL=http://$LB_ADDR:$LB_PORT
+# The apps run at a lower priority than the nodes and the suite's own probes and samplers: on one machine they
+# stand for phones, which never take a server's CPU. (In Redis outages the driver apps spin: the samples say
+# how much, see samples-clients.log.)
+CLIENT_NICE=${FAULTS_CLIENT_NICE:-5}
 
 token() { "$HAIL" token --role "$1" --subject "$2" --secret-file "$RUN/secret" --ttl 7200; }
 
@@ -35,7 +39,7 @@ start_driver_app() {
     local id=$1 log=$2 start=$3 t
     t=$(token driver "$id")
     echo "$id" >>"$RUN/clients/drivers.txt"
-    setsid bash -c 'ip netns exec "$NS_CLIENTS" "$HAIL" drive --server "$LB_URL" --token "$2" --start "$3" \
+    setsid bash -c 'nice -n "$CLIENT_NICE" ip netns exec "$NS_CLIENTS" "$HAIL" drive --server "$LB_URL" --token "$2" --start "$3" \
         --speed 150 --auto --json --state "$RUN/clients/$1.sqlite" </dev/null 2>>"$RUN/clients/$1.err" \
         | stamp >>"$RUN/clients/$1.log"' _ "$log" "$t" "$start" &
     echo $! >>"$RUN/pids/clients"
@@ -73,7 +77,7 @@ rider_loop() {
         # One ride in three is cancelled 1 to 25 s after it starts (searching, assigned or arrived by then).
         [ $((RANDOM % 3)) -eq 0 ] && cancel_after=$((1 + RANDOM % 25))
         echo "$EPOCHREALTIME ride-start ride=$ride from=$from to=$to cancel_after=$cancel_after" >>"$RUN/clients/rider-$i.log"
-        local cmd=(timeout 150 ip netns exec "$NS_CLIENTS" "$HAIL" ride --server "$LB_URL" --token "$t" --from "$from"
+        local cmd=(timeout 150 nice -n "$CLIENT_NICE" ip netns exec "$NS_CLIENTS" "$HAIL" ride --server "$LB_URL" --token "$t" --from "$from"
             --to "$to" --json --state "$RUN/clients/rider-$i.sqlite")
         if [ "$cancel_after" -gt 0 ]; then
             { sleep "$cancel_after"; echo c; } | "${cmd[@]}" 2>>"$RUN/clients/rider-$i.err" | stamp >>"$RUN/clients/rider-$i.log"
@@ -99,7 +103,7 @@ start_riders() {
 
 start_location_drivers() {
     [ "$FAULTS_LOCATION_DRIVERS" -gt 0 ] || return 0
-    setsid bash -c "ip netns exec $NS_CLIENTS '$HAIL' bench ingest --server $LB_URL --secret-file '$RUN/secret' \
+    setsid bash -c "nice -n $CLIENT_NICE ip netns exec $NS_CLIENTS '$HAIL' bench ingest --server $LB_URL --secret-file '$RUN/secret' \
         --connections $FAULTS_LOCATION_DRIVERS --interval-ms 1000 --points 1 --riders 0 --seconds $1 --json \
         >'$RUN/clients/location-drivers.json' 2>'$RUN/clients/location-drivers.err'" &
     echo $! >>"$RUN/pids/clients"
@@ -225,7 +229,7 @@ start_probes() {
 # What the clients' shells need: they are started with setsid bash -c, which inherits exported functions.
 export_load() {
     export -f stamp monaco_point token start_driver_app rider_loop probe_loop probe_once trip_call trip_probe_loop
-    export RUN HAIL NS_CLIENTS LB_URL FAULTS_SEED FAULTS_NET NODE_PORT
+    export RUN HAIL NS_CLIENTS LB_URL FAULTS_SEED FAULTS_NET NODE_PORT CLIENT_NICE
 }
 
 # Once a second: PostgreSQL sessions idle in a transaction (and for how long), lock waiters, each node's
@@ -248,6 +252,12 @@ sample_loop() {
             cpu=$(awk '{print $14 + $15}' "/proc/$pid/stat")
             echo "$t n$i $pid $rss $fds $cpu" >>"$RUN/samples-nodes.log"
         done
+        # CPU ticks of every driver app of this run, summed (phones that spin show up here).
+        local ticks=0 p
+        for p in $(pgrep -f -- "--state $RUN/clients/.*driver-" 2>/dev/null); do
+            ticks=$((ticks + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
+        done
+        echo "$t $ticks" >>"$RUN/samples-clients.log"
         sleep 1
     done
 }
