@@ -6,7 +6,7 @@
 #   scripts/faults/run.sh --scenario redis-pause-30s [--seed 1]
 #   scripts/faults/run.sh --all [--seed 1]          every scenario, one after another
 #   scripts/faults/run.sh --short                    the short form: one seed of a Redis, a PostgreSQL, a
-#                                                    partition and a clock scenario, about 13 minutes, strict
+#                                                    partition and a clock scenario, about 12 minutes, strict
 #   scripts/faults/run.sh --list
 #
 # Options: --hail PATH (default .build/release/hail), --out DIR (default .build/faults), --warmup S (45),
