@@ -586,19 +586,31 @@ def main():
             growth.append(f"{node} (pid {pid}): {100 * (xs[-1][1] - xs[0][1]) / 100 / span:.0f} % of a core over {span:.0f} s")
     # The driver apps' CPU (all of them, summed) in the 30 s before the fault and inside its window: a client
     # that spins while the server refuses is a phone's battery, and on this machine it starves the nodes.
+    # Lines "time pid:ticks ..." (older runs: "time total"); rates per pid, so an app missing from one sample
+    # does not read as a burst when it is back.
+    samples = []
     try:
         with open(path("samples-clients.log")) as f:
-            xs = [(float(a), int(b)) for a, b in (line.split() for line in f if line.strip())]
+            for line in f:
+                p = line.split()
+                if len(p) < 2:
+                    continue
+                if ":" in p[1]:
+                    samples.append((float(p[0]), {q.split(":")[0]: int(q.split(":")[1]) for q in p[1:] if ":" in q}))
+                # (an older run's one total per sample cannot tell a missing app from a quiet one: not read)
     except (OSError, ValueError):
-        xs = []
+        samples = []
 
     def cpu_share(lo, hi):
-        w = [x for x in xs if lo <= x[0] <= hi]
-        rates = [(b[1] - a[1]) / (b[0] - a[0]) / 100 for a, b in zip(w, w[1:]) if b[1] >= a[1] and b[0] > a[0]]
-        span = sum(b[0] - a[0] for a, b in zip(w, w[1:]) if b[1] >= a[1] and b[0] > a[0])
-        return sum(r * (b[0] - a[0]) for r, (a, b) in zip(rates, [(a, b) for a, b in zip(w, w[1:]) if b[1] >= a[1] and b[0] > a[0]])) / span if span else None
+        w = [x for x in samples if lo <= x[0] <= hi]
+        if len(w) < 2:
+            return None
+        ticks = 0
+        for (ta, a), (tb, b) in zip(w, w[1:]):
+            ticks += sum(max(0, b[k] - a[k]) for k in b if k in a)
+        return ticks / 100 / (w[-1][0] - w[0][0]) if w[-1][0] > w[0][0] else None
 
-    if xs and fault_at and heal_at:
+    if samples and fault_at and heal_at:
         before_cpu, during_cpu = cpu_share(fault_at - 30, fault_at), cpu_share(fault_at, max(heal_at, fault_at + 5))
         if before_cpu is not None and during_cpu is not None:
             facts["driver_apps_cpu"] = {"before": round(before_cpu, 2), "during": round(during_cpu, 2)}
@@ -649,7 +661,10 @@ def main():
                             slow.append((secs, text))
                         else:
                             excused.append(f"{text}, {stalled:.1f} s of it a machine stall")
-                    if code not in ("200", "201", "202") and not (code == "503" and retry != "-"):
+                    if code == "000" and secs - overlap(stalls, t0, t0 + secs) <= 5:
+                        excused.append(f"{route} via {target}: no answer within the probe's {secs:.0f} s, "
+                                       f"{overlap(stalls, t0, t0 + secs):.1f} s of it a machine stall")
+                    elif code not in ("200", "201", "202") and not (code == "503" and retry != "-"):
                         badstatus.append(f"{route} via {target}: {code}{' without Retry-After' if retry == '-' else ' Retry-After ' + retry} after {secs:.1f} s")
         except OSError:
             pass
@@ -671,7 +686,10 @@ def main():
                             slow.append((secs, text))
                         else:
                             excused.append(f"{text}, {stalled:.1f} s of it a machine stall")
-                    if code.startswith("5") and code != "503" or code == "000":
+                    if code == "000" and secs - overlap(stalls, float(p[0]), float(p[0]) + secs) <= 5:
+                        excused.append(f"{what}: no answer within the probe's {secs:.0f} s, "
+                                       f"{overlap(stalls, float(p[0]), float(p[0]) + secs):.1f} s of it a machine stall")
+                    elif code.startswith("5") and code != "503" or code == "000":
                         if code == "502" and killed_at and float(p[0]) <= killed_at <= float(p[0]) + secs:
                             in_flight.append(f"{what}: 502 after {secs:.1f} s, in flight when node 1 was killed")
                         else:

@@ -252,12 +252,12 @@ sample_loop() {
             cpu=$(awk '{print $14 + $15}' "/proc/$pid/stat")
             echo "$t n$i $pid $rss $fds $cpu" >>"$RUN/samples-nodes.log"
         done
-        # CPU ticks of every driver app of this run, summed (phones that spin show up here).
-        local ticks=0 p
+        # CPU ticks of each driver app of this run, per pid (phones that spin show up here).
+        local p line=""
         for p in $(pgrep -f -- "--state $RUN/clients/.*driver-" 2>/dev/null); do
-            ticks=$((ticks + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
+            line+=" $p:$(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)"
         done
-        echo "$t $ticks" >>"$RUN/samples-clients.log"
+        echo "$t$line" >>"$RUN/samples-clients.log"
         sleep 1
     done
 }
