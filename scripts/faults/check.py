@@ -602,13 +602,14 @@ def main():
         samples = []
 
     def cpu_share(lo, hi):
-        w = [x for x in samples if lo <= x[0] <= hi]
-        if len(w) < 2:
+        # From the last sample at or before lo to the first at or after hi, app by app: a sample's time is
+        # taken before its reads, which a stall can delay, so only the whole window's totals are right.
+        a = [x for x in samples if x[0] <= lo]
+        b = [x for x in samples if x[0] >= hi]
+        if not a or not b or b[0][0] <= a[-1][0]:
             return None
-        ticks = 0
-        for (ta, a), (tb, b) in zip(w, w[1:]):
-            ticks += sum(max(0, b[k] - a[k]) for k in b if k in a)
-        return ticks / 100 / (w[-1][0] - w[0][0]) if w[-1][0] > w[0][0] else None
+        (ta, ca), (tb, cb) = a[-1], b[0]
+        return sum(max(0, cb[k] - ca[k]) for k in cb if k in ca) / 100 / (tb - ta)
 
     if samples and fault_at and heal_at:
         before_cpu, during_cpu = cpu_share(fault_at - 30, fault_at), cpu_share(fault_at, max(heal_at, fault_at + 5))
