@@ -79,6 +79,14 @@ faults:
 	swift build -c release --product hail
 	bash scripts/faults/run.sh $(FAULTS_ARGS)
 
+.PHONY: faults-short
+## The fault suite's short form (root, about 12 minutes): redis-pause-30s, pg-crash-restart,
+## node1-redis-dropped-30s and node2-clock-plus-120s, seed 1, with dedicated canary drivers; exits non-zero
+## when an invariant fails and names each run's report under .build/faults-short/. Not in `make test` yet.
+faults-short:
+	swift build -c release --product hail
+	bash scripts/faults/run.sh --short
+
 .PHONY: fuzz fuzz-short
 FUZZ_SECONDS ?= 300
 

@@ -63,7 +63,7 @@ redis_wait_gone() {
 }
 
 # ---- hail server nodes ----
-# The clock of a node is offset by FAULTS_CLOCK_MODE: faketime (default; libfaketime, monotonic clock left
+# The clock of a node is offset by FAULTS_CLOCK_MODE (run.sh picks flag when the binary has it): faketime (libfaketime, monotonic clock left
 # alone) or flag (the test-only `--clock-offset-seconds N` of hail server, once it exists).
 node_start() {
     local i=$1 offset=${2:-0}

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The load, all native clients run from the clients' namespace (sourced by run.sh):
 #   - FAULTS_DRIVERS `hail drive --auto` (DriverModel: durable outbox, stream, accept, arrive, start, end),
+#     and FAULTS_CANARY_DRIVERS more far from the load, kept for the canary rides after the heal,
 #   - FAULTS_RIDERS riders riding ride after ride with `hail ride` (RiderModel: cursor, stream, resync),
 #     one ride in three cancelled at a random moment,
 #   - FAULTS_LOCATION_DRIVERS location-only drivers (`hail bench ingest`, one batch a second each),
@@ -11,6 +12,10 @@ FAULTS_DRIVERS=${FAULTS_DRIVERS:-10}
 FAULTS_RIDERS=${FAULTS_RIDERS:-10}
 FAULTS_LOCATION_DRIVERS=${FAULTS_LOCATION_DRIVERS:-200}
 LB_URL=http://$LB_ADDR:$LB_PORT
+# The apps run at a lower priority than the nodes and the suite's own probes and samplers: on one machine they
+# stand for phones, which never take a server's CPU. (In Redis outages the driver apps spin: the samples say
+# how much, see samples-clients.log.)
+CLIENT_NICE=${FAULTS_CLIENT_NICE:-5}
 
 token() { "$HAIL" token --role "$1" --subject "$2" --secret-file "$RUN/secret" --ttl 7200; }
 
@@ -23,18 +28,39 @@ monaco_point() {
     printf '43.%04d,7.%04d' $((7340 + r1 * 100 / 1000)) $((4180 + r2 * 120 / 1000))
 }
 
+# The canaries' own area, about 30 km east of the load (Sanremo): dispatch looks 20 km around a pickup, so no
+# load trip is offered to a canary driver and the location-only drivers (4-15 km west of Monaco) are never the
+# nearest to a canary. A canary ride then waits for no free driver, and I9's "within 30 s of the heal" is fair.
+CANARY_FROM=43.8170,7.7760
+CANARY_TO=43.8185,7.7790
+
+# One `hail drive --auto` app; $1 its id (fd-N or fc-N), $2 its log's name, $3 its start point.
+start_driver_app() {
+    local id=$1 log=$2 start=$3 t
+    t=$(token driver "$id")
+    echo "$id" >>"$RUN/clients/drivers.txt"
+    setsid bash -c 'nice -n "$CLIENT_NICE" ip netns exec "$NS_CLIENTS" "$HAIL" drive --server "$LB_URL" --token "$2" --start "$3" \
+        --speed 150 --auto --json --state "$RUN/clients/$1.sqlite" </dev/null 2>>"$RUN/clients/$1.err" \
+        | stamp >>"$RUN/clients/$1.log"' _ "$log" "$t" "$start" &
+    echo $! >>"$RUN/pids/clients"
+}
+
+# FAULTS_CANARY_DRIVERS (6) drivers waiting at the canaries' pickup all run long (through the fault, so they
+# are judged too), two for each node's canary ride: one driver app that went quiet (a driver app whose only
+# fix went out before its link was up sends no keep-alive, and dispatch drops it after 60 s) cannot then make
+# a canary wait for a driver.
+start_canary_drivers() {
+    local i
+    for i in $(seq 1 "${FAULTS_CANARY_DRIVERS:-6}"); do
+        start_driver_app "fc-$i" "canary-driver-$i" "$CANARY_FROM"
+    done
+}
+
 start_drivers() {
     local i
     for i in $(seq 1 "$FAULTS_DRIVERS"); do
-        local t start
-        t=$(token driver "fd-$i")
-        echo "fd-$i" >>"$RUN/clients/drivers.txt"
         RANDOM=$((FAULTS_SEED * 7919 + i))
-        start=$(monaco_point)
-        setsid bash -c 'ip netns exec "$NS_CLIENTS" "$HAIL" drive --server "$LB_URL" --token "$2" --start "$3" \
-            --speed 150 --auto --json --state "$RUN/clients/driver-$1.sqlite" </dev/null 2>>"$RUN/clients/driver-$1.err" \
-            | stamp >>"$RUN/clients/driver-$1.log"' _ "$i" "$t" "$start" &
-        echo $! >>"$RUN/pids/clients"
+        start_driver_app "fd-$i" "driver-$i" "$(monaco_point)"
     done
 }
 
@@ -51,7 +77,7 @@ rider_loop() {
         # One ride in three is cancelled 1 to 25 s after it starts (searching, assigned or arrived by then).
         [ $((RANDOM % 3)) -eq 0 ] && cancel_after=$((1 + RANDOM % 25))
         echo "$EPOCHREALTIME ride-start ride=$ride from=$from to=$to cancel_after=$cancel_after" >>"$RUN/clients/rider-$i.log"
-        local cmd=(timeout 150 ip netns exec "$NS_CLIENTS" "$HAIL" ride --server "$LB_URL" --token "$t" --from "$from"
+        local cmd=(timeout 150 nice -n "$CLIENT_NICE" ip netns exec "$NS_CLIENTS" "$HAIL" ride --server "$LB_URL" --token "$t" --from "$from"
             --to "$to" --json --state "$RUN/clients/rider-$i.sqlite")
         if [ "$cancel_after" -gt 0 ]; then
             { sleep "$cancel_after"; echo c; } | "${cmd[@]}" 2>>"$RUN/clients/rider-$i.err" | stamp >>"$RUN/clients/rider-$i.log"
@@ -77,7 +103,7 @@ start_riders() {
 
 start_location_drivers() {
     [ "$FAULTS_LOCATION_DRIVERS" -gt 0 ] || return 0
-    setsid bash -c "ip netns exec $NS_CLIENTS '$HAIL' bench ingest --server $LB_URL --secret-file '$RUN/secret' \
+    setsid bash -c "nice -n $CLIENT_NICE ip netns exec $NS_CLIENTS '$HAIL' bench ingest --server $LB_URL --secret-file '$RUN/secret' \
         --connections $FAULTS_LOCATION_DRIVERS --interval-ms 1000 --points 1 --riders 0 --seconds $1 --json \
         >'$RUN/clients/location-drivers.json' 2>'$RUN/clients/location-drivers.err'" &
     echo $! >>"$RUN/pids/clients"
@@ -202,15 +228,17 @@ start_probes() {
 
 # What the clients' shells need: they are started with setsid bash -c, which inherits exported functions.
 export_load() {
-    export -f stamp monaco_point token rider_loop probe_loop probe_once trip_call trip_probe_loop
-    export RUN HAIL NS_CLIENTS LB_URL FAULTS_SEED FAULTS_NET NODE_PORT
+    export -f stamp monaco_point token start_driver_app rider_loop probe_loop probe_once trip_call trip_probe_loop
+    export RUN HAIL NS_CLIENTS LB_URL FAULTS_SEED FAULTS_NET NODE_PORT CLIENT_NICE
 }
 
-# Once a second: PostgreSQL sessions idle in a transaction (and for how long), lock waiters, and each node's
-# RSS, descriptors and CPU time; read by the checkers (I9, I11).
+# Once a second: PostgreSQL sessions idle in a transaction (and for how long), lock waiters, each node's
+# RSS, descriptors and CPU time, and the machine's load average; read by the checkers (I9, I11, the report).
 sample_loop() {
     while [ ! -e "$RUN/stop-load" ]; do
         local t=$EPOCHREALTIME
+        # The machine's load average: latencies and canary times are judged against it.
+        echo "$t $(cut -d' ' -f1 /proc/loadavg)" >>"$RUN/samples-load.log"
         PSQL_TIMEOUT=2 psql_run -tAc "SELECT '$t', coalesce(max(extract(epoch from now() - state_change)) FILTER (WHERE state = 'idle in transaction'), 0), count(*) FILTER (WHERE state = 'idle in transaction'), count(*) FILTER (WHERE wait_event_type = 'Lock'), count(*) FROM pg_stat_activity WHERE datname = 'hail'" \
             >>"$RUN/samples-pg.log" 2>/dev/null || echo "$t unreachable" >>"$RUN/samples-pg.log"
         local i
@@ -224,12 +252,29 @@ sample_loop() {
             cpu=$(awk '{print $14 + $15}' "/proc/$pid/stat")
             echo "$t n$i $pid $rss $fds $cpu" >>"$RUN/samples-nodes.log"
         done
+        # CPU ticks of each driver app of this run, per pid (phones that spin show up here).
+        local p line=""
+        for p in $(pgrep -f -- "--state $RUN/clients/.*driver-" 2>/dev/null); do
+            line+=" $p:$(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)"
+        done
+        echo "$t$line" >>"$RUN/samples-clients.log"
         sleep 1
+    done
+}
+
+# Twice a second, the time: a gap over 2 s is a stall of the machine (nothing of the suite ran, the nodes
+# neither), which the checkers subtract from a request's wait before judging it against a deadline.
+heartbeat_loop() {
+    while [ ! -e "$RUN/stop-load" ]; do
+        printf '%s\n' "$EPOCHREALTIME" >>"$RUN/heartbeat.log"
+        sleep 0.5
     done
 }
 
 start_samplers() {
     ( sample_loop ) &
+    echo $! >>"$RUN/pids/clients"
+    ( heartbeat_loop ) &
     echo $! >>"$RUN/pids/clients"
 }
 

@@ -5,17 +5,30 @@
 #
 #   scripts/faults/run.sh --scenario redis-pause-30s [--seed 1]
 #   scripts/faults/run.sh --all [--seed 1]          every scenario, one after another
+#   scripts/faults/run.sh --short                    the short form: one seed of a Redis, a PostgreSQL, a
+#                                                    partition and a clock scenario, about 12 minutes, strict
 #   scripts/faults/run.sh --list
 #
 # Options: --hail PATH (default .build/release/hail), --out DIR (default .build/faults), --warmup S (45),
-# --tail S (after the heal, 95), --seeds "1 2 3" (with --all). Environment: FAULTS_DRIVERS (10), FAULTS_RIDERS (10),
-# FAULTS_LOCATION_DRIVERS (200), FAULTS_CLOCK_MODE (faketime | flag).
+# --tail S (after the heal, 95), --seeds "1 2 3" (with --all), --strict (exit 2 when an invariant fails).
+# Environment: FAULTS_DRIVERS (10), FAULTS_RIDERS (10), FAULTS_LOCATION_DRIVERS (200), FAULTS_CANARY_DRIVERS
+# (6), FAULTS_CLOCK_MODE (flag when the binary has --clock-offset-seconds, else faketime).
 # Each run writes DIR/<scenario>-seed<N>/: the clients' event logs, the samples, the database and Redis dumps,
 # check.json and report.md (scenario by invariant, pass or fail with the evidence); DIR/summary.md has one row
-# per run. The exit status is 0 even when invariants fail (that is a result); 1 when the suite itself broke.
+# per run. The exit status is 0 even when invariants fail (that is a result), 2 with --strict (and --short);
+# 1 when the suite itself broke.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
-ROOT=$(cd "$HERE/../.." && pwd)
+ROOT=${FAULTS_ROOT:-$(cd "$HERE/../.." && pwd)}
+# bash reads a script as it runs it, so an edit of these files during a run (an hour for --all) would change
+# the run under way: the suite runs from a copy of itself made at the start.
+if [ -z "${FAULTS_SNAPSHOT:-}" ]; then
+    FAULTS_SNAPSHOT=$(mktemp -d /tmp/hail-faults.XXXXXX) || { echo "faults: no temporary directory" >&2; exit 1; }
+    cp -r "$HERE"/*.sh "$HERE"/*.py "$FAULTS_SNAPSHOT"/
+    export FAULTS_SNAPSHOT FAULTS_ROOT=$ROOT
+    exec bash "$FAULTS_SNAPSHOT/run.sh" "$@"
+fi
+trap '[ "$HERE" = "$FAULTS_SNAPSHOT" ] && rm -rf "$FAULTS_SNAPSHOT"' EXIT
 source "$HERE/lib.sh"
 source "$HERE/cluster.sh"
 source "$HERE/nemesis.sh"
@@ -30,18 +43,26 @@ SEEDS=""
 FAULTS_SEED=1
 MODE=""
 CHOSEN=()
+STRICT=0
+# Seconds the fault waits, after the warm-up, for trips searching, assigned and on their way at once.
+SETTLE=30
+# The short form (make faults-short): a Redis pause, a PostgreSQL crash, one node cut from Redis, a clock ahead.
+SHORT=(redis-pause-30s pg-crash-restart node1-redis-dropped-30s node2-clock-plus-120s)
 while [ $# -gt 0 ]; do
     case "$1" in
     --scenario) CHOSEN+=("$2"); MODE=one; shift 2 ;;
     --all) MODE=all; shift ;;
+    # A shorter warm-up and settling, and a tail that ends just after the heal+80 s dump I5 reads.
+    --short) MODE=short; CHOSEN=("${SHORT[@]}"); STRICT=1; WARMUP=30; SETTLE=15; TAIL=85; OUT=${OUT_GIVEN:-$ROOT/.build/faults-short}; shift ;;
+    --strict) STRICT=1; shift ;;
     --seed) FAULTS_SEED=$2; shift 2 ;;
     --seeds) SEEDS=$2; shift 2 ;;
     --hail) HAIL=$(realpath "$2"); shift 2 ;;
-    --out) OUT=$2; shift 2 ;;
+    --out) OUT=$2; OUT_GIVEN=$2; shift 2 ;;
     --warmup) WARMUP=$2; shift 2 ;;
     --tail) TAIL=$2; shift 2 ;;
     --list) for s in "${SCENARIOS[@]}"; do IFS='|' read -r n d w <<<"$s"; printf '%-28s %3s s  %s\n' "$n" "$d" "$w"; done; exit 0 ;;
-    -h | --help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown option $1 (see --help)" >&2; exit 64 ;;
     esac
 done
@@ -51,6 +72,12 @@ done
 [ "$MODE" = all ] && mapfile -t CHOSEN < <(scenario_names)
 for s in "${CHOSEN[@]}"; do scenario_field "$s" 0 >/dev/null || die "no scenario '$s' (see --list)"; done
 [ -n "$SEEDS" ] || SEEDS=$FAULTS_SEED
+# A node's clock is offset by hail server's own test option when the binary has it (libfaketime costs the
+# node a third of a core and is no part of the product), else by libfaketime.
+if [ -z "${FAULTS_CLOCK_MODE:-}" ]; then
+    if grep -qaF -- --clock-offset-seconds "$HAIL"; then FAULTS_CLOCK_MODE=flag; else FAULTS_CLOCK_MODE=faketime; fi
+fi
+export FAULTS_CLOCK_MODE
 
 install_missing() {
     local missing=()
@@ -84,7 +111,7 @@ teardown() {
     bash "$HERE/topology.sh" down 2>/dev/null
     return 0
 }
-trap 'teardown' EXIT
+trap 'teardown; [ "$HERE" = "$FAULTS_SNAPSHOT" ] && rm -rf "$FAULTS_SNAPSHOT"' EXIT
 trap 'say "interrupted"; exit 130' INT TERM
 
 # Trips per state now, one line "state count" each.
@@ -118,13 +145,14 @@ print(json.dumps(dict(zip(vals[0::2], vals[1::2]))))')" >>"$RUN/dump-$tag-redis.
     echo "$(now) $tag" >>"$RUN/dumps.log"
 }
 
-# Canary: one short ride through node i (straight to the node, no balancer); logs like a rider's.
+# Canary: one short ride through node i (straight to the node, no balancer), in the canary drivers' area far
+# from the load; logs like a rider's.
 canary() {
     local i=$1 t
     t=$(cat "$RUN/clients/canary-n$i.token")
     echo "$EPOCHREALTIME canary-start node=n$i" >>"$RUN/clients/canary-n$i.log"
     timeout 90 ip netns exec "$NS_CLIENTS" "$HAIL" ride --server "http://$(node_addr "$i"):$NODE_PORT" --token "$t" \
-        --from 43.7380,7.4230 --to 43.7395,7.4260 --json --state "$RUN/clients/canary-n$i-$2.sqlite" </dev/null \
+        --from "$CANARY_FROM" --to "$CANARY_TO" --json --state "$RUN/clients/canary-n$i-$2.sqlite" </dev/null \
         2>>"$RUN/clients/canary-n$i.err" | stamp >>"$RUN/clients/canary-n$i.log"
     echo "$EPOCHREALTIME canary-exit node=n$i status=${PIPESTATUS[0]}" >>"$RUN/clients/canary-n$i.log"
 }
@@ -154,6 +182,7 @@ tail=$TAIL
 redis=${FAULTS_REDIS:-none}
 clock_mode=${FAULTS_CLOCK_MODE:-faketime}
 drivers=$FAULTS_DRIVERS
+canary_drivers=${FAULTS_CANARY_DRIVERS:-6}
 riders=$FAULTS_RIDERS
 location_drivers=$FAULTS_LOCATION_DRIVERS
 code=$(git -C "$ROOT" log -1 --format=%h -- Sources Package.swift 2>/dev/null)
@@ -173,15 +202,16 @@ ENV
     start_samplers
     start_probes
     start_drivers
+    start_canary_drivers
     start_riders
     start_trip_probes
     start_location_drivers $((WARMUP + duration + TAIL + 60))
     mark "load started"
     sleep "$WARMUP"
-    # The fault waits (at most 30 s more) until trips are searching, assigned and on their way at once, so
+    # The fault waits (at most SETTLE s more, 30 or 15 in the short form) until trips are searching, assigned and on their way at once, so
     # its window holds requests, accepts, starts, ends and cancels.
     local waited=0
-    while [ "$waited" -lt 30 ]; do
+    while [ "$waited" -lt "$SETTLE" ]; do
         local states
         states=$(trip_states | tr '\n' ' ')
         [[ "$states" == *searching* && "$states" == *driverAssigned* && "$states" == *onTrip* ]] && break
@@ -228,3 +258,28 @@ for seed in $SEEDS; do
 done
 python3 "$HERE/summary.py" "$OUT" || true
 say "done: $OUT/summary.md"
+[ "$STRICT" = 1 ] || exit 0
+# Strict: every run of this invocation must exist and hold every invariant it checks.
+broken=0 failed=0
+for seed in $SEEDS; do
+    for name in "${CHOSEN[@]}"; do
+        dir=$OUT/$name-seed$seed
+        if [ ! -f "$dir/check.json" ]; then
+            say "$name seed $seed: no result (the run broke); see $dir"
+            broken=1
+            continue
+        fi
+        bad=$(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+print(" ".join(k for k, v in r.items() if v["status"] == "fail"))' "$dir/check.json")
+        if [ -n "$bad" ]; then
+            say "$name seed $seed: FAILED $bad; see $dir/report.md"
+            failed=1
+        else
+            say "$name seed $seed: every invariant checked held; $dir/report.md"
+        fi
+    done
+done
+[ "$broken" = 1 ] && exit 1
+[ "$failed" = 1 ] && exit 2
+exit 0

@@ -22,6 +22,7 @@ SCENARIOS=(
     "node2-clock-plus-10s|60|node 2 restarted with its clock 10 s ahead for 60 s, then restarted on the true clock"
     "node1-pause-20s|20|node 1 stopped with SIGSTOP for 20 s"
     "node1-netem-60s|60|300 ms +- 100 ms delay and 5 % loss on node 1's link for 60 s (loss only where the kernel lacks sch_netem)"
+    "node1-killed-in-commit|26|PostgreSQL paused 4 s while node 1's commits queue, node 1 cut from it and SIGKILLed, PostgreSQL resumed; 26 s later the cut healed and node 1 restarted"
 )
 
 all_nodes() { local i; for i in "${NODES[@]}"; do "$@" "$i"; done; }
@@ -82,6 +83,26 @@ sc_node1-pause-20s_heal() { resume n1; }
 
 sc_node1-netem-60s_fault() { netem 1 300 100 5; }
 sc_node1-netem-60s_heal() { heal_node_net 1; }
+
+# A node that vanishes inside a trip commit (the review's F4c): with PostgreSQL stopped, node 1's statements
+# wait in its backends' sockets; node 1 is then cut from PostgreSQL (so its death sends PostgreSQL no FIN or
+# reset) and killed, and PostgreSQL resumed runs what was queued for a client that is gone. A transaction left
+# open there holds its row locks until something ends the session (a session timeout; TCP keepalive only after
+# hours): the checkers look for a session idle in a transaction, lock waiters that last, and acknowledged
+# changes missing. The cut lasts long enough (26 s) for an orphan to show; then node 1 comes back.
+sc_node1-killed-in-commit_fault() {
+    pause postgres
+    sleep 4
+    partition 1 postgres drop both
+    node_stop 1 -KILL
+    mark "node 1 cut from PostgreSQL and killed with PostgreSQL paused"
+    resume postgres
+}
+sc_node1-killed-in-commit_heal() {
+    heal_node_net 1
+    node_start 1
+    node_wait 1
+}
 
 scenario_names() { local s; for s in "${SCENARIOS[@]}"; do echo "${s%%|*}"; done; }
 scenario_field() {
