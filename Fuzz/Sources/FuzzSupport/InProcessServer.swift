@@ -36,11 +36,17 @@ public struct InProcessServer: Sendable {
         let clock = ManualClock()
         let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: secret))
         let tripCounter = TripCounter()
-        let services = await ServerServices.make(
-            configuration: ServerConfiguration(), tokens: tokens,
-            time: Timeline(clock: clock, origin: epoch), trips: MemoryTripStore(),
-            history: MemoryLocationHistoryStore(), random: SplitMix64(seed: 9),
-            newTripID: { tripCounter.next() })
+        let services: ServerServices
+        do {
+            services = try await ServerServices.make(
+                configuration: ServerConfiguration(), tokens: tokens,
+                time: Timeline(clock: clock, origin: epoch), trips: MemoryTripStore(),
+                history: MemoryLocationHistoryStore(), random: SplitMix64(seed: 9),
+                newTripID: { tripCounter.next() })
+        } catch {
+            // Every piece here is in memory, one process's: `make` refuses only a mix of shared and local state.
+            preconditionFailure("the fuzz server's in-memory services were refused: \(error)")
+        }
         return InProcessServer(
             clock: clock, services: services, api: HailAPI(services: services),
             streams: LiveStreams(services: services), tokens: tokens, tripCounter: tripCounter)
