@@ -1,3 +1,4 @@
+import HailNet
 import HailThreads
 import Synchronization
 
