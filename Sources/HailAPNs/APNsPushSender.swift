@@ -82,7 +82,7 @@ public actor APNsPushSender: PushSender {
     /// A sender reading tokens from `tokens`, counting in `metrics`, waiting on `time`.
     public init(
         configuration: Configuration, tokens: any PushTokenStore, metrics: ServerMetrics, time: Timeline,
-        log: (@Sendable (String) -> Void)? = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        log: (@Sendable (String) -> Void)? = { try? FileHandle.standardError.write(contentsOf: Data(($0 + "\n").utf8)) }
     ) {
         self.configuration = configuration
         self.tokens = tokens
@@ -95,7 +95,7 @@ public actor APNsPushSender: PushSender {
     /// The factory `ServerConfiguration.pushSender` takes, so the server builds the sender on its own stores.
     public static func factory(
         _ configuration: Configuration,
-        log: (@Sendable (String) -> Void)? = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        log: (@Sendable (String) -> Void)? = { try? FileHandle.standardError.write(contentsOf: Data(($0 + "\n").utf8)) }
     ) -> PushSenderFactory {
         { context in
             APNsPushSender(

@@ -67,7 +67,9 @@ public final class RedisTripBus: TripBus {
     /// `log` gets one line when publishing starts failing and one when it recovers.
     public init(
         endpoint: RedisEndpoint, prefix: String = "",
-        log: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
+        log: @escaping @Sendable (String) -> Void = {
+            try? FileHandle.standardError.write(contentsOf: Data(($0 + "\n").utf8))
+        }
     ) throws {
         self.log = log
         var fds: [Int32] = [0, 0]

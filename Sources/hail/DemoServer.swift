@@ -42,7 +42,9 @@ final class DemoServer: Sendable {
             source.resume()
         }
         while true {
-            do { try await current.run() } catch { FileHandle.standardError.write(Data("hail demo: \(error)\n".utf8)) }
+            do { try await current.run() } catch {
+                try? FileHandle.standardError.write(contentsOf: Data("hail demo: \(error)\n".utf8))
+            }
             // Stopped by a restart: go on with the new server; by a signal: done.
             let restart = state.withLock { $0.stopping ? nil : $0.restarting }
             guard let restart else { break }

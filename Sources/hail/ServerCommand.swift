@@ -341,7 +341,9 @@ enum Signals {
         hangUp.setEventHandler { reloadFlags(server.services) }
         hangUp.resume()
         defer { hangUp.cancel() }
-        do { try await server.run() } catch { FileHandle.standardError.write(Data("hail server: \(error)\n".utf8)) }
+        do { try await server.run() } catch {
+            try? FileHandle.standardError.write(contentsOf: Data("hail server: \(error)\n".utf8))
+        }
         for source in sources { source.cancel() }
         let status: Int32
         if await drain.phase != .serving {
@@ -360,7 +362,7 @@ enum Signals {
         line["event"] = event
         line["at"] = (try? WireDate.format(time.now())) ?? ""
         let data = (try? JSONSerialization.data(withJSONObject: line, options: [.sortedKeys])) ?? Data()
-        FileHandle.standardError.write(data + Data("\n".utf8))
+        try? FileHandle.standardError.write(contentsOf: data + Data("\n".utf8))
     }
 }
 
@@ -382,6 +384,6 @@ extension Signals {
             fields["kept"] = "the flags in force"
         }
         let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data()
-        FileHandle.standardError.write(data + Data("\n".utf8))
+        try? FileHandle.standardError.write(contentsOf: data + Data("\n".utf8))
     }
 }

@@ -28,14 +28,14 @@ let rest = Array(arguments.dropFirst())
 let wantsHelp = rest.contains("--help") || rest.contains("-h")
 
 func fail(_ message: String, usage: String) -> Never {
-    FileHandle.standardError.write(Data("hail \(command ?? ""): \(message)\n\n\(usage)\n".utf8))
+    try? FileHandle.standardError.write(contentsOf: Data("hail \(command ?? ""): \(message)\n\n\(usage)\n".utf8))
     exit(64)
 }
 
 /// Prints why `error` stopped the command: with the usage when the options were wrong.
 func fail(_ error: UsageError, usage: String) -> Never {
     guard error.isUsage else {
-        FileHandle.standardError.write(Data("hail \(command ?? ""): \(error.message)\n".utf8))
+        try? FileHandle.standardError.write(contentsOf: Data("hail \(command ?? ""): \(error.message)\n".utf8))
         exit(error.status)
     }
     fail(error.message, usage: usage)
@@ -95,12 +95,13 @@ case "walkthrough":
 case nil, "help", "--help", "-h":
     print(usage)
 case let other?:
-    FileHandle.standardError.write(Data("hail: unknown command '\(other)'\n\n\(usage)\n".utf8))
+    try? FileHandle.standardError.write(contentsOf: Data("hail: unknown command '\(other)'\n\n\(usage)\n".utf8))
     exit(64)
 }
 
 /// Writes a line to standard output at once, unbuffered even into a pipe, so a supervisor or a test
-/// sees "listening on ..." as it happens.
+/// sees "listening on ..." as it happens. A reader that has gone away costs the line, not the process (the
+/// non-throwing `write(_:)` traps on `EPIPE`, and libwebsockets ignores `SIGPIPE`).
 func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
 }

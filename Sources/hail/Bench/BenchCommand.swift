@@ -224,7 +224,7 @@ enum BenchCommand {
 
     /// A run that could not happen: message on stderr, exit status 1 (usage mistakes exit 64).
     static func failed(_ failure: BenchError) -> Never {
-        FileHandle.standardError.write(Data("hail bench: \(failure.description)\n".utf8))
+        try? FileHandle.standardError.write(contentsOf: Data("hail bench: \(failure.description)\n".utf8))
         exit(1)
     }
 }

@@ -127,7 +127,7 @@ final class RideSession {
     private func note(_ text: String) { Self.note(text) }
 
     static func note(_ text: String) {
-        FileHandle.standardError.write(Data("hail ride: \(text)\n".utf8))
+        try? FileHandle.standardError.write(contentsOf: Data("hail ride: \(text)\n".utf8))
     }
 
     static func fail(_ message: String, status: Int32) -> Int32 {
