@@ -1,0 +1,96 @@
+import Foundation
+import HailCore
+import HailProtocol
+import HailTestSupport
+import HailTime
+import Synchronization
+import Testing
+
+@testable import HailDriver
+
+/// The driver stream while the server's storage is paused: the server takes every socket and closes it at once
+/// with 1013, and the loop must back off rather than start over at each connect.
+@Suite("DriverStreamLoop: a server that closes every stream with 1013")
+@MainActor
+struct StreamOutageBackoffTests {
+    /// A channel whose every connection says hello, stays up `upFor` seconds of the timeline, and ends with
+    /// `closeCode` (nil: a drop); with 0 and 1013 it is a node whose Redis is paused (its bus subscription ends
+    /// at once).
+    final class ClosingChannel: DriverChannel {
+        private let count = Mutex(0)
+        private let upFor: TimeInterval
+        private let closeCode: UInt16?
+        private let timeline: Timeline
+
+        init(upFor: TimeInterval, closeCode: UInt16?, timeline: Timeline) {
+            self.upFor = upFor
+            self.closeCode = closeCode
+            self.timeline = timeline
+        }
+
+        /// How many connections were opened.
+        var connects: Int { count.withLock { $0 } }
+
+        func connect() async throws -> AsyncStream<DriverServerFrame> {
+            count.withLock { $0 += 1 }
+            let (frames, continuation) = AsyncStream.makeStream(of: DriverServerFrame.self)
+            continuation.yield(.hello(serverTime: timeline.now()))
+            guard upFor > 0 else {
+                continuation.finish()
+                return frames
+            }
+            let timeline = self.timeline
+            let until = timeline.now().addingTimeInterval(upFor)
+            Task {
+                try? await timeline.sleep(until: until)
+                continuation.finish()
+            }
+            return frames
+        }
+
+        func send(_ batch: LocationBatch) async throws {}
+
+        func disconnect() async {}
+
+        func lastServerClose() async -> UInt16? { closeCode }
+    }
+
+    let clock = ManualClock()
+    var timeline: Timeline { Timeline(clock: clock, origin: Date(timeIntervalSince1970: 1_800_000_000)) }
+
+    /// Runs a loop on `channel` for `seconds` of the manual clock, a quarter second at a time (exactly one task,
+    /// the loop's backoff or the channel's open stream, sleeps at any time); the times the stream was lost.
+    func run(_ channel: ClosingChannel, seconds: Int) async -> Int {
+        let loop = DriverStreamLoop(
+            channel: channel, backoff: .standard, timeline: timeline, random: DriverRandom(SplitMix64(seed: 1)))
+        var lost = 0
+        let task = Task { await loop.run { if case .lost = $0 { lost += 1 } } }
+        for _ in 0..<(seconds * 4) {
+            await clock.sleepers(atLeast: 1)
+            clock.advance(by: .milliseconds(250))
+        }
+        await clock.sleepers(atLeast: 1)
+        task.cancel()
+        await task.value
+        return lost
+    }
+
+    /// A minute of a paused Redis: with the standard backoff (1 s doubling to 30 s, equal jitter, seed 1) the app
+    /// connects 7 times, where starting over at each connect made it 68 connects (one every 0.5-1 s), each with
+    /// the requests a reconnect brings.
+    @Test func aMinuteOfTryAgainLaterClosesConnectsAtTheBackoffNotTwiceASecond() async {
+        let channel = ClosingChannel(upFor: 0, closeCode: WebSocketCloseCode.tryAgainLater.rawValue, timeline: timeline)
+        let lost = await run(channel, seconds: 60)
+        #expect(channel.connects == 7)
+        #expect(lost == 7)
+    }
+
+    /// A stream that stayed up (20 s here) and then dropped is a fresh drop: the backoff starts over, and the app
+    /// is back within a second each time rather than waiting out a growing backoff.
+    @Test func aStreamThatStayedUpStartsTheBackoffOver() async {
+        let channel = ClosingChannel(upFor: 20, closeCode: nil, timeline: timeline)
+        let lost = await run(channel, seconds: 120)
+        #expect(channel.connects == 6)
+        #expect(lost == 5)
+    }
+}
