@@ -8,17 +8,14 @@ import HailProcess
 /// root, touches nothing of a system nginx, and is gone after `stop`.
 final class NginxReference: Sendable {
     /// The port it listens on (127.0.0.1).
-    let port: Int
+    var port: Int { nginx.port }
     /// `nginx -v`'s version line.
     let version: String
-    private let master: ChildProcess
-    private let directory: URL
+    private let nginx: ThrowawayNginx
 
-    private init(port: Int, version: String, master: ChildProcess, directory: URL) {
-        self.port = port
+    private init(version: String, nginx: ThrowawayNginx) {
         self.version = version
-        self.master = master
-        self.directory = directory
+        self.nginx = nginx
     }
 
     /// The body every request gets, the same bytes as Hail's `/healthz`.
@@ -57,59 +54,16 @@ final class NginxReference: Sendable {
 
     /// Starts nginx and waits until it answers; throws saying what to install when nginx is missing.
     static func start() async throws(BenchError) -> NginxReference {
-        guard
-            let nginx = ExternalCommand.find("nginx")
-                ?? ["/usr/sbin/nginx", "/usr/local/sbin/nginx"].first(
-                    where: { FileManager.default.isExecutableFile(atPath: $0) })
-        else {
-            throw BenchError(
-                "nginx is needed as the reference (Debian: apt-get install nginx; scripts/setup.sh installs it)")
-        }
-        guard let port = try? ServerChild.freeLoopbackPort() else {
-            throw BenchError("no free loopback port for the reference nginx")
-        }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "hail-bench-nginx-\(UUID().uuidString)", isDirectory: true)
-        let configFile = directory.appendingPathComponent("nginx.conf")
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try Data(configuration(port: port, directory: directory.path).utf8).write(to: configFile)
-        } catch {
-            try? FileManager.default.removeItem(at: directory)
-            throw BenchError("cannot write the reference nginx's configuration in \(directory.path): \(error)")
-        }
-        let version = await ExternalCommand.run(nginx, ["-v"], includeErrors: true).output
+        let nginx = try await ThrowawayNginx.start(
+            role: "the reference nginx",
+            missing: "nginx is needed as the reference (Debian: apt-get install nginx; scripts/setup.sh installs it)",
+            directoryPrefix: "hail-bench-nginx", probePath: "/",
+            configuration: { configuration(port: $0, directory: $1) })
+        let version = await ExternalCommand.run(nginx.executable, ["-v"], includeErrors: true).output
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        let master: ChildProcess
-        do {
-            // -e: the error log before the configuration is read, which would otherwise be /var/log/nginx's.
-            master = try ChildProcess.start(
-                nginx,
-                [
-                    "-p", directory.path, "-e", directory.appendingPathComponent("error.log").path, "-c",
-                    configFile.path,
-                ])
-        } catch {
-            try? FileManager.default.removeItem(at: directory)
-            throw BenchError("cannot start nginx: \(error)")
-        }
-        ChildProcesses.started(master.pid)
-        let reference = NginxReference(port: port, version: version, master: master, directory: directory)
-        let endpoint = HTTPEndpoint(address: "127.0.0.1", port: port, authority: "127.0.0.1:\(port)")
-        for _ in 0..<100 {
-            if await EdgeProbe.status(of: "GET", "/", on: endpoint) == 200 { return reference }
-            if !master.isRunning { break }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        let log = (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
-        await reference.stop()
-        throw BenchError("the reference nginx did not answer on port \(port) within 5 s: \(log.suffix(400))")
+        return NginxReference(version: version, nginx: nginx)
     }
 
-    /// Stops nginx (SIGTERM to the master, which stops its workers) and removes its directory.
-    func stop() async {
-        _ = await master.stop()
-        ChildProcesses.stopped(master.pid)
-        try? FileManager.default.removeItem(at: directory)
-    }
+    /// Stops nginx and removes its directory.
+    func stop() async { await nginx.stop() }
 }

@@ -7,15 +7,10 @@ import HailProcess
 /// node busy with a reconnect storm is never marked down), its own directory.
 final class RestartFront: Sendable {
     /// The port it listens on (127.0.0.1).
-    let port: Int
-    private let master: ChildProcess
-    private let directory: URL
+    var port: Int { nginx.port }
+    private let nginx: ThrowawayNginx
 
-    private init(port: Int, master: ChildProcess, directory: URL) {
-        self.port = port
-        self.master = master
-        self.directory = directory
-    }
+    private init(nginx: ThrowawayNginx) { self.nginx = nginx }
 
     /// How long nginx leaves a node alone after a refused connect (`fail_timeout`, with `max_fails=1`).
     static let failTimeout = Duration.seconds(2)
@@ -64,55 +59,18 @@ final class RestartFront: Sendable {
 
     /// Starts nginx before `upstreams` and waits until it answers `/healthz` through them.
     static func start(upstreams: [Int], connections: Int) async throws(BenchError) -> RestartFront {
-        guard
-            let nginx = ExternalCommand.find("nginx")
-                ?? ["/usr/sbin/nginx", "/usr/local/sbin/nginx"].first(
-                    where: { FileManager.default.isExecutableFile(atPath: $0) })
-        else { throw BenchError("nginx is needed as the front (Debian: apt-get install nginx)") }
-        guard let port = try? ServerChild.freeLoopbackPort() else { throw BenchError("no free port for nginx") }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "hail-bench-front-\(UUID().uuidString)", isDirectory: true)
-        let configFile = directory.appendingPathComponent("nginx.conf")
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let text = configuration(
-                port: port, upstreams: upstreams, connections: connections, directory: directory.path)
-            try Data(text.utf8).write(to: configFile)
-        } catch {
-            try? FileManager.default.removeItem(at: directory)
-            throw BenchError("cannot write the front's configuration in \(directory.path): \(error)")
-        }
-        let master: ChildProcess
-        do {
-            master = try ChildProcess.start(
-                nginx,
-                [
-                    "-p", directory.path, "-e", directory.appendingPathComponent("error.log").path, "-c",
-                    configFile.path,
-                ])
-        } catch {
-            try? FileManager.default.removeItem(at: directory)
-            throw BenchError("cannot start nginx: \(error)")
-        }
-        ChildProcesses.started(master.pid)
-        let front = RestartFront(port: port, master: master, directory: directory)
-        for _ in 0..<100 {
-            if await EdgeProbe.status(of: "GET", "/healthz", on: front.endpoint) == 200 { return front }
-            if !master.isRunning { break }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        let log = (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
-        await front.stop()
-        throw BenchError("the front nginx did not answer on port \(port) within 5 s: \(log.suffix(400))")
+        let nginx = try await ThrowawayNginx.start(
+            role: "the front nginx", missing: "nginx is needed as the front (Debian: apt-get install nginx)",
+            directoryPrefix: "hail-bench-front", probePath: "/healthz",
+            configuration: {
+                configuration(port: $0, upstreams: upstreams, connections: connections, directory: $1)
+            })
+        return RestartFront(nginx: nginx)
     }
 
     /// Where clients connect.
-    var endpoint: HTTPEndpoint { HTTPEndpoint(address: "127.0.0.1", port: port, authority: "127.0.0.1:\(port)") }
+    var endpoint: HTTPEndpoint { nginx.endpoint }
 
     /// Stops nginx and removes its directory.
-    func stop() async {
-        _ = await master.stop()
-        ChildProcesses.stopped(master.pid)
-        try? FileManager.default.removeItem(at: directory)
-    }
+    func stop() async { await nginx.stop() }
 }
