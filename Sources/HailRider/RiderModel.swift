@@ -117,6 +117,13 @@ public final class RiderModel {
     /// The server's clock minus the phone's, in seconds, from the stream's hello and REST answers (0 before any).
     public var serverClockOffset: TimeInterval { serverClock.offset }
 
+    /// The 4-digit code to tell the driver at the pickup, until the trip starts; nil when the trip needs none (the
+    /// rider asked for none and their cohort does not require one).
+    public var pickupPIN: String? {
+        guard let trip, [.searching, .driverAssigned, .driverArrived].contains(trip.state) else { return nil }
+        return trip.pickupPIN
+    }
+
     /// The server's clock now, by the phone's clock corrected with the measured offset.
     public var serverNow: Date { serverClock.serverNow(deviceNow: timeline.now()) }
 
@@ -161,7 +168,10 @@ public final class RiderModel {
 
     /// One "Request" tap: one idempotency key, reused on every retry (1 s, then 2 s), so one tap makes
     /// at most one trip. A second tap while this one is in flight, or with a trip active, does nothing.
-    public func requestRide(pickup: Coordinate, dropoff: Coordinate, product: ProductID) async {
+    /// With `requirePickupPIN`, the driver must enter the trip's PIN (`pickupPIN`) to start it.
+    public func requestRide(
+        pickup: Coordinate, dropoff: Coordinate, product: ProductID, requirePickupPIN: Bool = false
+    ) async {
         guard !isRequesting, !machine.isActive else { return }
         isRequesting = true
         problem = nil
@@ -170,7 +180,8 @@ public final class RiderModel {
             isRequesting = false
             stepTaken()
         }
-        let request = TripRequest(pickup: pickup, dropoff: dropoff, productID: product)
+        let request = TripRequest(
+            pickup: pickup, dropoff: dropoff, productID: product, requirePickupPIN: requirePickupPIN ? true : nil)
         let key = UUID()
         let answer = await withRetries(failure: .requestFailed) {
             try await self.api.requestTrip(request, idempotencyKey: key)

@@ -80,6 +80,7 @@ struct SimRun {
         }
         let report = simulation.measuredReport(map: mapName)
         say(report.summary)
+        say(Self.pickupGuardLine(server.services.metrics.registry))
         if let reportPath {
             try Self.write(report, timeline: timeline, to: reportPath)
         }
@@ -89,6 +90,18 @@ struct SimRun {
         if let keptDatabasePath { say("Database kept at \(keptDatabasePath).") }
         _ = cityTask
         return report
+    }
+
+    /// The pickup position check's refusals over the whole run (warm-up included): a simulated car taps "arrived"
+    /// and "started" only where it truly is at the pickup, so every one of them is a false refusal.
+    static func pickupGuardLine(_ registry: MetricsRegistry) -> String {
+        let refused = { (kind: String) in
+            Int(
+                registry.total(
+                    "hail_proposals_refused_total", matching: ["kind": kind, "reason": "too_far_from_pickup"]))
+        }
+        return "Pickup position check: \(refused("arrived")) arrived and \(refused("started")) started refused as "
+            + "too far from the pickup (false refusals: the cars tap them at the pickup)."
     }
 
     /// Writes the report: JSON at `path`, or for a path ending in `.html` the page with its plots there and

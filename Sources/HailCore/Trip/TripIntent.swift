@@ -1,7 +1,7 @@
 /// Something a party wants to happen to a trip. The trip rules decide whether it may.
 public enum TripIntent: Sendable, Hashable {
-    /// A rider asks for a ride; the server has chosen the new trip's id.
-    case request(TripRequest, tripID: String)
+    /// A rider asks for a ride; the server has chosen the new trip's id, and its pickup PIN when one is required.
+    case request(TripRequest, tripID: String, pickupPIN: String? = nil)
     /// The offered driver accepts; the server attaches their card and first ETA.
     case offerAccepted(Driver, etaSeconds: Int?)
     /// The assigned driver gives the trip up: back to searching before pickup, cancelled at the pickup.

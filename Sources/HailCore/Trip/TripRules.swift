@@ -14,8 +14,8 @@ public enum TripRules {
         by actor: TripActor,
         on record: TripRecord?
     ) -> Result<TripRecord, TripRejection> {
-        if case .request(let request, let tripID) = intent {
-            return create(request, tripID: tripID, by: actor, existing: record)
+        if case .request(let request, let tripID, let pickupPIN) = intent {
+            return create(request, tripID: tripID, pickupPIN: pickupPIN, by: actor, existing: record)
         }
         guard let record else { return .failure(TripRejection(.conflict, "there is no trip to change")) }
         if let refusal = authorize(intent, by: actor, on: record) { return .failure(refusal) }
@@ -25,6 +25,7 @@ public enum TripRules {
     private static func create(
         _ request: TripRequest,
         tripID: String,
+        pickupPIN: String?,
         by actor: TripActor,
         existing: TripRecord?
     ) -> Result<TripRecord, TripRejection> {
@@ -38,15 +39,19 @@ public enum TripRules {
         if let problem = request.dropoff.validationProblem {
             return .failure(TripRejection(.invalid, "dropoff: \(problem.message)"))
         }
+        if let pickupPIN, !PickupPIN.isWellFormed(pickupPIN) {
+            return .failure(TripRejection(.invalid, "a pickup PIN is 4 digits"))
+        }
         let trip = Trip(
             id: tripID,
             state: .searching,
             pickup: request.pickup,
             dropoff: request.dropoff,
             productID: request.productID,
-            version: 1
+            version: 1,
+            requiresPickupPIN: pickupPIN == nil ? nil : true
         )
-        return .success(TripRecord(trip: trip, riderID: riderID))
+        return .success(TripRecord(trip: trip, riderID: riderID, pickupPIN: pickupPIN))
     }
 
     /// The role and ownership checks; nil when `actor` may send `intent` for this trip.
@@ -125,6 +130,8 @@ public enum TripRules {
         // Every state change must be one the shared table allows; a mismatch is a bug in this file.
         assert(next.state == state || TripTransitions.isAllowed(from: state, to: next.state))
         next.version = record.trip.version + 1
-        return .success(TripRecord(trip: next, riderID: record.riderID))
+        var changed = record
+        changed.trip = next
+        return .success(changed)
     }
 }

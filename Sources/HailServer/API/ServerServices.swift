@@ -282,3 +282,11 @@ public struct ServerServices: Sendable {
         }
     }
 }
+
+extension ServerServices {
+    /// A new pickup PIN from the system's generator: a code the driver must not be able to guess.
+    public func newPickupPIN() -> String {
+        var random = SystemRandomNumberGenerator()
+        return PickupPIN.make(using: &random)
+    }
+}
