@@ -265,7 +265,10 @@ public struct ServerServices: Sendable {
                     points.map { TraceFix(coordinate: $0.coordinate, heading: $0.heading, speed: $0.speed) })
                     ?? points.map(\.coordinate).pathLength)
                 : estimator.distance(from: record.trip.pickup, to: record.trip.dropoff)
-            let started = try await trips.events(tripID: tripID).last { $0.intent == "started" }?.at
+            // `started:unverified` is a start too: logged so when no fresh fix could confirm the car's position.
+            let started = try await trips.events(tripID: tripID).last {
+                $0.intent == "started" || $0.intent == "started:unverified"
+            }?.at
             let duration = started.map { time.now().timeIntervalSince($0) } ?? 0
             guard
                 let fare = pricing.fare(for: record.trip.productID, distanceMeters: distance, durationSeconds: duration)

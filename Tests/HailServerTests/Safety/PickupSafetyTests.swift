@@ -203,5 +203,10 @@ struct PickupSafetyTests {
             await h.call("POST", "/v1/trips/trip-1/events", token: driver, json: Self.event("started")).status == 200)
         let audit = try await h.services.trips.events(tripID: "trip-1").map(\.intent)
         #expect(audit == ["request", "offerAccepted", "arrived:unverified", "started:unverified"])
+        // An unverified start is still when the fare's time began.
+        h.advance(seconds: 120)
+        let ended = await h.call("POST", "/v1/trips/trip-1/events", token: driver, json: Self.event("ended"))
+        #expect(ended.status == 200)
+        #expect(try h.trip(from: ended).receipt?.durationSeconds == 120)
     }
 }
