@@ -31,7 +31,7 @@ public struct ScaledBackends: Sendable {
     private let closers: [@Sendable () -> Void]
 
     /// Opens the backends: `postgresURL` (a libpq URI) or else SQLite at `databasePath`, and `redisURL`
-    /// (`redis://host:port/db`) or else the in-process bus, grid index, offers and ingest state; `prefix`
+    /// (`redis://host:port/db`, `rediss://` over TLS, see `RedisEndpoint.init(url:)`) or else the in-process bus, grid index, offers and ingest state; `prefix`
     /// goes before every Redis key and channel (tests isolate with it). `backendTimeout`, when given, is how
     /// long a caller waits for PostgreSQL and for Redis (unless the Redis URL sets `timeout`); the other waits
     /// are `postgresTimeouts`' and the URLs' (see docs/DEPLOY.md, "Timeouts").
@@ -95,7 +95,7 @@ public struct ScaledBackends: Sendable {
             ingestState = RedisDriverIngestStore(client: client, prefix: redisPrefix + "hail:ingest")
             searchLeases = RedisSearchLeases(client: client, prefix: redisPrefix + "hail:searches")
             clockReference = RedisClockReference(client: client)
-            parts.append("Redis \(endpoint.host):\(endpoint.port)")
+            parts.append("Redis \(endpoint.summary)")
             probes.append(BackendProbe(name: "redis") { try await client.ping() })
         } else {
             (bus, geo) = (InProcessTripBus(), MemoryGeoIndex())
