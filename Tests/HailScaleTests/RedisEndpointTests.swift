@@ -87,4 +87,16 @@ struct RedisEndpointTests {
         }
         #expect(error?.message == "the password_file \(path) may be read by others (mode 644): chmod 600 it")
     }
+
+    @Test func theACLUserThatDEPLOYPrintsHasExactlyRedisACLsRules() throws {
+        let deploy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("docs/DEPLOY.md")
+        let text = try String(contentsOf: deploy, encoding: .utf8)
+        let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("user hail on ") })
+        #expect(line.split(separator: " ").dropFirst(4).map(String.init) == RedisACL.rules())
+        #expect(
+            RedisACL.rules(prefix: "p:").prefix(5) == [
+                "resetkeys", "~p:hail:*", "resetchannels", "&p:trip:*", "&p:driver:*",
+            ])
+    }
 }
