@@ -166,7 +166,7 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// The keywords the URL sets and their values (libpq's parse: no defaults, no environment).
-    private static func keywords(of url: String) throws -> [String: String] {
+    static func keywords(of url: String) throws -> [String: String] {
         var error: UnsafeMutablePointer<CChar>?
         guard let parsed = PQconninfoParse(url, &error) else {
             // libpq's message quotes no part of the URL, so it never carries the password.

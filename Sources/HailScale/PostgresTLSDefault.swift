@@ -10,12 +10,25 @@ enum PostgresTLSDefault {
     /// The parameters to hand libpq before the URL's own, for a URL whose parsed keywords are `keywords`.
     static func parameters(keywords: [String: String], environment: [String: String]) -> [(String, String)] {
         if keywords["sslmode"] != nil || environment["PGSSLMODE"] != nil { return [] }
+        return isRemote(keywords: keywords, environment: environment) ? [("sslmode", "verify-full")] : []
+    }
+
+    /// The `sslmode` a connection with these keywords uses: the URL's, else `PGSSLMODE`, else Hail's default.
+    static func mode(keywords: [String: String], environment: [String: String]) -> String {
+        keywords["sslmode"] ?? environment["PGSSLMODE"]
+            ?? (isRemote(keywords: keywords, environment: environment) ? "verify-full" : "prefer")
+    }
+
+    /// The hosts libpq will try, as named: the URL's `host` and `hostaddr`, else `PGHOST` (none: the local socket).
+    static func hosts(keywords: [String: String], environment: [String: String]) -> [String] {
         var named = [keywords["host"], keywords["hostaddr"]].compactMap { $0 }
-        // Without a host in the URL, libpq connects to PGHOST's, else to the local socket.
         if named.isEmpty, let fromEnvironment = environment["PGHOST"] { named = [fromEnvironment] }
-        let hosts = named.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }.map(String.init)
-        if hosts.allSatisfy(isLocal) { return [] }
-        return [("sslmode", "verify-full")]
+        return named.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }.map(String.init)
+    }
+
+    /// True when any of the hosts is off this machine.
+    static func isRemote(keywords: [String: String], environment: [String: String]) -> Bool {
+        !hosts(keywords: keywords, environment: environment).allSatisfy(isLocal)
     }
 
     /// True for a Unix socket directory, `localhost`, 127.0.0.0/8 and ::1.

@@ -172,6 +172,9 @@ enum ServerCommand {
                     tokens: TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret)), time: time)
                 server = try await BackendServer.start(services: services, options: options)
                 storage = backends.summary
+                for warning in backends.warnings {
+                    try? FileHandle.standardError.write(contentsOf: Data("hail server: warning: \(warning)\n".utf8))
+                }
             } else {
                 server = try await BackendServer.start(options, time: time)
             }
