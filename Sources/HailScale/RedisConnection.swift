@@ -125,10 +125,9 @@ final class RedisConnection: @unchecked Sendable {
         guard hello.count > 0 else { return stream }
         // One round trip: a refused AUTH makes the SELECT after it fail too, and the AUTH's answer is read first.
         let replies = try pipeline(hello)
-        if endpoint.credentials != nil, case .error(let message) = replies[0] {
+        if let credentials = endpoint.credentials, case .error(let message) = replies[0] {
             close()
-            throw RedisError.authentication(
-                "\(endpoint.host):\(endpoint.port) refused \(endpoint.credentials!): \(message)")
+            throw RedisError.authentication("\(endpoint.host):\(endpoint.port) refused \(credentials): \(message)")
         }
         do { _ = try replies.last!.checked() } catch {
             close()
