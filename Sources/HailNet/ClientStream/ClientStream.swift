@@ -78,7 +78,7 @@ public final class ClientStream {
                 guard written > 0 else { throw tlsFailure(session, written, sending: true) }
                 offset += Int(written)
             } else {
-                let written = send(descriptor, rest.baseAddress, rest.count, Int32(MSG_NOSIGNAL))
+                let written = send(descriptor, rest.baseAddress, rest.count, Self.noSignal)
                 if written < 0 {
                     if errno == EINTR { continue }
                     throw socketFailure(sending: true)
@@ -116,6 +116,15 @@ public final class ClientStream {
         session = nil
         if descriptor >= 0 { closeSocket(descriptor) }
         descriptor = -1
+    }
+
+    /// `send`'s flag for "a closed peer is an error, not SIGPIPE" (Darwin has none: its socket has `SO_NOSIGPIPE`).
+    private static var noSignal: Int32 {
+        #if os(Linux)
+            Int32(MSG_NOSIGNAL)
+        #else
+            0
+        #endif
     }
 
     private func socketFailure(sending: Bool) -> ClientStreamError {

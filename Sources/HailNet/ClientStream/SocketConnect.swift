@@ -31,11 +31,14 @@ enum SocketConnect {
         var next: UnsafeMutablePointer<addrinfo>? = list
         while let address = next {
             next = address.pointee.ai_next
-            let descriptor = socket(address.pointee.ai_family, address.pointee.ai_socktype | flags, 0)
+            let descriptor = socket(address.pointee.ai_family, address.pointee.ai_socktype, 0)
             guard descriptor >= 0 else {
                 reason = String(cString: strerror(errno))
                 continue
             }
+            // Non-blocking for the connect's deadline; not inherited by a child process.
+            _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
             switch attempt(descriptor, address.pointee, until: deadline) {
             case .connected:
                 return descriptor
@@ -49,14 +52,6 @@ enum SocketConnect {
         }
         if timedOut { throw ClientStreamError(.timedOut, "\(peer): no connection within \(timeout.secondsText) s") }
         throw ClientStreamError(.unreachable, "\(peer): \(reason)")
-    }
-
-    private static var flags: Int32 {
-        #if canImport(Glibc)
-            Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue)
-        #else
-            0
-        #endif
     }
 
     private enum Attempt {
@@ -113,12 +108,17 @@ enum SocketConnect {
         _ = setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &time, timeSize)
         _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &time, timeSize)
         let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
-        let options: [(Int32, Int32, Int32)] = [
-            (Int32(IPPROTO_TCP), TCP_NODELAY, 1), (SOL_SOCKET, SO_KEEPALIVE, 1),
-            (Int32(IPPROTO_TCP), TCP_KEEPIDLE, 15), (Int32(IPPROTO_TCP), TCP_KEEPINTVL, 5),
-            (Int32(IPPROTO_TCP), TCP_KEEPCNT, 3),
-            (Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, Int32(clamping: milliseconds * 3 + 1)),
-        ]
+        var options: [(Int32, Int32, Int32)] = [(Int32(IPPROTO_TCP), TCP_NODELAY, 1), (SOL_SOCKET, SO_KEEPALIVE, 1)]
+        #if os(Linux)
+            options += [
+                (Int32(IPPROTO_TCP), TCP_KEEPIDLE, 15), (Int32(IPPROTO_TCP), TCP_KEEPINTVL, 5),
+                (Int32(IPPROTO_TCP), TCP_KEEPCNT, 3),
+                (Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, Int32(clamping: milliseconds * 3 + 1)),
+            ]
+        #else
+            _ = milliseconds
+            options.append((SOL_SOCKET, SO_NOSIGPIPE, 1))
+        #endif
         for (level, name, value) in options {
             var value = value
             _ = setsockopt(descriptor, level, name, &value, socklen_t(MemoryLayout<Int32>.size))
