@@ -87,6 +87,29 @@ struct RedisTLSTests {
         #expect(await RedisTests.first(1, of: after) == [message])
     }
 
+    @Test func aPausedRedisEndsTheStreamsOverTLSAsItDoesInPlainTCP() async throws {
+        // The subscriber's PING after a quiet second, unanswered for the URL's timeout, ends the streams: the
+        // TLS stream keeps SubscriberWatch's deadline, it does not sit in a read of its own.
+        let certificates = try await TestCertificates.make()
+        defer { certificates.remove() }
+        let redis = try await Self.server(certificates)
+        defer {
+            redis.resume()
+            redis.stop()
+        }
+        let bus = try RedisTripBus(
+            endpoint: try RedisEndpoint(
+                url: Self.url(redis, query: "cacert=\(certificates.caFile)&timeout=0.5")), prefix: Self.prefix)
+        defer { bus.close() }
+        let subscription = await bus.subscribe(to: .trip("t-3"))
+        redis.pause()
+        let ended = await withDeadline(30) { () async -> Bool? in
+            for await _ in subscription.messages {}
+            return true
+        }
+        #expect(ended == true)
+    }
+
     @Test func aWrongPasswordIsAClearStartupErrorThatNeverShowsThePassword() async throws {
         let certificates = try await TestCertificates.make()
         defer { certificates.remove() }

@@ -57,6 +57,12 @@ public final class PrivateTLSRedis: Sendable {
             ] + command)
     }
 
+    /// SIGSTOP: Redis keeps every connection open and answers nothing (its kernel still acknowledges).
+    public func pause() { process.withLock { $0 }?.send(SIGSTOP) }
+
+    /// SIGCONT: Redis answers again.
+    public func resume() { process.withLock { $0 }?.send(SIGCONT) }
+
     /// Stops the server and deletes its directory.
     public func stop() {
         if let child = process.withLock({ $0 }), child.isRunning {
