@@ -169,10 +169,10 @@ public final class PostgresConnection: @unchecked Sendable {
     static func keywords(of url: String) throws -> [String: String] {
         var error: UnsafeMutablePointer<CChar>?
         guard let parsed = PQconninfoParse(url, &error) else {
-            // libpq's message quotes no part of the URL, so it never carries the password.
             let message = error.map { String(cString: $0) } ?? "out of memory"
             if let error { PQfreemem(error) }
-            throw PostgresError.configuration("bad PostgreSQL URL: \(message)")
+            let reason = Self.masking(passwordOf: url, in: message).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw PostgresError.configuration("bad PostgreSQL URL: \(reason)")
         }
         defer { PQconninfoFree(parsed) }
         var keywords: [String: String] = [:]
@@ -182,6 +182,19 @@ public final class PostgresConnection: @unchecked Sendable {
             option += 1
         }
         return keywords
+    }
+
+    /// `message` with the URL's password as written (`postgresql://user:PASSWORD@...`) replaced by `***`: libpq
+    /// quotes the token it could not read, such as a bad percent-encoding in the password.
+    static func masking(passwordOf url: String, in message: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return message }
+        let rest = url[schemeEnd.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" }
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else {
+            return message
+        }
+        let password = String(authority[authority.index(after: colon)..<at])
+        return password.isEmpty ? message : message.replacingOccurrences(of: password, with: "***")
     }
 
     /// Sends one query with `send` and waits for its results within `statementWait`; the first failed result,

@@ -85,4 +85,12 @@ struct PostgresTLSTests {
             PostgresTLSDefault.parameters(keywords: ["host": "db", "sslmode": "require"], environment: none).isEmpty)
         #expect(PostgresTLSDefault.parameters(keywords: ["host": "db"], environment: ["PGSSLMODE": "disable"]).isEmpty)
     }
+
+    @Test func aURLLibpqCannotReadIsRefusedWithoutItsPassword() {
+        let error = #expect(throws: PostgresError.self) {
+            _ = try PostgresConnection.keywords(of: "postgresql://hail:se%zzcret@db.internal/hail")
+        }
+        #expect(error?.code == .configuration)
+        #expect(error?.message == #"bad PostgreSQL URL: invalid percent-encoded token: "***""#)
+    }
 }
