@@ -1,4 +1,4 @@
-/// One Redis reply, copied out of hiredis's reply object.
+/// One Redis reply, copied out of the reply object hiredis's reader made.
 enum RedisReply: Sendable, Hashable {
     case string(String)
     case status(String)
