@@ -247,7 +247,8 @@ public struct RestartBenchmark: Sendable {
     }
 
     private func redisEndpoint() throws(BenchError) -> RedisEndpoint {
-        do { return try RedisEndpoint(url: redis) } catch { throw BenchError("--redis \(redis): \(error)") }
+        // The error names the URL with its password masked; the URL itself would show it.
+        do { return try RedisEndpoint(url: redis) } catch { throw BenchError("--redis: \(error)") }
     }
 
     /// Runs `body` for each element, `concurrency` at a time.

@@ -33,9 +33,15 @@ enum ServerCommand {
           --secret-file  the token-signing secret, created when missing      default ./hail.secret
           --public-url   the base URL put in share links                     default http://localhost:PORT
           --postgres     trips, audit log, idempotency and history in PostgreSQL instead of --db
-                         (postgresql://user@host:port/db); several nodes may share it
+                         (postgresql://user@host:port/db?sslmode=verify-full&sslrootcert=CA.pem);
+                         several nodes may share it. A host off this machine gets sslmode=verify-full
+                         unless the URL or PGSSLMODE says otherwise; passfile= keeps the password
+                         out of the command line
           --redis        geo index, pub/sub, dispatch offers and drivers' ingest state in Redis
-                         (redis://host:port), so a driver and a rider may be on any nodes
+                         (redis://[user:password@]host:port/db, or rediss:// for TLS with ?cacert=CA.pem
+                         [&cert=C.pem&key=K.pem][&sni=NAME]; password_file=F instead of the password in
+                         the URL), so a driver and a rider may be on any nodes. docs/DEPLOY.md,
+                         "Backends inside the trust boundary", has the ACL user Hail needs
           --postgres-schema  the PostgreSQL schema, created when missing    default public
           --redis-prefix  put before every Redis key and channel, so deployments can share one
                          Redis; every node of one deployment uses the same   default none
@@ -166,6 +172,9 @@ enum ServerCommand {
                     tokens: TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret)), time: time)
                 server = try await BackendServer.start(services: services, options: options)
                 storage = backends.summary
+                for warning in backends.warnings {
+                    try? FileHandle.standardError.write(contentsOf: Data("hail server: warning: \(warning)\n".utf8))
+                }
             } else {
                 server = try await BackendServer.start(options, time: time)
             }

@@ -64,8 +64,11 @@ struct BackendDeadlineTests {
     }
 
     /// The scaled shape on `postgresURL` and `redisURL`, served over loopback.
-    static func serve(postgresURL: String, schemaURL: String, redisURL: String) async throws -> LoopbackServer {
-        let schema = "hail_deadline_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    /// `schema` is the PostgreSQL schema and, with a colon, the Redis key prefix (a fresh one when nil).
+    static func serve(postgresURL: String, schemaURL: String, redisURL: String, schema: String? = nil) async throws
+        -> LoopbackServer
+    {
+        let schema = schema ?? "hail_deadline_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let backends = try await ScaledBackends.open(
             postgresURL: postgresURL, redisURL: redisURL, databasePath: "/nonexistent/unused.db",
             postgresSchema: schema, redisPrefix: schema + ":")
