@@ -72,9 +72,6 @@ private final class CallbackBox {
     /// The repeating tasks armed on this loop, by the id `EventLoop.scheduleRepeated` gave them; loop thread only.
     var repeating: [UInt64: RepeatingTask] = [:]
 
-    /// Decides where a connection this loop's listener accepted goes (`EventLoop.onAccept`); nil to adopt it here.
-    var accepted: ((Int32) -> Void)?
-
     init(executor: LoopExecutor, handle: @escaping LoopCallback, tick: @escaping () -> Void) {
         self.executor = executor
         self.handle = handle
@@ -92,17 +89,10 @@ private func acceptTrampoline(user: UnsafeMutableRawPointer?, fd: Int32) {
     let box = Unmanaged<CallbackBox>.fromOpaque(user).takeUnretainedValue()
     // Before lws sees it: adoption skips the socket options lws gives what its own listener accepts.
     TCPNoDelay.enable(on: fd)
-    if let accepted = box.accepted {
-        accepted(fd)
-    } else if !adopt(fd, box) {
+    guard let vhost = box.vhost, lws_adopt_socket_vhost(vhost, fd) != nil else {
         close(fd)
+        return
     }
-}
-
-/// Hands an accepted socket to the loop's lws vhost; false when lws refused it (the caller closes it).
-private func adopt(_ fd: Int32, _ box: CallbackBox) -> Bool {
-    guard let vhost = box.vhost else { return false }
-    return lws_adopt_socket_vhost(vhost, fd) != nil
 }
 
 /// The single protocol callback lws calls for every context HailNet creates.
@@ -506,20 +496,4 @@ final class EventLoop: @unchecked Sendable {
 
     /// True once the loop has ended.
     var isFinished: Bool { lifecycle.withLock { $0.finished } }
-
-    /// Has `decide` called, on this loop's thread, with each connection its listener accepts, instead of adopting it
-    /// here: the server places it on this loop or another (`adopt(_:)`). Call before `start()`.
-    func onAccept(_ decide: @escaping (Int32) -> Void) {
-        box.accepted = decide
-    }
-
-    /// Makes `fd`, accepted by any loop of the server, one of this loop's connections; loop thread only. False when
-    /// the loop is stopping or lws refused it: then the socket is closed here.
-    func adopt(_ fd: Int32) -> Bool {
-        guard executor.isOnLoopThread, !lifecycle.withLock({ $0.stopRequested }), HailNet.adopt(fd, box) else {
-            close(fd)
-            return false
-        }
-        return true
-    }
 }

@@ -1,5 +1,4 @@
 import CLibWebSockets
-import HailThreads
 import HailTime
 import Synchronization
 
@@ -65,12 +64,9 @@ public final class NetServer: Sendable {
             var loops: [EventLoop] = []
             var engines: [ServerEngine] = []
             var port = configuration.port
-            let load = Locked(LoopLoad(loops: count))
             do {
                 for index in 0..<count {
-                    let (loop, engine) = try makeLoop(
-                        index: index, port: port, shared: count > 1,
-                        connectionEnded: { load.withLock { $0.release(on: index) } })
+                    let (loop, engine) = try makeLoop(index: index, port: port, shared: count > 1)
                     if index == 0 { port = loop.port }
                     loops.append(loop)
                     engines.append(engine)
@@ -79,7 +75,6 @@ public final class NetServer: Sendable {
                 for loop in loops { loop.requestStop() }
                 throw error
             }
-            if count > 1 { Self.balance(loops, load) }
             for loop in loops { loop.start() }
             if configuration.heapTrimChurn > 0 { trimHeapAfterBursts(on: loops[0]) }
             state.loops = loops
@@ -89,31 +84,10 @@ public final class NetServer: Sendable {
         }
     }
 
-    /// Has each loop place what its listener accepts by `load`: on itself, or posted to the least loaded loop,
-    /// which adopts it (see `LoopLoad`). A connection whose adoption fails is counted off at once.
-    private static func balance(_ loops: [EventLoop], _ load: Locked<LoopLoad>) {
-        for (index, loop) in loops.enumerated() {
-            loop.onAccept { fd in
-                let target = load.withLock { $0.place(acceptedOn: index) }
-                guard target != index else {
-                    if !loop.adopt(fd) { load.withLock { $0.release(on: index) } }
-                    return
-                }
-                let other = loops[target]
-                other.executor.post {
-                    if !other.adopt(fd) { load.withLock { $0.release(on: target) } }
-                }
-            }
-        }
-    }
-
-    private func makeLoop(index: Int, port: Int, shared: Bool, connectionEnded: @escaping @Sendable () -> Void)
-        throws -> (EventLoop, ServerEngine)
-    {
+    private func makeLoop(index: Int, port: Int, shared: Bool) throws -> (EventLoop, ServerEngine) {
         let executor = LoopExecutor()
         let engine = ServerEngine(
-            executor: executor, metrics: metrics, configuration: configuration, respond: respond, webSocket: webSocket,
-            connectionEnded: connectionEnded)
+            executor: executor, metrics: metrics, configuration: configuration, respond: respond, webSocket: webSocket)
         var options = EventLoopOptions()
         options.port = port
         options.host = configuration.host
@@ -233,10 +207,5 @@ extension NetServer {
     /// True when called on one of this server's lws loop threads (tests check handlers never run there).
     var isOnLoopThread: Bool {
         state.withLock { $0.engines }.contains { $0.executor.isOnLoopThread }
-    }
-
-    /// The index of the loop whose thread is calling, nil off the loops (tests check where connections live).
-    var currentLoopIndex: Int? {
-        state.withLock { $0.engines }.firstIndex { $0.executor.isOnLoopThread }
     }
 }
