@@ -35,7 +35,8 @@ public struct HTTPRequest: Sendable {
     }
 }
 
-/// The one Swift entry point for HTTP requests; runs on the cooperative pool, never the loop thread.
+/// An HTTP handler that always answers asynchronously; it runs as a task preferring the loop that read the request
+/// (`NetServer(configuration:http:webSocket:)` wraps it as an `HTTPResponder` whose answer is always `.later`).
 public typealias HTTPHandler = @Sendable (HTTPRequest) async -> HTTPResponse
 
 /// Decides about an upgraded WebSocket; runs on the cooperative pool, never the loop thread.

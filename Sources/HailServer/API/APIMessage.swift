@@ -30,6 +30,19 @@ public struct APIRequest: Sendable {
         self.requestID = requestID
     }
 
+    /// A request whose header names are lower case already (HailNet's are): no second dictionary.
+    init(
+        method: String, target: String, lowercasedHeaders: [String: String], body: Data, remoteAddress: String,
+        requestID: String
+    ) {
+        self.method = method
+        self.target = target
+        headers = lowercasedHeaders
+        self.body = body
+        self.remoteAddress = remoteAddress
+        self.requestID = requestID
+    }
+
     /// A header's value by case-insensitive name.
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
 }

@@ -54,15 +54,47 @@ enum Base64URL {
             .replacingOccurrences(of: "=", with: "")
     }
 
+    /// The bytes of unpadded URL-safe base64 `text`, or nil when it holds another character or cannot be base64
+    /// (a length of 4n+1). Read byte by byte: every request with a token decodes two of these, and the former
+    /// way (replacing `-` and `_` and padding a copy of the text for Foundation's decoder) cost more than the MAC.
+    /// Like Foundation's decoder, it ignores the unused low bits of a final partial group.
     static func decode(_ text: Substring) -> [UInt8]? {
-        guard
-            text.utf8.allSatisfy({ byte in
-                (65...90).contains(byte) || (97...122).contains(byte) || (48...57).contains(byte) || byte == 45
-                    || byte == 95
-            })
-        else { return nil }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.utf8.count % 4 != 0 { base64 += "=" }
-        return Data(base64Encoded: base64).map { Array($0) }
+        let count = text.utf8.count
+        guard count % 4 != 1 else { return nil }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(count * 3 / 4)
+        var group: UInt32 = 0
+        var filled = 0
+        for byte in text.utf8 {
+            guard let value = sextet(byte) else { return nil }
+            group = group << 6 | UInt32(value)
+            filled += 1
+            if filled == 4 {
+                bytes.append(UInt8(truncatingIfNeeded: group >> 16))
+                bytes.append(UInt8(truncatingIfNeeded: group >> 8))
+                bytes.append(UInt8(truncatingIfNeeded: group))
+                group = 0
+                filled = 0
+            }
+        }
+        if filled == 2 {
+            bytes.append(UInt8(truncatingIfNeeded: group >> 4))
+        } else if filled == 3 {
+            bytes.append(UInt8(truncatingIfNeeded: group >> 10))
+            bytes.append(UInt8(truncatingIfNeeded: group >> 2))
+        }
+        return bytes
+    }
+
+    /// The six bits a character of the URL-safe alphabet stands for.
+    private static func sextet(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): return byte - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): return byte - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "-"): return 62
+        case UInt8(ascii: "_"): return 63
+        default: return nil
+        }
     }
 }

@@ -78,37 +78,7 @@ public final class BackendServer: Sendable {
             limits: services.configuration.rateLimits, tokens: services.tokens, metrics: services.metrics)
         net = NetServer(
             configuration: netConfiguration,
-            http: { request in
-                let started = ContinuousClock.now
-                let apiRequest = APIRequest(
-                    method: request.method, target: Self.target(path: request.path, query: request.query),
-                    headers: Dictionary(
-                        request.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first }),
-                    body: Data(request.body), remoteAddress: request.remoteAddress, requestID: request.requestID)
-                let response: APIResponse
-                let route: String
-                if let refusal = gate.admitRequest(
-                    peer: request.remoteAddress, forwardedFor: request.headers["x-forwarded-for"],
-                    token: Self.token(request.headers, request.query, path: request.path), now: time.now())
-                {
-                    (response, route) = (.rateLimited(refusal), "rateLimited")
-                } else {
-                    (response, route) = await api.handleWithRoute(apiRequest)
-                }
-                metrics.httpRequest(route: route, status: response.status)
-                log?(
-                    Self.logLine(
-                        apiRequest, route: route, status: response.status, elapsed: ContinuousClock.now - started,
-                        now: time.now(),
-                        address: gate.client(
-                            peer: request.remoteAddress, forwardedFor: request.headers["x-forwarded-for"]
-                        )
-                        .address))
-                var headers = HTTPHeaders(response.headers.map { ($0.key, $0.value) })
-                headers.set(HailHeader.requestID, request.requestID)
-                if let stamp = try? WireDate.format(time.now()) { headers.set(HailHeader.serverTime, stamp) }
-                return HTTPResponse(status: response.status, headers: headers, body: Array(response.body))
-            },
+            respond: HTTPFront(api: api, gate: gate, metrics: metrics, time: time, log: log).respond,
             webSocket: { request in
                 let target = Self.target(path: request.path, query: request.query)
                 let headers = Dictionary(
@@ -212,17 +182,8 @@ public final class BackendServer: Sendable {
         await net.shutdown(code: code.rawValue, reason: code.reason)
     }
 
-    /// The request target again from HailNet's decoded path and query. Each path segment is encoded again:
-    /// `Routes.match` decodes once more, and a decoded `?`, `#` or `%` left as it is would change the path (a
-    /// trip id with `%3F` in it routed as `/v1/trips/` and a query).
-    static func target(path: String, query: [QueryItem]) -> String {
-        let path = path.split(separator: "/", omittingEmptySubsequences: false)
-            .map { PercentEncoding.encode(String($0)) }.joined(separator: "/")
-        guard !query.isEmpty else { return path }
-        return path + "?"
-            + query.map { "\(PercentEncoding.encode($0.name))=\(PercentEncoding.encode($0.value))" }.joined(
-                separator: "&")
-    }
+    /// The request target again from HailNet's decoded path and query (see `HTTPFront.target`).
+    static func target(path: String, query: [QueryItem]) -> String { HTTPFront.target(path: path, query: query) }
 
     /// One structured log line: what was asked, by whom (never the token), the answer and how long it took.
     /// `remote` is the peer (a proxy's address behind one), `address` the client's as the rate limits see it (the
