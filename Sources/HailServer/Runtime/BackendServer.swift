@@ -79,12 +79,13 @@ public final class BackendServer: Sendable {
         net = NetServer(
             configuration: netConfiguration,
             http: { request in
-                let started = ContinuousClock.now
+                let started = request.receivedAt
                 let apiRequest = APIRequest(
                     method: request.method, target: Self.target(path: request.path, query: request.query),
                     headers: Dictionary(
                         request.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first }),
-                    body: Data(request.body), remoteAddress: request.remoteAddress, requestID: request.requestID)
+                    body: Data(request.body), remoteAddress: request.remoteAddress, requestID: request.requestID,
+                    receivedAt: request.receivedAt)
                 let response: APIResponse
                 let route: String
                 if let refusal = gate.admitRequest(
