@@ -151,7 +151,7 @@ canary() {
     local i=$1 t
     t=$(cat "$RUN/clients/canary-n$i.token")
     echo "$EPOCHREALTIME canary-start node=n$i" >>"$RUN/clients/canary-n$i.log"
-    timeout 90 ip netns exec "$NS_CLIENTS" "$HAIL" ride --server "http://$(node_addr "$i"):$NODE_PORT" --token "$t" \
+    timeout --foreground 90 ip netns exec "$NS_CLIENTS" "$HAIL" ride --server "http://$(node_addr "$i"):$NODE_PORT" --token "$t" \
         --from "$CANARY_FROM" --to "$CANARY_TO" --json --state "$RUN/clients/canary-n$i-$2.sqlite" </dev/null \
         2>>"$RUN/clients/canary-n$i.err" | stamp >>"$RUN/clients/canary-n$i.log"
     echo "$EPOCHREALTIME canary-exit node=n$i status=${PIPESTATUS[0]}" >>"$RUN/clients/canary-n$i.log"
