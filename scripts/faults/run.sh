@@ -58,7 +58,7 @@ while [ $# -gt 0 ]; do
     --seed) FAULTS_SEED=$2; shift 2 ;;
     --seeds) SEEDS=$2; shift 2 ;;
     --hail) HAIL=$(realpath "$2"); shift 2 ;;
-    --out) OUT=$2; OUT_GIVEN=$2; shift 2 ;;
+    --out) OUT=$(realpath -m "$2"); OUT_GIVEN=$OUT; shift 2 ;;
     --warmup) WARMUP=$2; shift 2 ;;
     --tail) TAIL=$2; shift 2 ;;
     --list) for s in "${SCENARIOS[@]}"; do IFS='|' read -r n d w <<<"$s"; printf '%-28s %3s s  %s\n' "$n" "$d" "$w"; done; exit 0 ;;
