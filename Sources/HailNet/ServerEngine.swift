@@ -145,17 +145,19 @@ actor ServerEngine: LoopEngine {
         if answeringInPlace.id == nil { answeringInPlace.id = session.id }
         session.bodyEnded = false
         session.closeWhenBodyEnds = false
+        let receivedAt = ContinuousClock.now
         guard let (method, path) = HeaderReader.methodAndPath(wsi) else { return -1 }
         let headers = HeaderReader.headers(wsi, customNames: configuration.customHeaderNames)
         let request = HTTPRequest(
             method: method, path: path, query: HeaderReader.query(wsi), headers: headers, body: [],
-            remoteAddress: HeaderReader.remoteAddress(wsi), requestID: HeaderReader.requestID(from: headers))
+            remoteAddress: HeaderReader.remoteAddress(wsi), requestID: HeaderReader.requestID(from: headers),
+            receivedAt: receivedAt)
         if session.http == nil {
             session.http = HTTPRequestStateMachine(
                 maxBodyBytes: configuration.maxRequestBodyBytes,
                 requestTimeout: .seconds(configuration.requestTimeoutSeconds))
         }
-        return afterRead(session.http!.receivedHead(request, now: .now), session, wsi)
+        return afterRead(session.http!.receivedHead(request, now: receivedAt), session, wsi)
     }
 
     /// LWS_CALLBACK_HTTP_BODY_COMPLETION: the body is whole; its handler runs (in place, see `answerInPlace`).

@@ -77,7 +77,9 @@ rider_loop() {
         # One ride in three is cancelled 1 to 25 s after it starts (searching, assigned or arrived by then).
         [ $((RANDOM % 3)) -eq 0 ] && cancel_after=$((1 + RANDOM % 25))
         echo "$EPOCHREALTIME ride-start ride=$ride from=$from to=$to cancel_after=$cancel_after" >>"$RUN/clients/rider-$i.log"
-        local cmd=(timeout 150 nice -n "$CLIENT_NICE" ip netns exec "$NS_CLIENTS" "$HAIL" ride --server "$LB_URL" --token "$t" --from "$from"
+        # --foreground: timeout otherwise makes a process group of its own, which the teardown's kill of the
+        # loop's group (setsid) misses, and the ride ran on after the run, up to its 150 s.
+        local cmd=(timeout --foreground 150 nice -n "$CLIENT_NICE" ip netns exec "$NS_CLIENTS" "$HAIL" ride --server "$LB_URL" --token "$t" --from "$from"
             --to "$to" --json --state "$RUN/clients/rider-$i.sqlite")
         if [ "$cancel_after" -gt 0 ]; then
             { sleep "$cancel_after"; echo c; } | "${cmd[@]}" 2>>"$RUN/clients/rider-$i.err" | stamp >>"$RUN/clients/rider-$i.log"

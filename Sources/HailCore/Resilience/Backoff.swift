@@ -70,6 +70,20 @@ public struct Backoff: Codable, Sendable, Hashable {
         }
     }
 
+    /// The wait before the next attempt when the server answered with `Retry-After: retryAfter` seconds (nil: it
+    /// did not): at least the server's wait, capped at `cap` (a server's `3600` must not park a driver's "Trip
+    /// ended" for an hour) and spread by up to a quarter more from `generator`, so phones told the same instant do
+    /// not come back together; never less than the backoff's own draw, which grows with each failure.
+    public func delay<G: RandomNumberGenerator>(
+        afterAttempt attempt: Int, retryAfter: TimeInterval?, using generator: inout G
+    ) -> TimeInterval {
+        let own = delay(afterAttempt: attempt, using: &generator)
+        guard let retryAfter, retryAfter.isFinite, retryAfter > 0 else { return own }
+        let asked = min(retryAfter, Self.nonNegative(cap))
+        let spread = jitter == .none ? 0 : asked / 4 * Self.unitInterval(using: &generator)
+        return min(max(own, asked + spread), Self.nonNegative(cap))
+    }
+
     /// A uniform draw in [0, 1) from the top 53 bits of one generator word.
     ///
     /// Written out rather than `Double.random(in:using:)` so that a seeded generator gives the same

@@ -175,7 +175,8 @@ public struct HailAPI: Sendable {
     /// `/healthz`'s body, `{"status":"ok"}`, as the encoder writes it.
     static let healthBody = (try? HailJSON.encode(["status": "ok"])) ?? Data(#"{"status":"ok"}"#.utf8)
 
-    /// The route's answer within the configured `requestDeadline`, else 503 `unavailable`: every backend call
+    /// The route's answer within the configured `requestDeadline` of the request's arrival (`receivedAt`), else 503
+    /// `unavailable`: every backend call
     /// is bounded on its own, and this bounds a request that makes several (a commit, then its publishes). A
     /// request whose trip change was committed before the deadline is answered with that change instead (what
     /// follows a commit is the reconciler's to finish), so a 503 always means "nothing was committed, or retry
@@ -186,9 +187,19 @@ public struct HailAPI: Sendable {
         guard let deadline = services.configuration.requestDeadline else {
             return try await route(request, match, principal)
         }
+        // The client has waited since the request arrived, not since this handler started: what it spent queued
+        // (a busy loop, the requests ahead of it) comes off its budget, and one that used it all up there is
+        // answered now, without starting work whose answer would come too late.
+        let budget = RequestBudget(deadline: deadline, receivedAt: request.receivedAt)
+        let remaining = budget.remaining(now: .now)
+        guard remaining > .zero else {
+            throw APIError(
+                code: .unavailable,
+                message: "no answer within \(deadline.components.seconds) s of its arrival: the server is busy; retry")
+        }
         let answer = CommittedAnswer()
         let outcome = await CommittedAnswer.$current.withValue(answer) {
-            await firstWithin(deadline) { () -> Result<APIResponse, APIError> in
+            await firstWithin(remaining) { () -> Result<APIResponse, APIError> in
                 do throws(APIError) {
                     return .success(try await route(request, match, principal))
                 } catch {
@@ -200,7 +211,9 @@ public struct HailAPI: Sendable {
         guard let outcome else {
             throw APIError(
                 code: .unavailable,
-                message: "no answer within \(deadline.components.seconds) s: a backend is slow or unreachable; retry")
+                message:
+                    "no answer within \(deadline.components.seconds) s of its arrival: a backend is slow or "
+                    + "unreachable; retry")
         }
         return try outcome.get()
     }

@@ -17,11 +17,11 @@ struct HTTPFront: Sendable {
 
     /// The answer to `request`, now or later.
     func respond(_ request: HTTPRequest) -> HTTPAnswer {
-        let started = ContinuousClock.now
+        let started = request.receivedAt
         let apiRequest = APIRequest(
             method: request.method, target: Self.target(path: request.path, query: request.query),
             lowercasedHeaders: Self.headerValues(request.headers), body: Data(request.body),
-            remoteAddress: request.remoteAddress, requestID: request.requestID)
+            remoteAddress: request.remoteAddress, requestID: request.requestID, receivedAt: request.receivedAt)
         let forwardedFor = apiRequest.headers["x-forwarded-for"]
         if let refusal = gate.admitRequest(
             peer: request.remoteAddress, forwardedFor: forwardedFor,
