@@ -68,6 +68,9 @@ final class CrashLoopDeployment: Sendable {
     static func scaled(folder: URL, services: CrashLoopServices, nodeCount: Int) throws -> CrashLoopDeployment {
         let schema = "hail_crash_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let secretPath = folder.appendingPathComponent("hail.secret").path
+        // Scaled nodes never create the secret (a node without its volume would refuse the others' share links):
+        // the deployment provisions it, as an operator does.
+        _ = try ServerSecret.loadOrCreate(at: secretPath)
         // --db is never opened with --postgres; a path that cannot exist makes sure of it.
         let arguments = [
             "--postgres", services.postgresURL, "--redis", services.redisURL, "--postgres-schema", schema,

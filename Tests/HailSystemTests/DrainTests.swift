@@ -43,10 +43,11 @@ struct DrainTests {
             _ = try? Psql.rows(url: services.postgresURL, "DROP SCHEMA IF EXISTS \(schema) CASCADE")
             try? FileManager.default.removeItem(at: folder)
         }
-        // Only the node to drain runs at first: the balancer skips the other, so both apps' streams are on it.
-        try await draining.start()
+        // The deployment's secret first: scaled nodes never create one.
         let tokens = TokenAuthority(
             authenticator: HMACAuthenticator(secret: try ServerSecret.loadOrCreate(at: secretPath).secret))
+        // Only the node to drain runs at first: the balancer skips the other, so both apps' streams are on it.
+        try await draining.start()
         let now = Int64(Date().timeIntervalSince1970)
         func token(_ role: Role, _ subject: String) -> String {
             tokens.mint(AccessToken(role: role, sub: subject, exp: now + 3600, iat: now))
