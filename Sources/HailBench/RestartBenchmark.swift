@@ -55,6 +55,12 @@ public struct RestartBenchmark: Sendable {
             throw BenchError("cannot create \(directory.path): \(error)")
         }
         let secretFile = directory.appendingPathComponent("hail.secret").path
+        // The deployment's secret, made before the nodes start: a --postgres/--redis node never creates one.
+        do {
+            _ = try ServerSecret.loadOrCreate(at: secretFile)
+        } catch {
+            throw BenchError("cannot make the nodes' secret: \(error)")
+        }
         let arguments = [
             "--host", "127.0.0.1", "--db", directory.appendingPathComponent("unused.db").path, "--secret-file",
             secretFile, "--quiet", "--postgres", postgres, "--redis", redis, "--postgres-schema", schema,
@@ -73,7 +79,6 @@ public struct RestartBenchmark: Sendable {
         }
         var front: RestartFront?
         do throws(BenchError) {
-            // The first node makes the secret; the second reads it.
             for node in nodes { try await node.start() }
             front = try await RestartFront.start(upstreams: nodes.map(\.port), connections: drivers + riders + 200)
             let result = try await measure(nodes: nodes, front: front!, secretFile: secretFile, tag: tag)

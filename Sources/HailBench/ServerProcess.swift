@@ -1,5 +1,6 @@
 import Foundation
 import HailProcess
+import HailServer
 
 /// `hail server` started as a child process of the benchmark, on 127.0.0.1 and a free port, with a fresh
 /// SQLite file and secret in a temporary directory, so its CPU and memory are its own and can be read
@@ -39,6 +40,12 @@ public final class ServerProcess: Sendable {
             throw BenchError("cannot create a temporary directory: \(error)")
         }
         let secretFile = given ?? directory.appendingPathComponent("hail.secret").path
+        // Provisioned here, as an operator does: a --postgres/--redis node never creates its secret.
+        do {
+            _ = try ServerSecret.loadOrCreate(at: secretFile)
+        } catch {
+            throw BenchError("cannot make the server's secret: \(error)")
+        }
         let arguments =
             [
                 "server", "--host", "127.0.0.1", "--port", "0", "--db",

@@ -12,6 +12,12 @@ public enum JWTVerifier {
     public static func verify(_ token: String, keys: [String: TokenKey], rules: TokenRules, now: Date)
         throws(APIError) -> AccessToken
     {
+        try check(signedClaims(token, keys: keys), rules: rules, now: now)
+    }
+
+    /// The claims of `token` when its header names an accepted algorithm and one of `keys`, and that key's
+    /// signature verifies; its claims are not checked yet.
+    static func signedClaims(_ token: String, keys: [String: TokenKey]) throws(APIError) -> JWTClaims {
         guard token.utf8.count <= maximumLength else { throw refused("the token is too long") }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]),
@@ -35,7 +41,7 @@ public enum JWTVerifier {
         guard let claimBytes = Base64URL.decode(parts[1]),
             let claims = try? JSONDecoder().decode(JWTClaims.self, from: Data(claimBytes))
         else { throw refused("the token's claims cannot be read") }
-        return try check(claims, rules: rules, now: now)
+        return claims
     }
 
     /// The algorithm the header names, when it is one Hail accepts: `none` and the HMAC family never are (a

@@ -15,6 +15,7 @@ public struct TokenAuthority: Sendable {
     private let authenticator: any MessageAuthenticator
     private let keys: TokenKeyRing?
     private let rules: TokenRules?
+    private let verified = VerifiedSignatures()
 
     /// Creates an authority over a MAC keyed with the server secret, accepting `hail1` tokens of every role.
     public init(authenticator: any MessageAuthenticator) {
@@ -45,7 +46,13 @@ public struct TokenAuthority: Sendable {
     public func verify(_ token: String, now: Date) throws(APIError) -> AccessToken {
         guard token.hasPrefix(Self.prefix + ".") else {
             guard let keys, let rules else { throw Self.unauthorized("the token is malformed") }
-            return try JWTVerifier.verify(token, keys: keys.current, rules: rules, now: now)
+            let (generation, set) = keys.snapshot
+            if let claims = verified.claims(of: token, generation: generation) {
+                return try JWTVerifier.check(claims, rules: rules, now: now)
+            }
+            let claims = try JWTVerifier.signedClaims(token, keys: set)
+            verified.remember(token, claims: claims, generation: generation)
+            return try JWTVerifier.check(claims, rules: rules, now: now)
         }
         let claims = try verifySecretToken(token, now: now)
         guard keys == nil || claims.role == .share else {

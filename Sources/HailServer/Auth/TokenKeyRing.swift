@@ -8,25 +8,31 @@ import Synchronization
 public final class TokenKeyRing: Sendable {
     /// The JWKS file, nil for keys given in code (tests).
     public let path: String?
-    private let keys: Mutex<[String: TokenKey]>
+    private let keys: Mutex<(generation: Int, keys: [String: TokenKey])>
 
     /// A ring holding `keys`, not backed by a file.
     public init(keys: [String: TokenKey]) {
         self.path = nil
-        self.keys = Mutex(keys)
+        self.keys = Mutex((0, keys))
     }
 
     /// A ring read from the JWKS file at `path`, or why it cannot be.
     public init(path: String) throws(KeyProblem) {
         self.path = path
-        self.keys = Mutex(try Self.read(path))
+        self.keys = Mutex((0, try Self.read(path)))
     }
 
     /// The keys in force, by id.
-    public var current: [String: TokenKey] { keys.withLock { $0 } }
+    public var current: [String: TokenKey] { keys.withLock { $0.keys } }
+
+    /// The keys in force and their generation, which every replacement moves on (what a signature verified with
+    /// an older generation's keys no longer vouches for).
+    var snapshot: (generation: Int, keys: [String: TokenKey]) { keys.withLock { $0 } }
 
     /// Replaces the keys (tests, and the reload).
-    public func replace(with fresh: [String: TokenKey]) { keys.withLock { $0 = fresh } }
+    public func replace(with fresh: [String: TokenKey]) {
+        keys.withLock { $0 = ($0.generation + 1, fresh) }
+    }
 
     /// Reads the file again; the ids now in force, or the problem (the keys in force kept).
     @discardableResult

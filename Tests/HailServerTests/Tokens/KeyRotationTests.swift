@@ -37,6 +37,8 @@ import Testing
         let oldToken = old.mint(role: .rider, subject: "rider-1", now: now)
         let newToken = new.mint(role: .driver, subject: "driver-1", now: now)
         #expect(Self.reason(authority, oldToken, now: now) == nil)
+        // Verified once, still checked against the clock every time.
+        #expect(Self.reason(authority, oldToken, now: now.addingTimeInterval(3_660)) == "the token has expired")
         #expect(
             Self.reason(authority, newToken, now: now)
                 == "the token's key id \"2026-12\" is not among this server's keys")
