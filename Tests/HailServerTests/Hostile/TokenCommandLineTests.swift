@@ -89,6 +89,14 @@ struct TokenCommandLineTests {
         }
         let old = try await mint(first, kid: "k1")
         #expect(await status(old) == 204)
+        // The README's form, its file now holding the signing key, mints a JWT too.
+        let fromSecretFile = try await Self.run([
+            "token", "--role", "driver", "--subject", "driver-1", "--secret-file", first, "--kid", "k1", "--audience",
+            "hail-test",
+        ])
+        #expect(fromSecretFile.output.split(separator: ".").count == 3)
+        #expect(!fromSecretFile.output.hasPrefix("hail1."))
+        #expect(await status(fromSecretFile.output) == 403)  // a driver's token, on a rider's route
         // The server's own secret signs share links only, now that it has a key set.
         let secretToken = try await Self.run([
             "token", "--role", "rider", "--subject", "rider-1", "--secret-file",
