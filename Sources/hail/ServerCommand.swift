@@ -134,6 +134,8 @@ enum ServerCommand {
         options.port = try args.integer("--port", default: 8080, in: 0...65535)
         options.host = args["--host"] ?? "127.0.0.1"
         options.databasePath = args["--db"] ?? "hail.db"
+        // The key set and metrics token before anything is created on disk: a bad one changes nothing.
+        let jwksReload = try configureTokens(&options, args)
         let scaled = args["--postgres"] != nil || args["--redis"] != nil
         let secretPath = args["--secret-file"] ?? "hail.secret"
         if scaled, !FileManager.default.fileExists(atPath: secretPath) {
@@ -152,7 +154,6 @@ enum ServerCommand {
         } catch {
             throw UsageError(error.description)
         }
-        let jwksReload = try configureTokens(&options, args)
         if let url = args["--public-url"] {
             guard let parsed = URL(string: url), parsed.scheme?.hasPrefix("http") == true else {
                 throw UsageError("--public-url must be an http(s) URL, not '\(url)'")

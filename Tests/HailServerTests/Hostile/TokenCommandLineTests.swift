@@ -62,6 +62,25 @@ struct TokenCommandLineTests {
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
+    @Test func aKeySetThatCannotBeReadStopsTheStartAndCreatesNothing() async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let secret = folder.appendingPathComponent("hail.secret").path
+        let jwks = folder.appendingPathComponent("missing.json").path
+        let (status, text) = try await ServerFlagsTests.refusal(of: ["--jwks", jwks, "--secret-file", secret])
+        #expect(status == 64)
+        #expect(text.contains("--jwks: cannot read the key set \(jwks); check the path (hail keys writes one)"))
+        #expect(!FileManager.default.fileExists(atPath: secret))
+        try Data(#"{"keys":[{"kty":"oct","kid":"h","k":"c2VjcmV0"}]}"#.utf8).write(to: URL(fileURLWithPath: jwks))
+        let symmetric = try await ServerFlagsTests.refusal(of: ["--jwks", jwks, "--secret-file", secret])
+        #expect(symmetric.status == 64)
+        #expect(
+            symmetric.text.contains(
+                "--jwks: the key set \(jwks) is refused: key \"h\": its kty is \"oct\"; only EC (ES256) and RSA (RS256)"
+                    + " keys verify tokens"))
+        #expect(!FileManager.default.fileExists(atPath: secret))
+    }
+
     @Test func keysTokenAndAServerWithTheKeySetRotateWithNoLogout() async throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
