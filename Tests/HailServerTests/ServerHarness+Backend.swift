@@ -62,7 +62,8 @@ extension ServerHarness {
         var harness = await ServerHarness(
             trips: stores.trips, history: stores.history,
             authenticator: HMACAuthenticator(secret: SecureRandom.bytes(32)), bus: stores.bus, geo: stores.geo,
-            offers: stores.offers, ingestState: stores.ingestState, searchLeases: stores.searchLeases)
+            offers: stores.offers, ingestState: stores.ingestState, searchLeases: stores.searchLeases,
+            minter: try Self.identityProvider())
         harness.closeBackends = { await scaled.close() }
         var options = BackendServer.Options()
         options.port = 0
