@@ -34,13 +34,14 @@ struct SkewedNodeProcessTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hail-skew-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let secretPath = folder.appendingPathComponent("hail.secret").path
-        let tokens = TokenAuthority(
-            authenticator: HMACAuthenticator(secret: try ServerSecret.loadOrCreate(at: secretPath).secret))
+        // The deployment's secret and key set, made first: a scaled node creates neither and takes JWTs only.
+        _ = try ServerSecret.loadOrCreate(at: secretPath)
+        let key = try DeploymentKey.create(in: folder.path)
         let redisURL = try #require(ProcessInfo.processInfo.environment["HAIL_REDIS_URL"])
         let start = { (arguments: [String]) in
             try await ServerChild.node(
                 postgresURL: scaled.postgresURL, redisURL: redisURL, schema: scaled.schema,
-                prefix: scaled.schema + ":", secret: secretPath, arguments: arguments)
+                prefix: scaled.schema + ":", secret: secretPath, key: key, arguments: arguments)
         }
         let slow = try await start([])
         let fast = try await start(["--clock-offset-seconds", "120"])
@@ -50,10 +51,8 @@ struct SkewedNodeProcessTests {
             fast.kill()
             try? FileManager.default.removeItem(at: folder)
         }
-        let now = Int64(Date().timeIntervalSince1970)
-        let mint = { (role: Role, subject: String) in
-            tokens.mint(AccessToken(role: role, sub: subject, exp: now + 3600, iat: now))
-        }
+        let now = Date()
+        let mint = { (role: Role, subject: String) in key.token(role, subject, now: now) }
         // Each node measures its clock against Redis's: the offset is the option's, to within the loopback.
         #expect(abs(try await Self.clockOffset(fast, token: mint(.operator, "ops")) - 120) < 1)
         #expect(abs(try await Self.clockOffset(slow, token: mint(.operator, "ops"))) < 1)
