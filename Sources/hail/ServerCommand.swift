@@ -32,8 +32,8 @@ enum ServerCommand {
           --port         TCP port to listen on (0 picks a free one)          default 8080
           --host         address to bind; 0.0.0.0 for every interface        default 127.0.0.1
           --db           the SQLite database file, created when missing      default ./hail.db
-          --secret-file  the server's secret (mode 0600): it signs share links, and on a server
-                         without --jwks every token (`hail token --secret-file`). Created when
+          --secret-file  the server's secret (mode 0600): it signs share links, and on the embedded
+                         shape without --jwks every token (`hail token --secret-file`). Created when
                          missing by the embedded shape only; --postgres/--redis nodes refuse to
                          start without it                                    default ./hail.secret
           --public-url   the base URL put in share links                     default http://localhost:PORT
@@ -58,6 +58,7 @@ enum ServerCommand {
         Tokens (docs/SECURITY.md, docs/DEPLOY.md "Access tokens"): with --jwks, access tokens are JWTs (ES256 or
         RS256) signed by the operator's identity provider, checked against the public keys of a JWKS file, which is
         read again on SIGHUP and every --jwks-reload-seconds (several keys at once: rotation logs no one out).
+        A --postgres/--redis node requires --jwks; the secret's hail1 tokens are for the embedded demo only.
           --jwks                  the JWKS file (RFC 7517) of the keys tokens may be signed with (hail keys)
           --token-issuer          the iss every token must carry                 default hail
           --token-audience        the aud every token must include               default hail
@@ -137,6 +138,16 @@ enum ServerCommand {
         // The key set and metrics token before anything is created on disk: a bad one changes nothing.
         let jwksReload = try configureTokens(&options, args)
         let scaled = args["--postgres"] != nil || args["--redis"] != nil
+        if scaled, options.tokenKeys == nil {
+            // The secret's hail1 tokens are for the embedded demo: every node holding the secret could mint any
+            // rider, driver or operator. A deployment's access tokens are JWTs its identity provider signs.
+            throw UsageError(
+                "a --postgres/--redis node needs --jwks FILE: access tokens of a deployment are JWTs (hail1 tokens "
+                    + "are for the embedded demo and share links only). Make a key once with "
+                    + "`hail keys --private-key signing.pem --jwks hail.jwks`, start every node with "
+                    + "--jwks hail.jwks, and mint tokens with `hail token --private-key signing.pem ...` "
+                    + "(docs/DEPLOY.md, \"Access tokens\")")
+        }
         let secretPath = args["--secret-file"] ?? "hail.secret"
         if scaled, !FileManager.default.fileExists(atPath: secretPath) {
             // A node whose volume was not mounted must not make a secret of its own: it would refuse every share

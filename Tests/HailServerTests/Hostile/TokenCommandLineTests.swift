@@ -52,14 +52,33 @@ struct TokenCommandLineTests {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("hail.secret").path
+        let key = try DeploymentKey.create(in: folder.path)
         let (status, text) = try await ServerFlagsTests.refusal(
-            of: ["--redis", "redis://127.0.0.1:1", "--secret-file", path])
+            of: ["--redis", "redis://127.0.0.1:1", "--jwks", key.jwksPath, "--secret-file", path])
         #expect(status == 64)
         #expect(
             text.contains(
                 "the secret file \(path) is missing; a --postgres/--redis node never creates one: "
                     + "give every node the deployment's secret (mode 0600) with --secret-file"))
         #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test(arguments: [["--redis", "redis://127.0.0.1:1"], ["--postgres", "postgresql://hail@127.0.0.1:1/hail"]])
+    func aScaledNodeWithoutAKeySetRefusesToStartAndSaysWhatToRun(_ backend: [String]) async throws {
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Even with its secret in place: the secret's hail1 tokens are for the embedded demo, not a deployment.
+        let path = folder.appendingPathComponent("hail.secret").path
+        _ = try ServerSecret.loadOrCreate(at: path)
+        let (status, text) = try await ServerFlagsTests.refusal(of: backend + ["--secret-file", path])
+        #expect(status == 64)
+        #expect(
+            text.contains(
+                "a --postgres/--redis node needs --jwks FILE: access tokens of a deployment are JWTs (hail1 tokens "
+                    + "are for the embedded demo and share links only). Make a key once with "
+                    + "`hail keys --private-key signing.pem --jwks hail.jwks`, start every node with "
+                    + "--jwks hail.jwks, and mint tokens with `hail token --private-key signing.pem ...` "
+                    + "(docs/DEPLOY.md, \"Access tokens\")"))
     }
 
     @Test func aKeySetThatCannotBeReadStopsTheStartAndCreatesNothing() async throws {
