@@ -305,7 +305,9 @@ public struct IngestBenchmark: Sendable {
             return nil
         }
         if let problem = problems.compactMap({ $0 }).first {
-            throw BenchError("POST /v1/drivers/me/status failed (\(problem)); is the secret the server's?")
+            throw BenchError(
+                "POST /v1/drivers/me/status failed (\(problem)); does --secret-file hold what signs the server's "
+                    + "tokens (a scaled node's signing key, an embedded one's secret)?")
         }
     }
 
