@@ -49,7 +49,7 @@ public struct ConnectionsBenchmark: Sendable {
         let server = try await ServerProcess.start(executable: hailExecutable)
         let target: BenchTarget
         do {
-            target = try BenchTarget.remote(url: "http://127.0.0.1:\(server.port)", secretFile: server.secretFile)
+            target = try BenchTarget.remote(url: "http://127.0.0.1:\(server.port)", secretFile: server.tokenFile)
         } catch {
             await server.stop()
             throw BenchError("cannot read the child server's secret: \(error)")

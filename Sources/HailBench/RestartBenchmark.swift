@@ -55,9 +55,19 @@ public struct RestartBenchmark: Sendable {
             throw BenchError("cannot create \(directory.path): \(error)")
         }
         let secretFile = directory.appendingPathComponent("hail.secret").path
+        // The deployment's secret and key set, made before the nodes start: a --postgres/--redis node never creates
+        // its secret, and takes access tokens only as JWTs of its --jwks.
+        let key: DeploymentKey
+        do {
+            _ = try ServerSecret.loadOrCreate(at: secretFile)
+            key = try DeploymentKey.create(in: directory.path)
+        } catch {
+            throw BenchError("cannot make the nodes' secret or keys: \(error)")
+        }
         let arguments = [
             "--host", "127.0.0.1", "--db", directory.appendingPathComponent("unused.db").path, "--secret-file",
-            secretFile, "--quiet", "--postgres", postgres, "--redis", redis, "--postgres-schema", schema,
+            secretFile, "--jwks", key.jwksPath, "--quiet", "--postgres", postgres, "--redis", redis,
+            "--postgres-schema", schema,
             "--redis-prefix", schema + ":", "--no-rate-limits", "--loops", "1",
             "--drain-grace-seconds", "\(drainGrace)", "--drain-spread-seconds", "\(drainSpread)",
             "--drain-seconds", "\(drainBound)",
@@ -73,10 +83,9 @@ public struct RestartBenchmark: Sendable {
         }
         var front: RestartFront?
         do throws(BenchError) {
-            // The first node makes the secret; the second reads it.
             for node in nodes { try await node.start() }
             front = try await RestartFront.start(upstreams: nodes.map(\.port), connections: drivers + riders + 200)
-            let result = try await measure(nodes: nodes, front: front!, secretFile: secretFile, tag: tag)
+            let result = try await measure(nodes: nodes, front: front!, tokenFile: key.privateKeyPath, tag: tag)
             await cleanUp(nodes: nodes, front: front, schema: schema, directory: directory)
             return result
         } catch {
@@ -96,10 +105,10 @@ public struct RestartBenchmark: Sendable {
     }
 
     /// Everything between the nodes' start and their stop.
-    private func measure(nodes: [RestartNode], front: RestartFront, secretFile: String, tag: String)
+    private func measure(nodes: [RestartNode], front: RestartFront, tokenFile: String, tag: String)
         async throws(BenchError) -> RestartBenchmarkResult
     {
-        let target = try BenchTarget.remote(url: "http://127.0.0.1:\(front.port)", secretFile: secretFile)
+        let target = try BenchTarget.remote(url: "http://127.0.0.1:\(front.port)", secretFile: tokenFile)
         let machine = BenchMachine.current()
         let startMilliseconds =
             Int64(Date().timeIntervalSince1970 * 1000) - IngestBenchmark.timelineHeadroomMilliseconds

@@ -11,8 +11,8 @@ import HailThreads
 public struct HTTPTransport: Sendable {
     /// The server, such as `http://127.0.0.1:8080`.
     public let baseURL: URL
-    /// The bearer token sent on every request.
-    public let token: String
+    /// Where the bearer token sent on every request comes from.
+    public let tokens: any AccessTokenProvider
     /// What this app says it is (`hail-rider/1.0.0 (iPhone15,2)`).
     public let client: ClientInfo?
     /// How long one request may take before it counts as lost.
@@ -22,13 +22,24 @@ public struct HTTPTransport: Sendable {
     private let hold = ServerHoldRecorder()
     private let now: @Sendable () -> Date
 
-    /// Creates a transport; `now` is the device clock (tests inject theirs).
+    /// Creates a transport sending one fixed token; `now` is the device clock (tests inject theirs).
     public init(
         baseURL: URL, token: String, client: ClientInfo? = nil, timeout: TimeInterval = 10,
         session: URLSession = .shared, now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.init(
+            baseURL: baseURL, tokens: FixedAccessToken(token), client: client, timeout: timeout, session: session,
+            now: now)
+    }
+
+    /// Creates a transport whose token comes from `tokens`: asked before each request, and once more for a new
+    /// one when the server answers 401.
+    public init(
+        baseURL: URL, tokens: any AccessTokenProvider, client: ClientInfo? = nil, timeout: TimeInterval = 10,
+        session: URLSession = .shared, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.baseURL = baseURL
-        self.token = token
+        self.tokens = tokens
         self.client = client
         self.timeout = timeout
         self.session = session
@@ -37,12 +48,26 @@ public struct HTTPTransport: Sendable {
 
     /// One exchange: the status and body, or a `CallError` for no answer or an error status (with the answer's
     /// `Retry-After`). While an earlier answer's `Retry-After` runs (`ServerHold`), nothing is sent: the call
-    /// fails at once with `CallError.held(seconds:)`, retryable, carrying what is left of the wait.
+    /// fails at once with `CallError.held(seconds:)`, retryable, carrying what is left of the wait. A 401 is tried
+    /// once more with the provider's refreshed token, under the same idempotency key.
     public func send(
         _ method: String, _ path: String, body: Data? = nil, contentType: String = HailMediaType.json,
         idempotencyKey: UUID? = nil
     ) async throws(CallError) -> (status: Int, body: Data) {
         if let wait = await hold.remaining(now: now()) { throw .held(seconds: wait) }
+        let token = try await tokens.currentToken()
+        do {
+            return try await send(method, path, token: token, body: body, contentType: contentType, key: idempotencyKey)
+        } catch where error.status == 401 {
+            let fresh = try await tokens.refreshedToken(after: token)
+            guard fresh != token else { throw error }
+            return try await send(method, path, token: fresh, body: body, contentType: contentType, key: idempotencyKey)
+        }
+    }
+
+    private func send(
+        _ method: String, _ path: String, token: String, body: Data?, contentType: String, key idempotencyKey: UUID?
+    ) async throws(CallError) -> (status: Int, body: Data) {
         guard let url = URL(string: path, relativeTo: baseURL) else { throw .noAnswer("bad path \(path)") }
         var request = URLRequest(url: url, timeoutInterval: timeout)
         request.httpMethod = method

@@ -73,7 +73,7 @@ node_start() {
     local cmd=("$HAIL" server --host 0.0.0.0 --port "$NODE_PORT"
         --postgres "postgresql://postgres@$PG_ADDR:$PG_PORT/hail?sslmode=disable"
         --redis "redis://$REDIS_ADDR:$REDIS_PORT"
-        --secret-file "$RUN/secret" --loops 1 --unpinned-loops --quiet --no-rate-limits
+        --secret-file "$RUN/secret" --jwks "$RUN/hail.jwks" --loops 1 --unpinned-loops --quiet --no-rate-limits
         --trusted-proxies "$LB_ADDR" --public-url "http://$LB_ADDR:$LB_PORT")
     local prefix=()
     if [ "$offset" != 0 ]; then

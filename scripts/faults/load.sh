@@ -17,7 +17,7 @@ LB_URL=http://$LB_ADDR:$LB_PORT
 # how much, see samples-clients.log.)
 CLIENT_NICE=${FAULTS_CLIENT_NICE:-5}
 
-token() { "$HAIL" token --role "$1" --subject "$2" --secret-file "$RUN/secret" --ttl 7200; }
+token() { "$HAIL" token --role "$1" --subject "$2" --private-key "$RUN/signing.pem" --ttl 7200; }
 
 # Each line of stdin, prefixed with the epoch time it arrived.
 stamp() { local line; while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "$line"; done; }
@@ -105,7 +105,7 @@ start_riders() {
 
 start_location_drivers() {
     [ "$FAULTS_LOCATION_DRIVERS" -gt 0 ] || return 0
-    setsid bash -c "nice -n $CLIENT_NICE ip netns exec $NS_CLIENTS '$HAIL' bench ingest --server $LB_URL --secret-file '$RUN/secret' \
+    setsid bash -c "nice -n $CLIENT_NICE ip netns exec $NS_CLIENTS '$HAIL' bench ingest --server $LB_URL --secret-file '$RUN/signing.pem' \
         --connections $FAULTS_LOCATION_DRIVERS --interval-ms 1000 --points 1 --riders 0 --seconds $1 --json \
         >'$RUN/clients/location-drivers.json' 2>'$RUN/clients/location-drivers.err'" &
     echo $! >>"$RUN/pids/clients"

@@ -193,6 +193,8 @@ ENV
     pg_init && pg_start && pg_create_db || die "PostgreSQL did not start; see $RUN/pg.log"
     redis_start
     openssl rand -hex 32 >"$RUN/secret" && chmod 600 "$RUN/secret"
+    # Scaled nodes take access tokens only as JWTs of a key set (--jwks): one key per run, for every node.
+    "$HAIL" keys --private-key "$RUN/signing.pem" --jwks "$RUN/hail.jwks" >/dev/null || die "hail keys"
     # One node first creates the schema, then the others join it.
     node_start 1 && node_wait 1
     node_start 2 && node_start 3 && node_wait 2 && node_wait 3

@@ -1,5 +1,6 @@
 import Foundation
 import HailCore
+import HailNet
 import HailProtocol
 import HailRoads
 import HailThreads
@@ -148,6 +149,11 @@ public struct HailAPI: Sendable {
         }
         guard let token else {
             throw APIError(code: .unauthorized, message: "send Authorization: Bearer <token>")
+        }
+        if match.route == Routes.metrics, let metricsToken = services.configuration.metricsToken,
+            HMAC.equal(Array(token.utf8), Array(metricsToken.utf8))
+        {
+            return Principal(role: .operator, subject: "metrics")
         }
         let principal = try services.tokens.verify(token, now: services.time.now()).principal
         let tripParameter = match.parameters["id"]

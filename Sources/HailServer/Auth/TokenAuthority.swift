@@ -2,6 +2,10 @@ import Foundation
 import HailProtocol
 
 /// Mints and verifies bearer tokens.
+///
+/// Access tokens are JWTs (ES256 or RS256) that the operator's identity provider signs, verified with the public
+/// keys of `TokenKeyRing` under `TokenRules`. The server's own secret signs `hail1` tokens: the share links it
+/// hands out and, on a server with no key set (the embedded demo and `hail token --secret-file`), every role.
 public struct TokenAuthority: Sendable {
     /// The version prefix; bump it to invalidate every token of an older format at once.
     public static let prefix = "hail1"
@@ -9,9 +13,27 @@ public struct TokenAuthority: Sendable {
     public static let maximumLength = 2048
 
     private let authenticator: any MessageAuthenticator
+    private let keys: TokenKeyRing?
+    private let rules: TokenRules?
+    private let verified = VerifiedSignatures()
 
-    /// Creates an authority over a MAC keyed with the server secret.
-    public init(authenticator: any MessageAuthenticator) { self.authenticator = authenticator }
+    /// Creates an authority over a MAC keyed with the server secret, accepting `hail1` tokens of every role.
+    public init(authenticator: any MessageAuthenticator) {
+        self.authenticator = authenticator
+        self.keys = nil
+        self.rules = nil
+    }
+
+    /// Creates an authority accepting JWTs signed by `keys` under `rules`, and `hail1` tokens of the server's
+    /// secret for share links only.
+    public init(authenticator: any MessageAuthenticator, keys: TokenKeyRing, rules: TokenRules) {
+        self.authenticator = authenticator
+        self.keys = keys
+        self.rules = rules
+    }
+
+    /// The key set access tokens are verified with, nil when they are the secret's `hail1` tokens.
+    public var keyRing: TokenKeyRing? { keys }
 
     /// Signs `claims` into a token string.
     public func mint(_ claims: AccessToken) -> String {
@@ -20,8 +42,27 @@ public struct TokenAuthority: Sendable {
         return "\(signed).\(Base64URL.encode(authenticator.code(for: Array(signed.utf8))))"
     }
 
-    /// The claims of `token` if its signature is ours and it has not expired at `now`, else a 401 error.
+    /// The claims of `token` if its signature is one we accept and it is valid at `now`, else a 401 naming why.
     public func verify(_ token: String, now: Date) throws(APIError) -> AccessToken {
+        guard token.hasPrefix(Self.prefix + ".") else {
+            guard let keys, let rules else { throw Self.unauthorized("the token is malformed") }
+            let (generation, set) = keys.snapshot
+            if let claims = verified.claims(of: token, generation: generation) {
+                return try JWTVerifier.check(claims, rules: rules, now: now)
+            }
+            let claims = try JWTVerifier.signedClaims(token, keys: set)
+            verified.remember(token, claims: claims, generation: generation)
+            return try JWTVerifier.check(claims, rules: rules, now: now)
+        }
+        let claims = try verifySecretToken(token, now: now)
+        guard keys == nil || claims.role == .share else {
+            throw Self.unauthorized(
+                "this server takes access tokens signed by its key set (JWT); hail1 tokens are for share links only")
+        }
+        return claims
+    }
+
+    private func verifySecretToken(_ token: String, now: Date) throws(APIError) -> AccessToken {
         guard token.utf8.count <= Self.maximumLength else { throw Self.unauthorized("the token is too long") }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0] == Self.prefix,

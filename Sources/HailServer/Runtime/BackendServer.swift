@@ -16,8 +16,13 @@ public final class BackendServer: Sendable {
         public var port = 8080
         /// The SQLite file.
         public var databasePath = "hail.db"
-        /// The token secret.
+        /// The token secret: it signs share links, and every role's `hail1` tokens when there is no key set.
         public var secret: [UInt8] = []
+        /// The public keys access tokens (JWTs) are verified with; nil accepts the secret's `hail1` tokens for every
+        /// role (the embedded demo).
+        public var tokenKeys: TokenKeyRing?
+        /// What a JWT's issuer, audience and dates must be.
+        public var tokenRules = TokenRules(issuer: TokenRules.defaultIssuer, audience: TokenRules.defaultAudience)
         /// API settings.
         public var configuration = ServerConfiguration()
         /// Event loops serving connections; nil for one per core.
@@ -32,6 +37,13 @@ public final class BackendServer: Sendable {
 
         /// The defaults: port 8080, `hail.db` in the working directory.
         public init() {}
+
+        /// The token authority these options describe.
+        public var tokenAuthority: TokenAuthority {
+            let authenticator = HMACAuthenticator(secret: secret)
+            guard let tokenKeys else { return TokenAuthority(authenticator: authenticator) }
+            return TokenAuthority(authenticator: authenticator, keys: tokenKeys, rules: tokenRules)
+        }
     }
 
     /// The shared services (stores, fleet, dispatch...).
@@ -44,8 +56,7 @@ public final class BackendServer: Sendable {
         let stores = try await SQLiteTripStores.open(path: options.databasePath)
         let services = try await ServerServices.make(
             configuration: options.configuration,
-            tokens: TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret)),
-            time: time, trips: stores.trips, history: stores.history,
+            tokens: options.tokenAuthority, time: time, trips: stores.trips, history: stores.history,
             probes: [BackendProbe(name: "sqlite") { _ = try await stores.trips.record(id: "readyz") }])
         return try await start(services: services, options: options)
     }
@@ -185,6 +196,15 @@ public final class BackendServer: Sendable {
     /// The request target again from HailNet's decoded path and query (see `HTTPFront.target`).
     static func target(path: String, query: [QueryItem]) -> String { HTTPFront.target(path: path, query: query) }
 
+    /// The request's path as the log writes it: without the query (an `access_token` travels there) and with a
+    /// share link's token replaced, so no credential reaches a log file.
+    static func loggedPath(_ target: String) -> String {
+        let path = target.prefix { $0 != "?" }
+        let share = "/share/"
+        guard path.hasPrefix(share), path.count > share.count else { return String(path) }
+        return share + "[token]"
+    }
+
     /// One structured log line: what was asked, by whom (never the token), the answer and how long it took.
     /// `remote` is the peer (a proxy's address behind one), `address` the client's as the rate limits see it (the
     /// proxy's `X-Forwarded-For` when the peer is a trusted proxy).
@@ -193,7 +213,7 @@ public final class BackendServer: Sendable {
     ) -> String {
         var fields: [String: String] = [
             "at": (try? WireDate.format(now)) ?? "", "requestId": request.requestID, "method": request.method,
-            "path": String(request.target.prefix { $0 != "?" }), "route": route, "status": String(status),
+            "path": loggedPath(request.target), "route": route, "status": String(status),
             "ms": String(
                 format: "%.2f", elapsed.timeInterval * 1000),
             "remote": request.remoteAddress,

@@ -70,7 +70,9 @@ enum BenchCommand {
                          Redis commands per batch and PostgreSQL transactions/s from the backends' own counters
           --json         print one JSON object instead of the table
           --server URL   measure a running server (http://HOST:PORT) instead of starting one
-          --secret-file  with --server: its token secret (needed for ingest and --route estimates)
+          --secret-file  with --server: what mints its tokens (needed for ingest and --route estimates): a
+                         --postgres/--redis server's signing key (the PEM `hail keys` wrote for its --jwks),
+                         or an embedded server's secret file
         """
 
     /// The benchmarks there are.
