@@ -2,8 +2,8 @@ import Foundation
 import HailProcess
 
 /// A throwaway nginx in front of two `hail server` nodes, as docs/DEPLOY.md's front without TLS: round robin,
-/// WebSocket upgrades, `proxy_next_upstream error timeout` with a 1 s connect timeout (a refused or unanswered
-/// connect goes to the other node at once) and `max_fails=0`: nginx never counts a node down. With `max_fails=1`
+/// WebSocket upgrades, `proxy_next_upstream error timeout` (a refused connect goes to the other node at once; the
+/// 5 s connect timeout lets the SYN retries reach a node whose listen queue is full) and `max_fails=0`: nginx never counts a node down. With `max_fails=1`
 /// a node that had failed once was left out for good after the other was killed: 61,283 upgrades answered 502
 /// `no live upstreams` in a minute while it listened (docs/BENCHMARKS.md, "A crash storm"). Its own directory.
 final class RestartFront: Sendable {
@@ -47,7 +47,7 @@ final class RestartFront: Sendable {
                     proxy_set_header Upgrade $http_upgrade;
                     proxy_set_header Connection $connection_upgrade;
                     proxy_set_header X-Forwarded-For $remote_addr;
-                    proxy_connect_timeout 1s;
+                    proxy_connect_timeout 5s;
                     proxy_read_timeout 3600s;
                     proxy_send_timeout 3600s;
                     proxy_next_upstream error timeout;
