@@ -58,7 +58,7 @@ public struct HTTPTransport: Sendable {
         let token = try await tokens.currentToken()
         do {
             return try await send(method, path, token: token, body: body, contentType: contentType, key: idempotencyKey)
-        } catch where error.status == 401 {
+        } catch  where error.status == 401 {
             let fresh = try await tokens.refreshedToken(after: token)
             guard fresh != token else { throw error }
             return try await send(method, path, token: fresh, body: body, contentType: contentType, key: idempotencyKey)
