@@ -327,10 +327,11 @@ public struct HailAPI: Sendable {
     /// of Monaco, where the demo's maps lie.
     private func fleet(_ query: [String: String]) async throws(APIError) -> APIResponse {
         // A value that is there but not a number is refused, never silently replaced by the default.
-        guard let lat = query["lat"].map(Double.init) ?? 43.7384, let lng = query["lng"].map(Double.init) ?? 7.4246
-        else {
-            throw APIError.invalidField(
-                query["lat"].map(Double.init) == nil ? "lng" : "lat", "lat and lng must be numbers")
+        guard let lat = query["lat"].map(Double.init) ?? 43.7384 else {
+            throw APIError.invalidField("lat", "lat and lng must be numbers")
+        }
+        guard let lng = query["lng"].map(Double.init) ?? 7.4246 else {
+            throw APIError.invalidField("lng", "lat and lng must be numbers")
         }
         guard (-90...90).contains(lat), (-180...180).contains(lng) else {
             throw APIError.invalidField("lat", "lat and lng must be a point on Earth")
