@@ -78,7 +78,9 @@ let package = Package(
         // The server's store, geo index and bus protocols on PostgreSQL (libpq) and Redis (hiredis).
         .target(
             name: "HailScale",
-            dependencies: ["HailServer", "HailCore", "HailProtocol", "HailThreads", "CPostgres", "CRedis"]
+            dependencies: [
+                "HailServer", "HailCore", "HailProtocol", "HailThreads", "HailNet", "CPostgres", "CRedis",
+            ]
         ),
         // Road networks: the OSM PBF reader, a generated city, routing and ETA, snapping, map matching.
         .target(name: "HailRoads", dependencies: ["HailCore", "CZlib"]),

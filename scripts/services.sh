@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Starts a throwaway PostgreSQL and Redis on loopback for the HailScale tests, and only what is missing.
+# Starts a throwaway PostgreSQL and Redis on loopback for the HailScale tests, and only what is missing; installs
+# what the TLS tests need to start their own (postgres, redis-server with TLS, openssl).
 #   bash scripts/services.sh         start (or reuse) both; prints the export lines for the tests
 #   bash scripts/services.sh stop    stop both and delete their data
 # Use: eval "$(bash scripts/services.sh)"
@@ -42,6 +43,9 @@ install_missing() {
     local missing=()
     pg_bindir >/dev/null || missing+=(postgresql)
     command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+    # The TLS tests make their certificates with openssl and run postgres as its user with setpriv (util-linux).
+    command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+    command -v setpriv >/dev/null 2>&1 || missing+=(util-linux)
     if [ ${#missing[@]} -gt 0 ]; then
         say "installing ${missing[*]}"
         as_root apt-get update -qq >&2

@@ -270,3 +270,196 @@ static inline void hail_loop_free(hail_loop_t *l) {
 
 /// Hands every whole free page of every malloc arena back to the kernel (glibc's malloc_trim); 1 when some was.
 static inline int hail_malloc_trim(void) { return malloc_trim(0); }
+
+// ---- Token signatures (JWS ES256 and RS256) through OpenSSL 3's EVP APIs ----
+// Keys are EVP_PKEY handles HailNet wraps in Swift classes; nothing here computes a signature by hand.
+
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
+#include <openssl/ecdsa.h>
+#include <openssl/param_build.h>
+#include <openssl/pem.h>
+
+/// The public key of an RFC 7518 P-256 JWK from its 32-byte `x` and `y`; NULL when they are not a point on the curve.
+static inline EVP_PKEY *hail_pkey_ec_p256(const unsigned char *x, size_t x_len, const unsigned char *y,
+                                          size_t y_len) {
+    if (x_len != 32 || y_len != 32) return NULL;
+    unsigned char point[65];
+    point[0] = 0x04;  // uncompressed SEC1 point
+    memcpy(point + 1, x, 32);
+    memcpy(point + 33, y, 32);
+    EVP_PKEY *pkey = NULL;
+    OSSL_PARAM_BLD *bld = OSSL_PARAM_BLD_new();
+    OSSL_PARAM *params = NULL;
+    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
+    if (bld && ctx && OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1", 0) == 1 &&
+        OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY, point, sizeof point) == 1 &&
+        (params = OSSL_PARAM_BLD_to_param(bld)) != NULL && EVP_PKEY_fromdata_init(ctx) == 1) {
+        if (EVP_PKEY_fromdata(ctx, &pkey, EVP_PKEY_PUBLIC_KEY, params) != 1) pkey = NULL;
+    }
+    OSSL_PARAM_free(params);
+    OSSL_PARAM_BLD_free(bld);
+    EVP_PKEY_CTX_free(ctx);
+    return pkey;
+}
+
+/// The public key of an RFC 7518 RSA JWK from its big-endian modulus `n` and exponent `e`; NULL when invalid.
+static inline EVP_PKEY *hail_pkey_rsa(const unsigned char *n, size_t n_len, const unsigned char *e, size_t e_len) {
+    EVP_PKEY *pkey = NULL;
+    BIGNUM *bn_n = BN_bin2bn(n, (int)n_len, NULL);
+    BIGNUM *bn_e = BN_bin2bn(e, (int)e_len, NULL);
+    OSSL_PARAM_BLD *bld = OSSL_PARAM_BLD_new();
+    OSSL_PARAM *params = NULL;
+    EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, "RSA", NULL);
+    if (bn_n && bn_e && bld && ctx && OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_N, bn_n) == 1 &&
+        OSSL_PARAM_BLD_push_BN(bld, OSSL_PKEY_PARAM_RSA_E, bn_e) == 1 &&
+        (params = OSSL_PARAM_BLD_to_param(bld)) != NULL && EVP_PKEY_fromdata_init(ctx) == 1) {
+        if (EVP_PKEY_fromdata(ctx, &pkey, EVP_PKEY_PUBLIC_KEY, params) != 1) pkey = NULL;
+    }
+    OSSL_PARAM_free(params);
+    OSSL_PARAM_BLD_free(bld);
+    EVP_PKEY_CTX_free(ctx);
+    BN_free(bn_n);
+    BN_free(bn_e);
+    return pkey;
+}
+
+/// 1 for an EC key on P-256, 2 for an RSA key, 0 for anything else.
+static inline int hail_pkey_kind(EVP_PKEY *key) {
+    if (EVP_PKEY_is_a(key, "RSA")) return 2;
+    if (!EVP_PKEY_is_a(key, "EC")) return 0;
+    char group[64] = {0};
+    size_t length = 0;
+    if (EVP_PKEY_get_utf8_string_param(key, OSSL_PKEY_PARAM_GROUP_NAME, group, sizeof group, &length) != 1) return 0;
+    return strcmp(group, "prime256v1") == 0 || strcmp(group, "P-256") == 0 ? 1 : 0;
+}
+
+/// The key's size in bits.
+static inline int hail_pkey_bits(EVP_PKEY *key) { return EVP_PKEY_get_bits(key); }
+
+/// Releases a key.
+static inline void hail_pkey_free(EVP_PKEY *key) { EVP_PKEY_free(key); }
+
+/// 1 when `sig` is a valid SHA-256 signature of `msg` under `key`: for EC the JWS form (r || s, 32 bytes each,
+/// RFC 7518 section 3.4), turned into DER for OpenSSL; for RSA PKCS #1 v1.5. 0 otherwise.
+static inline int hail_pkey_verify_sha256(EVP_PKEY *key, int is_ec, const unsigned char *msg, size_t msg_len,
+                                          const unsigned char *sig, size_t sig_len) {
+    unsigned char *der = NULL;
+    int der_len = 0;
+    const unsigned char *checked = sig;
+    size_t checked_len = sig_len;
+    if (is_ec) {
+        if (sig_len != 64) return 0;
+        ECDSA_SIG *ecdsa = ECDSA_SIG_new();
+        BIGNUM *r = BN_bin2bn(sig, 32, NULL);
+        BIGNUM *s = BN_bin2bn(sig + 32, 32, NULL);
+        if (!ecdsa || !r || !s || ECDSA_SIG_set0(ecdsa, r, s) != 1) {
+            BN_free(r);
+            BN_free(s);
+            ECDSA_SIG_free(ecdsa);
+            return 0;
+        }
+        der_len = i2d_ECDSA_SIG(ecdsa, &der);
+        ECDSA_SIG_free(ecdsa);
+        if (der_len <= 0) return 0;
+        checked = der;
+        checked_len = (size_t)der_len;
+    }
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    int ok = md && EVP_DigestVerifyInit(md, NULL, EVP_sha256(), NULL, key) == 1 &&
+             EVP_DigestVerify(md, checked, checked_len, msg, msg_len) == 1;
+    EVP_MD_CTX_free(md);
+    OPENSSL_free(der);
+    return ok ? 1 : 0;
+}
+
+/// Signs `msg` with SHA-256 under the private `key` into `out` (room for 512 bytes), in the JWS form for EC
+/// (r || s); returns the signature's length, or -1.
+static inline int hail_pkey_sign_sha256(EVP_PKEY *key, int is_ec, const unsigned char *msg, size_t msg_len,
+                                        unsigned char *out, size_t out_cap) {
+    EVP_MD_CTX *md = EVP_MD_CTX_new();
+    size_t length = 0;
+    unsigned char *raw = NULL;
+    int result = -1;
+    if (md && EVP_DigestSignInit(md, NULL, EVP_sha256(), NULL, key) == 1 &&
+        EVP_DigestSign(md, NULL, &length, msg, msg_len) == 1 && (raw = OPENSSL_malloc(length)) != NULL &&
+        EVP_DigestSign(md, raw, &length, msg, msg_len) == 1) {
+        if (!is_ec) {
+            if (length <= out_cap) {
+                memcpy(out, raw, length);
+                result = (int)length;
+            }
+        } else {
+            const unsigned char *cursor = raw;
+            ECDSA_SIG *ecdsa = d2i_ECDSA_SIG(NULL, &cursor, (long)length);
+            if (ecdsa && out_cap >= 64 && BN_bn2binpad(ECDSA_SIG_get0_r(ecdsa), out, 32) == 32 &&
+                BN_bn2binpad(ECDSA_SIG_get0_s(ecdsa), out + 32, 32) == 32) {
+                result = 64;
+            }
+            ECDSA_SIG_free(ecdsa);
+        }
+    }
+    OPENSSL_free(raw);
+    EVP_MD_CTX_free(md);
+    return result;
+}
+
+/// A private key from PEM text (PKCS #8, or the traditional EC/RSA forms); NULL when it is not one.
+static inline EVP_PKEY *hail_pkey_read_private_pem(const char *pem, size_t length) {
+    BIO *bio = BIO_new_mem_buf(pem, (int)length);
+    if (!bio) return NULL;
+    EVP_PKEY *key = PEM_read_bio_PrivateKey(bio, NULL, NULL, NULL);
+    BIO_free(bio);
+    return key;
+}
+
+/// A new P-256 key pair (`kind` 1) or RSA key pair of `bits` (`kind` 2); NULL on failure.
+static inline EVP_PKEY *hail_pkey_generate(int kind, unsigned int bits) {
+    if (kind == 1) return EVP_PKEY_Q_keygen(NULL, NULL, "EC", "P-256");
+    if (kind == 2) return EVP_PKEY_Q_keygen(NULL, NULL, "RSA", (size_t)bits);
+    return NULL;
+}
+
+/// The private key as PKCS #8 PEM into `out`; returns the length written, or the length needed when `out_cap` is
+/// too small, or -1.
+static inline int hail_pkey_private_pem(EVP_PKEY *key, char *out, size_t out_cap) {
+    BIO *bio = BIO_new(BIO_s_mem());
+    if (!bio) return -1;
+    int result = -1;
+    if (PEM_write_bio_PrivateKey(bio, key, NULL, NULL, 0, NULL, NULL) == 1) {
+        char *data = NULL;
+        long length = BIO_get_mem_data(bio, &data);
+        if (length > 0) {
+            if ((size_t)length <= out_cap) memcpy(out, data, (size_t)length);
+            result = (int)length;
+        }
+    }
+    BIO_free(bio);
+    return result;
+}
+
+/// One of the key's big-number parameters (`name`: OSSL_PKEY_PARAM_EC_PUB_X, _Y, _RSA_N, _RSA_E) big-endian into
+/// `out`, left-padded to `pad` bytes when `pad` is not 0; returns its length or -1.
+static inline int hail_pkey_bn_param(EVP_PKEY *key, const char *name, unsigned char *out, size_t out_cap, int pad) {
+    BIGNUM *bn = NULL;
+    if (EVP_PKEY_get_bn_param(key, name, &bn) != 1) return -1;
+    int length = pad > 0 ? pad : BN_num_bytes(bn);
+    int result = -1;
+    if ((size_t)length <= out_cap) result = BN_bn2binpad(bn, out, length);
+    BN_free(bn);
+    return result;
+}
+
+/// The parameter names hail_pkey_bn_param takes (macros do not reach Swift).
+static inline const char *hail_param_ec_x(void) { return OSSL_PKEY_PARAM_EC_PUB_X; }
+static inline const char *hail_param_ec_y(void) { return OSSL_PKEY_PARAM_EC_PUB_Y; }
+static inline const char *hail_param_rsa_n(void) { return OSSL_PKEY_PARAM_RSA_N; }
+static inline const char *hail_param_rsa_e(void) { return OSSL_PKEY_PARAM_RSA_E; }
+
+/// SHA-256 of `msg` into `out` (32 bytes); 0 on success.
+static inline int hail_sha256(const unsigned char *msg, size_t msg_len, unsigned char *out) {
+    unsigned int length = 0;
+    static const unsigned char empty = 0;
+    return EVP_Digest(msg_len ? msg : &empty, msg_len, out, &length, EVP_sha256(), NULL) == 1 && length == 32 ? 0
+                                                                                                             : -1;
+}

@@ -1,3 +1,4 @@
+import Foundation
 import HailProtocol
 
 /// Why a call to the server failed: the one error contract of every seam the apps talk to the server through.
@@ -44,26 +45,40 @@ public struct CallError: Error, Sendable, Hashable, CustomStringConvertible {
     public let closeCode: UInt16?
     /// What happened, for logs and screens.
     public let message: String
+    /// The seconds the server asked the app to wait before trying again (`Retry-After` on a 429 or a 503), when it
+    /// said; a retrying caller waits at least this long (bounded: see `Backoff.delay(afterAttempt:retryAfter:using:)`).
+    public let retryAfter: TimeInterval?
 
     private init(
-        _ code: Code, status: Int? = nil, apiError: APIError? = nil, closeCode: UInt16? = nil, message: String
+        _ code: Code, status: Int? = nil, apiError: APIError? = nil, closeCode: UInt16? = nil, message: String,
+        retryAfter: TimeInterval? = nil
     ) {
         self.code = code
         self.status = status
         self.apiError = apiError
         self.closeCode = closeCode
         self.message = message
+        self.retryAfter = retryAfter
     }
 
     /// The request never got an answer.
     public static func noAnswer(_ message: String) -> CallError { CallError(.noAnswer, message: message) }
 
-    /// The server answered `status` with `error`: a refusal for a 4xx other than 429, a server failure otherwise.
-    public static func answered(status: Int, error: APIError?) -> CallError {
+    /// The server answered `status` with `error`: a refusal for a 4xx other than 429, a server failure otherwise;
+    /// `retryAfter` is its `Retry-After` in seconds, kept for a failure (a refusal is never retried).
+    public static func answered(status: Int, error: APIError?, retryAfter: TimeInterval? = nil) -> CallError {
         let refused = (400..<500).contains(status) && status != 429
         return CallError(
             refused ? .refused : .serverFailed, status: status, apiError: error,
-            message: error?.message ?? "HTTP \(status)")
+            message: error?.message ?? "HTTP \(status)", retryAfter: refused ? nil : retryAfter)
+    }
+
+    /// Not sent: the server asked, on an earlier answer, that nothing be sent for `seconds` more. Retryable, like
+    /// the failure that said so, and never a request on the wire.
+    public static func held(seconds: TimeInterval) -> CallError {
+        CallError(
+            .serverFailed, message: "not sent: the server asked to wait \(Int(seconds.rounded(.up))) s more",
+            retryAfter: seconds)
     }
 
     /// The server refused with `error`, at the status its code stands for.

@@ -2,14 +2,14 @@ import Foundation
 import HailServer
 
 /// The server a benchmark measures: the real `BackendServer` started in this process on a fresh
-/// SQLite file, or one already running (`--server URL --secret-file F`).
+/// SQLite file, or one already running (`--server URL --secret-file F`, F its signing key or secret).
 public final class BenchTarget: Sendable {
     /// Where to send requests.
     let endpoint: HTTPEndpoint
     /// True when the server runs in this process (its CPU and memory are then this process's).
     let inProcess: Bool
-    /// Signs tokens the server accepts; nil when measuring a running server without its secret.
-    private let tokens: TokenAuthority?
+    /// Signs tokens the server accepts; nil when measuring a running server without its key or secret.
+    private let tokens: TokenSigner?
     /// The in-process server, nil for a remote one.
     private let server: BackendServer?
     /// The temporary directory holding the in-process server's database, removed at shutdown.
@@ -17,7 +17,7 @@ public final class BenchTarget: Sendable {
 
     /// Wraps what `startInProcess` or `remote` set up.
     private init(
-        endpoint: HTTPEndpoint, tokens: TokenAuthority?, server: BackendServer?, directory: URL?
+        endpoint: HTTPEndpoint, tokens: TokenSigner?, server: BackendServer?, directory: URL?
     ) {
         self.endpoint = endpoint
         self.inProcess = server != nil
@@ -52,17 +52,18 @@ public final class BenchTarget: Sendable {
         }
         return BenchTarget(
             endpoint: HTTPEndpoint(address: "127.0.0.1", port: server.port, authority: "127.0.0.1:\(server.port)"),
-            tokens: TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret)), server: server,
+            tokens: .secret(TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret))), server: server,
             directory: directory)
     }
 
-    /// A server already running at `url`; tokens are signed with the secret in `secretFile` if given.
+    /// A server already running at `url`; tokens are signed with what `secretFile` holds if given: the private
+    /// key of the server's key set (a scaled node's `--jwks`), or an embedded server's secret.
     public static func remote(url: String, secretFile: String?) throws(BenchError) -> BenchTarget {
         let endpoint = try HTTPEndpoint(url: url)
-        var tokens: TokenAuthority?
+        var tokens: TokenSigner?
         if let secretFile {
             do {
-                tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: try ServerSecret.load(at: secretFile)))
+                tokens = try TokenSigner.load(path: secretFile)
             } catch {
                 throw BenchError.invalidOption(error.description)
             }
@@ -75,8 +76,7 @@ public final class BenchTarget: Sendable {
 
     /// A bearer token for `subject` in `role`, valid for a day.
     func token(role: Role, subject: String) -> String {
-        let now = Int64(Date().timeIntervalSince1970)
-        return tokens?.mint(AccessToken(role: role, sub: subject, exp: now + 86_400, iat: now)) ?? ""
+        tokens?.mint(role: role, subject: subject, now: Date(), lifetime: 86_400) ?? ""
     }
 
     /// Stops the in-process server and deletes its database; nothing for a remote one.

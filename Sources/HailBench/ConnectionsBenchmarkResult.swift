@@ -60,7 +60,7 @@ public struct ConnectionsBenchmarkResult: Encodable, Sendable {
     public let reached200k: Bool
     /// The 2 GB target, on the projection: met?
     public let projectionUnder2GB: Bool
-    /// The most server RSS one idle connection may cost (10,240 bytes: 200,000 in 2 GB).
+    /// The most server RSS one idle connection may cost (8,192 bytes, issue 38).
     public let targetBytesPerConnection = ConnectionsBenchmark.targetBytesPerConnection
     /// Whether `serverRssBytesPerConnection` is within it.
     public let perConnectionWithinTarget: Bool

@@ -12,7 +12,8 @@ extension IngestBenchmark {
         case children(nodes: Int = 1, postgres: String? = nil, redis: String? = nil, loops: Int? = nil)
         /// The real server in this process, on a temporary database.
         case inProcess
-        /// A server already running at `url` (`http://HOST:PORT`); its `secretFile` signs the drivers' tokens.
+        /// A server already running at `url` (`http://HOST:PORT`); `secretFile` (its secret, or its key set's private
+        /// key) signs the drivers' tokens.
         case running(url: String, secretFile: String?)
     }
 
@@ -92,11 +93,11 @@ extension IngestBenchmark {
             let first = try await ServerProcess.start(
                 executable: hailExecutable, extraArguments: arguments, processors: placement(0))
             servers.append(first)
-            // The other nodes share the first one's secret, so every token works on every node.
+            // The other nodes share the first one's secret and key set, so every token works on every node.
             while servers.count < nodes {
                 servers.append(
                     try await ServerProcess.start(
-                        executable: hailExecutable, extraArguments: arguments, secretFile: first.secretFile,
+                        executable: hailExecutable, extraArguments: arguments, peer: first,
                         processors: placement(servers.count)))
             }
             if let postgres, let redis {
@@ -113,7 +114,7 @@ extension IngestBenchmark {
                 targets.append(
                     Node(
                         target: try BenchTarget.remote(
-                            url: "http://127.0.0.1:\(child.port)", secretFile: first.secretFile),
+                            url: "http://127.0.0.1:\(child.port)", secretFile: first.tokenFile),
                         server: child))
             }
             let result = try await run(on: targets, backends: backends)

@@ -89,8 +89,11 @@ public struct IngestBenchmark: Sendable {
         try factories[0].selfCheck()
         let tokens = (0..<connections).map { target.token(role: .driver, subject: "bench-\(runTag)-driver-\($0)") }
         let nodeOf = (0..<connections).map { Self.driverNode($0, connections: connections, nodes: nodes.count) }
+        let metricsToken = target.token(role: .operator, subject: "bench-\(runTag)-metrics")
         var countersBefore: [ServerCounters?] = []
-        for node in nodes { countersBefore.append(await ServerCounters.scrape(node.target.endpoint)) }
+        for node in nodes {
+            countersBefore.append(await ServerCounters.scrape(node.target.endpoint, token: metricsToken))
+        }
         for (number, node) in nodes.enumerated() {
             let indices = nodeOf.indices.filter { nodeOf[$0] == number }
             try await goOnline(tokens: indices.map { tokens[$0] }, endpoint: node.target.endpoint)
@@ -238,7 +241,8 @@ public struct IngestBenchmark: Sendable {
         var ingestRounds = (roundTrips: 0, writes: 0)
         for (index, node) in nodes.enumerated() {
             // Counted only when every node answered, so the sum is never a part passed off as the whole.
-            guard let before = countersBefore[index], let after = await ServerCounters.scrape(node.target.endpoint)
+            guard let before = countersBefore[index],
+                let after = await ServerCounters.scrape(node.target.endpoint, token: metricsToken)
             else {
                 serverCounts = nil
                 break
@@ -301,7 +305,9 @@ public struct IngestBenchmark: Sendable {
             return nil
         }
         if let problem = problems.compactMap({ $0 }).first {
-            throw BenchError("POST /v1/drivers/me/status failed (\(problem)); is the secret the server's?")
+            throw BenchError(
+                "POST /v1/drivers/me/status failed (\(problem)); does --secret-file hold what signs the server's "
+                    + "tokens (a scaled node's signing key, an embedded one's secret)?")
         }
     }
 

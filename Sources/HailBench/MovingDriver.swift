@@ -4,8 +4,9 @@ import HailNet
 import Synchronization
 
 /// One driver of `hail bench restarts`: a driver stream through the front that reconnects as the app does
-/// (4012 "reconnect now": a jitter of 0-1 s; any other end: 0.5-1 s, the ceiling doubling to 30 s while connects
-/// fail), a batch every second whether connected or not (the phone buffers), and every batch not yet acknowledged
+/// (4012 "reconnect now": a jitter of 0-1 s, `Backoff.moveElsewhere`; a drop without a close frame, its node
+/// killed: `Backoff.afterDrop`, 0-3 s; any other end: 0.5-1 s, the ceiling doubling to 30 s while connects fail), a
+/// batch every second whether connected or not (the phone buffers), and every batch not yet acknowledged
 /// sent again, in order, on each new connection.
 final class MovingDriver: Sendable {
     /// What the driver's books hold.
@@ -23,6 +24,14 @@ final class MovingDriver: Sendable {
         /// From here on, the first ack is noted (the SIGKILL's recovery).
         var mark: ContinuousClock.Instant?
         var firstAckAfterMark: ContinuousClock.Instant?
+        /// The first handshake completed after `mark` (the ack follows once the node has set the stream up).
+        var firstConnectAfterMark: ContinuousClock.Instant?
+        /// Connects tried since `mark`.
+        var attemptsAfterMark = 0
+        /// Failed connects since `mark`, by what the client said (its first words).
+        var failuresAfterMark: [String: Int] = [:]
+        /// Closes since `mark`, by code and reason.
+        var closesAfterMark: [String: Int] = [:]
     }
 
     let index: Int
@@ -34,6 +43,7 @@ final class MovingDriver: Sendable {
     private let state = Mutex(State())
     private let stopped = Atomic<Bool>(false)
     private let random: Mutex<SplitMix64>
+    private let clock = ContinuousClock()
 
     /// A driver `index` streaming to `url` (the front's `/v1/drivers/me/live`) from `source` (a 127.0.0.x address).
     init(index: Int, token: String, frames: LocationFrameFactory, url: String, source: String?, client: WebSocketClient)
@@ -59,6 +69,7 @@ final class MovingDriver: Sendable {
         guard !stopped.load(ordering: .relaxed) else { return false }
         let generation = state.withLock { state -> Int in
             state.generation += 1
+            if state.mark != nil { state.attemptsAfterMark += 1 }
             return state.generation
         }
         do {
@@ -69,6 +80,7 @@ final class MovingDriver: Sendable {
                 guard state.generation == generation else { return nil }
                 state.connection = connection
                 state.failedConnects = 0
+                if state.mark != nil, state.firstConnectAfterMark == nil { state.firstConnectAfterMark = clock.now }
                 return state.unacked
             }
             guard let resend else {
@@ -79,8 +91,10 @@ final class MovingDriver: Sendable {
             for seq in resend.suffix(Self.resendLimit) { connection.send(binary: frames.binary(seq: seq)) }
             return true
         } catch {
+            let reason = Self.reason(error)
             let attempt = state.withLock { state -> Int in
                 state.failedConnects += 1
+                if state.mark != nil { state.failuresAfterMark[reason, default: 0] += 1 }
                 return state.failedConnects
             }
             scheduleReconnect(after: backoff(attempt))
@@ -114,15 +128,20 @@ final class MovingDriver: Sendable {
     }
 
     /// Connection `generation` ended with `code`: reconnect after the app's wait for that code.
-    fileprivate func lost(code: UInt16, generation: Int) {
+    fileprivate func lost(code: UInt16, reason: String, generation: Int) {
         let current = state.withLock { state -> Bool in
             guard state.generation == generation else { return false }
             state.connection = nil
             state.closes[code, default: 0] += 1
+            if state.mark != nil { state.closesAfterMark["\(code) \(reason.prefix(40))", default: 0] += 1 }
             return true
         }
         guard current, !stopped.load(ordering: .relaxed) else { return }
-        scheduleReconnect(after: code == 4012 ? draw(0...1) : backoff(1))
+        switch code {
+        case 4012: scheduleReconnect(after: delay(.moveElsewhere))
+        case WebSocketCloseInfo.abnormalCode: scheduleReconnect(after: delay(.afterDrop))
+        default: scheduleReconnect(after: backoff(1))
+        }
     }
 
     /// Notes the first ack from `instant` on (the SIGKILL's recovery).
@@ -130,7 +149,18 @@ final class MovingDriver: Sendable {
         state.withLock { state in
             state.mark = instant
             state.firstAckAfterMark = nil
+            state.firstConnectAfterMark = nil
+            state.attemptsAfterMark = 0
+            state.failuresAfterMark = [:]
+            state.closesAfterMark = [:]
         }
+    }
+
+    /// A failed connect's reason, short enough to count by: its first words, digits folded.
+    static func reason(_ error: any Error) -> String {
+        let full = "\(error)"
+        let text = (full.range(of: "failed: ").map { full[$0.upperBound...] } ?? full[...]).prefix(48)
+        return String(text.map { $0.isNumber ? "#" : $0 })
     }
 
     /// Stops reconnecting and closes the stream.
@@ -150,6 +180,10 @@ final class MovingDriver: Sendable {
     private func backoff(_ attempt: Int) -> Double {
         let ceiling = min(30, pow(2, Double(max(1, attempt) - 1)))
         return ceiling / 2 + draw(0...(ceiling / 2))
+    }
+
+    private func delay(_ backoff: Backoff) -> Double {
+        random.withLock { generator in backoff.delay(afterAttempt: 1, using: &generator) }
     }
 
     private func draw(_ range: ClosedRange<Double>) -> Double {
@@ -176,6 +210,6 @@ final class MovingDriverReader: WebSocketInboundHandler {
     }
 
     func closed(_ info: WebSocketCloseInfo, on connection: WebSocketConnection) {
-        driver.lost(code: info.code, generation: generation)
+        driver.lost(code: info.code, reason: info.reason, generation: generation)
     }
 }

@@ -26,6 +26,9 @@ public struct RestartBenchmark: Sendable {
     public var drainSpread = 5.0
     /// The nodes' `--drain-seconds`.
     public var drainBound = 30.0
+    /// Runs the rolling restart before the kill; false runs the kill alone: node 2 starts only once every stream is
+    /// on node 1 (a node holding them all, as after a roll, in a third of the time).
+    public var rolling = true
     /// The `hail` executable whose `server` runs the nodes.
     public var hailExecutable = ServerChild.thisExecutable
 
@@ -55,9 +58,19 @@ public struct RestartBenchmark: Sendable {
             throw BenchError("cannot create \(directory.path): \(error)")
         }
         let secretFile = directory.appendingPathComponent("hail.secret").path
+        // The deployment's secret and key set, made before the nodes start: a --postgres/--redis node never creates
+        // its secret, and takes access tokens only as JWTs of its --jwks.
+        let key: DeploymentKey
+        do {
+            _ = try ServerSecret.loadOrCreate(at: secretFile)
+            key = try DeploymentKey.create(in: directory.path)
+        } catch {
+            throw BenchError("cannot make the nodes' secret or keys: \(error)")
+        }
         let arguments = [
             "--host", "127.0.0.1", "--db", directory.appendingPathComponent("unused.db").path, "--secret-file",
-            secretFile, "--quiet", "--postgres", postgres, "--redis", redis, "--postgres-schema", schema,
+            secretFile, "--jwks", key.jwksPath, "--quiet", "--postgres", postgres, "--redis", redis,
+            "--postgres-schema", schema,
             "--redis-prefix", schema + ":", "--no-rate-limits", "--loops", "1",
             "--drain-grace-seconds", "\(drainGrace)", "--drain-spread-seconds", "\(drainSpread)",
             "--drain-seconds", "\(drainBound)",
@@ -73,10 +86,9 @@ public struct RestartBenchmark: Sendable {
         }
         var front: RestartFront?
         do throws(BenchError) {
-            // The first node makes the secret; the second reads it.
             for node in nodes { try await node.start() }
             front = try await RestartFront.start(upstreams: nodes.map(\.port), connections: drivers + riders + 200)
-            let result = try await measure(nodes: nodes, front: front!, secretFile: secretFile, tag: tag)
+            let result = try await measure(nodes: nodes, front: front!, tokenFile: key.privateKeyPath, tag: tag)
             await cleanUp(nodes: nodes, front: front, schema: schema, directory: directory)
             return result
         } catch {
@@ -96,10 +108,10 @@ public struct RestartBenchmark: Sendable {
     }
 
     /// Everything between the nodes' start and their stop.
-    private func measure(nodes: [RestartNode], front: RestartFront, secretFile: String, tag: String)
+    private func measure(nodes: [RestartNode], front: RestartFront, tokenFile: String, tag: String)
         async throws(BenchError) -> RestartBenchmarkResult
     {
-        let target = try BenchTarget.remote(url: "http://127.0.0.1:\(front.port)", secretFile: secretFile)
+        let target = try BenchTarget.remote(url: "http://127.0.0.1:\(front.port)", secretFile: tokenFile)
         let machine = BenchMachine.current()
         let startMilliseconds =
             Int64(Date().timeIntervalSince1970 * 1000) - IngestBenchmark.timelineHeadroomMilliseconds
@@ -181,6 +193,12 @@ public struct RestartBenchmark: Sendable {
         }
         try? await Task.sleep(for: .seconds(settleSeconds))
 
+        let ownPID = getpid()
+        let cpu = RoleCPU { [nodes, front] in
+            [("load generator", [ownPID]), ("nginx", front.pids)]
+                + nodes.enumerated().map { ("node \($0.offset + 1)", $0.element.pid.map { [$0] } ?? []) }
+        }
+        defer { cpu.stop() }
         let redisClient = RedisClient(endpoint: try redisEndpoint(), size: 1)
         defer { redisClient.close() }
         let redisStore = RedisDriverIngestStore(client: redisClient, prefix: "hail_bench_restarts_\(tag):hail:ingest")
@@ -188,34 +206,25 @@ public struct RestartBenchmark: Sendable {
 
         // (a) Rolling restart.
         var rolling = RestartBenchmarkResult.Phase()
-        let rollingStart = clock.now
-        for watcher in watchers { watcher.startMeasuring(at: clock.now) }
-        let closesBefore = closeCounts(movers, watchers)
-        let versionsBefore = await tripRequest.versions(
-            setup.pairs, riderToken: { target.token(role: .rider, subject: "bench-\(tag)-rider-\($0)") })
-        for (node, tap) in zip(nodes, ["arrived", "started"]) {
-            // Taps in flight while the node drains: the app's outbox retries what is not answered.
-            let taps = Task { await tripRequest.tap(tap, pairs: setup.pairs) }
-            rolling.exits.append(await node.drain(bound: .seconds(Int64(drainBound))))
-            try await node.start()
-            rolling.tapsFailed += await taps.value
-            // Ready, and nginx's fail_timeout over: before that nginx counts the node as down, and with the next one
-            // draining it would have none up (docs/DEPLOY.md, "Drain and rolling restarts").
-            try? await Task.sleep(for: RestartFront.failTimeout + .seconds(1))
+        if self.rolling {
+            try await roll(
+                nodes: nodes, phase: &rolling, watchers: watchers, movers: movers, pairs: setup.pairs,
+                taps: tripRequest,
+                riderToken: { target.token(role: .rider, subject: "bench-\(tag)-rider-\($0)") }, cpu: cpu,
+                driverIDs: driverIDs, store: redisStore)
+        } else {
+            // Node 2 drained (its streams move to node 1) and started again, as the roll's second half leaves them.
+            _ = await nodes[1].drain(bound: .seconds(Int64(drainBound)))
+            try await nodes[1].start()
+            try? await Task.sleep(for: RestartFront.rejoin + .seconds(1))
         }
-        try? await Task.sleep(for: .seconds(settleSeconds))
-        rolling.seconds = (clock.now - rollingStart).timeInterval
-        let versionsAfter = await tripRequest.versions(
-            setup.pairs, riderToken: { target.token(role: .rider, subject: "bench-\(tag)-rider-\($0)") })
-        (rolling.tripEventsLost, rolling.tripEventsDoubled) = Self.tripEvents(
-            watchers, before: versionsBefore, after: versionsAfter, taps: 2)
-        Self.gaps(watchers, into: &rolling)
-        rolling.acknowledgedBatchesLost = await Self.lostBatches(movers, driverIDs: driverIDs, store: redisStore)
-        rolling.closes = Self.difference(closeCounts(movers, watchers), closesBefore)
+        let frontBefore = front.errorCounts()
 
         // (b) SIGKILL of the node holding the streams: the last one drained sent its streams to the first.
+
         var kill = RestartBenchmarkResult.Phase()
         let killStart = clock.now
+        let killCPU = cpu.totals()
         for watcher in watchers { watcher.startMeasuring(at: clock.now) }
         let closesBeforeKill = closeCounts(movers, watchers)
         let killAt = clock.now
@@ -229,6 +238,9 @@ public struct RestartBenchmark: Sendable {
         let backTimes = movers.compactMap { $0.books.firstAckAfterMark.map { ($0 - killAt).timeInterval } }
         kill.driversNotBack = movers.count - backTimes.count
         kill.everyStreamBackSeconds = kill.driversNotBack == 0 ? backTimes.max() : nil
+        Self.recovery(movers, since: killAt, into: &kill)
+        kill.cpuPercent = RoleCPU.percent(from: killCPU, to: cpu.totals(), seconds: (clock.now - killAt).timeInterval)
+        kill.frontErrors = Self.difference(front.errorCounts(), frontBefore)
         try await nodes[0].start()
         try? await Task.sleep(for: .seconds(settleSeconds))
         kill.seconds = (clock.now - killStart).timeInterval
@@ -246,8 +258,43 @@ public struct RestartBenchmark: Sendable {
             setupFailures: Array(setup.failures.prefix(5)), machine: machine)
     }
 
+    /// (a) The rolling restart: node 1 drained with SIGTERM (a tap in flight on every watched trip), started again
+    /// and ready, then node 2; `settleSeconds` of steady streaming after.
+    private func roll(
+        nodes: [RestartNode], phase: inout RestartBenchmarkResult.Phase, watchers: [MovingRider],
+        movers: [MovingDriver],
+        pairs: [TripSetup.Pair], taps: TripTaps, riderToken: @escaping @Sendable (Int) -> String, cpu: RoleCPU,
+        driverIDs: [String], store: RedisDriverIngestStore
+    ) async throws(BenchError) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let startCPU = cpu.totals()
+        for watcher in watchers { watcher.startMeasuring(at: clock.now) }
+        let closesBefore = closeCounts(movers, watchers)
+        let versionsBefore = await taps.versions(pairs, riderToken: riderToken)
+        for (node, tap) in zip(nodes, ["arrived", "started"]) {
+            // Taps in flight while the node drains: the app's outbox retries what is not answered.
+            let tapping = Task { await taps.tap(tap, pairs: pairs) }
+            phase.exits.append(await node.drain(bound: .seconds(Int64(drainBound))))
+            try await node.start()
+            phase.tapsFailed += await tapping.value
+            // Ready, and settled before the next node drains (docs/DEPLOY.md, "Drain and rolling restarts").
+            try? await Task.sleep(for: RestartFront.rejoin + .seconds(1))
+        }
+        try? await Task.sleep(for: .seconds(settleSeconds))
+        phase.seconds = (clock.now - start).timeInterval
+        phase.cpuPercent = RoleCPU.percent(from: startCPU, to: cpu.totals(), seconds: phase.seconds)
+        let versionsAfter = await taps.versions(pairs, riderToken: riderToken)
+        (phase.tripEventsLost, phase.tripEventsDoubled) = Self.tripEvents(
+            watchers, before: versionsBefore, after: versionsAfter, taps: 2)
+        Self.gaps(watchers, into: &phase)
+        phase.acknowledgedBatchesLost = await Self.lostBatches(movers, driverIDs: driverIDs, store: store)
+        phase.closes = Self.difference(closeCounts(movers, watchers), closesBefore)
+    }
+
     private func redisEndpoint() throws(BenchError) -> RedisEndpoint {
-        do { return try RedisEndpoint(url: redis) } catch { throw BenchError("--redis \(redis): \(error)") }
+        // The error names the URL with its password masked; the URL itself would show it.
+        do { return try RedisEndpoint(url: redis) } catch { throw BenchError("--redis: \(error)") }
     }
 
     /// Runs `body` for each element, `concurrency` at a time.
@@ -312,6 +359,32 @@ public struct RestartBenchmark: Sendable {
             if let start = before[watcher.tripID], final - start > taps { doubled += final - start - taps }
         }
         return (lost, doubled)
+    }
+
+    /// How the drivers came back after the kill at `killAt`: percentiles, acks by second, connects tried and failed.
+    static func recovery(
+        _ movers: [MovingDriver], since killAt: ContinuousClock.Instant, into phase: inout RestartBenchmarkResult.Phase
+    ) {
+        let books = movers.map(\.books)
+        let back = books.compactMap { $0.firstAckAfterMark.map { ($0 - killAt).timeInterval } }.sorted()
+        let handshakes = books.compactMap { $0.firstConnectAfterMark.map { ($0 - killAt).timeInterval } }.sorted()
+        func percentile(_ sorted: [Double], _ share: Double) -> Double? {
+            sorted.isEmpty ? nil : sorted[min(sorted.count - 1, Int((Double(sorted.count) * share).rounded(.up)) - 1)]
+        }
+        phase.backP50 = percentile(back, 0.5)
+        phase.backP90 = percentile(back, 0.9)
+        phase.handshakeP50 = percentile(handshakes, 0.5)
+        phase.handshakeMax = handshakes.last
+        if let last = back.last {
+            var bySecond = Array(repeating: 0, count: Int(last) + 1)
+            for seconds in back { bySecond[Int(seconds)] += 1 }
+            phase.backBySecond = bySecond
+        }
+        phase.mostAttempts = books.map(\.attemptsAfterMark).max() ?? 0
+        for book in books {
+            phase.connectFailures.merge(book.failuresAfterMark, uniquingKeysWith: +)
+            phase.closeReasons.merge(book.closesAfterMark, uniquingKeysWith: +)
+        }
     }
 
     /// The riders' longest gaps into the phase's p50, p99 and max.

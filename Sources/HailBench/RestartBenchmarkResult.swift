@@ -29,6 +29,29 @@ public struct RestartBenchmarkResult: Encodable, Sendable {
         public var driversNotBack = 0
         /// Seconds the phase took.
         public var seconds = 0.0
+        /// After the kill: seconds until half, and nine in ten, of the drivers had an ack again.
+        public var backP50: Double?
+        /// See `backP50`.
+        public var backP90: Double?
+        /// After the kill: seconds until half the drivers, and the last one, had their handshake done.
+        public var handshakeP50: Double?
+        /// See `handshakeP50`.
+        public var handshakeMax: Double?
+        /// After the kill: drivers whose first ack came in each second (index 0: the first second).
+        public var backBySecond: [Int] = []
+        /// After the kill: the most connects one driver tried before it was back.
+        public var mostAttempts = 0
+        /// After the kill: failed connects by the client's reason.
+        public var connectFailures: [String: Int] = [:]
+        /// After the kill: the drivers' streams closed again, by code and reason (lws's client hands a 1013 over as
+        /// 1002).
+        public var closeReasons: [String: Int] = [:]
+        /// What nginx's error log said during the phase, by kind (`no live upstreams`: it counted every node down and
+        /// answered 502).
+        public var frontErrors: [String: Int] = [:]
+        /// Percent of one core each process took over the phase (`load generator` is this benchmark, its drivers'
+        /// and riders' client loops); the machine has `machine.cores` of them.
+        public var cpuPercent: [String: Double] = [:]
     }
 
     /// Always "restarts".
@@ -82,7 +105,32 @@ public struct RestartBenchmarkResult: Encodable, Sendable {
                     "  every stream back and acked",
                     phase.everyStreamBackSeconds.map { Self.seconds($0) }
                         ?? "no (\(phase.driversNotBack) drivers not back)")
+                table.add(
+                    "  back and acked p50 / p90",
+                    "\(phase.backP50.map { Self.seconds($0) } ?? "-") / \(phase.backP90.map { Self.seconds($0) } ?? "-")"
+                )
+                table.add(
+                    "  handshakes p50 / last",
+                    "\(phase.handshakeP50.map { Self.seconds($0) } ?? "-") / \(phase.handshakeMax.map { Self.seconds($0) } ?? "-")"
+                )
+                table.add("  acks back by second", phase.backBySecond.map(String.init).joined(separator: " "))
+                table.add(
+                    "  connects failed",
+                    phase.connectFailures.sorted { $0.value > $1.value }.prefix(4).map { "\($0.value) x \($0.key)" }
+                        .joined(separator: "; ") + " (most tries by one driver: \(phase.mostAttempts))")
+                table.add(
+                    "  drivers' closes",
+                    phase.closeReasons.sorted { $0.value > $1.value }.prefix(4).map { "\($0.value) x \($0.key)" }
+                        .joined(separator: "; "))
             }
+            table.add(
+                "  nginx's errors",
+                phase.frontErrors.sorted { $0.value > $1.value }.map { "\($0.value) x \($0.key)" }.joined(
+                    separator: "; "))
+            table.add(
+                "  CPU, % of one core",
+                phase.cpuPercent.sorted { $0.key < $1.key }.map { "\($0.key) \(Int($0.value))" }.joined(separator: ", ")
+            )
         }
         if !setupFailures.isEmpty { table.add("trip setups failed", setupFailures.joined(separator: "; ")) }
         table.add("machine", machine.summary)

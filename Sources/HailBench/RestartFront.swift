@@ -2,9 +2,10 @@ import Foundation
 import HailProcess
 
 /// A throwaway nginx in front of two `hail server` nodes, as docs/DEPLOY.md's front without TLS: round robin,
-/// WebSocket upgrades, `proxy_next_upstream error` (a refused connect goes to the other node; nginx OSS has no
-/// active health checks, so this passive one is what takes a drained node out; a slow connect is not counted, so a
-/// node busy with a reconnect storm is never marked down), its own directory.
+/// WebSocket upgrades, `proxy_next_upstream error timeout` (a refused connect goes to the other node at once; the
+/// 5 s connect timeout lets the SYN retries reach a node whose listen queue is full) and `max_fails=0`: nginx never counts a node down. With `max_fails=1`
+/// a node that had failed once was left out for good after the other was killed: 61,283 upgrades answered 502
+/// `no live upstreams` in a minute while it listened (docs/BENCHMARKS.md, "A crash storm"). Its own directory.
 final class RestartFront: Sendable {
     /// The port it listens on (127.0.0.1).
     var port: Int { nginx.port }
@@ -12,8 +13,8 @@ final class RestartFront: Sendable {
 
     private init(nginx: ThrowawayNginx) { self.nginx = nginx }
 
-    /// How long nginx leaves a node alone after a refused connect (`fail_timeout`, with `max_fails=1`).
-    static let failTimeout = Duration.seconds(2)
+    /// How long the benchmark lets a node that is back settle before the next step.
+    static let rejoin = Duration.seconds(2)
 
     /// The configuration for nodes on `upstreams` (loopback ports); `connections` sizes the worker's tables.
     static func configuration(port: Int, upstreams: [Int], connections: Int, directory: String) -> String {
@@ -34,8 +35,9 @@ final class RestartFront: Sendable {
             scgi_temp_path \(directory)/scgi;
             map $http_upgrade $connection_upgrade { default upgrade; '' ''; }
             upstream hail {
-        \(upstreams.map { "        server 127.0.0.1:\($0) max_fails=1 fail_timeout=\(failTimeout.components.seconds)s;" }.joined(separator: "\n"))
+        \(upstreams.map { "        server 127.0.0.1:\($0) max_fails=0;" }.joined(separator: "\n"))
                 keepalive 64;
+                keepalive_timeout 20s;
             }
             server {
                 listen 127.0.0.1:\(port) backlog=4096;
@@ -48,7 +50,7 @@ final class RestartFront: Sendable {
                     proxy_connect_timeout 5s;
                     proxy_read_timeout 3600s;
                     proxy_send_timeout 3600s;
-                    proxy_next_upstream error;
+                    proxy_next_upstream error timeout;
                     proxy_next_upstream_tries 2;
                 }
             }
@@ -66,6 +68,22 @@ final class RestartFront: Sendable {
                 configuration(port: $0, upstreams: upstreams, connections: connections, directory: $1)
             })
         return RestartFront(nginx: nginx)
+    }
+
+    /// nginx's master and workers.
+    var pids: [Int32] { RoleCPU.withChildren(nginx.pid) }
+
+    /// nginx's error log so far, counted by kind: what follows `while` or the message before the client, numbers
+    /// folded ("connect() failed (111: Connection refused)", "no live upstreams", ...).
+    func errorCounts() -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for line in nginx.errorLog().split(separator: "\n") where line.contains("[error]") || line.contains("[warn]") {
+            guard let star = line.range(of: ": *") else { continue }
+            var message = line[star.upperBound...].drop(while: { $0 != " " }).dropFirst()
+            if let client = message.range(of: ", client:") { message = message[..<client.lowerBound] }
+            counts[String(message.prefix(90)), default: 0] += 1
+        }
+        return counts
     }
 
     /// Where clients connect.

@@ -64,6 +64,9 @@ final class RestartNode: Sendable {
         return exit.map { "\($0)" } ?? "still running after the bound; killed"
     }
 
+    /// The running process's pid, if any.
+    var pid: Int32? { running.withLock { $0?.pid } }
+
     /// SIGKILL: nothing is flushed or closed.
     func kill() {
         guard

@@ -9,9 +9,12 @@ struct ServerCounters: Sendable {
     /// `hail_redis_ingest_writes_total` summed over its results.
     let redisIngestWrites: Double
 
-    /// Scrapes `/metrics` on `endpoint`; nil when it cannot be read (the figures then go without it).
-    static func scrape(_ endpoint: HTTPEndpoint) async -> ServerCounters? {
-        let request = HTTPRequestBytes.make(method: "GET", path: "/metrics", authority: endpoint.authority)
+    /// Scrapes `/metrics` on `endpoint` with an operator's `token`; nil when it cannot be read (the figures then go
+    /// without it).
+    static func scrape(_ endpoint: HTTPEndpoint, token: String) async -> ServerCounters? {
+        let request = HTTPRequestBytes.make(
+            method: "GET", path: "/metrics", authority: endpoint.authority,
+            headers: [("Authorization", "Bearer \(token)")])
         let replies = await BlockingThreads.run(count: 1) { _ -> HTTPReply? in
             try? HTTPConnection(to: endpoint).exchange(request)
         }

@@ -19,6 +19,14 @@ final class ThrowawayNginx: Sendable {
         self.directory = directory
     }
 
+    /// The master's pid (its workers are its children).
+    var pid: Int32 { master.pid }
+
+    /// Its error log so far.
+    func errorLog() -> String {
+        (try? String(contentsOf: directory.appendingPathComponent("error.log"), encoding: .utf8)) ?? ""
+    }
+
     /// Where clients connect.
     var endpoint: HTTPEndpoint { HTTPEndpoint(address: "127.0.0.1", port: port, authority: "127.0.0.1:\(port)") }
 

@@ -99,7 +99,7 @@ public struct DriverHTTPAPI: DriverAPI {
 public actor DriverLiveChannel: DriverChannel {
     private let connector: SocketConnector
     private let url: String
-    private let token: String
+    private let tokens: any AccessTokenProvider
     private let client: ClientInfo?
     private var socket: LiveSocket?
     /// The socket `disconnect()` closed last: the server may have closed it first (a send that failed because its
@@ -109,6 +109,11 @@ public actor DriverLiveChannel: DriverChannel {
 
     /// A channel to `server` (`http://host:port`) with the driver's `token`.
     public init(connector: SocketConnector, server: URL, token: String, client: ClientInfo? = nil) {
+        self.init(connector: connector, server: server, tokens: FixedAccessToken(token), client: client)
+    }
+
+    /// A channel to `server` whose token comes from `tokens`, asked again on every connect.
+    public init(connector: SocketConnector, server: URL, tokens: any AccessTokenProvider, client: ClientInfo? = nil) {
         self.connector = connector
         var text = server.absoluteString
         if text.hasPrefix("https://") {
@@ -118,7 +123,7 @@ public actor DriverLiveChannel: DriverChannel {
         }
         while text.hasSuffix("/") { text.removeLast() }
         self.url = text + Routes.driverLive.template
-        self.token = token
+        self.tokens = tokens
         self.client = client
     }
 
@@ -127,7 +132,7 @@ public actor DriverLiveChannel: DriverChannel {
         socket?.close()
         serverClose = nil
         disconnected = nil
-        let socket = try await connector.connect(url, token: token, client: client)
+        let socket = try await connector.connect(url, tokens: tokens, client: client)
         self.socket = socket
         let raw = socket.frames
         return AsyncStream { continuation in

@@ -11,31 +11,62 @@ import HailThreads
 public struct HTTPTransport: Sendable {
     /// The server, such as `http://127.0.0.1:8080`.
     public let baseURL: URL
-    /// The bearer token sent on every request.
-    public let token: String
+    /// Where the bearer token sent on every request comes from.
+    public let tokens: any AccessTokenProvider
     /// What this app says it is (`hail-rider/1.0.0 (iPhone15,2)`).
     public let client: ClientInfo?
     /// How long one request may take before it counts as lost.
     public let timeout: TimeInterval
     private let session: URLSession
     private let clock = ServerTimeRecorder()
+    private let hold = ServerHoldRecorder()
+    private let now: @Sendable () -> Date
 
-    /// Creates a transport.
+    /// Creates a transport sending one fixed token; `now` is the device clock (tests inject theirs).
     public init(
         baseURL: URL, token: String, client: ClientInfo? = nil, timeout: TimeInterval = 10,
-        session: URLSession = .shared
+        session: URLSession = .shared, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.init(
+            baseURL: baseURL, tokens: FixedAccessToken(token), client: client, timeout: timeout, session: session,
+            now: now)
+    }
+
+    /// Creates a transport whose token comes from `tokens`: asked before each request, and once more for a new
+    /// one when the server answers 401.
+    public init(
+        baseURL: URL, tokens: any AccessTokenProvider, client: ClientInfo? = nil, timeout: TimeInterval = 10,
+        session: URLSession = .shared, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.baseURL = baseURL
-        self.token = token
+        self.tokens = tokens
         self.client = client
         self.timeout = timeout
         self.session = session
+        self.now = now
     }
 
-    /// One exchange: the status and body, or a `CallError` for no answer or an error status.
+    /// One exchange: the status and body, or a `CallError` for no answer or an error status (with the answer's
+    /// `Retry-After`). While an earlier answer's `Retry-After` runs (`ServerHold`), nothing is sent: the call
+    /// fails at once with `CallError.held(seconds:)`, retryable, carrying what is left of the wait. A 401 is tried
+    /// once more with the provider's refreshed token, under the same idempotency key.
     public func send(
         _ method: String, _ path: String, body: Data? = nil, contentType: String = HailMediaType.json,
         idempotencyKey: UUID? = nil
+    ) async throws(CallError) -> (status: Int, body: Data) {
+        if let wait = await hold.remaining(now: now()) { throw .held(seconds: wait) }
+        let token = try await tokens.currentToken()
+        do {
+            return try await send(method, path, token: token, body: body, contentType: contentType, key: idempotencyKey)
+        } catch  where error.status == 401 {
+            let fresh = try await tokens.refreshedToken(after: token)
+            guard fresh != token else { throw error }
+            return try await send(method, path, token: fresh, body: body, contentType: contentType, key: idempotencyKey)
+        }
+    }
+
+    private func send(
+        _ method: String, _ path: String, token: String, body: Data?, contentType: String, key idempotencyKey: UUID?
     ) async throws(CallError) -> (status: Int, body: Data) {
         guard let url = URL(string: path, relativeTo: baseURL) else { throw .noAnswer("bad path \(path)") }
         var request = URLRequest(url: url, timeoutInterval: timeout)
@@ -51,7 +82,7 @@ public struct HTTPTransport: Sendable {
         }
         let data: Data
         let response: URLResponse
-        let sentAt = Date()
+        let sentAt = now()
         do {
             #if canImport(FoundationNetworking)
                 (data, response) = try await session.dataRunningToCompletion(for: request)
@@ -61,7 +92,7 @@ public struct HTTPTransport: Sendable {
         } catch {
             throw .noAnswer("\(method) \(path): \(error.localizedDescription)")
         }
-        let receivedAt = Date()
+        let receivedAt = now()
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         if let stamp = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: HailHeader.serverTime),
             let serverTime = try? WireDate.parse(stamp)
@@ -69,7 +100,12 @@ public struct HTTPTransport: Sendable {
             await clock.record(ServerTimeSample(sentAt: sentAt, serverTime: serverTime, receivedAt: receivedAt))
         }
         guard (200..<300).contains(status) else {
-            throw .answered(status: status, error: try? HailJSON.decode(ErrorBody.self, from: data).error)
+            let retryAfter = RetryAfterHeader.seconds(
+                (response as? HTTPURLResponse)?.value(forHTTPHeaderField: HailHeader.retryAfter), now: now())
+            let failure = CallError.answered(
+                status: status, error: try? HailJSON.decode(ErrorBody.self, from: data).error, retryAfter: retryAfter)
+            if let wait = failure.retryAfter { await hold.told(retryAfter: wait, now: now()) }
+            throw failure
         }
         return (status, data)
     }
@@ -119,4 +155,13 @@ actor ServerTimeRecorder {
     private(set) var latest: ServerTimeSample?
 
     func record(_ sample: ServerTimeSample) { latest = sample }
+}
+
+/// One transport's `ServerHold`, shared by its concurrent requests.
+actor ServerHoldRecorder {
+    private var hold = ServerHold()
+
+    func told(retryAfter: TimeInterval, now: Date) { hold.told(retryAfter: retryAfter, now: now) }
+
+    func remaining(now: Date) -> TimeInterval? { hold.remaining(now: now) }
 }

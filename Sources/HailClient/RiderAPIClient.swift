@@ -97,16 +97,21 @@ public struct RiderHTTPAPI: TripAPI {
 public struct RiderLiveChannel: LiveTripChannel {
     /// The server, such as `http://127.0.0.1:8080`; the stream goes to its `ws://` twin.
     public let baseURL: URL
-    /// The rider's token, sent as `access_token`.
-    public let token: String
+    /// Where the rider's token comes from; sent in `Authorization` on each (re)connect.
+    public let tokens: any AccessTokenProvider
     /// What this app says it is.
     public let client: ClientInfo?
     private let connector: SocketConnector
 
     /// Creates a channel sharing `connector` (one libwebsockets context on Linux) with other sockets.
     public init(baseURL: URL, token: String, connector: SocketConnector, client: ClientInfo? = nil) {
+        self.init(baseURL: baseURL, tokens: FixedAccessToken(token), connector: connector, client: client)
+    }
+
+    /// Creates a channel whose token comes from `tokens`, asked again on every connect.
+    public init(baseURL: URL, tokens: any AccessTokenProvider, connector: SocketConnector, client: ClientInfo? = nil) {
         self.baseURL = baseURL
-        self.token = token
+        self.tokens = tokens
         self.connector = connector
         self.client = client
     }
@@ -136,7 +141,7 @@ public struct RiderLiveChannel: LiveTripChannel {
         -> AsyncThrowingStream<RiderServerFrame, any Error>
     {
         let socket = try await connector.connect(
-            socketURL(Routes.live(tripID: tripID, after: seq, version: seq == nil ? nil : version)), token: token,
+            socketURL(Routes.live(tripID: tripID, after: seq, version: seq == nil ? nil : version)), tokens: tokens,
             client: client)
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: RiderServerFrame.self)
         let reader = Task {

@@ -20,16 +20,27 @@ public final class SocketConnector: Sendable {
         self.init(transport: URLSessionSocketTransport(timeline: timeline))
     }
 
-    /// Connects to `url` (`ws://host:port/path?query`), sending `token` as `access_token` and the client header.
+    /// Connects to `url` (`ws://host:port/path?query`), sending `token` in `Authorization` on the upgrade (never in
+    /// the URL, which reaches proxies' access logs) and the client header.
     public func connect(_ url: String, token: String, client info: ClientInfo? = nil) async throws(CallError)
         -> LiveSocket
     {
-        let separator = url.contains("?") ? "&" : "?"
-        let full = "\(url)\(separator)\(HailHeader.accessTokenQueryParameter)=\(PercentEncoding.encode(token))"
-        var headers: [(name: String, value: String)] = []
+        try await connect(url, tokens: FixedAccessToken(token), client: info)
+    }
+
+    /// Connects to `url` with the provider's current token in `Authorization`: each reconnect asks again, so a
+    /// stream reopened after its token expired carries the new one.
+    public func connect(_ url: String, tokens: any AccessTokenProvider, client info: ClientInfo? = nil)
+        async throws(CallError) -> LiveSocket
+    {
+        try await open(url, token: try await tokens.currentToken(), client: info)
+    }
+
+    private func open(_ url: String, token: String, client info: ClientInfo?) async throws(CallError) -> LiveSocket {
+        var headers: [(name: String, value: String)] = [(HailHeader.authorization, BearerToken.headerValue(token))]
         if let info { headers.append((HailHeader.client, info.headerValue)) }
         do {
-            return LiveSocket(try await transport.open(full, headers: headers))
+            return LiveSocket(try await transport.open(url, headers: headers))
         } catch {
             throw .noAnswer("cannot open \(url): \(error.message)")
         }

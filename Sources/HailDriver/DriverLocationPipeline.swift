@@ -12,7 +12,9 @@ import HailProtocol
 /// last fix is sent again, stamped with the current time and zero speed, once `waitingKeepAliveInterval` passes
 /// without one (14 s: inside the design's 10-15 s for a waiting driver, four chances in the server's 60 s), or
 /// `keepAliveInterval` while a rider watches (12 s: the pin of a car standing at a light is restamped sooner). Only a fix that went out live is repeated: after a tunnel the last buffered fix is history,
-/// and stamping it "now" would show the rider a stale position as fresh. When the phone has no fix at all,
+/// and stamping it "now" would show the rider a stale position as fresh. A waiting driver none of whose fixes went
+/// out live (the app started with the link down, and the car has not moved since) is still held present, by
+/// keep-alives without a fix (`heldPresentDue`). When the phone has no fix at all,
 /// the keep-alive says so (`LocationBatch.noFix`): the server keeps the driver online and shows it to no
 /// rider as a position.
 public struct DriverLocationPipeline: Sendable {
@@ -169,6 +171,13 @@ public struct DriverLocationPipeline: Sendable {
             stats.keepAlives += 1
             // Not shown to the filter: a real fix taken in the same instant must still pass as in order.
             actions += keepAlive(point, now: now)
+        } else if let due = heldPresentDue, now >= due, let believed = filter.lastAccepted {
+            var point = believed
+            point.t = now
+            point.speed = 0
+            stats.keepAlives += 1
+            stats.keepAlivesWithoutFix += 1
+            actions += record(batcher.keepAliveWithoutFix(point, now: now), now: now)
         }
         return actions + wakeAction()
     }
@@ -304,7 +313,21 @@ public struct DriverLocationPipeline: Sendable {
 
     /// The next time `tick` is wanted, if any.
     public var nextWake: Date? {
-        [batcherTick, keepAliveDue, confirmation.deadline].compactMap { $0 }.min()
+        [batcherTick, keepAliveDue, heldPresentDue, confirmation.deadline].compactMap { $0 }.min()
+    }
+
+    /// When a waiting, connected driver none of whose fixes went out live (the newest believed fix was taken with
+    /// the link down and went as history, or the live one from before a drop is too old to repeat) is next held
+    /// present: a parked car passes no fix through the distance filter, and without this the server would drop
+    /// the driver from dispatch after 60 s of silence, online on their own screen. The keep-alive goes without a
+    /// fix (`LocationBatch.noFix`): the server keeps the driver online and in the geo index where it last placed
+    /// them, and shows no rider a history fix stamped now as live. Every `waitingKeepAliveInterval` from the last
+    /// send, until a live fix takes over (`keepAliveDue`).
+    private var heldPresentDue: Date? {
+        guard !policy.isOff, batcher.transport != nil, lastLive == nil, !riderWatching,
+            let believed = filter.lastAccepted
+        else { return nil }
+        return max(believed.t, lastSentAt ?? believed.t).addingTimeInterval(waitingKeepAliveInterval)
     }
 
     private var keepAliveDue: Date? {

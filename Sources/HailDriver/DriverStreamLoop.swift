@@ -6,7 +6,9 @@ import HailTime
 /// Keeps the driver stream connected: connects, hands over every frame, and after a drop waits out the jittered
 /// backoff and connects again, until its task is cancelled or the server closes with a code that says not to
 /// (`WebSocketCloseCode.shouldReconnect`); storage trouble closes with 1013, which is reconnected, and a draining
-/// node 4012, reconnected after a jitter of its own (`move`) rather than the backoff.
+/// node 4012, reconnected after a jitter of its own (`move`) rather than the backoff; a stream that had stayed up
+/// and dropped without a close frame (its node crashed: every driver it held drops at once) after `afterDrop`'s
+/// draw over a few seconds, so the fleet does not land on the node left within one second.
 ///
 /// The backoff starts over only after a stream that stayed up `steadyAfter` and was not closed with 1013: a server
 /// whose storage is paused accepts the socket and closes it at once with 1013, and starting over on every such
@@ -31,6 +33,8 @@ struct DriverStreamLoop {
     let backoff: Backoff
     /// The wait after a close that asks for a reconnect at once (`WebSocketCloseCode.reconnectsAtOnce`).
     var move: Backoff = .moveElsewhere
+    /// The wait after a stream that had stayed up dropped without a close frame.
+    var afterDrop: Backoff = .afterDrop
     let timeline: Timeline
     let random: DriverRandom
     /// How long a stream must stay up for its end to count as a fresh drop rather than one more failure.
@@ -41,6 +45,7 @@ struct DriverStreamLoop {
         var attempt = 0
         var connectedBefore = false
         var moving = false
+        var dropped = false
         while !Task.isCancelled {
             do {
                 let frames = try await channel.connect()
@@ -54,16 +59,21 @@ struct DriverStreamLoop {
                     return
                 }
                 moving = code?.reconnectsAtOnce == true
-                if code != .tryAgainLater, timeline.now().timeIntervalSince(connectedAt) >= steadyAfter { attempt = 0 }
+                let steady = code != .tryAgainLater && timeline.now().timeIntervalSince(connectedAt) >= steadyAfter
+                if steady { attempt = 0 }
+                dropped = steady && code == nil
             } catch {
                 moving = false
+                dropped = false
             }
             if Task.isCancelled { return }
             event(.lost)
             // A draining node's "reconnect now, elsewhere" (4012) is no failure: a jitter, not the backoff.
             if !moving { attempt += 1 }
             let delay = random.draw {
-                moving ? move.delay(afterAttempt: 1, using: &$0) : backoff.delay(afterAttempt: attempt, using: &$0)
+                if moving { return move.delay(afterAttempt: 1, using: &$0) }
+                if dropped { return afterDrop.delay(afterAttempt: 1, using: &$0) }
+                return backoff.delay(afterAttempt: attempt, using: &$0)
             }
             do { try await timeline.sleep(until: timeline.now().addingTimeInterval(delay)) } catch { return }
         }

@@ -101,8 +101,13 @@ final class OutboxRunner {
                     outbox.rejected(key: entry.key, reason: failure.message, code: failure.apiError?.code.rawValue)
                     await refused()
                 } catch {
-                    let transient = error.asCallError.code == .noAnswer
-                    random.draw { outbox.failed(key: entry.key, now: timeline.now(), transient: transient, using: &$0) }
+                    let failure = error.asCallError
+                    let transient = failure.code == .noAnswer
+                    random.draw {
+                        outbox.failed(
+                            key: entry.key, now: timeline.now(), transient: transient, retryAfter: failure.retryAfter,
+                            using: &$0)
+                    }
                 }
                 await saves.save()
                 stepTaken()

@@ -14,11 +14,15 @@ public struct HTTPRequest: Sendable {
     public var remoteAddress: String
     /// The X-Request-Id sent by the client, or a generated one; echoed on the response.
     public var requestID: String
+    /// When the loop read the request's head: a request deadline counts from here, so time spent queued (behind a
+    /// busy loop, a slow body, the handlers ahead of it) is part of the wait the client sees.
+    public var receivedAt: ContinuousClock.Instant
 
     /// A request (tests build these to call handlers directly).
     public init(
         method: String, path: String, query: [QueryItem] = [], headers: HTTPHeaders = HTTPHeaders(),
-        body: [UInt8] = [], remoteAddress: String = "127.0.0.1", requestID: String = "test"
+        body: [UInt8] = [], remoteAddress: String = "127.0.0.1", requestID: String = "test",
+        receivedAt: ContinuousClock.Instant = .now
     ) {
         self.method = method
         self.path = path
@@ -27,6 +31,7 @@ public struct HTTPRequest: Sendable {
         self.body = body
         self.remoteAddress = remoteAddress
         self.requestID = requestID
+        self.receivedAt = receivedAt
     }
 
     /// The first value of query item `name`, if present.
@@ -35,7 +40,8 @@ public struct HTTPRequest: Sendable {
     }
 }
 
-/// The one Swift entry point for HTTP requests; runs on the cooperative pool, never the loop thread.
+/// An HTTP handler that always answers asynchronously; it runs as a task preferring the loop that read the request
+/// (`NetServer(configuration:http:webSocket:)` wraps it as an `HTTPResponder` whose answer is always `.later`).
 public typealias HTTPHandler = @Sendable (HTTPRequest) async -> HTTPResponse
 
 /// Decides about an upgraded WebSocket; runs on the cooperative pool, never the loop thread.

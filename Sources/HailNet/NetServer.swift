@@ -12,15 +12,16 @@ import Synchronization
 ///
 /// `configuration.loopCount` loops (one per core by default) each own an lws context listening on the same
 /// port (SO_REUSEPORT), so the kernel spreads connections over them and every connection lives on one loop
-/// thread for its whole life. Every HTTP request goes to the `http` handler and every WebSocket upgrade
-/// (any path) to `webSocket`, both on the cooperative pool; a `.handle` decision then reads its WebSocket
-/// on its loop. Use `start()` + `shutdown()`, or `run()` until cancelled.
+/// thread for its whole life. Every HTTP request goes to the `respond` front on its loop, which answers at once
+/// or hands back a task that runs there too (`HTTPAnswer`); every WebSocket upgrade (any path) goes to `webSocket`
+/// on the cooperative pool, and a `.handle` decision then reads its WebSocket on its loop. Use `start()` +
+/// `shutdown()`, or `run()` until cancelled.
 public final class NetServer: Sendable {
     /// The configuration the server was made with.
     public let configuration: NetServerConfiguration
     /// Live counters for a metrics endpoint (all loops together).
     public let metrics = NetMetrics()
-    private let http: HTTPHandler
+    private let respond: HTTPResponder
     private let webSocket: WebSocketHandler?
     fileprivate let state = Mutex(Running())
 
@@ -31,13 +32,22 @@ public final class NetServer: Sendable {
         var stopped = false
     }
 
-    /// A server that is not listening yet.
-    public init(
+    /// A server that is not listening yet, every request of which `http` answers as a task on its loop.
+    public convenience init(
         configuration: NetServerConfiguration = NetServerConfiguration(), http: @escaping HTTPHandler,
         webSocket: WebSocketHandler? = nil
     ) {
+        self.init(
+            configuration: configuration, respond: { request in .later { await http(request) } }, webSocket: webSocket)
+    }
+
+    /// A server that is not listening yet, whose requests `respond` answers on their loop, at once or later.
+    public init(
+        configuration: NetServerConfiguration = NetServerConfiguration(), respond: @escaping HTTPResponder,
+        webSocket: WebSocketHandler? = nil
+    ) {
         self.configuration = configuration
-        self.http = http
+        self.respond = respond
         self.webSocket = webSocket
     }
 
@@ -77,7 +87,7 @@ public final class NetServer: Sendable {
     private func makeLoop(index: Int, port: Int, shared: Bool) throws -> (EventLoop, ServerEngine) {
         let executor = LoopExecutor()
         let engine = ServerEngine(
-            executor: executor, metrics: metrics, configuration: configuration, http: http, webSocket: webSocket)
+            executor: executor, metrics: metrics, configuration: configuration, respond: respond, webSocket: webSocket)
         var options = EventLoopOptions()
         options.port = port
         options.host = configuration.host

@@ -20,7 +20,7 @@ actor ServerEngine: LoopEngine {
     nonisolated let executor: LoopExecutor
     nonisolated let metrics: NetMetrics
     private let configuration: NetServerConfiguration
-    private let httpHandler: HTTPHandler
+    private let respond: HTTPResponder
     private let webSocketHandler: WebSocketHandler?
     private var sessions = SessionTable()
     /// Connections lws handed over raw for a method it does not know, and how far their answer is.
@@ -44,13 +44,13 @@ actor ServerEngine: LoopEngine {
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
     init(
-        executor: LoopExecutor, metrics: NetMetrics, configuration: NetServerConfiguration, http: @escaping HTTPHandler,
-        webSocket: WebSocketHandler?
+        executor: LoopExecutor, metrics: NetMetrics, configuration: NetServerConfiguration,
+        respond: @escaping HTTPResponder, webSocket: WebSocketHandler?
     ) {
         self.executor = executor
         self.metrics = metrics
         self.configuration = configuration
-        httpHandler = http
+        self.respond = respond
         webSocketHandler = webSocket
     }
 
@@ -145,17 +145,19 @@ actor ServerEngine: LoopEngine {
         if answeringInPlace.id == nil { answeringInPlace.id = session.id }
         session.bodyEnded = false
         session.closeWhenBodyEnds = false
+        let receivedAt = ContinuousClock.now
         guard let (method, path) = HeaderReader.methodAndPath(wsi) else { return -1 }
         let headers = HeaderReader.headers(wsi, customNames: configuration.customHeaderNames)
         let request = HTTPRequest(
             method: method, path: path, query: HeaderReader.query(wsi), headers: headers, body: [],
-            remoteAddress: HeaderReader.remoteAddress(wsi), requestID: HeaderReader.requestID(from: headers))
+            remoteAddress: HeaderReader.remoteAddress(wsi), requestID: HeaderReader.requestID(from: headers),
+            receivedAt: receivedAt)
         if session.http == nil {
             session.http = HTTPRequestStateMachine(
                 maxBodyBytes: configuration.maxRequestBodyBytes,
                 requestTimeout: .seconds(configuration.requestTimeoutSeconds))
         }
-        return afterRead(session.http!.receivedHead(request, now: .now), session, wsi)
+        return afterRead(session.http!.receivedHead(request, now: receivedAt), session, wsi)
     }
 
     /// LWS_CALLBACK_HTTP_BODY_COMPLETION: the body is whole; its handler runs (in place, see `answerInPlace`).
@@ -181,30 +183,55 @@ actor ServerEngine: LoopEngine {
         return 0
     }
 
-    /// Runs the handler on this loop (a static file is read on the cooperative pool, since disk reads block) and
-    /// hands its response to the connection's machine.
+    /// Asks the responder on this loop: an answer it has now is handed to the connection's machine at once, with no
+    /// task; the rest runs as a task on this loop and hands its response over when done. A GET or HEAD that may be
+    /// a static file is looked for on the cooperative pool first (disk reads block), and the responder asked after.
     private func dispatch(_ request: HTTPRequest, transaction: UInt64, for id: UInt64) {
         metrics.httpRequests.wrappingAdd(1, ordering: .relaxed)
         metrics.bytesReceived.wrappingAdd(request.body.count, ordering: .relaxed)
         if id == answeringInPlace.id { answeringInPlace.eligible = request.method == "GET" || request.method == "HEAD" }
-        let handler = httpHandler
+        let respond = respond
         let staticRoot = configuration.staticFilesDirectory
+        let mayBeStatic = staticRoot != nil && (request.method == "GET" || request.method == "HEAD")
+        var work: (@Sendable () async -> HTTPResponse)?
+        if !mayBeStatic {
+            switch respond(request) {
+            case .now(let response):
+                deliver(Self.stamped(response, request), to: id, transaction: transaction)
+                return
+            case .later(let later):
+                work = later
+            }
+        }
         let loop = executor
         metrics.httpInFlight.wrappingAdd(1, ordering: .relaxed)
-        Task(executorPreference: loop) { [self] in
+        Task(executorPreference: loop) { [self, work] in
             defer { metrics.httpInFlight.wrappingSubtract(1, ordering: .relaxed) }
-            var response: HTTPResponse
-            if let staticRoot, request.method == "GET" || request.method == "HEAD",
+            let response: HTTPResponse
+            if let staticRoot, mayBeStatic,
                 let file = await offTheLoop({ StaticFiles.response(root: staticRoot, path: request.path) })
             {
                 response = file
             } else {
                 // Named, so a task the handler starts (a deadline race) can stay on this loop too.
-                response = await LoopAffinity.$executor.withValue(loop) { await handler(request) }
+                response = await LoopAffinity.$executor.withValue(loop) { () async -> HTTPResponse in
+                    if let work { return await work() }
+                    switch respond(request) {
+                    case .now(let response): return response
+                    case .later(let later): return await later()
+                    }
+                }
             }
-            if response.headers["x-request-id"] == nil { response.headers.add("X-Request-Id", request.requestID) }
-            await deliver(response, to: id, transaction: transaction)
+            await deliver(Self.stamped(response, request), to: id, transaction: transaction)
         }
+    }
+
+    /// `response` with the request's id, unless the handler set one of its own.
+    private static func stamped(_ response: HTTPResponse, _ request: HTTPRequest) -> HTTPResponse {
+        guard response.headers["x-request-id"] == nil else { return response }
+        var response = response
+        response.headers.add("X-Request-Id", request.requestID)
+        return response
     }
 
     /// A handler's response, back on the loop; the machine drops it if its connection moved on or already answered.
@@ -358,12 +385,16 @@ actor ServerEngine: LoopEngine {
             let request = HTTPRequest(
                 method: method, path: path, remoteAddress: HeaderReader.remoteAddress(wsi),
                 requestID: HeaderReader.requestID(from: HTTPHeaders()))
-            let handler = httpHandler
             let id = session.id
-            Task.detached { [self] in
-                var response = await handler(request)
-                if response.headers["x-request-id"] == nil { response.headers.add("X-Request-Id", request.requestID) }
-                await deliverUnknownMethodAnswer(UnknownMethodExchange.bytes(of: response), to: id)
+            switch respond(request) {
+            case .now(let response):
+                deliverUnknownMethodAnswer(UnknownMethodExchange.bytes(of: Self.stamped(response, request)), to: id)
+            case .later(let work):
+                Task.detached { [self] in
+                    let response = await work()
+                    await deliverUnknownMethodAnswer(
+                        UnknownMethodExchange.bytes(of: Self.stamped(response, request)), to: id)
+                }
             }
         }
         return 0

@@ -719,7 +719,9 @@ public final class RiderModel {
                 return nil
             } catch {
                 isOffline = true
-                guard let wait = configuration.requestRetries.delay(afterAttempt: attempt) else {
+                let retryAfter = error.asCallError.retryAfter
+                guard let wait = configuration.requestRetries.delay(afterAttempt: attempt, retryAfter: retryAfter)
+                else {
                     problem = failure
                     return nil
                 }

@@ -124,8 +124,12 @@ public final class PostgresConnection: @unchecked Sendable {
         if let handle, PQstatus(handle) == CONNECTION_OK { return handle }
         close()
         openedThisJob = true
-        let options = try Self.urlOptions(url)
-        guard let connection = Self.connect(url: url, before: timeouts.connectionParameters) else {
+        let keywords = try Self.keywords(of: url)
+        let options = keywords["options"] ?? ""
+        let defaults =
+            timeouts.connectionParameters
+            + PostgresTLSDefault.parameters(keywords: keywords, environment: ProcessInfo.processInfo.environment)
+        guard let connection = Self.connect(url: url, before: defaults) else {
             throw PostgresError.connection("out of memory")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
@@ -161,21 +165,36 @@ public final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    /// The URL's libpq `options` (`-c name=value` settings for the session), "" when it sets none.
-    private static func urlOptions(_ url: String) throws -> String {
+    /// The keywords the URL sets and their values (libpq's parse: no defaults, no environment).
+    static func keywords(of url: String) throws -> [String: String] {
         var error: UnsafeMutablePointer<CChar>?
         guard let parsed = PQconninfoParse(url, &error) else {
             let message = error.map { String(cString: $0) } ?? "out of memory"
             if let error { PQfreemem(error) }
-            throw PostgresError.configuration("bad PostgreSQL URL: \(message)")
+            let reason = Self.masking(passwordOf: url, in: message).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw PostgresError.configuration("bad PostgreSQL URL: \(reason)")
         }
         defer { PQconninfoFree(parsed) }
+        var keywords: [String: String] = [:]
         var option = parsed
         while let keyword = option.pointee.keyword {
-            if String(cString: keyword) == "options" { return option.pointee.val.map { String(cString: $0) } ?? "" }
+            if let value = option.pointee.val { keywords[String(cString: keyword)] = String(cString: value) }
             option += 1
         }
-        return ""
+        return keywords
+    }
+
+    /// `message` with the URL's password as written (`postgresql://user:PASSWORD@...`) replaced by `***`: libpq
+    /// quotes the token it could not read, such as a bad percent-encoding in the password.
+    static func masking(passwordOf url: String, in message: String) -> String {
+        guard let schemeEnd = url.range(of: "://") else { return message }
+        let rest = url[schemeEnd.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" }
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else {
+            return message
+        }
+        let password = String(authority[authority.index(after: colon)..<at])
+        return password.isEmpty ? message : message.replacingOccurrences(of: password, with: "***")
     }
 
     /// Sends one query with `send` and waits for its results within `statementWait`; the first failed result,

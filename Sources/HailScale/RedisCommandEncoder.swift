@@ -1,8 +1,8 @@
 /// Commands in Redis's wire form (RESP arrays of bulk strings), written one after another into one buffer.
 ///
-/// A pipelined round is sent as these bytes handed to hiredis whole (`redisAppendFormattedCommand`), rather
-/// than argument by argument: hiredis's own formatting copied every argument twice and took a C string of
-/// each, which under a saturating ingest cost a node more than the socket writes did.
+/// A pipelined round is these bytes written to the connection's stream in one write, rather than formatted
+/// argument by argument by hiredis: its formatting copied every argument twice and took a C string of each,
+/// which under a saturating ingest cost a node more than the socket writes did.
 struct RedisCommandEncoder {
     /// The commands written so far.
     private(set) var bytes: [UInt8] = []

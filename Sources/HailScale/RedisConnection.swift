@@ -1,30 +1,35 @@
 import CRedis
 import Foundation
+import HailNet
 import HailThreads
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-/// One hiredis connection: commands, pipelines, and the non-blocking pieces a subscriber's read loop needs.
+/// One Redis connection: commands, pipelines, and the non-blocking pieces a subscriber's read loop needs.
 ///
-/// Every wait is bounded by the endpoint's `timeout`: the connect, and each send and receive (the socket's
-/// `SO_SNDTIMEO`/`SO_RCVTIMEO`, set once per connection, so a command costs no extra system call). A command
-/// that meets the timeout fails, and the connection is dropped (hiredis leaves a context unusable after an I/O
-/// error) and opened afresh by the next command. TCP keepalive finds a peer that vanished while the connection
-/// sat idle, and `TCP_USER_TIMEOUT` one that stops acknowledging what was sent.
+/// The bytes travel on HailNet's `ClientStream` (plain TCP, or TLS for `rediss://`, which hiredis 0.14 cannot
+/// speak); hiredis only parses the replies (`redisReader`), and `RedisCommandEncoder` writes the commands. Every
+/// wait is bounded by the endpoint's `timeout`: the connect (TLS handshake included), and each send and receive
+/// (the socket's own timeouts, set once per connection, so a command costs no extra system call). A command that
+/// meets the timeout fails, and the connection is dropped and opened afresh by the next command. TCP keepalive
+/// finds a peer that vanished while the connection sat idle, and `TCP_USER_TIMEOUT` one that stops acknowledging
+/// what was sent. Each connect authenticates first when the endpoint has credentials (`AUTH`), then selects the
+/// database: a refused password is a `RedisError.Code.authentication`, whose message names the user, never the
+/// password.
 ///
-/// `@unchecked Sendable` only because it wraps a `redisContext`, which hiredis does not allow two threads to
-/// use at once: what protects it is ownership, each connection being used only by the one thread it was
-/// given to (a `ThreadPool` thread, or a bus's subscriber thread).
+/// `@unchecked Sendable` only because it holds a `redisReader` and a stream, which allow no two threads at once:
+/// what protects them is ownership, each connection being used only by the one thread it was given to (a
+/// `ThreadPool` thread, or a bus's subscriber thread).
 final class RedisConnection: @unchecked Sendable {
     private let endpoint: RedisEndpoint
-    private var context: UnsafeMutablePointer<redisContext>?
+    private var stream: ClientStream?
+    private var reader: UnsafeMutablePointer<redisReader>?
+    /// Commands queued by `enqueue` and not yet sent.
+    private var output: [UInt8] = []
+    private var input = [UInt8](repeating: 0, count: 16 * 1024)
 
     /// Creates a connection that connects on first use, on its owning thread (connecting blocks).
     init(endpoint: RedisEndpoint) { self.endpoint = endpoint }
+
+    deinit { close() }
 
     /// Sends one command and waits for its reply.
     func command(_ arguments: [String]) throws -> RedisReply {
@@ -41,15 +46,11 @@ final class RedisConnection: @unchecked Sendable {
     /// Sends the encoded commands in one write and reads their replies in order.
     func pipeline(_ commands: RedisCommandEncoder) throws -> [RedisReply] {
         guard commands.count > 0 else { return [] }
-        let context = try open()
-        try append(commands, to: context)
+        let stream = try open()
+        try send(commands.bytes, on: stream)
         var replies: [RedisReply] = []
         replies.reserveCapacity(commands.count)
-        for _ in 0..<commands.count {
-            var raw: UnsafeMutableRawPointer?
-            guard redisGetReply(context, &raw) == REDIS_OK, let raw else { throw failure(context) }
-            replies.append(Self.convert(raw))
-        }
+        for _ in 0..<commands.count { replies.append(try nextReply(on: stream)) }
         return replies
     }
 
@@ -57,96 +58,117 @@ final class RedisConnection: @unchecked Sendable {
     func connect() throws { _ = try open() }
 
     /// The socket, for `poll`.
-    var fileDescriptor: Int32 { context?.pointee.fd ?? -1 }
+    var fileDescriptor: Int32 { stream?.fileDescriptor ?? -1 }
 
     /// Queues a command in the output buffer without sending it.
     func enqueue(_ arguments: [String]) throws {
+        _ = try open()
         var encoder = RedisCommandEncoder()
         encoder.append(arguments)
-        try append(encoder, to: try open())
+        output.append(contentsOf: encoder.bytes)
     }
 
     /// Writes the whole output buffer.
     func flush() throws {
-        let context = try open()
-        var done: Int32 = 0
-        while done == 0 {
-            guard redisBufferWrite(context, &done) == REDIS_OK else { throw failure(context) }
-        }
+        let stream = try open()
+        guard !output.isEmpty else { return }
+        defer { output.removeAll(keepingCapacity: true) }
+        try send(output, on: stream)
     }
 
-    /// Reads what the socket has (call only when `poll` says it is readable, or it blocks).
+    /// Reads what the socket has (call only when `poll` says it is readable, or it blocks up to the timeout),
+    /// and whatever TLS had already decrypted behind it, which `poll` cannot see.
     func readAvailable() throws {
-        let context = try open()
-        guard redisBufferRead(context) == REDIS_OK else { throw failure(context) }
+        let stream = try open()
+        repeat { try readSome(from: stream) } while stream.hasBufferedInput
     }
 
     /// The next complete reply already read, if any.
     func bufferedReply() throws -> RedisReply? {
-        let context = try open()
+        guard let reader else { throw RedisError.closed }
         var raw: UnsafeMutableRawPointer?
-        guard redisGetReplyFromReader(context, &raw) == REDIS_OK else { throw failure(context) }
+        guard redisReaderGetReply(reader, &raw) == REDIS_OK else {
+            let message = Self.message(of: reader)
+            close()
+            throw RedisError.unexpected("\(endpoint.host):\(endpoint.port) sent what is not RESP: \(message)")
+        }
         return raw.map(Self.convert)
     }
 
     /// Closes the connection; the next command reconnects.
     func close() {
-        if let context { redisFree(context) }
-        context = nil
+        stream?.close()
+        stream = nil
+        if let reader { redisReaderFree(reader) }
+        reader = nil
+        output.removeAll()
     }
 
-    private func open() throws -> UnsafeMutablePointer<redisContext> {
-        if let context { return context }
-        let timeout = Self.socketTime(endpoint.timeout)
-        guard let context = redisConnectWithTimeout(endpoint.host, Int32(endpoint.port), timeout)
-        else { throw RedisError.connection("out of memory") }
-        guard context.pointee.err == 0 else {
-            let message = Self.message(context)
-            redisFree(context)
-            throw RedisError.connection("\(endpoint.host):\(endpoint.port): \(message)")
+    private func open() throws -> ClientStream {
+        if let stream { return stream }
+        let stream: ClientStream
+        do {
+            stream = try ClientStream.connect(
+                to: endpoint.host, port: endpoint.port, timeout: endpoint.timeout, tls: endpoint.tls)
+        } catch {
+            throw RedisError.connection(error.message)
         }
-        // The connect timeout stays the send and receive timeout (hiredis sets it on the socket); a subscriber
-        // waits on poll with a deadline of its own, and reads only what poll says has arrived.
-        redisSetTimeout(context, timeout)
-        redisEnableKeepAlive(context)
-        // Three timeouts: a send's own timeout reports first; this ends a connection whose peer stopped
-        // acknowledging (a partition) even when nothing reads it.
-        var userTimeout = UInt32(clamping: endpoint.timeout.components.seconds * 3000 + 1)
-        _ = setsockopt(
-            context.pointee.fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, &userTimeout, socklen_t(MemoryLayout<UInt32>.size)
-        )
-        self.context = context
-        if endpoint.database != 0 { _ = try command(["SELECT", String(endpoint.database)]).checked() }
-        return context
-    }
-
-    private func append(_ commands: RedisCommandEncoder, to context: UnsafeMutablePointer<redisContext>) throws {
-        // hiredis copies the bytes into its output buffer before returning.
-        let status = commands.bytes.withUnsafeBufferPointer { bytes in
-            bytes.withMemoryRebound(to: CChar.self) { redisAppendFormattedCommand(context, $0.baseAddress, $0.count) }
+        guard let reader = redisReaderCreate() else {
+            stream.close()
+            throw RedisError.connection("out of memory")
         }
-        guard status == REDIS_OK else { throw failure(context) }
-    }
-
-    /// The context's error; the connection is unusable after one, so it is dropped for a reconnect.
-    private func failure(_ context: UnsafeMutablePointer<redisContext>) -> RedisError {
-        var message = Self.message(context)
-        // A socket timeout reaches hiredis as EAGAIN on a blocking socket.
-        if context.pointee.err == REDIS_ERR_IO, errno == EAGAIN || errno == EWOULDBLOCK {
-            message = "\(endpoint.host):\(endpoint.port) did not answer within \(endpoint.timeout.secondsText) s"
+        self.stream = stream
+        self.reader = reader
+        var hello = RedisCommandEncoder()
+        if let credentials = endpoint.credentials { hello.append(credentials.authCommand) }
+        if endpoint.database != 0 { hello.append(["SELECT", String(endpoint.database)]) }
+        guard hello.count > 0 else { return stream }
+        // One round trip: a refused AUTH makes the SELECT after it fail too, and the AUTH's answer is read first.
+        let replies = try pipeline(hello)
+        if let credentials = endpoint.credentials, case .error(let message) = replies[0] {
+            close()
+            throw RedisError.authentication("\(endpoint.host):\(endpoint.port) refused \(credentials): \(message)")
         }
-        let error = RedisError.connection(message)
-        close()
-        return error
+        do { _ = try replies.last!.checked() } catch {
+            close()
+            throw error
+        }
+        return stream
     }
 
-    private static func socketTime(_ duration: Duration) -> timeval {
-        let (seconds, attoseconds) = duration.components
-        return timeval(tv_sec: Int(seconds), tv_usec: .init(attoseconds / 1_000_000_000_000))
+    private func send(_ bytes: [UInt8], on stream: ClientStream) throws {
+        do {
+            try bytes.withUnsafeBytes { try stream.write($0) }
+        } catch let error as ClientStreamError {
+            close()
+            throw RedisError.connection(error.message)
+        }
     }
 
-    private static func message(_ context: UnsafeMutablePointer<redisContext>) -> String {
-        withUnsafeBytes(of: context.pointee.errstr) { bytes in
+    private func nextReply(on stream: ClientStream) throws -> RedisReply {
+        while true {
+            if let reply = try bufferedReply() { return reply }
+            try readSome(from: stream)
+        }
+    }
+
+    /// One read from the stream into the reply parser; the connection is unusable after a failure, so it is
+    /// dropped for a reconnect.
+    private func readSome(from stream: ClientStream) throws {
+        do {
+            let count = try input.withUnsafeMutableBytes { try stream.read(into: $0) }
+            let fed = input.withUnsafeBytes { bytes in
+                redisReaderFeed(reader, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), count)
+            }
+            guard fed == REDIS_OK else { throw RedisError.connection("out of memory") }
+        } catch let error as ClientStreamError {
+            close()
+            throw RedisError.connection(error.message)
+        }
+    }
+
+    private static func message(of reader: UnsafeMutablePointer<redisReader>) -> String {
+        withUnsafeBytes(of: reader.pointee.errstr) { bytes in
             String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
         }
     }

@@ -194,6 +194,22 @@ public struct RedisDriverIngestStore: DriverIngestStore {
         _ = try await client.run { connection in try connection.command(command).checked() }
     }
 
+    /// `loadedTrip` for many drivers, their script calls pipelined in one round trip.
+    public func loadedTrips(driverIDs: [String], active: [String: TripRecord]) async throws {
+        guard !driverIDs.isEmpty else { return }
+        var commands: [[String]] = []
+        commands.reserveCapacity(driverIDs.count)
+        for driverID in driverIDs {
+            let record = active[driverID]
+            commands.append([
+                "EVAL", Self.loadedTripScript, "1", key(driverID), record?.trip.id ?? "",
+                String(record?.trip.version ?? 0), try record.map(Self.json) ?? "", lifetimeMillis, Self.newVersion(),
+            ])
+        }
+        let all = commands
+        _ = try await client.run { connection in try connection.pipeline(all).map { try $0.checked() } }
+    }
+
     /// The driver's hash.
     static func key(prefix: String, driverID: String) -> String { prefix + ":{driver:" + driverID + "}" }
 

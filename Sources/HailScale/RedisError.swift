@@ -3,7 +3,7 @@ public struct RedisError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure; new kinds may be added, so a `switch` over it needs a `default`.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Base: String, Hashable, Sendable {
-            case connection, reply, unexpected, closed, configuration
+            case connection, reply, unexpected, closed, configuration, authentication
         }
 
         private let base: Base
@@ -20,6 +20,10 @@ public struct RedisError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let closed = Code(.closed)
         /// A URL or setting is unusable, or the server is too old for a script.
         public static let configuration = Code(.configuration)
+
+        /// Redis refused Hail's credentials (`WRONGPASS`), or wants some and none were given (`NOAUTH`): a wrong
+        /// setting, not an outage, so a node stops at start rather than retrying.
+        public static let authentication = Code(.authentication)
 
         /// The code's name.
         public var description: String { base.rawValue }
@@ -43,4 +47,5 @@ public struct RedisError: Error, Sendable, Hashable, CustomStringConvertible {
     static func unexpected(_ message: String) -> RedisError { RedisError(.unexpected, message) }
     static let closed = RedisError(.closed, "the connection is closed")
     static func configuration(_ message: String) -> RedisError { RedisError(.configuration, message) }
+    static func authentication(_ message: String) -> RedisError { RedisError(.authentication, message) }
 }

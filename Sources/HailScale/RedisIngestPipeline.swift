@@ -166,6 +166,18 @@ public final class RedisIngestPipeline: DriverIngestPipeline {
         return try RedisDriverIngestStore.decodeVersioned(try replies[0].checked())
     }
 
+    /// Reads several drivers' states in one round trip (a node taking over a dead one's streams).
+    public func load(driverIDs: [String]) async throws -> [String: VersionedIngestState] {
+        guard !driverIDs.isEmpty else { return [:] }
+        let replies = try await commands(
+            driverIDs.map { ["HGETALL", RedisDriverIngestStore.key(prefix: ingestPrefix, driverID: $0)] })
+        var states: [String: VersionedIngestState] = [:]
+        for (driverID, reply) in zip(driverIDs, replies) {
+            states[driverID] = try RedisDriverIngestStore.decodeVersioned(try reply.checked())
+        }
+        return states
+    }
+
     /// Queues the batch's script call for the next round trip.
     public func write(
         _ write: PlannedIngestWrite, whenDone: @escaping @Sendable (Result<PlannedIngestOutcome, any Error>) -> Void

@@ -96,6 +96,22 @@ public struct RedisOfferStore: OfferStore {
         return offer
     }
 
+    /// The live offers of many drivers, read in one round trip.
+    public func offers(heldBy driverIDs: [String], now: Date) async throws -> [String: DispatchMachine.Offer] {
+        guard !driverIDs.isEmpty else { return [:] }
+        let commands = driverIDs.flatMap { [["GET", key($0)], ["PTTL", key($0)]] }
+        let replies = try await client.run { connection in try connection.pipeline(commands).map { try $0.checked() } }
+        var offers: [String: DispatchMachine.Offer] = [:]
+        for (index, driverID) in driverIDs.enumerated() where replies.count >= 2 * index + 2 {
+            // One driver's unreadable offer costs that driver its offer, not the others theirs.
+            let read = try? Self.offer(replies[2 * index], replies[2 * index + 1], driverID: driverID, now: now)
+            if let (state, offer) = read ?? nil, state == "o" {
+                offers[driverID] = offer
+            }
+        }
+        return offers
+    }
+
     /// Outstanding, answering, or gone (another trip's offer for the same driver counts as gone).
     public func status(of offer: DispatchMachine.Offer, now: Date) async throws -> OfferStatus {
         guard let (state, stored) = try await read(offer.driverID, now: now), stored.tripID == offer.tripID else {
@@ -129,11 +145,17 @@ public struct RedisOfferStore: OfferStore {
     private func read(_ driverID: String, now: Date) async throws -> (String, DispatchMachine.Offer)? {
         let commands = [["GET", key(driverID)], ["PTTL", key(driverID)]]
         let replies = try await client.run { connection in try connection.pipeline(commands).map { try $0.checked() } }
-        guard replies.count == 2, let value = replies[0].text, case .integer(let left) = replies[1], left > 0 else {
-            return nil
-        }
+        guard replies.count == 2 else { return nil }
+        return try Self.offer(replies[0], replies[1], driverID: driverID, now: now)
+    }
+
+    /// An offer's state and offer from its key's `GET` and `PTTL` answers; nil when there is none or it lapsed.
+    private static func offer(_ value: RedisReply, _ ttl: RedisReply, driverID: String, now: Date) throws
+        -> (String, DispatchMachine.Offer)?
+    {
+        guard let value = value.text, case .integer(let left) = ttl, left > 0 else { return nil }
         let parts = value.split(separator: "|", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3 else { throw RedisError.unexpected("offer \(key(driverID)) holds \(value)") }
+        guard parts.count == 3 else { throw RedisError.unexpected("the offer of \(driverID) holds \(value)") }
         let offer = DispatchMachine.Offer(
             tripID: String(parts[2]), driverID: driverID, expiresAt: now.addingTimeInterval(Double(left) / 1000))
         return (String(parts[0]), offer)

@@ -1,4 +1,4 @@
-/// One Redis reply, copied out of hiredis's reply object.
+/// One Redis reply, copied out of the reply object hiredis's reader made.
 enum RedisReply: Sendable, Hashable {
     case string(String)
     case status(String)
@@ -24,7 +24,12 @@ enum RedisReply: Sendable, Hashable {
     /// The reply itself, or the server's error thrown (an error nested in a transaction's result too).
     func checked() throws -> RedisReply {
         switch self {
-        case .error(let message): throw RedisError.reply(message)
+        case .error(let message):
+            // A server that wants a password Hail was not given: a setting to fix, not an outage.
+            if message.hasPrefix("NOAUTH") || message.hasPrefix("WRONGPASS") {
+                throw RedisError.authentication(message)
+            }
+            throw RedisError.reply(message)
         case .array(let elements):
             for element in elements { _ = try element.checked() }
             return self

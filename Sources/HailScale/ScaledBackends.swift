@@ -26,13 +26,17 @@ public struct ScaledBackends: Sendable {
     public let clockReference: (any ClockReference)?
     /// A one-line summary for the startup banner, without credentials.
     public let summary: String
+    /// Backends reached in a way an attacker on the network could use (`BackendExposure`), one line each, for the
+    /// node to print at start.
+    public let warnings: [String]
     /// The readiness checks of `GET /readyz`: PostgreSQL `SELECT 1` or a SQLite read, and Redis `PING`.
     public let probes: [BackendProbe]
     private let closers: [@Sendable () -> Void]
 
     /// Opens the backends: `postgresURL` (a libpq URI) or else SQLite at `databasePath`, and `redisURL`
-    /// (`redis://host:port/db`) or else the in-process bus, grid index, offers and ingest state; `prefix`
-    /// goes before every Redis key and channel (tests isolate with it). `backendTimeout`, when given, is how
+    /// (`redis://host:port/db`, `rediss://` over TLS, see `RedisEndpoint.init(url:)`) or else the in-process bus,
+    /// grid index, offers and ingest state; `prefix` goes before every Redis key and channel (tests isolate with
+    /// it). `backendTimeout`, when given, is how
     /// long a caller waits for PostgreSQL and for Redis (unless the Redis URL sets `timeout`); the other waits
     /// are `postgresTimeouts`' and the URLs' (see docs/DEPLOY.md, "Timeouts").
     public static func open(
@@ -43,6 +47,9 @@ public struct ScaledBackends: Sendable {
         // A malformed URL is refused before anything is opened or created.
         var endpoint = try redisURL.map(RedisEndpoint.init(url:))
         if let backendTimeout, let url = redisURL, !url.contains("timeout=") { endpoint?.timeout = backendTimeout }
+        let warnings = BackendExposure.warnings(
+            redis: endpoint, postgresKeywords: try postgresURL.map(PostgresConnection.keywords(of:)),
+            environment: ProcessInfo.processInfo.environment)
         var postgresTimeouts = postgresTimeouts
         if let backendTimeout { postgresTimeouts.deadline = backendTimeout }
         var closers: [@Sendable () -> Void] = []
@@ -95,7 +102,7 @@ public struct ScaledBackends: Sendable {
             ingestState = RedisDriverIngestStore(client: client, prefix: redisPrefix + "hail:ingest")
             searchLeases = RedisSearchLeases(client: client, prefix: redisPrefix + "hail:searches")
             clockReference = RedisClockReference(client: client)
-            parts.append("Redis \(endpoint.host):\(endpoint.port)")
+            parts.append("Redis \(endpoint.summary)")
             probes.append(BackendProbe(name: "redis") { try await client.ping() })
         } else {
             (bus, geo) = (InProcessTripBus(), MemoryGeoIndex())
@@ -106,7 +113,7 @@ public struct ScaledBackends: Sendable {
         return ScaledBackends(
             trips: trips, history: history, bus: bus, geo: geo, offers: offers, ingestState: ingestState,
             ingestPipeline: ingestPipeline, searchLeases: searchLeases, clockReference: clockReference,
-            summary: parts.joined(separator: ", "), probes: probes, closers: closers)
+            summary: parts.joined(separator: ", "), warnings: warnings, probes: probes, closers: closers)
     }
 
     /// The server's services on these backends.

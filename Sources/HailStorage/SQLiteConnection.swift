@@ -72,6 +72,7 @@ public final class SQLiteConnection {
         // per-connection mutex would only cost time. EXRESCODE: extended codes, to tell UNIQUE from other failures.
         let access = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         let flags = access | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        if !readOnly, case .file(let path) = location { Self.keepPrivate(path) }
         let code = sqlite3_open_v2(location.path, &pointer, flags, nil)
         guard code == SQLITE_OK, let pointer else {
             let error = SQLiteError(handle: pointer, code: code, sql: nil)

@@ -8,13 +8,14 @@ import Foundation
 /// map matches and JSON on a 2-core node) a due deadline waited there behind that work, and a request bounded at
 /// 4 s was answered at 5.4 s. It also woke libdispatch's timer thread once per request.
 ///
-/// The deadlines bounded here are seconds long, so the timer is coarse: its thread looks every `resolution` and
-/// fires what is due, at most that late. Setting and cancelling a deadline is a dictionary insert and remove
+/// The deadlines bounded here are seconds long, so the timer is coarse: its thread looks every `resolution` (20 ms
+/// for the process's timer: 50 cheap wake-ups a second, and a request's answer at most that much past its
+/// deadline on this account) and fires what is due, at most that late. Setting and cancelling a deadline is a dictionary insert and remove
 /// under a lock, which is all a request or a backend call that answers in time pays. An action must be short and
 /// must not block: it resumes a continuation, and what follows runs where that continuation's task runs.
 public final class DeadlineTimer: Sendable {
-    /// The process's timer, a tenth of a second coarse.
-    public static let shared = DeadlineTimer(name: "hail-deadlines", resolution: .milliseconds(100))
+    /// The process's timer, 20 ms coarse.
+    public static let shared = DeadlineTimer(name: "hail-deadlines", resolution: .milliseconds(20))
 
     /// A deadline set with `after`, to `cancel` it.
     public struct Ticket: Sendable, Hashable {

@@ -122,7 +122,8 @@ enum DemoCommand {
             Hail is running at \(base) (data in ./.hail), with \(city.drivers) drivers and \(city.riders) riders on \(mapName).
 
             Console (operator):    \(base)/?access_token=\(minter(.operator, "operator-demo"))
-            Metrics:               \(base)/metrics
+            Metrics:               curl -H "Authorization: Bearer $(hail token --role operator --subject ops \
+                                     --secret-file .hail/demo.secret)" \(base)/metrics
 
             Ctrl-C to stop.
             """)

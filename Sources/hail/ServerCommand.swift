@@ -8,6 +8,8 @@ import HailTime
 enum ServerCommand {
     static let usage = """
         usage: hail server [--port 8080] [--host 127.0.0.1] [--db ./hail.db] [--secret-file ./hail.secret]
+                           [--jwks FILE [--token-issuer hail] [--token-audience hail]
+                            [--token-leeway-seconds 60] [--jwks-reload-seconds 60]] [--metrics-token-file FILE]
                            [--public-url http://localhost:8080] [--postgres URL] [--redis URL]
                            [--postgres-schema NAME] [--redis-prefix PREFIX]
                            [--roads PATH.osm.pbf | --roads generated] [--flags FILE] [--quiet]
@@ -30,12 +32,21 @@ enum ServerCommand {
           --port         TCP port to listen on (0 picks a free one)          default 8080
           --host         address to bind; 0.0.0.0 for every interface        default 127.0.0.1
           --db           the SQLite database file, created when missing      default ./hail.db
-          --secret-file  the token-signing secret, created when missing      default ./hail.secret
+          --secret-file  the server's secret (mode 0600): it signs share links, and on the embedded
+                         shape without --jwks every token (`hail token --secret-file`). Created when
+                         missing by the embedded shape only; --postgres/--redis nodes refuse to
+                         start without it                                    default ./hail.secret
           --public-url   the base URL put in share links                     default http://localhost:PORT
           --postgres     trips, audit log, idempotency and history in PostgreSQL instead of --db
-                         (postgresql://user@host:port/db); several nodes may share it
+                         (postgresql://user@host:port/db?sslmode=verify-full&sslrootcert=CA.pem);
+                         several nodes may share it. A host off this machine gets sslmode=verify-full
+                         unless the URL or PGSSLMODE says otherwise; passfile= keeps the password
+                         out of the command line
           --redis        geo index, pub/sub, dispatch offers and drivers' ingest state in Redis
-                         (redis://host:port), so a driver and a rider may be on any nodes
+                         (redis://[user:password@]host:port/db, or rediss:// for TLS with ?cacert=CA.pem
+                         [&cert=C.pem&key=K.pem][&sni=NAME]; password_file=F instead of the password in
+                         the URL), so a driver and a rider may be on any nodes. docs/DEPLOY.md,
+                         "Backends inside the trust boundary", has the ACL user Hail needs
           --postgres-schema  the PostgreSQL schema, created when missing    default public
           --redis-prefix  put before every Redis key and channel, so deployments can share one
                          Redis; every node of one deployment uses the same   default none
@@ -49,6 +60,18 @@ enum ServerCommand {
                          line and field) and read again on SIGHUP: a bad file keeps the flags in
                          force and says why.             default: stream, road ETA, no cap; graph when --roads
           --quiet        no request log (one JSON line per request on stderr otherwise)
+
+        Tokens (docs/SECURITY.md, docs/DEPLOY.md "Access tokens"): with --jwks, access tokens are JWTs (ES256 or
+        RS256) signed by the operator's identity provider, checked against the public keys of a JWKS file, which is
+        read again on SIGHUP and every --jwks-reload-seconds (several keys at once: rotation logs no one out).
+        A --postgres/--redis node requires --jwks; the secret's hail1 tokens are for the embedded demo only.
+          --jwks                  the JWKS file (RFC 7517) of the keys tokens may be signed with (hail keys)
+          --token-issuer          the iss every token must carry                 default hail
+          --token-audience        the aud every token must include               default hail
+          --token-leeway-seconds  clock skew forgiven on exp, nbf, iat (0 to 300)  default 60
+          --jwks-reload-seconds   how often the JWKS file is read again          default 60
+          --metrics-token-file    a file (mode 0600) holding the bearer token Prometheus sends for /metrics;
+                                  an operator's access token is accepted too, no token never
 
         Timeouts (docs/DEPLOY.md, "Timeouts"): a backend that does not answer costs a 503 with Retry-After.
           --backend-timeout   how long one PostgreSQL or Redis call may wait (the Redis socket
@@ -110,7 +133,7 @@ enum ServerCommand {
                     "--trusted-proxies", "--request-timeout", "--loops", "--io-coalescing-us", "--backend-timeout",
                     "--request-deadline", "--clock-offset-seconds", "--drain-grace-seconds", "--drain-spread-seconds",
                     "--drain-seconds",
-                ] + apnsOptions),
+                ] + apnsOptions + tokenOptions),
             flags: ["--quiet", "--limit-loopback", "--no-rate-limits", "--unpinned-loops"])
         var options = BackendServer.Options()
         // Before anything is created on disk: a push configuration that cannot work stops the start-up.
@@ -118,7 +141,27 @@ enum ServerCommand {
         options.port = try args.integer("--port", default: 8080, in: 0...65535)
         options.host = args["--host"] ?? "127.0.0.1"
         options.databasePath = args["--db"] ?? "hail.db"
+        // The key set and metrics token before anything is created on disk: a bad one changes nothing.
+        let jwksReload = try configureTokens(&options, args)
+        let scaled = args["--postgres"] != nil || args["--redis"] != nil
+        if scaled, options.tokenKeys == nil {
+            // The secret's hail1 tokens are for the embedded demo: every node holding the secret could mint any
+            // rider, driver or operator. A deployment's access tokens are JWTs its identity provider signs.
+            throw UsageError(
+                "a --postgres/--redis node needs --jwks FILE: access tokens of a deployment are JWTs (hail1 tokens "
+                    + "are for the embedded demo and share links only). Make a key once with "
+                    + "`hail keys --private-key signing.pem --jwks hail.jwks`, start every node with "
+                    + "--jwks hail.jwks, and mint tokens with `hail token --private-key signing.pem ...` "
+                    + "(docs/DEPLOY.md, \"Access tokens\")")
+        }
         let secretPath = args["--secret-file"] ?? "hail.secret"
+        if scaled, !FileManager.default.fileExists(atPath: secretPath) {
+            // A node whose volume was not mounted must not make a secret of its own: it would refuse every share
+            // link the other nodes hand out.
+            throw UsageError(
+                "the secret file \(secretPath) is missing; a --postgres/--redis node never creates one: "
+                    + "give every node the deployment's secret (mode 0600) with --secret-file")
+        }
         do {
             let (secret, created) = try ServerSecret.loadOrCreate(at: secretPath)
             options.secret = secret
@@ -156,16 +199,18 @@ enum ServerCommand {
         let server: BackendServer
         var storage = "database \(options.databasePath)"
         do {
-            if args["--postgres"] != nil || args["--redis"] != nil {
+            if scaled {
                 let backends = try await ScaledBackends.open(
                     postgresURL: args["--postgres"], redisURL: args["--redis"], databasePath: options.databasePath,
                     postgresSchema: args["--postgres-schema"] ?? "public", redisPrefix: args["--redis-prefix"] ?? "",
                     backendTimeout: backendTimeout)
                 let services = try await backends.services(
-                    configuration: options.configuration,
-                    tokens: TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret)), time: time)
+                    configuration: options.configuration, tokens: options.tokenAuthority, time: time)
                 server = try await BackendServer.start(services: services, options: options)
                 storage = backends.summary
+                for warning in backends.warnings {
+                    try? FileHandle.standardError.write(contentsOf: Data("hail server: warning: \(warning)\n".utf8))
+                }
             } else {
                 server = try await BackendServer.start(options, time: time)
             }
@@ -178,8 +223,14 @@ enum ServerCommand {
         }
         say("Hail server listening on http://\(options.host):\(server.port)  (\(storage); \(roadsSummary))")
         if let pushSummary { say(pushSummary) }
-        say("Mint a token: hail token --role rider --subject rider-1 --secret-file \(secretPath)")
-        let status = await Signals.runUntilInterrupted(server, drain: drain)
+        if let keys = options.tokenKeys {
+            say(
+                "Access tokens: JWTs of the key set \(keys.path ?? "") (\(keys.current.count) keys), "
+                    + "iss \(options.tokenRules.issuer), aud \(options.tokenRules.audience)")
+        } else {
+            say("Mint a token: hail token --role rider --subject rider-1 --secret-file \(secretPath)")
+        }
+        let status = await Signals.runUntilInterrupted(server, drain: drain, jwksReload: jwksReload)
         if status != 0 { exit(status) }
     }
 
@@ -308,10 +359,12 @@ extension ServerCommand {
 }
 
 /// Drains the node on SIGTERM (`NodeDrain`), stops it at once on SIGINT (or a second SIGTERM during a drain), and
-/// reads the flags file again on SIGHUP.
+/// reads the flags file and the key set again on SIGHUP (the key set also at an interval).
 enum Signals {
     /// Serves until stopped; returns the exit status (the drain's, or 0 after a Ctrl-C).
-    static func runUntilInterrupted(_ server: BackendServer, drain settings: DrainSettings) async -> Int32 {
+    static func runUntilInterrupted(_ server: BackendServer, drain settings: DrainSettings, jwksReload: Duration?)
+        async -> Int32
+    {
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         signal(SIGHUP, SIG_IGN)
@@ -338,9 +391,22 @@ enum Signals {
         }
         // Reloads one at a time, in the order the signals came: a serial queue of its own.
         let hangUp = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "hail-flags-reload"))
-        hangUp.setEventHandler { reloadFlags(server.services) }
+        hangUp.setEventHandler {
+            reloadFlags(server.services)
+            reloadKeys(server.services, always: true)
+        }
         hangUp.resume()
         defer { hangUp.cancel() }
+        // The key set is read again at an interval too: a rotation reaches every node without a signal.
+        let keyReload = Task {
+            guard let jwksReload else { return }
+            while !Task.isCancelled {
+                try? await server.services.time.sleep(for: jwksReload)
+                if Task.isCancelled { return }
+                reloadKeys(server.services, always: false)
+            }
+        }
+        defer { keyReload.cancel() }
         do { try await server.run() } catch {
             try? FileHandle.standardError.write(contentsOf: Data("hail server: \(error)\n".utf8))
         }

@@ -13,7 +13,8 @@ let usage = """
       demo         the server and a simulated city on Monaco's roads, with its live map in the browser
       sim          a simulated city headless on a named network scenario, with the measured report
       server       run the backend (HTTP + WebSocket, SQLite storage)
-      token        mint a bearer token for a rider, driver or operator
+      token        mint an access token for a rider, driver or operator
+      keys         make a signing key pair and add its public key to a JWKS file
       ride         a terminal rider app: request a ride between two points and watch it
       drive        a terminal driver app: go online, accept offers, drive the trip
       bench        measure this machine: ingest, connections, baseline (Redis), wire, route, client, http
@@ -65,6 +66,12 @@ case "token":
         print(TokenCommand.usage)
     } else {
         do { try TokenCommand.run(rest) } catch { fail(error, usage: TokenCommand.usage) }
+    }
+case "keys":
+    if wantsHelp {
+        print(KeysCommand.usage)
+    } else {
+        do { try KeysCommand.run(rest) } catch { fail(error, usage: KeysCommand.usage) }
     }
 case "ride":
     if wantsHelp {

@@ -76,7 +76,8 @@ struct DriverFlagsTests {
         )
         await channel.disconnect()
         try await eventually(model, "over HTTP") { $0.link == .http }
-        clock.advance(by: .seconds(1))
+        // A steady stream dropped without a close frame waits up to `Backoff.afterDrop`'s 3 s before reconnecting.
+        clock.advance(by: .seconds(3))
         try await eventually(model, "reconnected") { $0.link == .stream && $0.config.locationPolicyCap == Self.cap }
         let capped = LocationPolicy(
             isOff: false, interval: 2...4, distanceFilter: 50, accuracy: .nearestTenMeters, degraded: true,

@@ -18,6 +18,7 @@ struct StreamOutageBackoffTests {
     /// at once).
     final class ClosingChannel: DriverChannel {
         private let count = Mutex(0)
+        private let times = Mutex<[TimeInterval]>([])
         private let upFor: TimeInterval
         private let closeCode: UInt16?
         private let timeline: Timeline
@@ -30,9 +31,13 @@ struct StreamOutageBackoffTests {
 
         /// How many connections were opened.
         var connects: Int { count.withLock { $0 } }
+        /// When each connection was opened, seconds after the timeline's origin.
+        var connectTimes: [TimeInterval] { times.withLock { $0 } }
 
         func connect() async throws -> AsyncStream<DriverServerFrame> {
             count.withLock { $0 += 1 }
+            let now = timeline.now().timeIntervalSince1970 - 1_800_000_000
+            times.withLock { $0.append(now) }
             let (frames, continuation) = AsyncStream.makeStream(of: DriverServerFrame.self)
             continuation.yield(.hello(serverTime: timeline.now()))
             guard upFor > 0 else {
@@ -83,6 +88,22 @@ struct StreamOutageBackoffTests {
         let lost = await run(channel, seconds: 60)
         #expect(channel.connects == 7)
         #expect(lost == 7)
+    }
+
+    /// A node that crashed drops every stream it held at once, without a close frame: the first reconnect waits
+    /// `Backoff.afterDrop`'s draw over 3 s (1.70 s with seed 1, so 21.75 s on the quarter-second clock), where the
+    /// standard backoff's 0.5-1 s (0.78 s) brought a whole fleet back within one second.
+    @Test func aDropWithoutACloseFrameWaitsTheCrashStormsSpread() async {
+        let channel = ClosingChannel(upFor: 20, closeCode: nil, timeline: timeline)
+        _ = await run(channel, seconds: 30)
+        #expect(channel.connectTimes == [0, 21.75])
+    }
+
+    /// A close frame (1001 here) is no crash storm: the backoff's own first wait, 0.78 s with seed 1.
+    @Test func aClosedStreamWaitsTheBackoff() async {
+        let channel = ClosingChannel(upFor: 20, closeCode: WebSocketCloseCode.goingAway.rawValue, timeline: timeline)
+        _ = await run(channel, seconds: 30)
+        #expect(channel.connectTimes == [0, 21])
     }
 
     /// A stream that stayed up (20 s here) and then dropped is a fresh drop: the backoff starts over, and the app

@@ -232,7 +232,12 @@ struct APNsStandInTests {
                 == ["update", "update", "update", "end"])
         #expect(requests.allSatisfy { $0.jwtValid && $0.protocol == "h2" && $0.status == 200 })
         #expect(requests.allSatisfy { $0.jwtHeader?.kid == Self.keyID && $0.jwtClaims?.iss == Self.teamID })
-        let metrics = await ServerHarness.overTheWire(base, "GET", "/metrics", headers: [:], body: Data())
+        let metrics = await ServerHarness.overTheWire(
+            base, "GET", "/metrics",
+            headers: [
+                "Authorization":
+                    "Bearer \(authority.mint(AccessToken(role: .operator, sub: "ops", exp: now + 3600, iat: now)))"
+            ], body: Data())
         let text = String(decoding: metrics.body, as: UTF8.self)
         #expect(text.contains(#"hail_push_total{type="alert",result="delivered"} 4"#))
         #expect(text.contains(#"hail_push_total{type="liveactivity",result="delivered"} 4"#))

@@ -84,7 +84,9 @@ struct FareMatchTests {
         (43.741080, 7.429965), (43.741250, 7.429971),
     ].map { Coordinate(lat: $0.0, lng: $0.1) }
 
-    @Test("An outlier near some road is passed by, not reached by a drive round the block (issue 14)")
+    @Test(
+        "An outlier near some road is passed by, not reached by a drive round the block (issue 14)",
+        .enabled(if: SharedData.file("osm/monaco.osm.pbf") != nil, "needs ../shared/data/osm/monaco.osm.pbf"))
     func outlierIsPassedBy() throws {
         let network = try #require(Self.monaco)
         let match = network.matcher.match(Self.outlierAfterATunnel)
@@ -181,7 +183,8 @@ struct FareMatchTests {
     ].map { Coordinate(lat: $0.0, lng: $0.1) }
 
     @Test(
-        "Fixes off the street are not charged as spurs into side streets and turns round (issue 14: 479 m for 423.5 m)")
+        "Fixes off the street are not charged as spurs into side streets and turns round (issue 14: 479 m for 423.5 m)",
+        .enabled(if: SharedData.file("osm/monaco.osm.pbf") != nil, "needs ../shared/data/osm/monaco.osm.pbf"))
     func noiseOffTheStreetIsNotCharged() throws {
         let network = try #require(Self.monaco)
         #expect(Self.noiseOffTheStreet.count == 31)
@@ -207,7 +210,9 @@ struct FareMatchTests {
         (43.7382537, 7.4269290), (43.7382130, 7.4269182),
     ].map { Coordinate(lat: $0.0, lng: $0.1) }
 
-    @Test("A fix beside a side street is not charged as a drive into it, a turn round and back (issue 14: +30 m)")
+    @Test(
+        "A fix beside a side street is not charged as a drive into it, a turn round and back (issue 14: +30 m)",
+        .enabled(if: SharedData.file("osm/monaco.osm.pbf") != nil, "needs ../shared/data/osm/monaco.osm.pbf"))
     func aFixBesideASideStreetIsNotChargedAsADriveIntoIt() throws {
         let network = try #require(Self.monaco)
         var free = network.matcher

@@ -50,7 +50,7 @@ struct FleetTests {
     @Test func metricsAreInThePrometheusTextFormat() async throws {
         let h = await ServerHarness()
         try await RideFlowTests.tripOnTrip(h)
-        let response = await h.call("GET", "/metrics")
+        let response = await h.call("GET", "/metrics", token: h.token(.operator, "ops"))
         #expect(response.headers["Content-Type"] == "text/plain; version=0.0.4")
         let text = String(decoding: response.body, as: UTF8.self)
         #expect(text.contains("# TYPE hail_trips gauge\n"))

@@ -141,7 +141,7 @@ struct MetricsBoundsTests {
                 headers: ["X-Hail-Client": "evil-\(index)/9.\(index) (\(index)\")"])
         }
         _ = await h.call("TRACE", "/metrics")
-        let scraped = await h.call("GET", "/metrics")
+        let scraped = await h.call("GET", "/metrics", token: h.token(.operator, "ops"))
         await server.shutdown()
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
         #expect(scraped.status == 200)

@@ -62,7 +62,8 @@ extension ServerHarness {
         var harness = await ServerHarness(
             trips: stores.trips, history: stores.history,
             authenticator: HMACAuthenticator(secret: SecureRandom.bytes(32)), bus: stores.bus, geo: stores.geo,
-            offers: stores.offers, ingestState: stores.ingestState, searchLeases: stores.searchLeases)
+            offers: stores.offers, ingestState: stores.ingestState, searchLeases: stores.searchLeases,
+            minter: try Self.identityProvider())
         harness.closeBackends = { await scaled.close() }
         var options = BackendServer.Options()
         options.port = 0
@@ -82,12 +83,15 @@ extension LoopbackServer {
         options.port = 0
         options.secret = SecureRandom.bytes(32)
         options.log = nil
-        let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret))
+        let (keys, minter) = try LoopbackServer.keySet()
+        options.tokenKeys = keys
+        let tokens = options.tokenAuthority
         let services = try await scaled.backends.services(
             configuration: options.configuration, tokens: tokens, time: .system())
         let server = try await BackendServer.start(services: services, options: options)
         var loopback = LoopbackServer(
-            server: server, databasePath: "/nonexistent/unused.db", tokens: tokens, client: try WebSocketClient())
+            server: server, databasePath: "/nonexistent/unused.db", tokens: tokens, client: try WebSocketClient(),
+            minter: minter)
         loopback.closeBackends = { await scaled.close() }
         return loopback
     }

@@ -20,6 +20,7 @@ extension ServerHarness {
     /// `flags` (none when empty), on the meter.
     init(flags: String, roads: RoadNetworkSetting = .generatedCity(seed: 1)) async {
         tokens = TokenAuthority(authenticator: TestAuthenticator())
+        minter = nil
         var configuration = ServerConfiguration()
         configuration.roads = roads
         configuration.flags = flags.isEmpty ? .none : .text(flags)

@@ -31,6 +31,9 @@ struct ServerHarness {
     let services: ServerServices
     let api: HailAPI
     let tokens: TokenAuthority
+    /// Signs rider, driver and operator tokens as JWTs of the key set the server verifies, as an identity provider
+    /// does; nil for the secret's `hail1` tokens. Share tokens are the server's `hail1` either way.
+    let minter: JWTMinter?
     /// Set when requests go over real sockets to a `BackendServer` on loopback instead of straight to `api`.
     var baseURL: String?
     /// Closes backends opened for this harness (the scaled ones: connections, the test's schema).
@@ -44,9 +47,17 @@ struct ServerHarness {
         authenticator: any MessageAuthenticator = TestAuthenticator(), bus: any TripBus = InProcessTripBus(),
         geo: any GeoIndex = MemoryGeoIndex(), offers: any OfferStore = MemoryOfferStore(),
         ingestState: any DriverIngestStore = MemoryDriverIngestStore(), searchLeases: (any SearchLeases)? = nil,
-        configuration: ServerConfiguration = ServerConfiguration()
+        configuration: ServerConfiguration = ServerConfiguration(), minter: JWTMinter? = nil
     ) async {
-        tokens = TokenAuthority(authenticator: authenticator)
+        self.minter = minter
+        if let minter, let key = try? minter.publicKey.verificationKey() {
+            tokens = TokenAuthority(
+                authenticator: authenticator,
+                keys: TokenKeyRing(keys: [minter.keyID: TokenKey(id: minter.keyID, key: key)]),
+                rules: TokenRules(issuer: minter.issuer, audience: minter.audience))
+        } else {
+            tokens = TokenAuthority(authenticator: authenticator)
+        }
         let counter = Mutex(0)
         // One scope of stores is all a test gives the harness; a mix is the test's own mistake.
         services = try! await ServerServices.make(
@@ -66,7 +77,9 @@ struct ServerHarness {
 
     func token(_ role: Role, _ subject: String, trip: String? = nil, ttl: TimeInterval = 3600) -> String {
         let now = Int64(self.now.timeIntervalSince1970)
-        return tokens.mint(AccessToken(role: role, sub: subject, exp: now + Int64(ttl), iat: now, trip: trip))
+        let claims = AccessToken(role: role, sub: subject, exp: now + Int64(ttl), iat: now, trip: trip)
+        if let minter, role != .share { return minter.mint(claims) }
+        return tokens.mint(claims)
     }
 
     @discardableResult
@@ -102,13 +115,21 @@ struct ServerHarness {
         return APIResponse(status: http.statusCode, headers: fields, body: data)
     }
 
+    /// An identity provider's minter on a new ES256 key.
+    static func identityProvider() throws -> JWTMinter {
+        JWTMinter(
+            key: try SigningKey.generate(.es256), issuer: TokenRules.defaultIssuer, audience: TokenRules.defaultAudience
+        )
+    }
+
     /// A harness whose requests cross real sockets: `BackendServer` on 127.0.0.1 in front of these same
-    /// services (manual clock included), real HMAC tokens, SQLite file at `databasePath`.
+    /// services (manual clock included), JWT access tokens of a key set and the secret's share links, SQLite
+    /// file at `databasePath`.
     static func loopback(databasePath: String) async throws -> (ServerHarness, BackendServer) {
         let stores = try await SQLiteTripStores.open(path: databasePath)
         var harness = await ServerHarness(
             trips: stores.trips, history: stores.history,
-            authenticator: HMACAuthenticator(secret: SecureRandom.bytes(32)))
+            authenticator: HMACAuthenticator(secret: SecureRandom.bytes(32)), minter: try Self.identityProvider())
         var options = BackendServer.Options()
         options.port = 0
         options.log = nil

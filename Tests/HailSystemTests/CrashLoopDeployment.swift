@@ -36,6 +36,8 @@ final class CrashLoopDeployment: Sendable {
     /// In front of the nodes in scaled mode; nil in embedded mode.
     let balancer: CrashLoopBalancer?
     let secretPath: String
+    /// The key set scaled nodes verify access tokens with (`--jwks`); nil in embedded mode.
+    let key: DeploymentKey?
     private let storage: Storage
 
     private enum Storage {
@@ -45,12 +47,13 @@ final class CrashLoopDeployment: Sendable {
 
     private init(
         mode: CrashLoopMode, nodes: [CrashLoopServer], balancer: CrashLoopBalancer?, secretPath: String,
-        storage: Storage
+        key: DeploymentKey?, storage: Storage
     ) {
         self.mode = mode
         self.nodes = nodes
         self.balancer = balancer
         self.secretPath = secretPath
+        self.key = key
         self.storage = storage
     }
 
@@ -60,25 +63,40 @@ final class CrashLoopDeployment: Sendable {
         let secretPath = folder.appendingPathComponent("hail.secret").path
         let server = try CrashLoopServer(storageArguments: ["--db", database], secretPath: secretPath)
         return CrashLoopDeployment(
-            mode: .embedded, nodes: [server], balancer: nil, secretPath: secretPath, storage: .sqlite(path: database))
+            mode: .embedded, nodes: [server], balancer: nil, secretPath: secretPath, key: nil,
+            storage: .sqlite(path: database))
     }
 
-    /// `nodeCount` nodes sharing one secret, one fresh PostgreSQL schema and one fresh Redis prefix, behind
-    /// a balancer.
+    /// `nodeCount` nodes sharing one secret, one key set, one fresh PostgreSQL schema and one fresh Redis prefix,
+    /// behind a balancer.
     static func scaled(folder: URL, services: CrashLoopServices, nodeCount: Int) throws -> CrashLoopDeployment {
         let schema = "hail_crash_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let secretPath = folder.appendingPathComponent("hail.secret").path
+        // Scaled nodes never create the secret (a node without its volume would refuse the others' share links):
+        // the deployment provisions it, as an operator does.
+        _ = try ServerSecret.loadOrCreate(at: secretPath)
+        // Their access tokens are JWTs of the deployment's key set: a scaled node refuses to start without one.
+        let key = try DeploymentKey.create(in: folder.path)
         // --db is never opened with --postgres; a path that cannot exist makes sure of it.
         let arguments = [
             "--postgres", services.postgresURL, "--redis", services.redisURL, "--postgres-schema", schema,
-            "--redis-prefix", schema + ":", "--db", "/nonexistent/unused.db",
+            "--redis-prefix", schema + ":", "--db", "/nonexistent/unused.db", "--jwks", key.jwksPath,
         ]
         let nodes = try (0..<nodeCount).map { _ in
             try CrashLoopServer(storageArguments: arguments, secretPath: secretPath)
         }
         return CrashLoopDeployment(
             mode: .scaled, nodes: nodes, balancer: try CrashLoopBalancer(backends: nodes.map(\.port)),
-            secretPath: secretPath, storage: .postgres(url: services.postgresURL, schema: schema))
+            secretPath: secretPath, key: key, storage: .postgres(url: services.postgresURL, schema: schema))
+    }
+
+    /// An access token every node accepts: a JWT of the key set when scaled, the secret's `hail1` when embedded
+    /// (the secret made now if the server has not yet made it).
+    func token(_ role: Role, _ subject: String, now: Date, lifetime: TimeInterval = 3600) throws -> String {
+        if let key { return key.token(role, subject, now: now, lifetime: lifetime) }
+        let secret = try ServerSecret.loadOrCreate(at: secretPath).secret
+        return TokenSigner.secret(TokenAuthority(authenticator: HMACAuthenticator(secret: secret)))
+            .mint(role: role, subject: subject, now: now, lifetime: lifetime)
     }
 
     /// Where the apps connect: the balancer, or the one server.

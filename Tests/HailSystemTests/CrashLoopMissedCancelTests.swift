@@ -37,22 +37,19 @@ struct CrashLoopMissedCancelTests {
             deployment.removeStorage()
         }
         let (nodeA, nodeB) = (deployment.nodes[0], deployment.nodes[1])
-        let tokens = TokenAuthority(
-            authenticator: HMACAuthenticator(
-                secret: try ServerSecret.loadOrCreate(at: deployment.secretPath).secret))
-        let now = Int64(Date().timeIntervalSince1970)
+        let now = Date()
         try await deployment.startStoppedNodes()
         let connector = SocketConnector(transport: try NetSocketTransport())
         let pickup = Coordinate(lat: 43.7300, lng: 7.4200)
         let driver = try await CrashLoopDriver(
             index: 1, server: nodeA.baseURL,
-            token: tokens.mint(AccessToken(role: .driver, sub: "driver-1", exp: now + 3600, iat: now)),
+            token: try deployment.token(.driver, "driver-1", now: now),
             connector: connector, outboxPath: folder.appendingPathComponent("driver-1.db").path,
             start: Coordinate(lat: pickup.lat - 0.0009, lng: pickup.lng))
         let rider = RiderHTTPAPI(
             transport: HTTPTransport(
                 baseURL: nodeB.baseURL,
-                token: tokens.mint(AccessToken(role: .rider, sub: "rider-1", exp: now + 3600, iat: now)), timeout: 5))
+                token: try deployment.token(.rider, "rider-1", now: now), timeout: 5))
 
         // The driver, online on node A, accepts the trip the rider requested on node B.
         await driver.start(autopilot: false)

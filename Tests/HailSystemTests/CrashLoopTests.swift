@@ -70,12 +70,9 @@ struct CrashLoopTests {
             deployment.shutdown()
             deployment.removeStorage()
         }
-        let tokens = TokenAuthority(
-            authenticator: HMACAuthenticator(
-                secret: try ServerSecret.loadOrCreate(at: deployment.secretPath).secret))
-        let now = Int64(Date().timeIntervalSince1970)
-        func token(_ role: Role, _ subject: String) -> String {
-            tokens.mint(AccessToken(role: role, sub: subject, exp: now + 36_000, iat: now))
+        let now = Date()
+        func token(_ role: Role, _ subject: String) throws -> String {
+            try deployment.token(role, subject, now: now, lifetime: 36_000)
         }
         try await deployment.startStoppedNodes()
         let connector = SocketConnector(transport: try NetSocketTransport())

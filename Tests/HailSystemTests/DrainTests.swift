@@ -28,9 +28,13 @@ struct DrainTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let schema = "hail_drain_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let secretPath = folder.appendingPathComponent("hail.secret").path
+        // The deployment's secret and key set first: scaled nodes never create a secret, and take JWTs only.
+        _ = try ServerSecret.loadOrCreate(at: secretPath)
+        let key = try DeploymentKey.create(in: folder.path)
         let arguments = [
             "--postgres", services.postgresURL, "--redis", services.redisURL, "--postgres-schema", schema,
-            "--redis-prefix", schema + ":", "--db", "/nonexistent/unused.db", "--drain-grace-seconds", "1",
+            "--redis-prefix", schema + ":", "--db", "/nonexistent/unused.db", "--jwks", key.jwksPath,
+            "--drain-grace-seconds", "1",
             "--drain-spread-seconds", "1", "--drain-seconds", "20",
         ]
         let draining = try CrashLoopServer(storageArguments: arguments, secretPath: secretPath)
@@ -45,12 +49,8 @@ struct DrainTests {
         }
         // Only the node to drain runs at first: the balancer skips the other, so both apps' streams are on it.
         try await draining.start()
-        let tokens = TokenAuthority(
-            authenticator: HMACAuthenticator(secret: try ServerSecret.loadOrCreate(at: secretPath).secret))
-        let now = Int64(Date().timeIntervalSince1970)
-        func token(_ role: Role, _ subject: String) -> String {
-            tokens.mint(AccessToken(role: role, sub: subject, exp: now + 3600, iat: now))
-        }
+        let now = Date()
+        func token(_ role: Role, _ subject: String) -> String { key.token(role, subject, now: now) }
         let connector = SocketConnector(transport: try NetSocketTransport())
         let timeline = Timeline.system()
         let server = balancer.baseURL

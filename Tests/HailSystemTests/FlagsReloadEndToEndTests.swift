@@ -248,7 +248,9 @@ extension SystemServer {
 
     /// The server's `/metrics`.
     func metrics() async throws -> String {
-        let (data, _) = try await URLSession.shared.data(from: baseURL.appendingPathComponent("metrics"))
+        var request = URLRequest(url: baseURL.appendingPathComponent("metrics"))
+        request.setValue("Bearer \(token(.operator, "ops"))", forHTTPHeaderField: "Authorization")
+        let (data, _) = try await URLSession.shared.data(for: request)
         return String(decoding: data, as: UTF8.self)
     }
 }

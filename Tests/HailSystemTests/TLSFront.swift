@@ -48,7 +48,7 @@ final class TLSFront: Sendable {
         let swaps = [
             ("listen 443 ssl http2;", "listen 127.0.0.1:\(httpsPort) ssl http2;"),
             ("listen 80;", "listen 127.0.0.1:\(httpPort);"),
-            ("server 127.0.0.1:8080;", "server 127.0.0.1:\(hailPort);"),
+            ("server 127.0.0.1:8080 max_fails=0;", "server 127.0.0.1:\(hailPort) max_fails=0;"),
             ("/etc/hail/tls/", "\(folder)/"),
             ("/var/log/nginx/", "\(folder)/"),
             ("https://$host$request_uri", "https://$host:\(httpsPort)$request_uri"),

@@ -65,13 +65,15 @@ redis_wait_gone() {
 # ---- hail server nodes ----
 # The clock of a node is offset by FAULTS_CLOCK_MODE (run.sh picks flag when the binary has it): faketime (libfaketime, monotonic clock left
 # alone) or flag (the test-only `--clock-offset-seconds N` of hail server, once it exists).
+# The namespaces' PostgreSQL has no certificate: sslmode=disable says so, since a host off the node's
+# own loopback otherwise gets sslmode=verify-full (docs/DEPLOY.md, "Backends inside the trust boundary").
 node_start() {
     local i=$1 offset=${2:-0}
     mkdir -p "$RUN/nodes"
     local cmd=("$HAIL" server --host 0.0.0.0 --port "$NODE_PORT"
-        --postgres "postgresql://postgres@$PG_ADDR:$PG_PORT/hail"
+        --postgres "postgresql://postgres@$PG_ADDR:$PG_PORT/hail?sslmode=disable"
         --redis "redis://$REDIS_ADDR:$REDIS_PORT"
-        --secret-file "$RUN/secret" --loops 1 --unpinned-loops --quiet --no-rate-limits
+        --secret-file "$RUN/secret" --jwks "$RUN/hail.jwks" --loops 1 --unpinned-loops --quiet --no-rate-limits
         --trusted-proxies "$LB_ADDR" --public-url "http://$LB_ADDR:$LB_PORT")
     local prefix=()
     if [ "$offset" != 0 ]; then

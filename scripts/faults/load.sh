@@ -17,7 +17,7 @@ LB_URL=http://$LB_ADDR:$LB_PORT
 # how much, see samples-clients.log.)
 CLIENT_NICE=${FAULTS_CLIENT_NICE:-5}
 
-token() { "$HAIL" token --role "$1" --subject "$2" --secret-file "$RUN/secret" --ttl 7200; }
+token() { "$HAIL" token --role "$1" --subject "$2" --private-key "$RUN/signing.pem" --ttl 7200; }
 
 # Each line of stdin, prefixed with the epoch time it arrived.
 stamp() { local line; while IFS= read -r line; do printf '%s %s\n' "$EPOCHREALTIME" "$line"; done; }
@@ -77,7 +77,9 @@ rider_loop() {
         # One ride in three is cancelled 1 to 25 s after it starts (searching, assigned or arrived by then).
         [ $((RANDOM % 3)) -eq 0 ] && cancel_after=$((1 + RANDOM % 25))
         echo "$EPOCHREALTIME ride-start ride=$ride from=$from to=$to cancel_after=$cancel_after" >>"$RUN/clients/rider-$i.log"
-        local cmd=(timeout 150 nice -n "$CLIENT_NICE" ip netns exec "$NS_CLIENTS" "$HAIL" ride --server "$LB_URL" --token "$t" --from "$from"
+        # --foreground: timeout otherwise makes a process group of its own, which the teardown's kill of the
+        # loop's group (setsid) misses, and the ride ran on after the run, up to its 150 s.
+        local cmd=(timeout --foreground 150 nice -n "$CLIENT_NICE" ip netns exec "$NS_CLIENTS" "$HAIL" ride --server "$LB_URL" --token "$t" --from "$from"
             --to "$to" --json --state "$RUN/clients/rider-$i.sqlite")
         if [ "$cancel_after" -gt 0 ]; then
             { sleep "$cancel_after"; echo c; } | "${cmd[@]}" 2>>"$RUN/clients/rider-$i.err" | stamp >>"$RUN/clients/rider-$i.log"
@@ -103,7 +105,7 @@ start_riders() {
 
 start_location_drivers() {
     [ "$FAULTS_LOCATION_DRIVERS" -gt 0 ] || return 0
-    setsid bash -c "nice -n $CLIENT_NICE ip netns exec $NS_CLIENTS '$HAIL' bench ingest --server $LB_URL --secret-file '$RUN/secret' \
+    setsid bash -c "nice -n $CLIENT_NICE ip netns exec $NS_CLIENTS '$HAIL' bench ingest --server $LB_URL --secret-file '$RUN/signing.pem' \
         --connections $FAULTS_LOCATION_DRIVERS --interval-ms 1000 --points 1 --riders 0 --seconds $1 --json \
         >'$RUN/clients/location-drivers.json' 2>'$RUN/clients/location-drivers.err'" &
     echo $! >>"$RUN/pids/clients"

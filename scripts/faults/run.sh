@@ -58,7 +58,7 @@ while [ $# -gt 0 ]; do
     --seed) FAULTS_SEED=$2; shift 2 ;;
     --seeds) SEEDS=$2; shift 2 ;;
     --hail) HAIL=$(realpath "$2"); shift 2 ;;
-    --out) OUT=$2; OUT_GIVEN=$2; shift 2 ;;
+    --out) OUT=$(realpath -m "$2"); OUT_GIVEN=$OUT; shift 2 ;;
     --warmup) WARMUP=$2; shift 2 ;;
     --tail) TAIL=$2; shift 2 ;;
     --list) for s in "${SCENARIOS[@]}"; do IFS='|' read -r n d w <<<"$s"; printf '%-28s %3s s  %s\n' "$n" "$d" "$w"; done; exit 0 ;;
@@ -151,7 +151,7 @@ canary() {
     local i=$1 t
     t=$(cat "$RUN/clients/canary-n$i.token")
     echo "$EPOCHREALTIME canary-start node=n$i" >>"$RUN/clients/canary-n$i.log"
-    timeout 90 ip netns exec "$NS_CLIENTS" "$HAIL" ride --server "http://$(node_addr "$i"):$NODE_PORT" --token "$t" \
+    timeout --foreground 90 ip netns exec "$NS_CLIENTS" "$HAIL" ride --server "http://$(node_addr "$i"):$NODE_PORT" --token "$t" \
         --from "$CANARY_FROM" --to "$CANARY_TO" --json --state "$RUN/clients/canary-n$i-$2.sqlite" </dev/null \
         2>>"$RUN/clients/canary-n$i.err" | stamp >>"$RUN/clients/canary-n$i.log"
     echo "$EPOCHREALTIME canary-exit node=n$i status=${PIPESTATUS[0]}" >>"$RUN/clients/canary-n$i.log"
@@ -193,6 +193,8 @@ ENV
     pg_init && pg_start && pg_create_db || die "PostgreSQL did not start; see $RUN/pg.log"
     redis_start
     openssl rand -hex 32 >"$RUN/secret" && chmod 600 "$RUN/secret"
+    # Scaled nodes take access tokens only as JWTs of a key set (--jwks): one key per run, for every node.
+    "$HAIL" keys --private-key "$RUN/signing.pem" --jwks "$RUN/hail.jwks" >/dev/null || die "hail keys"
     # One node first creates the schema, then the others join it.
     node_start 1 && node_wait 1
     node_start 2 && node_start 3 && node_wait 2 && node_wait 3

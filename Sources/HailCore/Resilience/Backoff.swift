@@ -45,6 +45,13 @@ public struct Backoff: Codable, Sendable, Hashable {
     /// streams a node spread over its drain window stay spread, and none waits out a failure's backoff.
     public static let moveElsewhere = Backoff(base: 1, multiplier: 1, cap: 1, jitter: .full)
 
+    /// After a stream that had been up dropped without a close frame (1006: its node crashed, or the network went):
+    /// uniform in 0...3 s for the first reconnect; failures after it follow `standard` from its second attempt.
+    /// `standard`'s first wait, 0.5-1 s, brought the 8,000 drivers a killed node held back onto the node left
+    /// within half a second; over 3 s that node takes a sixth of them in any half second, and the spread stays well
+    /// inside the 10 s a crash may cost a driver (docs/BENCHMARKS.md, "A crash storm").
+    public static let afterDrop = Backoff(base: 3, multiplier: 1, cap: 3, jitter: .full)
+
     /// The delay before the next attempt without jitter, in `0...cap`; attempts below 1 count as 1.
     public func ceiling(afterAttempt attempt: Int) -> TimeInterval {
         let safeCap = Self.nonNegative(cap)
@@ -68,6 +75,20 @@ public struct Backoff: Codable, Sendable, Hashable {
             let half = ceiling / 2
             return half + half * Self.unitInterval(using: &generator)
         }
+    }
+
+    /// The wait before the next attempt when the server answered with `Retry-After: retryAfter` seconds (nil: it
+    /// did not): at least the server's wait, capped at `cap` (a server's `3600` must not park a driver's "Trip
+    /// ended" for an hour) and spread by up to a quarter more from `generator`, so phones told the same instant do
+    /// not come back together; never less than the backoff's own draw, which grows with each failure.
+    public func delay<G: RandomNumberGenerator>(
+        afterAttempt attempt: Int, retryAfter: TimeInterval?, using generator: inout G
+    ) -> TimeInterval {
+        let own = delay(afterAttempt: attempt, using: &generator)
+        guard let retryAfter, retryAfter.isFinite, retryAfter > 0 else { return own }
+        let asked = min(retryAfter, Self.nonNegative(cap))
+        let spread = jitter == .none ? 0 : asked / 4 * Self.unitInterval(using: &generator)
+        return min(max(own, asked + spread), Self.nonNegative(cap))
     }
 
     /// A uniform draw in [0, 1) from the top 53 bits of one generator word.

@@ -134,17 +134,21 @@ public struct Outbox: Codable, Sendable, Hashable {
     ///
     /// `transient` is true when the network gave no answer (offline, timeout): such an entry is also
     /// woken by `connectivityRestored`. False means the server answered but could not take it now
-    /// (5xx, 429): it waits out its backoff, because the link was never the problem.
+    /// (5xx, 429): it waits out its backoff, because the link was never the problem. `retryAfter` is the
+    /// server's `Retry-After` in seconds when it sent one: the entry waits at least that (bounded and spread,
+    /// `Backoff.delay(afterAttempt:retryAfter:using:)`), since the server said it cannot take it sooner.
     public mutating func failed<G: RandomNumberGenerator>(
         key: UUID,
         now: Date,
         transient: Bool,
+        retryAfter: TimeInterval? = nil,
         using generator: inout G
     ) {
         if inFlightKey == key { inFlightKey = nil }
         guard let index = entries.firstIndex(where: { $0.key == key }) else { return }
         entries[index].failedAttempts += 1
-        let delay = backoff.delay(afterAttempt: entries[index].failedAttempts, using: &generator)
+        let delay = backoff.delay(
+            afterAttempt: entries[index].failedAttempts, retryAfter: retryAfter, using: &generator)
         entries[index].retryAt = now.addingTimeInterval(delay)
         entries[index].waitingForNetwork = transient
     }

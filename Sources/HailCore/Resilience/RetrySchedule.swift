@@ -25,4 +25,16 @@ public struct RetrySchedule: Codable, Sendable, Hashable {
         guard attempt >= 1, attempt <= waits.count else { return nil }
         return waits[attempt - 1]
     }
+
+    /// The longest a server's `Retry-After` stretches one wait: the rider is watching.
+    public static let longestRetryAfter: TimeInterval = 5
+
+    /// The wait after attempt `attempt` failed with the server's `Retry-After: retryAfter` seconds (nil: none):
+    /// the schedule's wait or the server's, whichever is longer, the server's capped at `longestRetryAfter`; nil
+    /// when it was the last attempt.
+    public func delay(afterAttempt attempt: Int, retryAfter: TimeInterval?) -> TimeInterval? {
+        guard let wait = delay(afterAttempt: attempt) else { return nil }
+        guard let retryAfter, retryAfter.isFinite, retryAfter > 0 else { return wait }
+        return max(wait, min(retryAfter, Self.longestRetryAfter))
+    }
 }

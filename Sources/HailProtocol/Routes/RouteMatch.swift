@@ -48,7 +48,24 @@ extension Routes {
     /// splitting, so `%2F` stays inside one parameter. Empty segments (`//`, a trailing `/`) and
     /// malformed escapes match nothing. Literal segments beat parameters, so `/v1/trips/active` is
     /// never the trip with id `active`.
-    public static func match(method: HTTPMethod, target: String, in routes: [Route] = Routes.all) -> RouteLookup {
+    public static func match(method: HTTPMethod, target: String) -> RouteLookup {
+        match(method: method, target: target, byLength: allByLength)
+    }
+
+    /// `match(method:target:)` over `routes` instead of every route.
+    public static func match(method: HTTPMethod, target: String, in routes: [Route]) -> RouteLookup {
+        match(method: method, target: target, byLength: byLength(routes))
+    }
+
+    /// `all` by the number of segments of each template, in their order: a request is bound only to templates of
+    /// its own length (a route of another length never matches, so this changes no answer).
+    private static let allByLength = byLength(all)
+
+    private static func byLength(_ routes: [Route]) -> [Int: [Route]] {
+        Dictionary(grouping: routes, by: \.segments.count)
+    }
+
+    private static func match(method: HTTPMethod, target: String, byLength: [Int: [Route]]) -> RouteLookup {
         let withoutFragment = target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
         let parts = withoutFragment.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let path = parts[0]
@@ -58,19 +75,20 @@ extension Routes {
             guard !raw.isEmpty, let decoded = PercentEncoding.decode(raw) else { return .notFound }
             segments.append(decoded)
         }
-        var best: (route: Route, parameters: [String: String], literals: Int)?
+        guard let routes = byLength[segments.count] else { return .notFound }
+        var best: (index: Int, parameters: [String: String], literals: Int)?
         var otherMethods = [HTTPMethod]()
-        for route in routes {
-            guard let (parameters, literals) = bind(route, to: segments) else { continue }
-            guard route.method == method else {
-                if !otherMethods.contains(route.method) { otherMethods.append(route.method) }
+        for index in routes.indices {
+            guard let (parameters, literals) = bind(routes[index], to: segments) else { continue }
+            guard routes[index].method == method else {
+                if !otherMethods.contains(routes[index].method) { otherMethods.append(routes[index].method) }
                 continue
             }
-            if best == nil || literals > best!.literals { best = (route, parameters, literals) }
+            if best == nil || literals > best!.literals { best = (index, parameters, literals) }
         }
         if let best {
             let query = parts.count > 1 ? QueryString.parse(parts[1]) : [:]
-            return .found(RouteMatch(route: best.route, parameters: best.parameters, query: query))
+            return .found(RouteMatch(route: routes[best.index], parameters: best.parameters, query: query))
         }
         return otherMethods.isEmpty ? .notFound : .methodNotAllowed(allowed: otherMethods)
     }

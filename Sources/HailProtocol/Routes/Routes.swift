@@ -92,8 +92,8 @@ public enum Routes {
     /// `GET /readyz` -> 200 `{"status": "ready", ...}` when every backend answers in time, else 503 with
     /// `Retry-After` naming the backends that did not (or `draining`).
     public static let readiness = Route(name: "readiness", method: .get, template: "/readyz", access: .everyone)
-    /// `GET /metrics` -> Prometheus text format.
-    public static let metrics = Route(name: "metrics", method: .get, template: "/metrics", access: .everyone)
+    /// `GET /metrics` -> Prometheus text format; an operator's token or the server's metrics token.
+    public static let metrics = Route(name: "metrics", method: .get, template: "/metrics", access: .operator)
     /// `GET /share/{token}` -> the share page (HTML).
     public static let sharePage = Route(
         name: "sharePage", method: .get, template: "/share/{token}", access: .shareToken)

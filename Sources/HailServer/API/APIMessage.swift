@@ -15,11 +15,14 @@ public struct APIRequest: Sendable {
     public var remoteAddress: String
     /// The request id (from `X-Request-Id` or generated), echoed in the response and the log.
     public var requestID: String
+    /// When the server read the request's head; its deadline (`ServerConfiguration.requestDeadline`) counts from
+    /// here, not from when its handler started.
+    public var receivedAt: ContinuousClock.Instant
 
     /// Creates a request; header names are lower-cased here.
     public init(
         method: String, target: String, headers: [String: String] = [:], body: Data = Data(),
-        remoteAddress: String = "127.0.0.1", requestID: String = ""
+        remoteAddress: String = "127.0.0.1", requestID: String = "", receivedAt: ContinuousClock.Instant = .now
     ) {
         self.method = method
         self.target = target
@@ -28,6 +31,21 @@ public struct APIRequest: Sendable {
         self.body = body
         self.remoteAddress = remoteAddress
         self.requestID = requestID
+        self.receivedAt = receivedAt
+    }
+
+    /// A request whose header names are lower case already (HailNet's are): no second dictionary.
+    init(
+        method: String, target: String, lowercasedHeaders: [String: String], body: Data, remoteAddress: String,
+        requestID: String, receivedAt: ContinuousClock.Instant
+    ) {
+        self.method = method
+        self.target = target
+        headers = lowercasedHeaders
+        self.body = body
+        self.remoteAddress = remoteAddress
+        self.requestID = requestID
+        self.receivedAt = receivedAt
     }
 
     /// A header's value by case-insensitive name.

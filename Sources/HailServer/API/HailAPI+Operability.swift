@@ -47,9 +47,8 @@ extension HailAPI {
     /// Counts a refused trip intent (403, 409 or 422 on a route where an app proposes a trip change), by its kind,
     /// the error code, and the app's version, device and the trip's region.
     func countRefusal(_ request: APIRequest, _ match: RouteMatch, _ response: APIResponse) async {
-        guard [403, 409, 422].contains(response.status), let kind = Self.proposalKind(match.route, request.body) else {
-            return
-        }
+        guard Self.countsAsRefusal(match, request, response), let kind = Self.proposalKind(match.route, request.body)
+        else { return }
         let error = (try? HailJSON.decode(ErrorBody.self, from: response.body))?.error
         // A safety rule's refusal is counted by its rule (too_far_from_pickup, wrong_pickup_pin), not invalid_state.
         let reason = error?.reason?.rawValue ?? error?.code.rawValue ?? "unknown"
@@ -63,6 +62,11 @@ extension HailAPI {
             ClientInfo(headerValue: request.header(HailHeader.client)),
             region: services.flags.current.region(containing: pickup))
         services.metrics.proposalRefused(kind: kind, reason: reason, segment: segment)
+    }
+
+    /// Whether `response` refuses a proposal of an app (a trip change), which `countRefusal` counts.
+    static func countsAsRefusal(_ match: RouteMatch, _ request: APIRequest, _ response: APIResponse) -> Bool {
+        [403, 409, 422].contains(response.status) && proposalKind(match.route, request.body) != nil
     }
 
     /// What an app proposed on `route`: request, cancel, accept, decline, or the event (arrived, started, ended);

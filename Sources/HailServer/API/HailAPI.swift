@@ -1,6 +1,8 @@
 import Foundation
 import HailCore
+import HailNet
 import HailProtocol
+import HailRoads
 import HailThreads
 
 /// Every REST endpoint of API v1: routing, authentication, authorization, validation, and the answer.
@@ -24,10 +26,20 @@ public struct HailAPI: Sendable {
 
     /// Answers one request and names the route it matched (for logs and metrics).
     public func handleWithRoute(_ request: APIRequest) async -> (APIResponse, String) {
+        switch answer(request) {
+        case .now(let response, let route): return (response, route)
+        case .later(let work): return await work()
+        }
+    }
+
+    /// Answers one request at once when nothing needs to wait (the route, the token and the body checks, and a
+    /// route answered from memory: `answerNow`), else hands back the rest of the work. Either way the response is
+    /// the one `handleWithRoute` gives: the checks run once, in the same order.
+    public func answer(_ request: APIRequest) -> APIAnswer {
         let method = HTTPMethod(rawValue: request.method)
         guard HTTPMethod.standard.contains(method) else {
             let error = APIError(code: .notImplemented, message: "\(method) is not an HTTP method this server knows")
-            return (.error(error), "unmatched")
+            return .now(.error(error), route: "unmatched")
         }
         let lookup = Routes.match(method: method, target: request.target)
         let match: RouteMatch
@@ -39,10 +51,11 @@ public struct HailAPI: Sendable {
             if case .methodNotAllowed(let allowed) = lookup {
                 response.headers[HailHeader.allow] = allowed.map(\.rawValue).joined(separator: ", ")
             }
-            return (response, "unmatched")
+            return .now(response, route: "unmatched")
         }
         // Only what an authenticated app proposed counts as a refused proposal, not a token for the wrong role.
         var authenticated = false
+        let principal: Principal?
         do throws(APIError) {
             if match.route.isWebSocket {
                 throw APIError(
@@ -55,7 +68,7 @@ public struct HailAPI: Sendable {
                     code: .payloadTooLarge,
                     message: "the body is larger than \(services.configuration.maxBodyBytes) bytes")
             }
-            let principal = try authenticate(request, for: match)
+            principal = try authenticate(request, for: match)
             authenticated = true
             // JSON must be UTF-8 (RFC 8259), and Foundation's decoder lets invalid bytes through.
             if !request.body.isEmpty,
@@ -64,22 +77,63 @@ public struct HailAPI: Sendable {
             {
                 throw APIError(code: .invalidJSON, message: "the body is not valid UTF-8")
             }
-            let response = try await routeWithinDeadline(request, match, principal)
-            await countRefusal(request, match, response)
-            return (response, match.route.name)
         } catch {
-            // A share link is opened by a person in a browser: a page that says why, not a JSON body.
-            if match.route == Routes.sharePage { return (SharePage.refusal(error), match.route.name) }
-            var response = APIResponse.error(error)
-            // RFC 9110 15.5.22: a 426 names the protocol to switch to.
-            if error.code == .upgradeRequired { response.headers[HailHeader.upgrade] = "websocket" }
-            if error.code == .unavailable {
-                response.headers[HailHeader.retryAfter] = String(services.configuration.unavailableRetryAfterSeconds)
+            return refused(error, request, match, authenticated: authenticated)
+        }
+        if let response = answerNow(match) { return .now(response, route: match.route.name) }
+        return .later { [self] in
+            do throws(APIError) {
+                let response = try await routeWithinDeadline(request, match, principal)
+                await countRefusal(request, match, response)
+                return (response, match.route.name)
+            } catch {
+                switch refused(error, request, match, authenticated: true) {
+                case .now(let response, let route): return (response, route)
+                case .later(let work): return await work()
+                }
             }
-            if authenticated { await countRefusal(request, match, response) }
+        }
+    }
+
+    /// The answer to a request refused with `error`; later only when the refusal is an authenticated app's
+    /// proposal, which is counted (`countRefusal`, which may read the trip).
+    private func refused(_ error: APIError, _ request: APIRequest, _ match: RouteMatch, authenticated: Bool)
+        -> APIAnswer
+    {
+        // A share link is opened by a person in a browser: a page that says why, not a JSON body.
+        if match.route == Routes.sharePage { return .now(SharePage.refusal(error), route: match.route.name) }
+        var response = APIResponse.error(error)
+        // RFC 9110 15.5.22: a 426 names the protocol to switch to.
+        if error.code == .upgradeRequired { response.headers[HailHeader.upgrade] = "websocket" }
+        if error.code == .unavailable {
+            response.headers[HailHeader.retryAfter] = String(services.configuration.unavailableRetryAfterSeconds)
+        }
+        guard authenticated, Self.countsAsRefusal(match, request, response) else {
+            return .now(response, route: match.route.name)
+        }
+        return .later { [self, response] in
+            await countRefusal(request, match, response)
             return (response, match.route.name)
         }
     }
+
+    /// The routes answered from memory, with no store, no clock and no deadline race: nil for every other.
+    private func answerNow(_ match: RouteMatch) -> APIResponse? {
+        switch match.route {
+        case Routes.health:
+            // Encoded once: a balancer's or a benchmark's probe need not pay a JSON encoder per request.
+            return .jsonBody(Self.healthBody, status: 200)
+        case Routes.fleetMap:
+            return APIResponse(
+                status: 200, headers: [HailHeader.contentType: "text/html; charset=utf-8"],
+                body: Self.fleetPage)
+        default:
+            return nil
+        }
+    }
+
+    /// The operator's fleet page, encoded once.
+    static let fleetPage = Data(FleetPage.html.utf8)
 
     /// Verifies the request's token (header, or `access_token` for WebSockets) and the route's role rule.
     func authenticate(_ request: APIRequest, for match: RouteMatch) throws(APIError) -> Principal? {
@@ -95,6 +149,11 @@ public struct HailAPI: Sendable {
         }
         guard let token else {
             throw APIError(code: .unauthorized, message: "send Authorization: Bearer <token>")
+        }
+        if match.route == Routes.metrics, let metricsToken = services.configuration.metricsToken,
+            HMAC.equal(Array(token.utf8), Array(metricsToken.utf8))
+        {
+            return Principal(role: .operator, subject: "metrics")
         }
         let principal = try services.tokens.verify(token, now: services.time.now()).principal
         let tripParameter = match.parameters["id"]
@@ -122,7 +181,8 @@ public struct HailAPI: Sendable {
     /// `/healthz`'s body, `{"status":"ok"}`, as the encoder writes it.
     static let healthBody = (try? HailJSON.encode(["status": "ok"])) ?? Data(#"{"status":"ok"}"#.utf8)
 
-    /// The route's answer within the configured `requestDeadline`, else 503 `unavailable`: every backend call
+    /// The route's answer within the configured `requestDeadline` of the request's arrival (`receivedAt`), else 503
+    /// `unavailable`: every backend call
     /// is bounded on its own, and this bounds a request that makes several (a commit, then its publishes). A
     /// request whose trip change was committed before the deadline is answered with that change instead (what
     /// follows a commit is the reconciler's to finish), so a 503 always means "nothing was committed, or retry
@@ -133,9 +193,19 @@ public struct HailAPI: Sendable {
         guard let deadline = services.configuration.requestDeadline else {
             return try await route(request, match, principal)
         }
+        // The client has waited since the request arrived, not since this handler started: what it spent queued
+        // (a busy loop, the requests ahead of it) comes off its budget, and one that used it all up there is
+        // answered now, without starting work whose answer would come too late.
+        let budget = RequestBudget(deadline: deadline, receivedAt: request.receivedAt)
+        let remaining = budget.remaining(now: .now)
+        guard remaining > .zero else {
+            throw APIError(
+                code: .unavailable,
+                message: "no answer within \(deadline.components.seconds) s of its arrival: the server is busy; retry")
+        }
         let answer = CommittedAnswer()
         let outcome = await CommittedAnswer.$current.withValue(answer) {
-            await firstWithin(deadline) { () -> Result<APIResponse, APIError> in
+            await firstWithin(remaining) { () -> Result<APIResponse, APIError> in
                 do throws(APIError) {
                     return .success(try await route(request, match, principal))
                 } catch {
@@ -147,7 +217,9 @@ public struct HailAPI: Sendable {
         guard let outcome else {
             throw APIError(
                 code: .unavailable,
-                message: "no answer within \(deadline.components.seconds) s: a backend is slow or unreachable; retry")
+                message:
+                    "no answer within \(deadline.components.seconds) s of its arrival: a backend is slow or "
+                    + "unreachable; retry")
         }
         return try outcome.get()
     }
@@ -157,9 +229,6 @@ public struct HailAPI: Sendable {
     {
         let id = match.parameters["id"] ?? ""
         switch match.route {
-        case Routes.health:
-            // Encoded once: a balancer's or a benchmark's probe need not pay a JSON encoder per request.
-            return .jsonBody(Self.healthBody, status: 200)
         case Routes.readiness:
             let verdict = await services.readiness.verdict()
             var response = APIResponse.json(verdict, status: verdict.isReady ? 200 : 503)
@@ -248,10 +317,6 @@ public struct HailAPI: Sendable {
             return .json(try await demo.press(fault))
         case Routes.leafletAsset:
             return services.configuration.leaflet.response(for: match.parameters["file"] ?? "")
-        case Routes.fleetMap:
-            return APIResponse(
-                status: 200, headers: [HailHeader.contentType: "text/html; charset=utf-8"],
-                body: Data(FleetPage.html.utf8))
         default:
             throw APIError.notFound("no such route")
         }
@@ -264,10 +329,11 @@ public struct HailAPI: Sendable {
     /// of Monaco, where the demo's maps lie.
     private func fleet(_ query: [String: String]) async throws(APIError) -> APIResponse {
         // A value that is there but not a number is refused, never silently replaced by the default.
-        guard let lat = query["lat"].map(Double.init) ?? 43.7384, let lng = query["lng"].map(Double.init) ?? 7.4246
-        else {
-            throw APIError.invalidField(
-                query["lat"].map(Double.init) == nil ? "lng" : "lat", "lat and lng must be numbers")
+        guard let lat = query["lat"].map(Double.init) ?? 43.7384 else {
+            throw APIError.invalidField("lat", "lat and lng must be numbers")
+        }
+        guard let lng = query["lng"].map(Double.init) ?? 7.4246 else {
+            throw APIError.invalidField("lng", "lat and lng must be numbers")
         }
         guard (-90...90).contains(lat), (-180...180).contains(lng) else {
             throw APIError.invalidField("lat", "lat and lng must be a point on Earth")
@@ -283,17 +349,15 @@ public struct HailAPI: Sendable {
     private func estimates(_ request: APIRequest, rider: String) async throws(APIError) -> APIResponse {
         let body = try WireDecoder.decodeRequest(EstimateRequest.self, from: request.body)
         let client = ClientInfo(headerValue: request.header(HailHeader.client))
-        // Three route searches: on the pool, where they hold up no socket.
-        return try await offTheLoop { () async throws(APIError) -> APIResponse in
-            try await quote(body, rider: rider, client: client)
-        }
-    }
-
-    private func quote(_ body: EstimateRequest, rider: String, client: ClientInfo?) async throws(APIError)
-        -> APIResponse
-    {
         // The rider's cohort picks the route provider, so a provider can be switched off for one app version.
         let estimator = services.estimator(for: .rider(rider, client: client, at: body.pickup))
+        // Three route searches on the roads: on the pool, where they hold up no socket. Straight lines are a few
+        // multiplications, cheaper than the two thread switches, so they are quoted here on the loop.
+        guard estimator.provider is GraphRouteProvider else { return try await quote(body, estimator) }
+        return try await offTheLoop { () async throws(APIError) -> APIResponse in try await quote(body, estimator) }
+    }
+
+    private func quote(_ body: EstimateRequest, _ estimator: RouteEstimator) async throws(APIError) -> APIResponse {
         let distance = estimator.distance(from: body.pickup, to: body.dropoff)
         let duration = Double(estimator.seconds(from: body.pickup, to: body.dropoff))
         let nearest = try await call {

@@ -20,6 +20,9 @@ public struct ServerConfiguration: Sendable {
     public var unavailableRetryAfterSeconds = 2
     /// Request, connection and message rate limits (429 with `Retry-After`, close 4029); see docs/SECURITY.md.
     public var rateLimits = RateLimits()
+    /// The bearer token Prometheus sends for `/metrics` (`hail server --metrics-token-file`); an operator's access
+    /// token is accepted too, and no token never.
+    public var metricsToken: String?
     /// The pickup ETA quoted in estimates when no driver is near.
     public var noDriverETASeconds = 600
     /// How long a share link works (it also stops when the trip ends).

@@ -239,7 +239,8 @@ public struct ServerServices: Sendable {
     /// seconds the tariff charges.
     ///
     /// Fixes flushed from the phone's buffer (backlog) taken before the trip's first live fix, where the car stood as
-    /// it started, were taken on the way to the pickup and are not charged.
+    /// it started, were taken on the way to the pickup and are not charged, nor are those older than a fix the
+    /// server already held when they came (`ChargedFixes`).
     ///
     /// With a road network the history is map-matched first, so GPS noise zigzagging across the street
     /// is not charged; a match that fails its checks leaves the raw path length, as without roads.
@@ -252,23 +253,21 @@ public struct ServerServices: Sendable {
                 throw APIError.notFound("there is no trip \(tripID)")
             }
             let stored = try await history.history(tripID: tripID)
+            // `started:unverified` is a start too: logged so when no fresh fix could confirm the car's position.
+            let started = try await trips.events(tripID: tripID).last {
+                $0.intent == "started" || $0.intent == "started:unverified"
+            }?.at
             // A backlog taken before the fix the trip began from (where the car stood at the start) was taken on the
             // way to the pickup: flushed from the phone's buffer as the trip started, it reached the history after
-            // the start (71 m of the way charged on a 2,306 m stalls trip, every run).
-            let firstLive = stored.filter { !$0.backlog }.map(\.t).min()
-            let points = stored.filter { point in
-                !point.backlog || firstLive.map { point.t >= $0 } ?? true
-            }
+            // the start (71 m of the way charged on a 2,306 m stalls trip, every run). One older than a fix already
+            // held is a detour the phone made up afterwards.
+            let points = ChargedFixes.select(stored, startedAt: started)
             let distance =
                 points.count >= 2
                 ? (routing.network?.matchedDistance(
                     points.map { TraceFix(coordinate: $0.coordinate, heading: $0.heading, speed: $0.speed) })
                     ?? points.map(\.coordinate).pathLength)
                 : estimator.distance(from: record.trip.pickup, to: record.trip.dropoff)
-            // `started:unverified` is a start too: logged so when no fresh fix could confirm the car's position.
-            let started = try await trips.events(tripID: tripID).last {
-                $0.intent == "started" || $0.intent == "started:unverified"
-            }?.at
             let duration = started.map { time.now().timeIntervalSince($0) } ?? 0
             guard
                 let fare = pricing.fare(for: record.trip.productID, distanceMeters: distance, durationSeconds: duration)

@@ -61,6 +61,11 @@ public actor Dispatcher {
         try? await offers.offer(heldBy: driverID, now: time.now())
     }
 
+    /// The live offers `driverIDs` hold, read together (streams opening at once); none when the store fails.
+    public func currentOffers(for driverIDs: [String]) async -> [String: DispatchMachine.Offer] {
+        (try? await offers.offers(heldBy: driverIDs, now: time.now())) ?? [:]
+    }
+
     /// Trips being searched for.
     public var searchingTripIDs: [String] { machine.searches.keys.sorted() }
 

@@ -21,6 +21,9 @@ public protocol OfferStore: Sendable {
     /// The live offer `driverID` holds, if any (not one that is being accepted), its `expiresAt` on the
     /// caller's clock (`now` plus what is left of it).
     func offer(heldBy driverID: String, now: Date) async throws -> DispatchMachine.Offer?
+    /// The live offers `driverIDs` hold (those without one are absent): many streams opening at once ask in one
+    /// round trip.
+    func offers(heldBy driverIDs: [String], now: Date) async throws -> [String: DispatchMachine.Offer]
     /// What became of `offer` (the node that made it asks, since the driver may answer on another node).
     func status(of offer: DispatchMachine.Offer, now: Date) async throws -> OfferStatus
     /// Takes the driver's live offer of `tripID` for an answer: true for exactly one caller, however many
@@ -29,6 +32,15 @@ public protocol OfferStore: Sendable {
     func claim(tripID: String, driverID: String, now: Date) async throws -> Bool
     /// Removes the driver's offer of `tripID`, live or claimed; a different offer they hold stays.
     func remove(tripID: String, driverID: String) async throws
+}
+
+extension OfferStore {
+    /// One `offer(heldBy:now:)` after another, for stores whose reads cost no round trip.
+    public func offers(heldBy driverIDs: [String], now: Date) async throws -> [String: DispatchMachine.Offer] {
+        var offers: [String: DispatchMachine.Offer] = [:]
+        for driverID in driverIDs { offers[driverID] = try await offer(heldBy: driverID, now: now) }
+        return offers
+    }
 }
 
 /// What came of placing an offer.

@@ -7,8 +7,7 @@ import Synchronization
 /// its own, bounded by its backends' own timeouts, and what it returns then is dropped.
 ///
 /// The work's task prefers the caller's network loop (`LoopAffinity`), so a route that never suspends is answered
-/// on the loop that read it, as without a deadline; the deadline is `DeadlineTimer`'s, at most a tenth of a
-/// second late.
+/// on the loop that read it, as without a deadline; the deadline is `DeadlineTimer`'s, at most 20 ms late.
 func firstWithin<T: Sendable>(_ deadline: Duration, _ work: @escaping @Sendable () async -> T) async -> T? {
     let once = Once<T?>()
     return await withCheckedContinuation { continuation in

@@ -112,11 +112,23 @@ public final class RateLimitGate: Sendable {
     /// The raw token of a request: `Authorization: Bearer`, else `access_token`, else a share page's path.
     public static func token(authorization: String?, accessToken: String?, path: String) -> String? {
         if let authorization, authorization.hasPrefix("Bearer ") {
-            return String(authorization.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
+            return trimmingBlanks(authorization.dropFirst("Bearer ".count))
         }
         if let accessToken, !accessToken.isEmpty { return accessToken }
         if path.hasPrefix("/share/") { return String(path.dropFirst("/share/".count)) }
         return nil
+    }
+
+    /// `text` without the spaces and tabs around it (`CharacterSet.whitespaces`: tab and Unicode's space
+    /// separators), without Foundation's string bridging, which cost a twentieth of a request.
+    static func trimmingBlanks(_ text: Substring) -> String {
+        func isBlank(_ scalar: Unicode.Scalar) -> Bool {
+            scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator
+        }
+        var scalars = text.unicodeScalars[...]
+        while let first = scalars.first, isBlank(first) { scalars.removeFirst() }
+        while let last = scalars.last, isBlank(last) { scalars.removeLast() }
+        return String(Substring(scalars))
     }
 
     private func admit(

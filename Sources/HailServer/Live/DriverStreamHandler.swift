@@ -69,17 +69,18 @@ final class DriverStreamHandler: WebSocketInboundHandler {
         self.refused = refused
         self.ended = ended
         shared.services.metrics.connection(role: .driver, client: client, delta: 1)
-        Self.beginSetUp(
-            driverID: driverID, services: shared.services, drivers: shared.drivers, on: connection, handoff: handoff)
+        Self.beginSetUp(driverID: driverID, shared: shared, on: connection, handoff: handoff)
     }
 
     private static func beginSetUp(
-        driverID: String, services: ServerServices, drivers: DriverConnections, on connection: WebSocketConnection,
-        handoff: SubscriptionHandoff
+        driverID: String, shared: StreamServices, on connection: WebSocketConnection, handoff: SubscriptionHandoff
     ) {
         Task {
-            if await drivers.register(driverID, connection: connection) { services.metrics.reconnect(role: .driver) }
-            let subscription = await setUp(driverID: driverID, services: services, on: connection)
+            let services = shared.services
+            if await shared.drivers.register(driverID, connection: connection) {
+                services.metrics.reconnect(role: .driver)
+            }
+            let subscription = await setUp(driverID: driverID, shared: shared, on: connection)
             // A stream that closed meanwhile gets no event (its handler is gone): the handoff cancels the
             // subscription instead.
             if await handoff.handOver(subscription) { connection.post(event: SetUp()) }
@@ -87,10 +88,12 @@ final class DriverStreamHandler: WebSocketInboundHandler {
     }
 
     /// Subscribes to the driver's topic, then sends hello, the active trip and the live offer; anything the
-    /// bus delivers meanwhile is held back and sent after them, as a stream reader would have.
-    private static func setUp(driverID: String, services: ServerServices, on connection: WebSocketConnection) async
+    /// bus delivers meanwhile is held back and sent after them, as a stream reader would have. The trip, the
+    /// shared state and the offer are read with the other streams opening meanwhile (`DriverSetUps`).
+    private static func setUp(driverID: String, shared: StreamServices, on connection: WebSocketConnection) async
         -> BusSubscription
     {
+        let services = shared.services
         let gate = BusGate(connection: connection, metrics: services.metrics, time: services.time)
         let subscription = await services.bus.subscribe(
             to: .driver(driverID), sink: { gate.deliver($0) },
@@ -102,15 +105,10 @@ final class DriverStreamHandler: WebSocketInboundHandler {
             connection.send(text: text)
         }
         send(.hello(serverTime: services.time.now()))
-        do {
-            let active = try await services.trips.activeRecord(driverID: driverID)
-            if let active { send(.tripUpdated(await services.withLiveFields(active.trip))) }
-            // Only a lookup that answered may say "no trip": after a failed one the first batch looks again.
-            await services.fleet.prepare(driverID: driverID, activeTrip: active)
-        } catch {}
-        if let offer = await services.dispatcher.currentOffer(for: driverID),
-            let record = try? await services.trips.record(id: offer.tripID)
-        {
+        // Only a lookup that answered may say "no trip": after a failed one the first batch looks again.
+        let found = await shared.setUps.setUp(driverID: driverID)
+        if let active = found.active { send(.tripUpdated(await services.withLiveFields(active.trip))) }
+        if let offer = found.offer, let record = try? await services.trips.record(id: offer.tripID) {
             send(.offer(TripOffer(trip: record.trip, expiresAt: offer.expiresAt)))
         }
         gate.open()

@@ -10,11 +10,14 @@ final class StreamServices: Sendable {
     let api: HailAPI
     /// The driver streams open on this node, by driver.
     let drivers: DriverConnections
+    /// The backend reads of opening driver streams, batched.
+    let setUps: DriverSetUps
 
     /// Shares `services`, `api` and `drivers` between the handlers of one server.
     init(services: ServerServices, api: HailAPI, drivers: DriverConnections) {
         self.services = services
         self.api = api
         self.drivers = drivers
+        setUps = DriverSetUps(services: services)
     }
 }

@@ -79,6 +79,8 @@ public protocol DriverIngestPipeline: Sendable {
 
     /// Reads the driver's state and its version; nil when nothing is stored.
     func load(driverID: String) async throws -> VersionedIngestState?
+    /// Reads several drivers' states in one round trip; those with nothing stored are absent.
+    func load(driverIDs: [String]) async throws -> [String: VersionedIngestState]
     /// Starts the write and returns at once (callable from a network loop); `whenDone` runs exactly once,
     /// on the pipeline's thread. After a failure the write may or may not have been applied.
     func write(
@@ -89,4 +91,11 @@ public protocol DriverIngestPipeline: Sendable {
 extension DriverIngestPipeline {
     /// This process's own, unless the conformer says otherwise.
     public var scope: StateScope { .process }
+
+    /// One `load(driverID:)` after another, for pipelines whose reads cost no round trip.
+    public func load(driverIDs: [String]) async throws -> [String: VersionedIngestState] {
+        var states: [String: VersionedIngestState] = [:]
+        for driverID in driverIDs { states[driverID] = try await load(driverID: driverID) }
+        return states
+    }
 }

@@ -64,11 +64,21 @@ public protocol DriverIngestStore: Sendable {
     /// unless the same trip is stored at the same or a newer version (so what the trip store says wins over a
     /// stale record, and a late answer never undoes a newer change); "none" only when no trip is recorded.
     func loadedTrip(_ record: TripRecord?, driverID: String) async throws
+    /// `loadedTrip` for each of `driverIDs`, whose active trips are `active` (a driver absent there has none):
+    /// many streams opening at once store theirs in one round trip.
+    func loadedTrips(driverIDs: [String], active: [String: TripRecord]) async throws
     /// The trip each driver's state records, for the drivers whose trip is known (the others are absent).
     func tripMarks(driverIDs: [String]) async throws -> [String: DriverTripMark]
     /// Writes a repair when the driver's trip is still recorded as `write.expected`; false when something
     /// changed it meanwhile (the next reconciliation looks again).
     func repairTrip(_ write: DriverTripRepair.Write) async throws -> Bool
+}
+
+extension DriverIngestStore {
+    /// One `loadedTrip` after another, for stores whose writes cost no round trip.
+    public func loadedTrips(driverIDs: [String], active: [String: TripRecord]) async throws {
+        for driverID in driverIDs { try await loadedTrip(active[driverID], driverID: driverID) }
+    }
 }
 
 /// The embedded ingest state: a dictionary sharded over locks (`ShardedMap`), so batches of drivers on

@@ -449,6 +449,29 @@ public final class Fleet: Sendable {
         await refreshCache(driverID: driverID)
     }
 
+    /// `prepare` for many streams opening at once (`DriverSetUps`): their trips stored, repaired and their shared
+    /// states read in a few round trips for all of them rather than a few each. `active` holds the trip store's
+    /// answer (a driver absent there has no active trip).
+    public func prepare(driverIDs: [String], active: [String: TripRecord]) async {
+        guard !driverIDs.isEmpty else { return }
+        do {
+            try await ingestState.loadedTrips(driverIDs: driverIDs, active: active)
+            _ = try await repairTrips(of: driverIDs, active: active)
+        } catch {
+            return
+        }
+        guard let pipeline else { return }
+        let loaded = (try? await pipeline.load(driverIDs: driverIDs)) ?? [:]
+        for driverID in driverIDs {
+            drivers.withValue(driverID) { stored in
+                var state = stored ?? DriverState()
+                state.cache = loaded[driverID]
+                if let shared = loaded[driverID]?.state { state.presence = (shared.online, shared.degraded) }
+                stored = state
+            }
+        }
+    }
+
     /// Reads the driver's shared state into this node's copy (scaled mode), for the next batch to plan on.
     private func refreshCache(driverID: String) async {
         guard let pipeline else { return }

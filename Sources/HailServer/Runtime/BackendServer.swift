@@ -16,8 +16,13 @@ public final class BackendServer: Sendable {
         public var port = 8080
         /// The SQLite file.
         public var databasePath = "hail.db"
-        /// The token secret.
+        /// The token secret: it signs share links, and every role's `hail1` tokens when there is no key set.
         public var secret: [UInt8] = []
+        /// The public keys access tokens (JWTs) are verified with; nil accepts the secret's `hail1` tokens for every
+        /// role (the embedded demo).
+        public var tokenKeys: TokenKeyRing?
+        /// What a JWT's issuer, audience and dates must be.
+        public var tokenRules = TokenRules(issuer: TokenRules.defaultIssuer, audience: TokenRules.defaultAudience)
         /// API settings.
         public var configuration = ServerConfiguration()
         /// Event loops serving connections; nil for one per core.
@@ -32,6 +37,13 @@ public final class BackendServer: Sendable {
 
         /// The defaults: port 8080, `hail.db` in the working directory.
         public init() {}
+
+        /// The token authority these options describe.
+        public var tokenAuthority: TokenAuthority {
+            let authenticator = HMACAuthenticator(secret: secret)
+            guard let tokenKeys else { return TokenAuthority(authenticator: authenticator) }
+            return TokenAuthority(authenticator: authenticator, keys: tokenKeys, rules: tokenRules)
+        }
     }
 
     /// The shared services (stores, fleet, dispatch...).
@@ -44,8 +56,7 @@ public final class BackendServer: Sendable {
         let stores = try await SQLiteTripStores.open(path: options.databasePath)
         let services = try await ServerServices.make(
             configuration: options.configuration,
-            tokens: TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret)),
-            time: time, trips: stores.trips, history: stores.history,
+            tokens: options.tokenAuthority, time: time, trips: stores.trips, history: stores.history,
             probes: [BackendProbe(name: "sqlite") { _ = try await stores.trips.record(id: "readyz") }])
         return try await start(services: services, options: options)
     }
@@ -78,37 +89,7 @@ public final class BackendServer: Sendable {
             limits: services.configuration.rateLimits, tokens: services.tokens, metrics: services.metrics)
         net = NetServer(
             configuration: netConfiguration,
-            http: { request in
-                let started = ContinuousClock.now
-                let apiRequest = APIRequest(
-                    method: request.method, target: Self.target(path: request.path, query: request.query),
-                    headers: Dictionary(
-                        request.headers.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first }),
-                    body: Data(request.body), remoteAddress: request.remoteAddress, requestID: request.requestID)
-                let response: APIResponse
-                let route: String
-                if let refusal = gate.admitRequest(
-                    peer: request.remoteAddress, forwardedFor: request.headers["x-forwarded-for"],
-                    token: Self.token(request.headers, request.query, path: request.path), now: time.now())
-                {
-                    (response, route) = (.rateLimited(refusal), "rateLimited")
-                } else {
-                    (response, route) = await api.handleWithRoute(apiRequest)
-                }
-                metrics.httpRequest(route: route, status: response.status)
-                log?(
-                    Self.logLine(
-                        apiRequest, route: route, status: response.status, elapsed: ContinuousClock.now - started,
-                        now: time.now(),
-                        address: gate.client(
-                            peer: request.remoteAddress, forwardedFor: request.headers["x-forwarded-for"]
-                        )
-                        .address))
-                var headers = HTTPHeaders(response.headers.map { ($0.key, $0.value) })
-                headers.set(HailHeader.requestID, request.requestID)
-                if let stamp = try? WireDate.format(time.now()) { headers.set(HailHeader.serverTime, stamp) }
-                return HTTPResponse(status: response.status, headers: headers, body: Array(response.body))
-            },
+            respond: HTTPFront(api: api, gate: gate, metrics: metrics, time: time, log: log).respond,
             webSocket: { request in
                 let target = Self.target(path: request.path, query: request.query)
                 let headers = Dictionary(
@@ -212,16 +193,16 @@ public final class BackendServer: Sendable {
         await net.shutdown(code: code.rawValue, reason: code.reason)
     }
 
-    /// The request target again from HailNet's decoded path and query. Each path segment is encoded again:
-    /// `Routes.match` decodes once more, and a decoded `?`, `#` or `%` left as it is would change the path (a
-    /// trip id with `%3F` in it routed as `/v1/trips/` and a query).
-    static func target(path: String, query: [QueryItem]) -> String {
-        let path = path.split(separator: "/", omittingEmptySubsequences: false)
-            .map { PercentEncoding.encode(String($0)) }.joined(separator: "/")
-        guard !query.isEmpty else { return path }
-        return path + "?"
-            + query.map { "\(PercentEncoding.encode($0.name))=\(PercentEncoding.encode($0.value))" }.joined(
-                separator: "&")
+    /// The request target again from HailNet's decoded path and query (see `HTTPFront.target`).
+    static func target(path: String, query: [QueryItem]) -> String { HTTPFront.target(path: path, query: query) }
+
+    /// The request's path as the log writes it: without the query (an `access_token` travels there) and with a
+    /// share link's token replaced, so no credential reaches a log file.
+    static func loggedPath(_ target: String) -> String {
+        let path = target.prefix { $0 != "?" }
+        let share = "/share/"
+        guard path.hasPrefix(share), path.count > share.count else { return String(path) }
+        return share + "[token]"
     }
 
     /// One structured log line: what was asked, by whom (never the token), the answer and how long it took.
@@ -232,7 +213,7 @@ public final class BackendServer: Sendable {
     ) -> String {
         var fields: [String: String] = [
             "at": (try? WireDate.format(now)) ?? "", "requestId": request.requestID, "method": request.method,
-            "path": String(request.target.prefix { $0 != "?" }), "route": route, "status": String(status),
+            "path": loggedPath(request.target), "route": route, "status": String(status),
             "ms": String(
                 format: "%.2f", elapsed.timeInterval * 1000),
             "remote": request.remoteAddress,

@@ -1,7 +1,7 @@
 import Foundation
 import HailNet
 
-/// The token-signing secret on disk: 32 random bytes as hex, created on first run, readable by its owner only.
+/// The token-signing secret on disk: 32 random bytes as hex, created on first run (`O_EXCL`, mode 0600), refused when others may read it.
 public enum ServerSecret {
     /// Why the secret could not be had.
     public struct Problem: Error, CustomStringConvertible {
@@ -9,22 +9,28 @@ public enum ServerSecret {
         public let description: String
     }
 
-    /// The secret at `path`, creating it when missing; `created` says which happened.
+    /// The secret at `path`, creating it when missing (`O_EXCL`, mode 0600); `created` says which happened.
     public static func loadOrCreate(at path: String) throws(Problem) -> (secret: [UInt8], created: Bool) {
         if FileManager.default.fileExists(atPath: path) { return (try load(at: path), false) }
-        let hex = SecureRandom.hex(byteCount: 32)
-        guard
-            FileManager.default.createFile(
-                atPath: path, contents: Data((hex + "\n").utf8), attributes: [.posixPermissions: 0o600])
-        else {
+        do {
+            try SecretFile.create(at: path, contents: SecureRandom.hex(byteCount: 32) + "\n")
+        } catch {
+            // Another process made it between the check and the create: theirs is the one to use.
+            if FileManager.default.fileExists(atPath: path) { return (try load(at: path), false) }
             throw Problem(
-                description: "cannot create the secret file \(path); check that its folder exists and is writable")
+                description:
+                    "cannot create the secret file \(path) (\(error)); check that its folder exists and is writable")
         }
         return (try load(at: path), true)
     }
 
-    /// The secret at `path`; it must exist and hold at least 32 bytes of hex.
+    /// The secret at `path`; it must exist, be readable by its owner only and hold at least 32 bytes of hex.
     public static func load(at path: String) throws(Problem) -> [UInt8] {
+        do throws(SecretFile.Problem) {
+            try SecretFile.checkPrivate(path)
+        } catch {
+            throw Problem(description: "the secret file \(error.description)")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw Problem(
                 description:

@@ -16,7 +16,8 @@ enum BenchCommand {
                hail bench client      [--frames 1000000] [--applies 1000000] [--hours 10] [--json]
                hail bench edge        [--threads 2] [--connections 8] [--seconds 5] [--json]
                hail bench restarts    --postgres URL --redis URL [--drivers 8000] [--riders 800] [--settle 10]
-                                      [--drain-grace 1] [--drain-spread 5] [--drain-seconds 30] [--json]
+                                      [--drain-grace 1] [--drain-spread 5] [--drain-seconds 30] [--kill-only]
+                                      [--json]
 
         Each prints a table, or with --json exactly one JSON object. None asserts a time.
 
@@ -51,7 +52,8 @@ enum BenchCommand {
                        with SIGTERM, started, then node 2; a tap on every trip during each drain), then a
                        SIGKILL of the node holding the streams. Reports acknowledged batches lost, trip
                        events lost or doubled, the riders' longest gap without a position (p50/p99) and the
-                       time until every driver stream is back and acknowledged after the kill.
+                       time until every driver stream is back and acknowledged after the kill, and each
+                       process's CPU. --kill-only: the kill alone (node 2 starts once node 1 holds them all).
 
           --seconds      how long to measure, 1 to 600 (--duration is the same)   default 10
           --connections  http: keep-alive connections (1-512); ingest: drivers   default 8 / 100
@@ -70,7 +72,9 @@ enum BenchCommand {
                          Redis commands per batch and PostgreSQL transactions/s from the backends' own counters
           --json         print one JSON object instead of the table
           --server URL   measure a running server (http://HOST:PORT) instead of starting one
-          --secret-file  with --server: its token secret (needed for ingest and --route estimates)
+          --secret-file  with --server: what mints its tokens (needed for ingest and --route estimates): a
+                         --postgres/--redis server's signing key (the PEM `hail keys` wrote for its --jwks),
+                         or an embedded server's secret file
         """
 
     /// The benchmarks there are.

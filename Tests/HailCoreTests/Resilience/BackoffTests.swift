@@ -75,6 +75,23 @@ struct BackoffTests {
         }
     }
 
+    /// A node holding 8,000 drivers crashes and every stream drops at once: with `standard`'s first wait they all
+    /// land on the node left between 0.5 and 1 s (4,001 and 3,999 in its two quarter seconds); `afterDrop` spreads
+    /// them over 3 s, at most 682 in any quarter second, the last at 3 s (each phone its own seed).
+    @Test func aCrashStormIsSpreadOverThreeSecondsAfterADrop() {
+        func quarterSeconds(_ backoff: Backoff) -> [Int] {
+            var counts = Array(repeating: 0, count: 16)
+            for phone in UInt64(0)..<8_000 {
+                var generator = SplitMix64(seed: phone)
+                counts[Int(backoff.delay(afterAttempt: 1, using: &generator) / 0.25)] += 1
+            }
+            return counts
+        }
+        #expect(quarterSeconds(.standard) == [0, 0, 4_001, 3_999, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])
+        #expect(
+            quarterSeconds(.afterDrop) == [673, 668, 650, 659, 682, 669, 677, 660, 680, 673, 653, 656, 0, 0, 0, 0])
+    }
+
     @Test func survivesEncodeAndDecode() throws {
         let backoff = Backoff(base: 0.5, multiplier: 3, cap: 12, jitter: .full)
         let decoded = try JSONDecoder().decode(Backoff.self, from: JSONEncoder().encode(backoff))

@@ -64,8 +64,11 @@ struct BackendDeadlineTests {
     }
 
     /// The scaled shape on `postgresURL` and `redisURL`, served over loopback.
-    static func serve(postgresURL: String, schemaURL: String, redisURL: String) async throws -> LoopbackServer {
-        let schema = "hail_deadline_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    /// `schema` is the PostgreSQL schema and, with a colon, the Redis key prefix (a fresh one when nil).
+    static func serve(postgresURL: String, schemaURL: String, redisURL: String, schema: String? = nil) async throws
+        -> LoopbackServer
+    {
+        let schema = schema ?? "hail_deadline_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
         let backends = try await ScaledBackends.open(
             postgresURL: postgresURL, redisURL: redisURL, databasePath: "/nonexistent/unused.db",
             postgresSchema: schema, redisPrefix: schema + ":")
@@ -75,12 +78,16 @@ struct BackendDeadlineTests {
         options.secret = SecureRandom.bytes(32)
         options.log = nil
         options.configuration.requestDeadline = ServerConfiguration.defaultRequestDeadline
-        let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret))
+        // Access tokens are JWTs of a key set, as on every scaled node.
+        let (keys, minter) = try LoopbackServer.keySet()
+        options.tokenKeys = keys
+        let tokens = options.tokenAuthority
         let services = try await backends.services(
             configuration: options.configuration, tokens: tokens, time: .system())
         let server = try await BackendServer.start(services: services, options: options)
         var loopback = LoopbackServer(
-            server: server, databasePath: "/nonexistent/unused.db", tokens: tokens, client: try WebSocketClient())
+            server: server, databasePath: "/nonexistent/unused.db", tokens: tokens, client: try WebSocketClient(),
+            minter: minter)
         loopback.closeBackends = { await scaled.close() }
         return loopback
     }

@@ -55,12 +55,16 @@ struct DriverRecordRepairTests {
         options.port = 0
         options.secret = SecureRandom.bytes(32)
         options.log = nil
-        let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret))
+        // Access tokens are JWTs of a key set, as on every scaled node.
+        let (keys, minter) = try LoopbackServer.keySet()
+        options.tokenKeys = keys
+        let tokens = options.tokenAuthority
         let services = try await backends.services(
             configuration: options.configuration, tokens: tokens, time: .system())
         let backend = try await BackendServer.start(services: services, options: options)
         var server = LoopbackServer(
-            server: backend, databasePath: "/nonexistent/unused.db", tokens: tokens, client: try WebSocketClient())
+            server: backend, databasePath: "/nonexistent/unused.db", tokens: tokens, client: try WebSocketClient(),
+            minter: minter)
         server.closeBackends = { await scaled.close() }
         let driver = server.token(.driver, "driver-1")
 

@@ -30,7 +30,7 @@ struct EveryEndpointOverLoopbackTests {
         #expect(
             try HailJSON.decode(ReadinessVerdict.self, from: readiness.body)
                 == ReadinessVerdict(results: ["storage": nil], draining: false))
-        #expect(await h.call("GET", "/metrics").status == 200)
+        #expect(await h.call("GET", "/metrics", token: h.token(.operator, "ops")).status == 200)
         await h.onlineDriver("near", at: Coordinate(lat: 43.7400, lng: 7.4280))
         #expect(await h.call("POST", "/v1/drivers/me/status", token: far, json: #"{"online": true}"#).status == 200)
         let binary = try LocationBatchCodec.encode(

@@ -18,6 +18,12 @@ struct LoopbackRideTests {
     @Test(arguments: Backend.allCases) func aFullRideOverHTTPAndWebSockets(backend: Backend) async throws {
         let server = try await LoopbackServer.start(backend: backend)
         defer { Task { await server.stop() } }
+        try await Self.rideToTheEnd(on: server)
+    }
+
+    /// A driver online, a rider's request offered and accepted, the driver's move streamed to the rider, then
+    /// arrived, started and ended, each change reaching the rider's stream, which closes with 1000 at the end.
+    static func rideToTheEnd(on server: LoopbackServer) async throws {
         let driverToken = server.token(.driver, "driver-1")
         let riderToken = server.token(.rider, "rider-1")
 
@@ -27,14 +33,14 @@ struct LoopbackRideTests {
             try await server.http("POST", "/v1/drivers/me/status", token: driverToken, body: #"{"online": true}"#)
                 .status == 200)
         let start = Date()
-        try driver.send(Self.location(seq: 1, lat: 43.7400, lng: 7.4280, t: start))
+        try driver.send(location(seq: 1, lat: 43.7400, lng: 7.4280, t: start))
         guard case .ack(let ack) = try await driver.next("ack", as: DriverServerFrame.self) else {
             throw LoopbackError(description: "no ack")
         }
         #expect(ack.seq == 1)
 
         let created = try await server.http(
-            "POST", "/v1/trips", token: riderToken, body: Self.request, key: UUID().uuidString)
+            "POST", "/v1/trips", token: riderToken, body: request, key: UUID().uuidString)
         #expect(created.status == 201)
         let trip = try HailJSON.decode(Trip.self, from: created.body)
         guard case .offer(let offer) = try await driver.next("offer", as: DriverServerFrame.self) else {
@@ -58,7 +64,7 @@ struct LoopbackRideTests {
         #expect(assigned.state == .driverAssigned)
         #expect(assigned.version == 2)
 
-        try driver.send(Self.location(seq: 2, lat: 43.7399, lng: 7.4279, t: start.addingTimeInterval(2)))
+        try driver.send(location(seq: 2, lat: 43.7399, lng: 7.4279, t: start.addingTimeInterval(2)))
         guard case .driverMoved(let moved) = try await rider.next("driverMoved", as: RiderServerFrame.self) else {
             return
         }

@@ -56,16 +56,21 @@ final class TestSocket: Sendable {
     func closed() async -> WebSocketCloseInfo { await connection.closed() }
 }
 
-/// The real server on loopback: HailNet, SQLite file, HMAC tokens; clients over real sockets.
+/// The real server on loopback: HailNet, SQLite file, access tokens as ES256 JWTs of a key set (the secret's
+/// HMAC when `minter` is nil); clients over real sockets.
 struct LoopbackServer {
     let server: BackendServer
     let databasePath: String
     let tokens: TokenAuthority
     let client: WebSocketClient
+    /// Mints the access tokens, as an operator's identity provider would; nil for the secret's `hail1` tokens.
+    var minter: JWTMinter?
     /// Closes backends opened for this server (the scaled ones: connections, the test's schema).
     var closeBackends: @Sendable () async -> Void = {}
 
-    static func start(databasePath: String? = nil) async throws -> LoopbackServer {
+    static func start(
+        databasePath: String? = nil, configure: (inout BackendServer.Options) -> Void = { _ in }
+    ) async throws -> LoopbackServer {
         let path =
             databasePath
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("hail-loopback-\(UUID().uuidString).db")
@@ -75,11 +80,24 @@ struct LoopbackServer {
         options.databasePath = path
         options.secret = SecureRandom.bytes(32)
         options.log = nil
+        let (keys, minter) = try Self.keySet()
+        options.tokenKeys = keys
+        configure(&options)
         let server = try await BackendServer.start(options)
         return LoopbackServer(
-            server: server, databasePath: path,
-            tokens: TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret)),
-            client: try WebSocketClient())
+            server: server, databasePath: path, tokens: options.tokenAuthority, client: try WebSocketClient(),
+            minter: minter)
+    }
+
+    /// A key set of one new ES256 key, and the minter that signs with it.
+    static func keySet() throws -> (TokenKeyRing, JWTMinter) {
+        let minter = JWTMinter(
+            key: try SigningKey.generate(.es256), issuer: TokenRules.defaultIssuer, audience: TokenRules.defaultAudience
+        )
+        return (
+            TokenKeyRing(keys: [minter.keyID: TokenKey(id: minter.keyID, key: try minter.publicKey.verificationKey())]),
+            minter
+        )
     }
 
     func stop() async {
@@ -92,6 +110,7 @@ struct LoopbackServer {
     var base: String { "http://127.0.0.1:\(server.port)" }
 
     func token(_ role: Role, _ subject: String) -> String {
+        if let minter { return minter.mint(role: role, subject: subject, now: Date()) }
         let now = Int64(Date().timeIntervalSince1970)
         return tokens.mint(AccessToken(role: role, sub: subject, exp: now + 3600, iat: now))
     }
@@ -117,9 +136,10 @@ struct LoopbackServer {
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }
 
+    /// A stream opened as a native app opens it: the token in `Authorization` on the upgrade, not in the URL.
     func socket(_ path: String, token: String) async throws -> TestSocket {
-        let separator = path.contains("?") ? "&" : "?"
-        let url = "ws://127.0.0.1:\(server.port)\(path)\(separator)access_token=\(token)"
-        return TestSocket(try await client.connect(to: url))
+        TestSocket(
+            try await client.connect(
+                to: "ws://127.0.0.1:\(server.port)\(path)", headers: [("Authorization", "Bearer \(token)")]))
     }
 }

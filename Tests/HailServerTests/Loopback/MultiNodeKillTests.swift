@@ -9,15 +9,18 @@ import Testing
 
 extension ServerChild {
     /// `hail server --postgres --redis` as a child process on the test's schema and key prefix: one node of a
-    /// scaled deployment, killable for real; `arguments` go after the others.
+    /// scaled deployment with its secret and key set, killable for real; `arguments` go after the others.
     static func node(
-        postgresURL: String, redisURL: String, schema: String, prefix: String, secret: String, arguments: [String] = []
+        postgresURL: String, redisURL: String, schema: String, prefix: String, secret: String, key: DeploymentKey,
+        arguments: [String] = []
     ) async throws -> ServerChild {
         try await ServerChild.start(
             executable: hailBesideThisExecutable,
             arguments: [
                 "server", "--port", "0", "--postgres", postgresURL, "--redis", redisURL, "--postgres-schema", schema,
-                "--redis-prefix", prefix, "--secret-file", secret, "--db", "/nonexistent/unused.db", "--quiet",
+                "--redis-prefix", prefix, "--secret-file", secret, "--jwks", key.jwksPath, "--db",
+                "/nonexistent/unused.db",
+                "--quiet",
             ] + arguments, timeout: .seconds(30))
     }
 }
@@ -43,13 +46,14 @@ struct MultiNodeKillTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hail-nodes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let secretPath = folder.appendingPathComponent("hail.secret").path
-        let tokens = TokenAuthority(
-            authenticator: HMACAuthenticator(secret: try ServerSecret.loadOrCreate(at: secretPath).secret))
+        // The deployment's secret and key set, made first: a scaled node creates neither and takes JWTs only.
+        _ = try ServerSecret.loadOrCreate(at: secretPath)
+        let key = try DeploymentKey.create(in: folder.path)
         let redisURL = try #require(ProcessInfo.processInfo.environment["HAIL_REDIS_URL"])
         let start = {
             try await ServerChild.node(
                 postgresURL: scaled.postgresURL, redisURL: redisURL, schema: scaled.schema,
-                prefix: scaled.schema + ":", secret: secretPath)
+                prefix: scaled.schema + ":", secret: secretPath, key: key)
         }
         let nodeA = try await start()
         let nodeB = try await start()
@@ -59,10 +63,8 @@ struct MultiNodeKillTests {
             nodeB.kill()
             try? FileManager.default.removeItem(at: folder)
         }
-        let now = Int64(Date().timeIntervalSince1970)
-        let mint = { (role: Role, subject: String) in
-            tokens.mint(AccessToken(role: role, sub: subject, exp: now + 3600, iat: now))
-        }
+        let now = Date()
+        let mint = { (role: Role, subject: String) in key.token(role, subject, now: now) }
         let driver = mint(.driver, "driver-1")
         let other = mint(.driver, "driver-2")
         let rider = mint(.rider, "rider-1")
@@ -175,13 +177,14 @@ struct MultiNodeKillTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hail-nodes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let secretPath = folder.appendingPathComponent("hail.secret").path
-        let tokens = TokenAuthority(
-            authenticator: HMACAuthenticator(secret: try ServerSecret.loadOrCreate(at: secretPath).secret))
+        // The deployment's secret and key set, made first: a scaled node creates neither and takes JWTs only.
+        _ = try ServerSecret.loadOrCreate(at: secretPath)
+        let key = try DeploymentKey.create(in: folder.path)
         let redisURL = try #require(ProcessInfo.processInfo.environment["HAIL_REDIS_URL"])
         let start = {
             try await ServerChild.node(
                 postgresURL: scaled.postgresURL, redisURL: redisURL, schema: scaled.schema,
-                prefix: scaled.schema + ":", secret: secretPath)
+                prefix: scaled.schema + ":", secret: secretPath, key: key)
         }
         let nodeA = try await start()
         let nodeB = try await start()
@@ -191,9 +194,9 @@ struct MultiNodeKillTests {
             nodeB.kill()
             try? FileManager.default.removeItem(at: folder)
         }
-        let now = Int64(Date().timeIntervalSince1970)
-        let driver = tokens.mint(AccessToken(role: .driver, sub: "driver-1", exp: now + 3600, iat: now))
-        let rider = tokens.mint(AccessToken(role: .rider, sub: "rider-1", exp: now + 3600, iat: now))
+        let now = Date()
+        let driver = key.token(.driver, "driver-1", now: now)
+        let rider = key.token(.rider, "rider-1", now: now)
 
         // Node A takes the request while no driver is online, then dies with the search.
         let created = try await LoopbackServer.http(

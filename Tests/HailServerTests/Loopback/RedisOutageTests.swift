@@ -152,12 +152,16 @@ struct RedisOutageTests {
         options.port = 0
         options.secret = SecureRandom.bytes(32)
         options.log = nil
-        let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: options.secret))
+        // Access tokens are JWTs of a key set, as on every scaled node.
+        let (keys, minter) = try LoopbackServer.keySet()
+        options.tokenKeys = keys
+        let tokens = options.tokenAuthority
         let services = try await backends.services(
             configuration: options.configuration, tokens: tokens, time: .system())
         let server = try await BackendServer.start(services: services, options: options)
         var loopback = LoopbackServer(
-            server: server, databasePath: "/nonexistent/unused.db", tokens: tokens, client: try WebSocketClient())
+            server: server, databasePath: "/nonexistent/unused.db", tokens: tokens, client: try WebSocketClient(),
+            minter: minter)
         loopback.closeBackends = { await scaled.close() }
         let running = loopback
         defer { Task { await running.stop() } }

@@ -36,7 +36,7 @@ struct ResyncSizeTests {
         // Up to date on both: only the trip is replayed, no version missed.
         let current = try await server.socket("/v1/trips/\(trip.id)/live?after=2&version=2", token: riderToken)
         _ = try await current.next("tripUpdated", as: RiderServerFrame.self)
-        let (_, body) = try await server.http("GET", "/metrics")
+        let (_, body) = try await server.http("GET", "/metrics", token: server.token(.operator, "ops"))
         let text = String(decoding: body, as: UTF8.self)
         let segment = #"{role="rider",version="unknown",device="unknown",region="unknown"}"#
         #expect(text.contains("hail_resyncs_total\(segment) 2"))

@@ -13,10 +13,10 @@ import Testing
 @Suite("Two node processes, one 120 s ahead", .serialized)
 struct SkewedNodeProcessTests {
     /// The value of `hail_clock_offset_seconds{reference="redis"}` on `node`'s /metrics, once it has one.
-    static func clockOffset(_ node: ServerChild) async throws -> Double {
+    static func clockOffset(_ node: ServerChild, token: String) async throws -> Double {
         try await within(30, "the clock offset on /metrics") {
             while true {
-                let metrics = try await LoopbackServer.http(base: node.base, "GET", "/metrics")
+                let metrics = try await LoopbackServer.http(base: node.base, "GET", "/metrics", token: token)
                 let line = String(decoding: metrics.body, as: UTF8.self).split(separator: "\n").first {
                     $0.hasPrefix(#"hail_clock_offset_seconds{reference="redis"}"#)
                 }
@@ -34,13 +34,14 @@ struct SkewedNodeProcessTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hail-skew-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let secretPath = folder.appendingPathComponent("hail.secret").path
-        let tokens = TokenAuthority(
-            authenticator: HMACAuthenticator(secret: try ServerSecret.loadOrCreate(at: secretPath).secret))
+        // The deployment's secret and key set, made first: a scaled node creates neither and takes JWTs only.
+        _ = try ServerSecret.loadOrCreate(at: secretPath)
+        let key = try DeploymentKey.create(in: folder.path)
         let redisURL = try #require(ProcessInfo.processInfo.environment["HAIL_REDIS_URL"])
         let start = { (arguments: [String]) in
             try await ServerChild.node(
                 postgresURL: scaled.postgresURL, redisURL: redisURL, schema: scaled.schema,
-                prefix: scaled.schema + ":", secret: secretPath, arguments: arguments)
+                prefix: scaled.schema + ":", secret: secretPath, key: key, arguments: arguments)
         }
         let slow = try await start([])
         let fast = try await start(["--clock-offset-seconds", "120"])
@@ -50,14 +51,11 @@ struct SkewedNodeProcessTests {
             fast.kill()
             try? FileManager.default.removeItem(at: folder)
         }
+        let now = Date()
+        let mint = { (role: Role, subject: String) in key.token(role, subject, now: now) }
         // Each node measures its clock against Redis's: the offset is the option's, to within the loopback.
-        #expect(abs(try await Self.clockOffset(fast) - 120) < 1)
-        #expect(abs(try await Self.clockOffset(slow)) < 1)
-
-        let now = Int64(Date().timeIntervalSince1970)
-        let mint = { (role: Role, subject: String) in
-            tokens.mint(AccessToken(role: role, sub: subject, exp: now + 3600, iat: now))
-        }
+        #expect(abs(try await Self.clockOffset(fast, token: mint(.operator, "ops")) - 120) < 1)
+        #expect(abs(try await Self.clockOffset(slow, token: mint(.operator, "ops"))) < 1)
         // A driver ingested through one node is offered a trip requested through the other, and accepts it
         // through the first (the offer placed by the requesting node, claimed through the other).
         for (ingesting, requesting, name) in [(slow, fast, "slow"), (fast, slow, "fast")] {

@@ -22,7 +22,8 @@ struct TripCluster {
     }
 
     let nodes: [Node]
-    let tokens: TokenAuthority
+    /// Mints the access tokens (JWTs of the nodes' key set), as a deployment's identity provider would.
+    let minter: JWTMinter
     /// The live offers every node reads (one store for the embedded server, Redis for the scaled nodes).
     let offers: any OfferStore
     private let session: URLSession
@@ -34,11 +35,13 @@ struct TripCluster {
             .utf8)
 
     static func start(_ backend: Backend) async throws -> TripCluster {
-        let secret = SecureRandom.bytes(32)
-        let tokens = TokenAuthority(authenticator: HMACAuthenticator(secret: secret))
         var options = BackendServer.Options()
         options.port = 0
-        options.secret = secret
+        options.secret = SecureRandom.bytes(32)
+        // Access tokens are JWTs, as on every scaled node (which refuses to start without a key set).
+        let (keys, minter) = try LoopbackServer.keySet()
+        options.tokenKeys = keys
+        let tokens = options.tokenAuthority
         options.log = nil
         // Enough connections that fifty requests really are in flight at once.
         let configuration = URLSessionConfiguration.ephemeral
@@ -56,7 +59,7 @@ struct TripCluster {
                 history: stores.history, offers: offers)
             let server = try await BackendServer.start(services: services, options: options)
             return TripCluster(
-                nodes: [Node(services: services, server: server)], tokens: tokens, offers: offers, session: session,
+                nodes: [Node(services: services, server: server)], minter: minter, offers: offers, session: session,
                 closeBackends: {}, databasePath: path)
         case .scaled:
             let shared = try await ScaledTestBackends.open()
@@ -78,7 +81,7 @@ struct TripCluster {
                 )
             }
             return TripCluster(
-                nodes: nodes, tokens: tokens, offers: second.offers, session: session,
+                nodes: nodes, minter: minter, offers: second.offers, session: session,
                 closeBackends: {
                     second.close()
                     await shared.close()
@@ -102,8 +105,7 @@ struct TripCluster {
     var trips: any TripStore { nodes[0].services.trips }
 
     func token(_ role: Role, _ subject: String) -> String {
-        let now = Int64(Date().timeIntervalSince1970)
-        return tokens.mint(AccessToken(role: role, sub: subject, exp: now + 3600, iat: now))
+        minter.mint(role: role, subject: subject, now: Date())
     }
 
     /// One request over a real socket to node `index`; a transport failure is status 0.

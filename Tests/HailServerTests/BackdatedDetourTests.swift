@@ -1,0 +1,74 @@
+import Foundation
+import HailCore
+import HailProtocol
+import HailServer
+import Testing
+
+/// Fares from the road actually driven: a backlog older than a fix already accepted, or than the trip's start,
+/// is never charged.
+@Suite("Back-dated fixes and the fare")
+struct BackdatedDetourTests {
+    /// The ride of `RideFlowTests.fromRequestToCompletedFare` (10,062 m in 901 s), with whatever `meddle` sends
+    /// before the trip ends.
+    static func ride(meddle: (ServerHarness) async -> Void) async throws -> Trip {
+        let h = await ServerHarness()
+        try await RideFlowTests.tripOnTrip(h)
+        h.advance(seconds: 1)
+        for step in 0...5 {
+            if step > 0 { h.advance(seconds: 180) }
+            let point = Coordinate(lat: 43.7396 + Double(step) * 0.018, lng: 7.4276)
+            #expect(await h.sendLocation("driver-1", seq: Int64(10 + step), at: point).status == 200)
+        }
+        await meddle(h)
+        let ended = await h.call(
+            "POST", "/v1/trips/trip-1/events", token: h.token(.driver, "driver-1"),
+            json: #"{"event": "ended", "idempotencyKey": "\#(UUID().uuidString)"}"#)
+        return try h.trip(from: ended)
+    }
+
+    @Test func aBackDatedDetourLeavesTheFareUnchanged() async throws {
+        let honest = try await Self.ride { _ in }
+        let padded = try await Self.ride { h in
+            // Sent as the car is 10 km north: "backlog" fixes dated between the third and fourth live fixes (361 s
+            // and 541 s into the trip), a plausible 12 m/s loop up to 970 m east of the road driven.
+            let dated = h.now.addingTimeInterval(-900 + 365)
+            for (index, east) in [0.003, 0.006, 0.009, 0.012, 0.009, 0.006].enumerated() {
+                let response = await h.sendLocation(
+                    "driver-1", seq: Int64(20 + index), at: Coordinate(lat: 43.7396 + 0.036, lng: 7.4276 + east),
+                    backlog: true, t: dated.addingTimeInterval(Double(index) * 20))
+                #expect(response.status == 200)
+            }
+            let stored = try? await h.services.history.history(tripID: "trip-1")
+            #expect(stored?.filter(\.backlog).count == 6, "the detour reached the history; only the fare ignores it")
+        }
+        #expect(honest.receipt == TripReceipt(distanceMeters: 10_062, durationSeconds: 901))
+        #expect(padded.receipt == honest.receipt)
+        #expect(padded.fare == honest.fare)
+    }
+
+    @Test func aBacklogNewerThanEveryFixHeldIsCharged() {
+        let start = Date(timeIntervalSince1970: 1_000)
+        func point(_ t: Double, received: Double, backlog: Bool) -> HistoryPoint {
+            HistoryPoint(
+                coordinate: Coordinate(lat: 43 + t / 1000, lng: 7), t: start.addingTimeInterval(t),
+                receivedAt: start.addingTimeInterval(received), backlog: backlog)
+        }
+        let stored = [
+            point(-30, received: 5, backlog: true),  // the way to the pickup, flushed after the start
+            point(0, received: 1, backlog: false),  // where the car stood
+            point(10, received: 11, backlog: false),
+            point(20, received: 60, backlog: true),  // a dead zone's fixes, flushed on reconnect: newer, charged
+            point(30, received: 60, backlog: true),
+            point(40, received: 61, backlog: false),
+            point(35, received: 70, backlog: true),  // back-dated between fixes held: not charged
+            point(50, received: 80, backlog: true),
+        ]
+        #expect(
+            ChargedFixes.select(stored, startedAt: start).map { $0.t.timeIntervalSince(start) } == [
+                0, 10, 20, 30, 40, 50,
+            ])
+        // With no live fix at all, the start's time bounds the backlog.
+        let offline = [point(-5, received: 20, backlog: true), point(5, received: 20, backlog: true)]
+        #expect(ChargedFixes.select(offline, startedAt: start).map { $0.t.timeIntervalSince(start) } == [5])
+    }
+}
