@@ -253,10 +253,8 @@ public struct ServerServices: Sendable {
                 throw APIError.notFound("there is no trip \(tripID)")
             }
             let stored = try await history.history(tripID: tripID)
-            // `started:unverified` is a start too: logged so when no fresh fix could confirm the car's position.
-            let started = try await trips.events(tripID: tripID).last {
-                $0.intent == "started" || $0.intent == "started:unverified"
-            }?.at
+            // An unverified start (no fresh fix to weigh) is a start too: only its `detail` says so.
+            let started = try await trips.events(tripID: tripID).last { $0.intent == "started" }?.at
             // A backlog taken before the fix the trip began from (where the car stood at the start) was taken on the
             // way to the pickup: flushed from the phone's buffer as the trip started, it reached the history after
             // the start (71 m of the way charged on a 2,306 m stalls trip, every run). One older than a fix already

@@ -126,8 +126,8 @@ public actor TripAuthority {
                 expectedVersion: current?.trip.version,
                 event: TripEventRecord(
                     tripID: next.trip.id, version: next.trip.version,
-                    intent: check.unverified ? "\(intent.name):unverified" : intent.name, actor: "\(actor)",
-                    state: next.trip.state, at: now),
+                    intent: intent.name, actor: "\(actor)", state: next.trip.state, at: now,
+                    detail: check.unverified ? "unverified" : nil),
                 idempotency: idempotency.map {
                     IdempotencyEntry(
                         scope: $0.scope,
