@@ -55,6 +55,9 @@ public final class RiderModel {
     /// The flags of this rider's cohort (`GET /v1/config`), fetched at launch and on every resync: stream or poll,
     /// and where the shown ETA comes from. The defaults until the server says, and from a server without flags.
     public private(set) var config = ClientConfig.defaults(for: .rider)
+    /// The safety alert of the trip under way (the car left its route, or stood for long), with the rider's answer
+    /// once given; nil when there is none, and once the trip is no longer under way.
+    public private(set) var alert: TripAlert?
 
     @ObservationIgnored private let api: any TripAPI
     @ObservationIgnored private let channel: any LiveTripChannel
@@ -78,6 +81,7 @@ public final class RiderModel {
     @ObservationIgnored private var cursorTripID: String?
     @ObservationIgnored private var isRequesting = false
     @ObservationIgnored private var isCancelling = false
+    @ObservationIgnored private var isCheckingIn = false
     @ObservationIgnored private var problem: RiderScreen.Problem?
     @ObservationIgnored private var liveTask: Task<Void, Never>?
     @ObservationIgnored private var liveGeneration = 0
@@ -219,6 +223,27 @@ public final class RiderModel {
         if let trip = answer { await apply(trip) }
     }
 
+    /// The rider's answer to the trip's alert ("I'm OK" or "get help"), with the same retries and one key; true once
+    /// the server has it (``alert`` then carries the answer). Nothing to answer (no alert, the trip not under way),
+    /// or a check-in already on its way, is false at once.
+    @discardableResult
+    public func checkIn(_ answer: CheckInAnswer) async -> Bool {
+        guard let current = machine.trip, current.state == .onTrip, alert != nil, !isCheckingIn else { return false }
+        isCheckingIn = true
+        problem = nil
+        defer {
+            isCheckingIn = false
+            stepTaken()
+        }
+        let key = UUID()
+        let answered = await withRetries(failure: .checkInFailed) {
+            try await self.api.checkIn(tripID: current.id, answer: answer, idempotencyKey: key)
+        }
+        guard let answered else { return false }
+        await apply(answered)
+        return true
+    }
+
     /// At launch (and after a kill): asks the server for the active trip and rebuilds the screen from it,
     /// then starts the live loop if the trip screen is visible.
     public func launch() async {
@@ -308,6 +333,24 @@ public final class RiderModel {
         let previousID = machine.trip?.id
         let outcome = machine.apply(update)
         await adopt(outcome, from: update, previousID: previousID)
+        noteAlert(update.alert, of: update.id)
+    }
+
+    /// Keeps the newest alert of the trip under way: the rider's REST answers carry it with the answer, a stream's
+    /// `tripAlert` frame without; an alert ends with the trip's ride.
+    private func noteAlert(_ incoming: TripAlert?, of tripID: String) {
+        guard let trip = machine.trip, trip.state == .onTrip else {
+            alert = nil
+            return
+        }
+        guard let incoming, tripID == trip.id else { return }
+        // The same alert again without its answer (the stream's frame after the REST answer) keeps the answer.
+        if let alert,
+            alert.raisedAt > incoming.raisedAt || (alert.raisedAt == incoming.raisedAt && incoming.answer == nil)
+        {
+            return
+        }
+        alert = incoming
     }
 
     /// Takes the machine's verdict on `update`. The driver's position rides along separately: it is a
@@ -618,6 +661,9 @@ public final class RiderModel {
                     await applyPosition(
                         moved.location, etaSeconds: moved.etaSeconds, etaTarget: moved.etaTarget,
                         path: try? moved.pathCoordinates(), tripID: tripID)
+                case .tripAlert(let raised):
+                    noteAlert(raised, of: tripID)
+                    stepTaken()
                 }
                 if !machine.isActive { return (greeted, true, false) }
             }

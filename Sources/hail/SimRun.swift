@@ -1,4 +1,5 @@
 import Foundation
+import HailCore
 import HailNet
 import HailRoads
 import HailServer
@@ -81,6 +82,7 @@ struct SimRun {
         let report = simulation.measuredReport(map: mapName)
         say(report.summary)
         say(Self.pickupGuardLine(server.services.metrics.registry))
+        say(Self.tripAlertLine(server.services.metrics.registry))
         if let reportPath {
             try Self.write(report, timeline: timeline, to: reportPath)
         }
@@ -102,6 +104,16 @@ struct SimRun {
         }
         return "Pickup position check: \(refused("arrived")) arrived and \(refused("started")) started refused as "
             + "too far from the pickup (false refusals: the cars tap them at the pickup)."
+    }
+
+    /// The trip alerts raised over the whole run: the simulated cars drive their planned routes and stop only at
+    /// pickups and drop-offs (no deviation or stop is injected yet), so every one of them is a false alarm.
+    static func tripAlertLine(_ registry: MetricsRegistry) -> String {
+        let raised = { (kind: TripAlertKind) in
+            Int(registry.total("hail_trip_alerts_total", matching: ["kind": kind.rawValue]))
+        }
+        return "Trip alerts: \(raised(.routeDeviation)) route deviations and \(raised(.longStop)) long stops raised "
+            + "(false alarms: nothing is injected)."
     }
 
     /// Writes the report: JSON at `path`, or for a path ending in `.html` the page with its plots there and

@@ -30,6 +30,10 @@ public struct Trip: Codable, Sendable, Hashable, Identifiable {
     /// The 4-digit code the rider tells the driver at the pickup. Only the rider's own REST answers carry it: never
     /// the driver's, never a stream frame (a share link's viewers read those too).
     public var pickupPIN: String?
+    /// The trip's latest safety alert (a route deviation, a long stop) with the rider's check-in answer once given.
+    /// Like the PIN, only the rider's own REST answers carry it: the stream announces an alert with its own frame,
+    /// and the driver never learns what the rider answered.
+    public var alert: TripAlert?
 
     /// Creates a trip value.
     public init(

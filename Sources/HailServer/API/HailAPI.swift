@@ -260,6 +260,8 @@ public struct HailAPI: Sendable {
             return .json(await services.withLiveFields(trip))
         case Routes.cancelTrip:
             return try await cancel(request, tripID: id, by: principal!)
+        case Routes.checkIn:
+            return try await checkIn(request, tripID: id, rider: principal!)
         case Routes.shareTrip:
             return try await share(tripID: id, by: principal!)
         case Routes.driverStatus:
@@ -424,6 +426,25 @@ public struct HailAPI: Sendable {
         return .jsonBody(outcome.body, status: outcome.status)
     }
 
+    /// The rider's answer to the trip's alert: recorded in the trip's log (`checkIn` with the answer) and counted by
+    /// answer; the answer is the rider's trip with its alert answered. A trip with no alert, or not under way, is 409.
+    private func checkIn(_ request: APIRequest, tripID: String, rider principal: Principal) async throws(APIError)
+        -> APIResponse
+    {
+        let key = try IdempotencyKey.require(request.header(HailHeader.idempotencyKey))
+        let body = try WireDecoder.decodeRequest(CheckInRequest.self, from: request.body)
+        let idempotency = Self.idempotency(principal, route: "checkIn:\(tripID)", key: key, body: request.body)
+        if let replayed = try await services.authority.replay(idempotency) {
+            return .jsonBody(replayed.body, status: replayed.status)
+        }
+        _ = try await readableTrip(tripID, by: principal)
+        let outcome = try await services.authority.apply(
+            .checkIn(body.answer, at: services.time.now()), tripID: tripID, by: .rider(principal.subject),
+            idempotency: idempotency)
+        if !outcome.replayed { services.metrics.checkInAnswered(body.answer) }
+        return .jsonBody(outcome.body, status: outcome.status)
+    }
+
     private func share(tripID: String, by principal: Principal) async throws(APIError) -> APIResponse {
         let record = try await readableTrip(tripID, by: principal)
         guard record.riderID == principal.subject else {
@@ -526,6 +547,10 @@ public struct HailAPI: Sendable {
             intent, tripID: tripID, by: .driver(driverID), idempotency: idempotency, check: check)
         if body.event == .started, outcome.status == 200 {
             await services.fleet.tripStarted(tripID: tripID, driverID: driverID)
+            // The plan is a route search: on the pool, where it holds up no socket.
+            if !outcome.replayed, let started = outcome.record {
+                await offTheLoop { [services] in await services.watchStartedTrip(started, driverID: driverID) }
+            }
         }
         return .jsonBody(outcome.body, status: outcome.status)
     }

@@ -85,10 +85,15 @@ public struct ServerServices: Sendable {
         try checkScopes(parts)
         let routing = ServerRouting(configuration: configuration, metrics: metrics, time: time)
         let authority = TripAuthority(store: trips, bus: bus, time: time, metrics: metrics)
+        let tripWatch = TripWatch(planner: { from, to in Self.plannedRoute(routing, from: from, to: to) })
         let fleet = Fleet(
             configuration: configuration.fleet, geo: geo, trips: trips, history: history, bus: bus, time: time,
             metrics: metrics, routing: routing, random: random, ingestState: ingestState,
-            pipeline: ingestPipeline)
+            pipeline: ingestPipeline, tripWatch: tripWatch)
+        // An alert becomes a change of the trip (its log line) and a frame on its stream, off the ingest path.
+        tripWatch.onAlert { tripID, alert in
+            Task { _ = try? await authority.raise(alert, tripID: tripID) }
+        }
         // One process alone: its leases on its own clock, and its offers fenced by them.
         let leases = searchLeases ?? MemorySearchLeases(now: { time.now() })
         let dispatcher = Dispatcher(
@@ -96,6 +101,7 @@ public struct ServerServices: Sendable {
             time: time, metrics: metrics, routing: routing,
             offers: offers ?? MemoryOfferStore(leases: leases as? MemorySearchLeases), leases: leases)
         await authority.observe { record, previous in
+            if record.trip.state != .onTrip { tripWatch.forget(tripID: record.trip.id) }
             await fleet.tripChanged(record, previousDriverID: previous?.driverID)
             await dispatcher.tripChanged(record, previousDriverID: previous?.driverID)
         }
@@ -284,6 +290,25 @@ public struct ServerServices: Sendable {
 }
 
 extension ServerServices {
+    /// The route a trip under way is judged against, from `from` to `to`: the road provider's path, or nil without a
+    /// road network (a straight line is no route a car could be judged against).
+    static func plannedRoute(_ routing: ServerRouting, from: Coordinate, to: Coordinate) -> [Coordinate]? {
+        let provider = routing.provider(for: nil)
+        guard provider is GraphRouteProvider, let advice = provider.advise(from: from, to: to),
+            advice.coordinates.count >= 2
+        else { return nil }
+        return advice.coordinates
+    }
+
+    /// Starts watching a trip that has just started from where its car is (its last position, else the pickup):
+    /// the plan is made here, on the caller's task, so a trip is judged against its plan from its first position on.
+    public func watchStartedTrip(_ record: TripRecord, driverID: String) async {
+        guard let tripWatch = fleet.tripWatch else { return }
+        let from = await fleet.position(driverID: driverID)?.coordinate ?? record.trip.pickup
+        tripWatch.start(
+            record, plan: Self.plannedRoute(routing, from: from, to: record.trip.dropoff), now: time.now())
+    }
+
     /// A new pickup PIN from the system's generator: a code the driver must not be able to guess.
     public func newPickupPIN() -> String {
         var random = SystemRandomNumberGenerator()

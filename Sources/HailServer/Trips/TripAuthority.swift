@@ -127,7 +127,7 @@ public actor TripAuthority {
                 event: TripEventRecord(
                     tripID: next.trip.id, version: next.trip.version,
                     intent: intent.name, actor: "\(actor)", state: next.trip.state, at: now,
-                    detail: check.unverified ? "unverified" : nil),
+                    detail: check.unverified ? "unverified" : intent.detail),
                 idempotency: idempotency.map {
                     IdempotencyEntry(
                         scope: $0.scope,
@@ -152,6 +152,24 @@ public actor TripAuthority {
             }
         }
         throw APIError(code: .unavailable, message: "the trip is changing too fast; retry with the same key")
+    }
+
+    /// Records `alert` on `tripID` as a change of the trip (its log line `tripAlert` with the kind), then sends it to
+    /// the trip's stream as an essential `tripAlert` frame; nil when the trip is no longer under way (it ended while
+    /// the alert was on its way), which is no alert at all.
+    @discardableResult
+    public func raise(_ alert: TripAlert, tripID: String) async throws(APIError) -> TripRecord? {
+        let outcome: Outcome
+        do {
+            outcome = try await apply(.tripAlert(alert), tripID: tripID, by: .system)
+        } catch  where error.code == .invalidState {
+            return nil
+        }
+        let text = (try? HailJSON.encodeString(RiderServerFrame.tripAlert(alert))) ?? ""
+        await bus.publish(BusMessage(kind: .essential, text: text), to: .trip(tripID))
+        // Counted once it is out: a count says the rider's stream has been handed the frame.
+        metrics.tripAlertRaised(alert.kind)
+        return outcome.record
     }
 
     /// Commits a wrong PIN's count (and lock) as a change of the trip that moves nothing else, so every node sees
