@@ -1,9 +1,11 @@
 import Foundation
 
 /// Notices a car on a trip that leaves its planned route: farther than `corridorMeters` from the plan for at least
-/// `minimumSeconds`, and not coming back (no nearer to the plan than when it left the corridor). A re-route the
-/// driver's navigation reports, or a plan the server replaces, is `replan(_:)`, never a deviation. Pure: each
-/// matched position comes with its time, and the detector reads no clock.
+/// `minimumSeconds`, and not coming back (no nearer to the plan than when it left the corridor). Given the trip's
+/// `destination`, a car that keeps getting nearer to it is not deviating either: in a grid of streets a parallel one
+/// a block over is as short a way as the plan's, and drivers take it. A re-route the driver's navigation reports,
+/// or a plan the server replaces, is `replan(_:)`, never a deviation. Pure: each matched position comes with its
+/// time, and the detector reads no clock.
 public struct RouteDeviationDetector: Sendable {
     /// One deviation, reported once per excursion out of the corridor.
     public struct Deviation: Sendable, Hashable {
@@ -19,12 +21,17 @@ public struct RouteDeviationDetector: Sendable {
     public let minimumSeconds: Double
     /// The planned route, as the route provider gave it.
     public private(set) var plan: [Coordinate]
-    private var leftAt: (at: Date, distance: Double)?
+    /// Where the trip ends, when known: progress towards it is no deviation.
+    public let destination: Coordinate?
+    private var leftAt: (at: Date, distance: Double, toDestination: Double?)?
     private var reported = false
 
-    /// A detector for `plan`.
-    public init(plan: [Coordinate], corridorMeters: Double = 100, minimumSeconds: Double = 10) {
+    /// A detector for `plan`, towards `destination` when given.
+    public init(
+        plan: [Coordinate], destination: Coordinate? = nil, corridorMeters: Double = 100, minimumSeconds: Double = 10
+    ) {
         self.plan = plan
+        self.destination = destination
         self.corridorMeters = corridorMeters
         self.minimumSeconds = minimumSeconds
     }
@@ -45,11 +52,14 @@ public struct RouteDeviationDetector: Sendable {
             reported = false
             return nil
         }
+        let toDestination = destination.map { position.distance(to: $0) }
         guard let left = leftAt else {
-            leftAt = (at, distance)
+            leftAt = (at, distance, toDestination)
             return nil
         }
         guard !reported, at.timeIntervalSince(left.at) >= minimumSeconds, distance >= left.distance else { return nil }
+        // Nearer the destination than when it left the corridor: another way there, not away from it.
+        if let toDestination, let before = left.toDestination, toDestination < before { return nil }
         reported = true
         return Deviation(since: left.at, distanceMeters: distance)
     }

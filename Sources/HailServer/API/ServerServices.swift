@@ -85,7 +85,9 @@ public struct ServerServices: Sendable {
         try checkScopes(parts)
         let routing = ServerRouting(configuration: configuration, metrics: metrics, time: time)
         let authority = TripAuthority(store: trips, bus: bus, time: time, metrics: metrics)
-        let tripWatch = TripWatch(planner: { from, to in Self.plannedRoute(routing, from: from, to: to) })
+        let tripWatch = TripWatch(planner: { from, heading, to in
+            Self.plannedRoute(routing, from: from, heading: heading, to: to)
+        })
         let fleet = Fleet(
             configuration: configuration.fleet, geo: geo, trips: trips, history: history, bus: bus, time: time,
             metrics: metrics, routing: routing, random: random, ingestState: ingestState,
@@ -290,11 +292,14 @@ public struct ServerServices: Sendable {
 }
 
 extension ServerServices {
-    /// The route a trip under way is judged against, from `from` to `to`: the road provider's path, or nil without a
-    /// road network (a straight line is no route a car could be judged against).
-    static func plannedRoute(_ routing: ServerRouting, from: Coordinate, to: Coordinate) -> [Coordinate]? {
+    /// The route a trip under way is judged against, from `from` to `to` for a car facing `heading` (one facing away
+    /// goes round the block first, which is no deviation): the road provider's path, or nil without a road network
+    /// (a straight line is no route a car could be judged against).
+    static func plannedRoute(_ routing: ServerRouting, from: Coordinate, heading: Double?, to: Coordinate)
+        -> [Coordinate]?
+    {
         let provider = routing.provider(for: nil)
-        guard provider is GraphRouteProvider, let advice = provider.advise(from: from, to: to),
+        guard provider is GraphRouteProvider, let advice = provider.advise(from: from, heading: heading, to: to),
             advice.coordinates.count >= 2
         else { return nil }
         return advice.coordinates
@@ -304,9 +309,11 @@ extension ServerServices {
     /// the plan is made here, on the caller's task, so a trip is judged against its plan from its first position on.
     public func watchStartedTrip(_ record: TripRecord, driverID: String) async {
         guard let tripWatch = fleet.tripWatch else { return }
-        let from = await fleet.position(driverID: driverID)?.coordinate ?? record.trip.pickup
-        tripWatch.start(
-            record, plan: Self.plannedRoute(routing, from: from, to: record.trip.dropoff), now: time.now())
+        let position = await fleet.position(driverID: driverID)
+        let plan = Self.plannedRoute(
+            routing, from: position?.coordinate ?? record.trip.pickup, heading: position?.heading,
+            to: record.trip.dropoff)
+        tripWatch.start(record, plan: plan, now: time.now())
     }
 
     /// A new pickup PIN from the system's generator: a code the driver must not be able to guess.

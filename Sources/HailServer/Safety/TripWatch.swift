@@ -12,8 +12,9 @@ import Synchronization
 /// straight line is no route a car could be judged against. A re-route the driver's app reports replaces the plan.
 /// A node that takes a trip's car over mid-way (the driver's stream moved) plans afresh from where the car is.
 public final class TripWatch: Sendable {
-    /// The planned route from a point to another, or nil when there is none worth judging a car against.
-    public typealias Planner = @Sendable (_ from: Coordinate, _ to: Coordinate) -> [Coordinate]?
+    /// The planned route from a point (for a car facing `heading`, when known) to another, or nil when there is none
+    /// worth judging a car against.
+    public typealias Planner = @Sendable (_ from: Coordinate, _ heading: Double?, _ to: Coordinate) -> [Coordinate]?
     /// Where an alert goes: the trip and the alert.
     public typealias Sink = @Sendable (_ tripID: String, _ alert: TripAlert) -> Void
 
@@ -81,7 +82,7 @@ public final class TripWatch: Sendable {
     public func start(_ record: TripRecord, plan: [Coordinate]?, now: Date) {
         watched.withValue(record.trip.id) {
             $0 = Watched(
-                deviation: plan.map { RouteDeviationDetector(plan: $0) },
+                deviation: plan.map { RouteDeviationDetector(plan: $0, destination: record.trip.dropoff) },
                 stop: LongStopDetector(dropoff: record.trip.dropoff), lastSeen: now)
         }
     }
@@ -92,7 +93,7 @@ public final class TripWatch: Sendable {
         watched.withValue(tripID) { entry in
             guard var watch = entry else { return }
             if watch.deviation == nil {
-                watch.deviation = RouteDeviationDetector(plan: path)
+                watch.deviation = RouteDeviationDetector(plan: path, destination: watch.stop.dropoff)
             } else {
                 watch.deviation?.replan(path)
             }
@@ -118,12 +119,12 @@ public final class TripWatch: Sendable {
     private func plan(tripID: String, from: Coordinate, to: Coordinate) {
         let planner = planner
         Task.detached { [self] in
-            let path = planner(from, to)
+            let path = planner(from, nil, to)
             watched.withValue(tripID) { entry in
                 // Ended meanwhile, or a reported re-route or the start's plan came first: that one stands.
                 guard var watch = entry, watch.planning else { return }
                 watch.planning = false
-                watch.deviation = path.map { RouteDeviationDetector(plan: $0) }
+                watch.deviation = path.map { RouteDeviationDetector(plan: $0, destination: to) }
                 entry = watch
             }
         }

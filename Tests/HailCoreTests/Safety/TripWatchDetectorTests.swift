@@ -90,3 +90,31 @@ struct TripWatchDetectorTests {
         #expect(reports == 0)
     }
 }
+
+/// The destination guard: a parallel street is another way there, a wrong turn is not.
+@Suite("Route deviation towards a destination, pure")
+struct RouteDeviationTowardsADestinationTests {
+    typealias T = TripWatchDetectorTests
+
+    @Test func aParallelStreetThatKeepsNearingTheDropoffIsNoDeviationAWrongTurnIs() {
+        let destination = T.at(north: 2000, east: 0)
+        // A street 160 m east of the plan, driven north at 10 m/s from 20 s on.
+        var parallel = RouteDeviationDetector(plan: T.plan, destination: destination)
+        var reports = 0
+        for second in 0...60 {
+            let position =
+                second < 20
+                ? T.at(north: 0, east: Double(second) * 8) : T.at(north: Double(second - 20) * 10, east: 160)
+            if parallel.observe(position, at: T.time(Double(second))) != nil { reports += 1 }
+        }
+        #expect(reports == 0)
+        // The same wrong turn east as without a destination: alarmed at 41 s, as before.
+        var wrongTurn = RouteDeviationDetector(plan: T.plan, destination: destination)
+        var at: [Int] = []
+        for second in 0...60 {
+            let east = second <= 20 ? 0 : Double(second - 20) * 10
+            if wrongTurn.observe(T.at(north: 400, east: east), at: T.time(Double(second))) != nil { at.append(second) }
+        }
+        #expect(at == [41])
+    }
+}

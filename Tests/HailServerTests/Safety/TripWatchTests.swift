@@ -20,7 +20,7 @@ struct TripWatchTests {
     }
 
     @Test func withoutARoadPlanACarStandingFor3MinutesIsOneLongStopAndNoDeviation() {
-        let watch = TripWatch(planner: { _, _ in nil })
+        let watch = TripWatch(planner: { _, _, _ in nil })
         let raised = Mutex<[String]>([])
         watch.onAlert { tripID, alert in
             raised.withLock {
@@ -41,7 +41,7 @@ struct TripWatchTests {
     }
 
     @Test func aReportedRerouteReplacesThePlanAndAWatchNotFedFor10MinutesIsSwept() {
-        let watch = TripWatch(planner: { _, _ in nil })
+        let watch = TripWatch(planner: { _, _, _ in nil })
         let plan = [ServerHarness.pickup, ServerHarness.dropoff]
         watch.start(Self.record(.onTrip), plan: plan, now: Self.t0)
         let detour = [ServerHarness.pickup, Self.standing]
