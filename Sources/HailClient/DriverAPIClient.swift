@@ -60,6 +60,14 @@ public struct DriverHTTPAPI: DriverAPI {
         return try decode(Trip.self, data, "events")
     }
 
+    /// `POST /v1/trips/{id}/events` with `started` and the pickup PIN the driver entered, under `key`.
+    public func start(tripID: String, key: UUID, pin: String?) async throws(CallError) -> Trip {
+        let body = TripEventRequest(event: .started, idempotencyKey: key.uuidString.lowercased(), pin: pin)
+        let (_, data) = try await transport.send(
+            "POST", Routes.events(tripID: tripID), body: encode(body), idempotencyKey: key)
+        return try decode(Trip.self, data, "events")
+    }
+
     /// `POST /v1/trips/{id}/cancel` under `key`.
     public func cancel(tripID: String, key: UUID) async throws(CallError) -> Trip {
         let (_, data) = try await transport.send(

@@ -46,6 +46,12 @@ public struct RiderHTTPAPI: TripAPI {
         try await call("POST", Routes.cancel(tripID: tripID), body: CancelRequest(), key: idempotencyKey)
     }
 
+    /// `POST /v1/trips/{id}/check-in`.
+    public func checkIn(tripID: String, answer: CheckInAnswer, idempotencyKey: UUID) async throws -> Trip {
+        try await call(
+            "POST", Routes.checkIn(tripID: tripID), body: CheckInRequest(answer: answer), key: idempotencyKey)
+    }
+
     /// `PUT /v1/devices/me`.
     public func register(deviceToken: DeviceRegistration) async throws {
         try await callNoContent("PUT", Routes.registerDevice.template, body: deviceToken)

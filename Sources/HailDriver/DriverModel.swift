@@ -31,6 +31,14 @@ public final class DriverModel {
     public private(set) var lastSaved: DriverSavedState?
     /// The last failure nobody else reports (status, storage), for logs.
     public private(set) var lastProblem: String?
+    /// The pickup PIN as the driver has typed it so far (digits only, at most 4), sent with "started".
+    public private(set) var pickupPINEntry = ""
+
+    /// True when the trip waits at the pickup for a PIN the driver has not fully typed: "Start" waits for it.
+    public var needsPickupPIN: Bool {
+        guard let trip, trip.requiresPickupPIN == true, trip.state == .driverArrived else { return false }
+        return !PickupPIN.isWellFormed(pickupPINEntry)
+    }
     /// The flags of this driver's cohort (`GET /v1/config`), fetched at start and after every reconnect: the
     /// location cap `policy` is held to. The defaults (no cap) until the server says, and from one without flags.
     public private(set) var config = ClientConfig.defaults(for: .driver)
@@ -242,9 +250,17 @@ public final class DriverModel {
         try? await api.decline(tripID: offer.trip.id)
     }
 
-    /// Taps arrived, started, ended or cancel on the current trip; the screen shows it at once.
+    /// The driver typed in the PIN field: keeps the digits, at most 4 of them.
+    public func enterPickupPIN(_ text: String) {
+        pickupPINEntry = String(text.filter { $0.isASCII && $0.isNumber }.prefix(4))
+        changed()
+    }
+
+    /// Taps arrived, started, ended or cancel on the current trip; the screen shows it at once. "Started" on a trip
+    /// that requires the rider's PIN waits until all 4 digits are typed, and sends them.
     public func tap(_ kind: DriverIntent.Kind) async {
         guard let trip, kind != .accept else { return }
+        if kind == .started, needsPickupPIN { return }
         // The rider at the pickup sees the car where it stopped, not where the last interval left it; at the start,
         // where it stands as it drives off (it may have crept to the kerb under the distance filter). At the end the
         // fix of the tap goes with "ended" (below), so the fare runs to where the car stopped: the fix taken just
@@ -257,7 +273,10 @@ public final class DriverModel {
         // path whatever becomes of their batches; waiting positions go now too, for the rider's map.
         let owed = kind == .ended ? uplink.pathNotAcknowledged() : []
         uplink.tripStateChanged()
-        await runner.enqueue(DriverIntent(kind, tripID: trip.id, path: owed.isEmpty ? nil : owed))
+        let pin = kind == .started && trip.requiresPickupPIN == true ? pickupPINEntry : nil
+        // A wrong PIN is refused and must be typed again; a new attempt starts from an empty field.
+        if pin != nil { pickupPINEntry = "" }
+        await runner.enqueue(DriverIntent(kind, tripID: trip.id, path: owed.isEmpty ? nil : owed, pin: pin))
     }
 
     /// The screen has shown the oldest refusal.

@@ -120,7 +120,7 @@ final class OutboxRunner {
         switch entry.intent.kind {
         case .accept: return try await api.accept(tripID: tripID, key: entry.key)
         case .arrived: return try await api.report(.arrived, tripID: tripID, key: entry.key, path: nil)
-        case .started: return try await api.report(.started, tripID: tripID, key: entry.key, path: nil)
+        case .started: return try await api.start(tripID: tripID, key: entry.key, pin: entry.intent.pin)
         case .ended: return try await api.report(.ended, tripID: tripID, key: entry.key, path: entry.intent.path)
         case .cancel: return try await api.cancel(tripID: tripID, key: entry.key)
         }

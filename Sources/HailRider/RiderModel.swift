@@ -55,6 +55,9 @@ public final class RiderModel {
     /// The flags of this rider's cohort (`GET /v1/config`), fetched at launch and on every resync: stream or poll,
     /// and where the shown ETA comes from. The defaults until the server says, and from a server without flags.
     public private(set) var config = ClientConfig.defaults(for: .rider)
+    /// The safety alert of the trip under way (the car left its route, or stood for long), with the rider's answer
+    /// once given; nil when there is none, and once the trip is no longer under way.
+    public private(set) var alert: TripAlert?
 
     @ObservationIgnored private let api: any TripAPI
     @ObservationIgnored private let channel: any LiveTripChannel
@@ -78,6 +81,7 @@ public final class RiderModel {
     @ObservationIgnored private var cursorTripID: String?
     @ObservationIgnored private var isRequesting = false
     @ObservationIgnored private var isCancelling = false
+    @ObservationIgnored private var isCheckingIn = false
     @ObservationIgnored private var problem: RiderScreen.Problem?
     @ObservationIgnored private var liveTask: Task<Void, Never>?
     @ObservationIgnored private var liveGeneration = 0
@@ -116,6 +120,13 @@ public final class RiderModel {
 
     /// The server's clock minus the phone's, in seconds, from the stream's hello and REST answers (0 before any).
     public var serverClockOffset: TimeInterval { serverClock.offset }
+
+    /// The 4-digit code to tell the driver at the pickup, until the trip starts; nil when the trip needs none (the
+    /// rider asked for none and their cohort does not require one).
+    public var pickupPIN: String? {
+        guard let trip, [.searching, .driverAssigned, .driverArrived].contains(trip.state) else { return nil }
+        return trip.pickupPIN
+    }
 
     /// The server's clock now, by the phone's clock corrected with the measured offset.
     public var serverNow: Date { serverClock.serverNow(deviceNow: timeline.now()) }
@@ -161,7 +172,10 @@ public final class RiderModel {
 
     /// One "Request" tap: one idempotency key, reused on every retry (1 s, then 2 s), so one tap makes
     /// at most one trip. A second tap while this one is in flight, or with a trip active, does nothing.
-    public func requestRide(pickup: Coordinate, dropoff: Coordinate, product: ProductID) async {
+    /// With `requirePickupPIN`, the driver must enter the trip's PIN (`pickupPIN`) to start it.
+    public func requestRide(
+        pickup: Coordinate, dropoff: Coordinate, product: ProductID, requirePickupPIN: Bool = false
+    ) async {
         guard !isRequesting, !machine.isActive else { return }
         isRequesting = true
         problem = nil
@@ -170,7 +184,8 @@ public final class RiderModel {
             isRequesting = false
             stepTaken()
         }
-        let request = TripRequest(pickup: pickup, dropoff: dropoff, productID: product)
+        let request = TripRequest(
+            pickup: pickup, dropoff: dropoff, productID: product, requirePickupPIN: requirePickupPIN ? true : nil)
         let key = UUID()
         let answer = await withRetries(failure: .requestFailed) {
             try await self.api.requestTrip(request, idempotencyKey: key)
@@ -206,6 +221,27 @@ public final class RiderModel {
             try await self.api.cancel(tripID: current.id, idempotencyKey: key)
         }
         if let trip = answer { await apply(trip) }
+    }
+
+    /// The rider's answer to the trip's alert ("I'm OK" or "get help"), with the same retries and one key; true once
+    /// the server has it (``alert`` then carries the answer). Nothing to answer (no alert, the trip not under way),
+    /// or a check-in already on its way, is false at once.
+    @discardableResult
+    public func checkIn(_ answer: CheckInAnswer) async -> Bool {
+        guard let current = machine.trip, current.state == .onTrip, alert != nil, !isCheckingIn else { return false }
+        isCheckingIn = true
+        problem = nil
+        defer {
+            isCheckingIn = false
+            stepTaken()
+        }
+        let key = UUID()
+        let answered = await withRetries(failure: .checkInFailed) {
+            try await self.api.checkIn(tripID: current.id, answer: answer, idempotencyKey: key)
+        }
+        guard let answered else { return false }
+        await apply(answered)
+        return true
     }
 
     /// At launch (and after a kill): asks the server for the active trip and rebuilds the screen from it,
@@ -297,6 +333,24 @@ public final class RiderModel {
         let previousID = machine.trip?.id
         let outcome = machine.apply(update)
         await adopt(outcome, from: update, previousID: previousID)
+        noteAlert(update.alert, of: update.id)
+    }
+
+    /// Keeps the newest alert of the trip under way: the rider's REST answers carry it with the answer, a stream's
+    /// `tripAlert` frame without; an alert ends with the trip's ride.
+    private func noteAlert(_ incoming: TripAlert?, of tripID: String) {
+        guard let trip = machine.trip, trip.state == .onTrip else {
+            alert = nil
+            return
+        }
+        guard let incoming, tripID == trip.id else { return }
+        // The same alert again without its answer (the stream's frame after the REST answer) keeps the answer.
+        if let alert,
+            alert.raisedAt > incoming.raisedAt || (alert.raisedAt == incoming.raisedAt && incoming.answer == nil)
+        {
+            return
+        }
+        alert = incoming
     }
 
     /// Takes the machine's verdict on `update`. The driver's position rides along separately: it is a
@@ -607,6 +661,9 @@ public final class RiderModel {
                     await applyPosition(
                         moved.location, etaSeconds: moved.etaSeconds, etaTarget: moved.etaTarget,
                         path: try? moved.pathCoordinates(), tripID: tripID)
+                case .tripAlert(let raised):
+                    noteAlert(raised, of: tripID)
+                    stepTaken()
                 }
                 if !machine.isActive { return (greeted, true, false) }
             }

@@ -34,6 +34,8 @@ public struct RiderScreen: Sendable, Hashable {
         case requestFailed
         /// A "Cancel" tap got no answer through its three attempts; the trip is as the screen shows it.
         case cancelFailed
+        /// A check-in answer ("I'm OK", "get help") got no answer through its three attempts; the alert still waits.
+        case checkInFailed
         /// The server refused because the trip had moved on (`invalid_state`): it started, ended or was cancelled
         /// before the tap reached it.
         case tripMovedOn

@@ -75,6 +75,7 @@ public struct PostgresTripStore: TripStore {
             trip.state.isActive, recordBytes, event.at.timeIntervalSince1970, event.intent, event.actor,
             event.state.rawValue, entry?.scope.principal, entry?.scope.route, entry?.scope.key, entry?.response.status,
             entry?.response.body, entry?.response.requestFingerprint, entry?.response.createdAt.timeIntervalSince1970,
+            event.detail,
         ]
         let sql: String
         if let expected = commit.expectedVersion {
@@ -111,8 +112,8 @@ public struct PostgresTripStore: TripStore {
     /// The audit line and idempotency record, written from the trip row a commit's first step returned.
     private static let followers = """
         , event AS (
-            INSERT INTO trip_events (trip_id, version, intent, actor, state, at)
-            SELECT id, $5::bigint, $9::text, $10::text, $11::text, $8::float8 FROM changed
+            INSERT INTO trip_events (trip_id, version, intent, actor, state, at, detail)
+            SELECT id, $5::bigint, $9::text, $10::text, $11::text, $8::float8, $19::text FROM changed
         ), kept AS (
             INSERT INTO idempotency (principal, route, key, status, body, fingerprint, created_at)
             SELECT $12::text, $13::text, $14::text, $15::integer, $16::bytea, $17::bytea, $18::float8 FROM changed
@@ -136,7 +137,7 @@ public struct PostgresTripStore: TripStore {
         WITH changed AS (
             UPDATE trips SET driver_id = $3::text, state = $4::text, version = $5::bigint, active = $6::boolean,
                 record = $7::bytea, updated_at = $8::float8
-            WHERE id = $1::text AND version = $19::bigint AND rider_id = $2::text
+            WHERE id = $1::text AND version = $20::bigint AND rider_id = $2::text
             RETURNING id
         )
         """ + followers
@@ -145,13 +146,16 @@ public struct PostgresTripStore: TripStore {
     public func events(tripID: String) async throws -> [TripEventRecord] {
         try await pool.run { connection in
             try connection.query(
-                "SELECT trip_id, version, intent, actor, state, at FROM trip_events WHERE trip_id = $1 ORDER BY version",
+                """
+                SELECT trip_id, version, intent, actor, state, at, detail FROM trip_events WHERE trip_id = $1
+                ORDER BY version
+                """,
                 [tripID]
             ).map { row in
                 TripEventRecord(
                     tripID: try row.string(0), version: try row.int(1), intent: try row.string(2),
                     actor: try row.string(3), state: TripState(rawValue: try row.string(4)) ?? .searching,
-                    at: Date(timeIntervalSince1970: try row.double(5)))
+                    at: Date(timeIntervalSince1970: try row.double(5)), detail: try row.optionalString(6))
             }
         }
     }

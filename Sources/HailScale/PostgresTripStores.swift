@@ -129,6 +129,10 @@ public struct PostgresTripStores: Sendable {
         """
         ALTER TABLE trips ADD COLUMN redelivery_claimed_until DOUBLE PRECISION NOT NULL DEFAULT 0;
         """,
+        // What an audit line's intent does not say (an unverified arrival or start), apart from its name.
+        """
+        ALTER TABLE trip_events ADD COLUMN detail TEXT;
+        """,
     ]
 
     /// The trip store.

@@ -50,6 +50,10 @@ struct FaultyDriverLink: DriverAPI, DriverChannel {
         try await call { try await api.report(event, tripID: tripID, key: key, path: path) }
     }
 
+    func start(tripID: String, key: UUID, pin: String?) async throws -> Trip {
+        try await call { try await api.start(tripID: tripID, key: key, pin: pin) }
+    }
+
     func cancel(tripID: String, key: UUID) async throws -> Trip {
         try await call { try await api.cancel(tripID: tripID, key: key) }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HailCore
 import HailNet
 import HailRoads
 import HailServer
@@ -80,6 +81,8 @@ struct SimRun {
         }
         let report = simulation.measuredReport(map: mapName)
         say(report.summary)
+        say(Self.pickupGuardLine(server.services.metrics.registry))
+        say(Self.tripAlertLine(server.services.metrics.registry))
         if let reportPath {
             try Self.write(report, timeline: timeline, to: reportPath)
         }
@@ -89,6 +92,28 @@ struct SimRun {
         if let keptDatabasePath { say("Database kept at \(keptDatabasePath).") }
         _ = cityTask
         return report
+    }
+
+    /// The pickup position check's refusals over the whole run (warm-up included): a simulated car taps "arrived"
+    /// and "started" only where it truly is at the pickup, so every one of them is a false refusal.
+    static func pickupGuardLine(_ registry: MetricsRegistry) -> String {
+        let refused = { (kind: String) in
+            Int(
+                registry.total(
+                    "hail_proposals_refused_total", matching: ["kind": kind, "reason": "too_far_from_pickup"]))
+        }
+        return "Pickup position check: \(refused("arrived")) arrived and \(refused("started")) started refused as "
+            + "too far from the pickup (false refusals: the cars tap them at the pickup)."
+    }
+
+    /// The trip alerts raised over the whole run: the simulated cars drive their planned routes and stop only at
+    /// pickups and drop-offs (no deviation or stop is injected yet), so every one of them is a false alarm.
+    static func tripAlertLine(_ registry: MetricsRegistry) -> String {
+        let raised = { (kind: TripAlertKind) in
+            Int(registry.total("hail_trip_alerts_total", matching: ["kind": kind.rawValue]))
+        }
+        return "Trip alerts: \(raised(.routeDeviation)) route deviations and \(raised(.longStop)) long stops raised "
+            + "(false alarms: nothing is injected)."
     }
 
     /// Writes the report: JSON at `path`, or for a path ending in `.html` the page with its plots there and

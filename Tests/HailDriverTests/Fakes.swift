@@ -27,6 +27,8 @@ actor FakeDriverAPI: DriverAPI {
     private(set) var log: [String] = []
     /// The path each "ended" carried, in order.
     private(set) var endedPaths: [[LocationPoint]?] = []
+    /// The PINs sent with each `started`, in order.
+    private(set) var startPINs: [String?] = []
 
     init(active: Trip? = nil) {
         self.active = active
@@ -73,6 +75,11 @@ actor FakeDriverAPI: DriverAPI {
     }
 
     func decline(tripID: String) { declines.append(tripID) }
+
+    func start(tripID: String, key: UUID, pin: String?) throws -> Trip {
+        startPINs.append(pin)
+        return try report(.started, tripID: tripID, key: key, path: nil)
+    }
 
     func report(_ event: TripEventKind, tripID: String, key: UUID, path: [LocationPoint]?) throws -> Trip {
         if unreachable { throw CallError.noNetwork }

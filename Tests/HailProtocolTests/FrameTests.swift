@@ -62,7 +62,8 @@ private let fix = LocationPoint(
         #expect(
             throws: APIError.invalidField(
                 "type",
-                #"type is invalid: unknown frame type "teleport"; expected one of hello, tripUpdated, driverMoved"#)
+                #"type is invalid: unknown frame type "teleport"; expected one of hello, tripUpdated, driverMoved, tripAlert"#
+            )
         ) {
             try WireDecoder.decode(RiderServerFrame.self, from: Data(#"{"type":"teleport","seq":1}"#.utf8))
         }

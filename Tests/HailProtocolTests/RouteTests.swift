@@ -36,11 +36,12 @@ import Testing
     }
 
     @Test func tableListsEveryRouteOnceWithItsTemplate() {
-        // 24, then the operator's stream, the map library, the demo console's two routes, the flags, telemetry
-        // and readiness.
-        #expect(Routes.all.count == 31)
-        #expect(Set(Routes.all.map(\.name)).count == 31)
-        #expect(Set(Routes.all.map(\.description)).count == 31)
+        // 24, then the operator's stream, the map library, the demo console's two routes, the flags, telemetry,
+        // readiness and the rider's check-in.
+        #expect(Routes.all.count == 32)
+        #expect(Set(Routes.all.map(\.name)).count == 32)
+        #expect(Set(Routes.all.map(\.description)).count == 32)
+        #expect(Routes.checkIn.description == "POST /v1/trips/{id}/check-in")
         #expect(Routes.readiness.description == "GET /readyz")
         #expect(Routes.config.description == "GET /v1/config")
         #expect(Routes.telemetry.description == "POST /v1/telemetry")
@@ -50,7 +51,9 @@ import Testing
                 "/v1/trips/{id}/live", "/v1/drivers/me/live", "/v1/fleet/live",
             ])
         #expect(
-            Routes.all.filter(\.requiresIdempotencyKey).map(\.name) == ["requestTrip", "cancelTrip", "acceptTrip"])
+            Routes.all.filter(\.requiresIdempotencyKey).map(\.name) == [
+                "requestTrip", "cancelTrip", "checkIn", "acceptTrip",
+            ])
     }
 
     @Test func everyTemplateMatchesItselfWithSampleParameters() throws {

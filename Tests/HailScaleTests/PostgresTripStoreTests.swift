@@ -107,6 +107,23 @@ struct PostgresTripStoreTests {
         }
     }
 
+    /// An audit line's detail (an unverified arrival) is its own column, beside the intent's unchanged name.
+    @Test func anAuditLinesDetailIsKeptBesideItsIntent() async throws {
+        try await ScaleServices.withFreshSchema { url, schema in
+            let stores = try await PostgresTripStores.open(url: url, schema: schema, connections: 1)
+            defer { stores.close() }
+            #expect(
+                try await stores.trips.commit(Self.commit("t", version: 1, state: .searching, expected: nil))
+                    == .committed)
+            var arrived = Self.commit("t", version: 2, state: .driverArrived, expected: 1)
+            arrived.event.intent = "arrived"
+            arrived.event.detail = "unverified"
+            #expect(try await stores.trips.commit(arrived) == .committed)
+            let log = try await stores.trips.events(tripID: "t").map { "\($0.intent) \($0.detail ?? "-")" }
+            #expect(log == ["step1 -", "arrived unverified"])
+        }
+    }
+
     @Test func aUsedIdempotencyKeyRollsTheWholeCommitBack() async throws {
         try await ScaleServices.withFreshSchema { url, schema in
             let stores = try await PostgresTripStores.open(url: url, schema: schema, connections: 1)

@@ -68,4 +68,35 @@ struct DurabilityTests {
                 == .conflict)
         #expect(try await stores.trips.record(id: "t")?.trip.state == .cancelled)
     }
+
+    /// An unverified arrival keeps its intent's name in the log; the mark is its own column, kept across a restart.
+    @Test func anAuditLinesDetailSurvivesARestart() async throws {
+        let path = Self.temporaryDatabase()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var trip = Trip(
+            id: "t", state: .searching, pickup: ServerHarness.pickup, dropoff: ServerHarness.dropoff,
+            productID: .economy, version: 1)
+        do {
+            let stores = try await SQLiteTripStores.open(path: path)
+            let request = TripEventRecord(
+                tripID: "t", version: 1, intent: "request", actor: "rider:r", state: .searching, at: ServerHarness.epoch
+            )
+            #expect(
+                try await stores.trips.commit(
+                    TripCommit(record: TripRecord(trip: trip, riderID: "r"), expectedVersion: nil, event: request))
+                    == .committed)
+            trip.version = 2
+            trip.state = .driverArrived
+            let arrived = TripEventRecord(
+                tripID: "t", version: 2, intent: "arrived", actor: "driver:d", state: .driverArrived,
+                at: ServerHarness.epoch, detail: "unverified")
+            #expect(
+                try await stores.trips.commit(
+                    TripCommit(record: TripRecord(trip: trip, riderID: "r"), expectedVersion: 1, event: arrived))
+                    == .committed)
+        }
+        let stores = try await SQLiteTripStores.open(path: path)
+        let log = try await stores.trips.events(tripID: "t").map { "\($0.intent) \($0.detail ?? "-")" }
+        #expect(log == ["request -", "arrived unverified"])
+    }
 }

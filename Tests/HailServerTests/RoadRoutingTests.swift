@@ -155,12 +155,15 @@ struct RoadRoutingTests {
 
     @Test func theFareOfANoisyTripUsesTheMatchedDistance() async throws {
         let h = await ServerHarness(flags: "")
-        try await h.assignedTrip(pickup: Self.pickup, dropoff: Self.dropoff, driverAt: ServerHarness.corner(2, 1))
+        // The rider waits where the driver stands: "arrived" and "started" are weighed against the car's position.
+        try await h.assignedTrip(
+            pickup: ServerHarness.corner(2, 1), dropoff: Self.dropoff, driverAt: ServerHarness.corner(2, 1))
         let driver = h.token(.driver, "driver-1")
         for event in ["arrived", "started"] {
-            await h.call(
+            let response = await h.call(
                 "POST", "/v1/trips/trip-1/events", token: driver,
                 json: #"{"event": "\#(event)", "idempotencyKey": "\#(UUID().uuidString)"}"#)
+            #expect(response.status == 200)
         }
         // Up avenue 2 from street 1 to street 3 (327 m), every fix 6 m off the road, alternately each side.
         var seq: Int64 = 20

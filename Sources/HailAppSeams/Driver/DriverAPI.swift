@@ -22,6 +22,8 @@ public protocol DriverAPI: Sendable {
     /// `POST /v1/trips/{id}/events` with `event` under `key`; with `ended`, the fixes of the trip the server has not
     /// acknowledged (`TripEventRequest.path`).
     func report(_ event: TripEventKind, tripID: String, key: UUID, path: [LocationPoint]?) async throws -> Trip
+    /// `POST /v1/trips/{id}/events` with `started` and the rider's pickup PIN as the driver entered it, under `key`.
+    func start(tripID: String, key: UUID, pin: String?) async throws -> Trip
     /// `POST /v1/trips/{id}/cancel` under `key`.
     func cancel(tripID: String, key: UUID) async throws -> Trip
     /// `GET /v1/config`: the flags of this driver's cohort, or nil from a server that does not know the route.
@@ -31,6 +33,11 @@ public protocol DriverAPI: Sendable {
 }
 
 extension DriverAPI {
+    /// For conformers written before pickup PINs: `started` without one (a trip that requires one refuses it).
+    public func start(tripID: String, key: UUID, pin: String?) async throws -> Trip {
+        try await report(.started, tripID: tripID, key: key, path: nil)
+    }
+
     /// No flags: an API without them (a fake, an old server) leaves the model on the defaults.
     public func config() async throws -> ClientConfig? { nil }
 

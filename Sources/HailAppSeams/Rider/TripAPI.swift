@@ -19,6 +19,8 @@ public protocol TripAPI: Sendable {
     func trip(id: String) async throws -> Trip
     /// Cancels a trip that has not started; the key is the same on every retry of one tap.
     func cancel(tripID: String, idempotencyKey: UUID) async throws -> Trip
+    /// Answers the trip's safety alert ("I'm OK" or "get help"); the key is the same on every retry of one tap.
+    func checkIn(tripID: String, answer: CheckInAnswer, idempotencyKey: UUID) async throws -> Trip
     /// The timing of the latest answer that carried the server's clock, or nil; the model feeds it to
     /// its `ServerClock` so ages are right even before a stream's `hello`.
     func latestClockSample() async -> ServerClock.Sample?
@@ -45,6 +47,11 @@ extension TripAPI {
 
     /// No flags: an API without them (a fake, an old server) leaves the model on the defaults.
     public func config() async throws -> ClientConfig? { nil }
+
+    /// No check-in: an API without it (a fake, an old server) refuses, so the app shows it was not sent.
+    public func checkIn(tripID: String, answer: CheckInAnswer, idempotencyKey: UUID) async throws -> Trip {
+        throw CallError.unsupported("this server takes no check-in")
+    }
 
     /// No telemetry: an API without it drops the batch.
     public func sendTelemetry(_ batch: TelemetryBatch) async throws {}

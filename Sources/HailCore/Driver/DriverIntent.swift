@@ -22,11 +22,14 @@ public struct DriverIntent: Codable, Sendable, Hashable {
     /// with "ended" so the fare is priced on them whatever became of their batches; fixed at the tap, so every
     /// retry sends the same body under the same key.
     public var path: [LocationPoint]?
+    /// With `started`: the rider's pickup PIN as the driver entered it, when the trip requires one.
+    public var pin: String?
 
     /// Creates an intent.
-    public init(_ kind: Kind, tripID: String, path: [LocationPoint]? = nil) {
+    public init(_ kind: Kind, tripID: String, path: [LocationPoint]? = nil, pin: String? = nil) {
         self.kind = kind
         self.tripID = tripID
         self.path = path
+        self.pin = pin
     }
 }

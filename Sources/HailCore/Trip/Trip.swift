@@ -24,6 +24,16 @@ public struct Trip: Codable, Sendable, Hashable, Identifiable {
     public var receipt: TripReceipt?
     /// The last published position of the driver, for clients that poll instead of streaming.
     public var driverLocation: DriverLocation?
+    /// True when the driver must enter the rider's pickup PIN to start the trip; nil (false) from a server that
+    /// does not know PINs. Every party sees it, so the driver's app can ask for the code.
+    public var requiresPickupPIN: Bool?
+    /// The 4-digit code the rider tells the driver at the pickup. Only the rider's own REST answers carry it: never
+    /// the driver's, never a stream frame (a share link's viewers read those too).
+    public var pickupPIN: String?
+    /// The trip's latest safety alert (a route deviation, a long stop) with the rider's check-in answer once given.
+    /// Like the PIN, only the rider's own REST answers carry it: the stream announces an alert with its own frame,
+    /// and the driver never learns what the rider answered.
+    public var alert: TripAlert?
 
     /// Creates a trip value.
     public init(
@@ -37,7 +47,9 @@ public struct Trip: Codable, Sendable, Hashable, Identifiable {
         etaSeconds: Int? = nil,
         fare: Money? = nil,
         receipt: TripReceipt? = nil,
-        driverLocation: DriverLocation? = nil
+        driverLocation: DriverLocation? = nil,
+        requiresPickupPIN: Bool? = nil,
+        pickupPIN: String? = nil
     ) {
         self.id = id
         self.state = state
@@ -50,6 +62,8 @@ public struct Trip: Codable, Sendable, Hashable, Identifiable {
         self.fare = fare
         self.receipt = receipt
         self.driverLocation = driverLocation
+        self.requiresPickupPIN = requiresPickupPIN
+        self.pickupPIN = pickupPIN
     }
 }
 
@@ -76,12 +90,16 @@ public struct TripRequest: Codable, Sendable, Hashable {
     public var dropoff: Coordinate
     /// Which product, such as `economy`.
     public var productID: ProductID
+    /// True to require the driver to enter a 4-digit pickup PIN, which the rider's trip shows, before starting.
+    /// Nil or false leaves it to the rider's cohort (the server's flags).
+    public var requirePickupPIN: Bool?
 
     /// Creates a request.
-    public init(pickup: Coordinate, dropoff: Coordinate, productID: ProductID) {
+    public init(pickup: Coordinate, dropoff: Coordinate, productID: ProductID, requirePickupPIN: Bool? = nil) {
         self.pickup = pickup
         self.dropoff = dropoff
         self.productID = productID
+        self.requirePickupPIN = requirePickupPIN
     }
 }
 

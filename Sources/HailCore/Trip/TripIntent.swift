@@ -1,7 +1,9 @@
+import Foundation
+
 /// Something a party wants to happen to a trip. The trip rules decide whether it may.
 public enum TripIntent: Sendable, Hashable {
-    /// A rider asks for a ride; the server has chosen the new trip's id.
-    case request(TripRequest, tripID: String)
+    /// A rider asks for a ride; the server has chosen the new trip's id, and its pickup PIN when one is required.
+    case request(TripRequest, tripID: String, pickupPIN: String? = nil)
     /// The offered driver accepts; the server attaches their card and first ETA.
     case offerAccepted(Driver, etaSeconds: Int?)
     /// The assigned driver gives the trip up: back to searching before pickup, cancelled at the pickup.
@@ -20,6 +22,10 @@ public enum TripIntent: Sendable, Hashable {
     case searchTimedOut
     /// The server's ETA for the current leg changed.
     case etaUpdated(seconds: Int)
+    /// The server noticed something wrong on the trip under way (a route deviation, a long stop).
+    case tripAlert(TripAlert)
+    /// The rider answers the trip's alert at `at` (server time): "I'm OK" or "get help".
+    case checkIn(CheckInAnswer, at: Date)
 
     /// A stable name for logs, metrics and the audit log (`offerAccepted`, `riderCancels`, ...).
     public var name: String {
@@ -34,6 +40,17 @@ public enum TripIntent: Sendable, Hashable {
         case .noShow: return "noShow"
         case .searchTimedOut: return "searchTimedOut"
         case .etaUpdated: return "etaUpdated"
+        case .tripAlert: return "tripAlert"
+        case .checkIn: return "checkIn"
+        }
+    }
+
+    /// What the audit line adds beside the name: an alert's kind, a check-in's answer; nil for the others.
+    public var detail: String? {
+        switch self {
+        case .tripAlert(let alert): return alert.kind.rawValue
+        case .checkIn(let answer, _): return answer.rawValue
+        default: return nil
         }
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The rules the server applies to every trip change: given the trip, an intent and who asks, the next
 /// trip (its version one higher) or a rejection that changes nothing.
 ///
@@ -14,8 +16,8 @@ public enum TripRules {
         by actor: TripActor,
         on record: TripRecord?
     ) -> Result<TripRecord, TripRejection> {
-        if case .request(let request, let tripID) = intent {
-            return create(request, tripID: tripID, by: actor, existing: record)
+        if case .request(let request, let tripID, let pickupPIN) = intent {
+            return create(request, tripID: tripID, pickupPIN: pickupPIN, by: actor, existing: record)
         }
         guard let record else { return .failure(TripRejection(.conflict, "there is no trip to change")) }
         if let refusal = authorize(intent, by: actor, on: record) { return .failure(refusal) }
@@ -25,6 +27,7 @@ public enum TripRules {
     private static func create(
         _ request: TripRequest,
         tripID: String,
+        pickupPIN: String?,
         by actor: TripActor,
         existing: TripRecord?
     ) -> Result<TripRecord, TripRejection> {
@@ -38,15 +41,19 @@ public enum TripRules {
         if let problem = request.dropoff.validationProblem {
             return .failure(TripRejection(.invalid, "dropoff: \(problem.message)"))
         }
+        if let pickupPIN, !PickupPIN.isWellFormed(pickupPIN) {
+            return .failure(TripRejection(.invalid, "a pickup PIN is 4 digits"))
+        }
         let trip = Trip(
             id: tripID,
             state: .searching,
             pickup: request.pickup,
             dropoff: request.dropoff,
             productID: request.productID,
-            version: 1
+            version: 1,
+            requiresPickupPIN: pickupPIN == nil ? nil : true
         )
-        return .success(TripRecord(trip: trip, riderID: riderID))
+        return .success(TripRecord(trip: trip, riderID: riderID, pickupPIN: pickupPIN))
     }
 
     /// The role and ownership checks; nil when `actor` may send `intent` for this trip.
@@ -69,12 +76,22 @@ public enum TripRules {
                 return TripRejection(.forbidden, "only the assigned driver can report \(intent.name)")
             }
             return id == record.driverID ? nil : TripRejection(.forbidden, "this trip is not assigned to you")
-        case .searchTimedOut, .etaUpdated:
+        case .searchTimedOut, .etaUpdated, .tripAlert:
             return actor == .system ? nil : TripRejection(.forbidden, "only the server can report \(intent.name)")
+        case .checkIn:
+            guard case .rider(let id) = actor else {
+                return TripRejection(.forbidden, "only the trip's rider can answer its check-in")
+            }
+            return id == record.riderID ? nil : TripRejection(.forbidden, "this trip belongs to another rider")
         }
     }
 
     private static func transition(_ record: TripRecord, _ intent: TripIntent) -> Result<TripRecord, TripRejection> {
+        switch intent {
+        case .tripAlert(let alert): return raise(alert, on: record)
+        case .checkIn(let answer, let at): return checkIn(answer, at: at, on: record)
+        default: break
+        }
         let state = record.trip.state
         var next = record.trip
         switch (state, intent) {
@@ -125,6 +142,41 @@ public enum TripRules {
         // Every state change must be one the shared table allows; a mismatch is a bug in this file.
         assert(next.state == state || TripTransitions.isAllowed(from: state, to: next.state))
         next.version = record.trip.version + 1
-        return .success(TripRecord(trip: next, riderID: record.riderID))
+        var changed = record
+        changed.trip = next
+        return .success(changed)
+    }
+
+    /// An alert on a trip under way replaces the one before (answered or not): the state stays, the version moves.
+    private static func raise(_ alert: TripAlert, on record: TripRecord) -> Result<TripRecord, TripRejection> {
+        guard record.trip.state == .onTrip else {
+            return .failure(
+                TripRejection(.notAllowedInState, "tripAlert is not allowed when the trip is \(record.trip.state)"))
+        }
+        var changed = record
+        changed.alert = TripAlert(kind: alert.kind, since: alert.since, raisedAt: alert.raisedAt)
+        changed.trip.version += 1
+        return .success(changed)
+    }
+
+    /// The rider answers the trip's alert while the trip is under way; a later answer replaces an earlier one (an
+    /// "I'm OK" the rider takes back with "get help"), the same answer again changes nothing.
+    private static func checkIn(_ answer: CheckInAnswer, at: Date, on record: TripRecord)
+        -> Result<TripRecord, TripRejection>
+    {
+        guard record.trip.state == .onTrip else {
+            return .failure(
+                TripRejection(.notAllowedInState, "checkIn is not allowed when the trip is \(record.trip.state)"))
+        }
+        guard var alert = record.alert else {
+            return .failure(TripRejection(.notAllowedInState, "there is no trip alert to answer"))
+        }
+        guard alert.answer != answer else { return .success(record) }
+        alert.answer = answer
+        alert.answeredAt = at
+        var changed = record
+        changed.alert = alert
+        changed.trip.version += 1
+        return .success(changed)
     }
 }

@@ -40,8 +40,13 @@ public struct TripStateMachine: Sendable, Hashable {
             return .applied
         }
         guard update.version > current.version else {
+            // A REST answer that lost the race to a newer frame still brings the PIN the frames never carry.
+            if current.pickupPIN == nil, let pin = update.pickupPIN { trip?.pickupPIN = pin }
             return .ignoredStale(current: current.version, received: update.version)
         }
+        var update = update
+        // The PIN comes only in the rider's REST answers, never in a stream frame: keep it across the frames.
+        if update.pickupPIN == nil { update.pickupPIN = current.pickupPIN }
         trip = update
         if update.state == current.state || TripTransitions.isAllowed(from: current.state, to: update.state) {
             return .applied

@@ -10,18 +10,26 @@ public struct TripEventRequest: Codable, Sendable, Hashable, Validatable {
     /// oldest first. The server adds them to the trip's path before pricing it, so fixes still on the phone (a dead
     /// zone at the drop-off, a stalled socket) are charged; those it already holds are ignored by their time.
     public var path: [LocationPoint]?
+    /// With `started` only: the rider's 4-digit pickup PIN as the driver entered it, for a trip that requires one.
+    public var pin: String?
 
     /// Creates an event report.
-    public init(event: TripEventKind, idempotencyKey: String, path: [LocationPoint]? = nil) {
+    public init(event: TripEventKind, idempotencyKey: String, path: [LocationPoint]? = nil, pin: String? = nil) {
         self.event = event
         self.idempotencyKey = idempotencyKey
         self.path = path
+        self.pin = pin
     }
 
     /// The key must be a UUID; a path goes only with `ended`, holds at most `ProtocolLimits.maxPointsPerBatch`
-    /// fixes, and each is checked as a location batch's are (fields named like `path[3].t`).
+    /// fixes, and each is checked as a location batch's are (fields named like `path[3].t`); a PIN goes only with
+    /// `started` and is 4 digits.
     public func validate() throws(APIError) {
         try FieldCheck.uuid(idempotencyKey, at: "idempotencyKey")
+        if let pin {
+            guard event == .started else { throw APIError.invalidField("pin", "pin goes only with the started event") }
+            guard PickupPIN.isWellFormed(pin) else { throw APIError.invalidField("pin", "pin must be 4 digits") }
+        }
         guard let path else { return }
         guard event == .ended else {
             throw APIError.invalidField("path", "path goes only with the ended event")

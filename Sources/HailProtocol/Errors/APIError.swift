@@ -2,7 +2,9 @@
 ///
 /// The code is machine-readable and stable; the message is for the developer reading logs; `field`
 /// is the dotted path of the offending input (`pickup.lat`, `points[3].accuracy`) when there is one;
-/// `activeTripID` names the trip a rider or driver already has when a 409 refuses them a second one.
+/// `activeTripID` names the trip a rider or driver already has when a 409 refuses them a second one. A 409 from a
+/// trip safety rule keeps the code `invalid_state` (older apps treat it as the refusal it is) and names the rule in
+/// `reason` (`Reason`), with its numbers: `distanceMeters`, `attemptsLeft`, `retryAfterSeconds`.
 public struct APIError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
     /// What kind of error this is; decides the HTTP status.
     public var code: Code
@@ -12,13 +14,28 @@ public struct APIError: Error, Sendable, Hashable, Codable, CustomStringConverti
     public var field: String?
     /// The active trip that stands in the way of another (a second trip request, or a busy driver's accept).
     public var activeTripID: String?
+    /// Which trip safety rule refused a 409, such as `wrong_pickup_pin`; nil for the others.
+    public var reason: Reason?
+    /// With `too_far_from_pickup`: how far the driver's fresh fix is from the pickup, whole metres.
+    public var distanceMeters: Int?
+    /// With `wrong_pickup_pin`: how many more wrong PINs lock starting (0: this one did).
+    public var attemptsLeft: Int?
+    /// With `pickup_pin_locked` (and the `wrong_pickup_pin` that locked): seconds until starting is allowed again.
+    public var retryAfterSeconds: Int?
 
     /// Creates an error.
-    public init(code: Code, message: String, field: String? = nil, activeTripID: String? = nil) {
+    public init(
+        code: Code, message: String, field: String? = nil, activeTripID: String? = nil, reason: Reason? = nil,
+        distanceMeters: Int? = nil, attemptsLeft: Int? = nil, retryAfterSeconds: Int? = nil
+    ) {
         self.code = code
         self.message = message
         self.field = field
         self.activeTripID = activeTripID
+        self.reason = reason
+        self.distanceMeters = distanceMeters
+        self.attemptsLeft = attemptsLeft
+        self.retryAfterSeconds = retryAfterSeconds
     }
 
     /// The HTTP status that carries this error.
@@ -31,7 +48,7 @@ public struct APIError: Error, Sendable, Hashable, Codable, CustomStringConverti
     }
 
     private enum CodingKeys: String, CodingKey {
-        case code, message, field, activeTripID
+        case code, message, field, activeTripID, reason, distanceMeters, attemptsLeft, retryAfterSeconds
     }
 
     /// Reads the inner object of an error body.
@@ -41,15 +58,23 @@ public struct APIError: Error, Sendable, Hashable, Codable, CustomStringConverti
         message = try container.decode(String.self, forKey: .message)
         field = try container.decodeIfPresent(String.self, forKey: .field)
         activeTripID = try container.decodeIfPresent(String.self, forKey: .activeTripID)
+        reason = try container.decodeIfPresent(Reason.self, forKey: .reason)
+        distanceMeters = try container.decodeIfPresent(Int.self, forKey: .distanceMeters)
+        attemptsLeft = try container.decodeIfPresent(Int.self, forKey: .attemptsLeft)
+        retryAfterSeconds = try container.decodeIfPresent(Int.self, forKey: .retryAfterSeconds)
     }
 
-    /// Writes the inner object of an error body, leaving `field` and `activeTripID` out when there is none.
+    /// Writes the inner object of an error body, leaving out the optional members that are nil.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(code, forKey: .code)
         try container.encode(message, forKey: .message)
         try container.encodeIfPresent(field, forKey: .field)
         try container.encodeIfPresent(activeTripID, forKey: .activeTripID)
+        try container.encodeIfPresent(reason, forKey: .reason)
+        try container.encodeIfPresent(distanceMeters, forKey: .distanceMeters)
+        try container.encodeIfPresent(attemptsLeft, forKey: .attemptsLeft)
+        try container.encodeIfPresent(retryAfterSeconds, forKey: .retryAfterSeconds)
     }
 }
 

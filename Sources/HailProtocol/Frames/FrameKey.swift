@@ -2,7 +2,7 @@
 /// set serves all of them and each frame reads only the keys its type defines.
 enum FrameKey: String, CodingKey {
     case type, serverTime, trip, seq, coordinate, heading, receivedAt, fixedAt, etaSeconds, etaTarget, path, points
-    case backlog, noFix, sentAt, roundTrip, expiresAt, tripID
+    case backlog, noFix, sentAt, roundTrip, expiresAt, tripID, kind, since, raisedAt
 }
 
 extension KeyedDecodingContainer where Key == FrameKey {

@@ -9,9 +9,13 @@ public enum RiderServerFrame: Codable, Sendable, Hashable {
     case tripUpdated(Trip)
     /// The driver moved.
     case driverMoved(DriverMoved)
+    /// The server noticed something wrong on the trip under way: `{"type": "tripAlert", "kind": "routeDeviation",
+    /// "since": ..., "raisedAt": ...}`. Essential, like `tripUpdated`; never the rider's answer (a share link's
+    /// viewers and the driver may read the stream). An app that predates it skips it as an unknown type.
+    case tripAlert(TripAlert)
 
     /// The `type` strings of this direction, in declaration order.
-    public static let types = ["hello", "tripUpdated", "driverMoved"]
+    public static let types = ["hello", "tripUpdated", "driverMoved", "tripAlert"]
 
     /// The frame's `type` field.
     public var type: String {
@@ -19,6 +23,7 @@ public enum RiderServerFrame: Codable, Sendable, Hashable {
         case .hello: return "hello"
         case .tripUpdated: return "tripUpdated"
         case .driverMoved: return "driverMoved"
+        case .tripAlert: return "tripAlert"
         }
     }
 
@@ -28,6 +33,12 @@ public enum RiderServerFrame: Codable, Sendable, Hashable {
         switch try container.frameType(accepting: Self.types) {
         case "hello": self = .hello(serverTime: try container.decode(Date.self, forKey: .serverTime))
         case "tripUpdated": self = .tripUpdated(try container.decode(Trip.self, forKey: .trip))
+        case "tripAlert":
+            self = .tripAlert(
+                TripAlert(
+                    kind: try container.decode(TripAlertKind.self, forKey: .kind),
+                    since: try container.decode(Date.self, forKey: .since),
+                    raisedAt: try container.decode(Date.self, forKey: .raisedAt)))
         default: self = .driverMoved(try DriverMoved(from: container))
         }
     }
@@ -40,6 +51,10 @@ public enum RiderServerFrame: Codable, Sendable, Hashable {
         case .hello(let serverTime): try container.encode(serverTime, forKey: .serverTime)
         case .tripUpdated(let trip): try container.encode(trip, forKey: .trip)
         case .driverMoved(let moved): try moved.encode(into: &container)
+        case .tripAlert(let alert):
+            try container.encode(alert.kind, forKey: .kind)
+            try container.encode(alert.since, forKey: .since)
+            try container.encode(alert.raisedAt, forKey: .raisedAt)
         }
     }
 }

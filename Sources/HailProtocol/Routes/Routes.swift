@@ -19,6 +19,11 @@ public enum Routes {
     public static let cancelTrip = Route(
         name: "cancelTrip", method: .post, template: "/v1/trips/{id}/cancel", access: .riderOrDriver,
         requiresIdempotencyKey: true)
+    /// `POST /v1/trips/{id}/check-in` with `Idempotency-Key`: CheckInRequest -> Trip; the rider's answer to the
+    /// trip's safety alert.
+    public static let checkIn = Route(
+        name: "checkIn", method: .post, template: "/v1/trips/{id}/check-in", access: .rider,
+        requiresIdempotencyKey: true)
     /// `POST /v1/trips/{id}/share` -> ShareLinkResponse.
     public static let shareTrip = Route(
         name: "shareTrip", method: .post, template: "/v1/trips/{id}/share", access: .rider)
@@ -102,7 +107,7 @@ public enum Routes {
 
     /// Every route, rider routes first, in the order of the brief.
     public static let all: [Route] = [
-        estimates, nearbyDrivers, requestTrip, activeTrip, trip, cancelTrip, shareTrip, tripLive,
+        estimates, nearbyDrivers, requestTrip, activeTrip, trip, cancelTrip, checkIn, shareTrip, tripLive,
         driverStatus, driverLive, driverLocations, driverTrip, acceptTrip, declineTrip, tripEvents,
         registerDevice, unregisterDevice, registerLiveActivity, config, telemetry, fleet, fleetRoads, fleetLive,
         leafletAsset, demoRider,
@@ -120,6 +125,9 @@ public enum Routes {
 
     /// `/v1/trips/{id}/cancel`.
     public static func cancel(tripID: String) -> String { cancelTrip.path(["id": tripID]) }
+
+    /// `/v1/trips/{id}/check-in`.
+    public static func checkIn(tripID: String) -> String { checkIn.path(["id": tripID]) }
 
     /// `/v1/trips/{id}/share`.
     public static func share(tripID: String) -> String { shareTrip.path(["id": tripID]) }

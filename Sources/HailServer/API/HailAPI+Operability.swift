@@ -49,7 +49,9 @@ extension HailAPI {
     func countRefusal(_ request: APIRequest, _ match: RouteMatch, _ response: APIResponse) async {
         guard Self.countsAsRefusal(match, request, response), let kind = Self.proposalKind(match.route, request.body)
         else { return }
-        let reason = (try? HailJSON.decode(ErrorBody.self, from: response.body))?.error.code.rawValue ?? "unknown"
+        let error = (try? HailJSON.decode(ErrorBody.self, from: response.body))?.error
+        // A safety rule's refusal is counted by its rule (too_far_from_pickup, wrong_pickup_pin), not invalid_state.
+        let reason = error?.reason?.rawValue ?? error?.code.rawValue ?? "unknown"
         var pickup: Coordinate?
         if match.route == Routes.requestTrip {
             pickup = (try? HailJSON.decode(TripRequest.self, from: request.body))?.pickup

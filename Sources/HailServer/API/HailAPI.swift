@@ -252,12 +252,16 @@ public struct HailAPI: Sendable {
         case Routes.activeTrip:
             let record = try await call { try await services.trips.activeRecord(riderID: principal!.subject) }
             guard let record else { return .noContent }
-            return .json(await services.withLiveFields(record.trip))
+            return .json(await services.withLiveFields(record.tripForRider))
         case Routes.trip:
             let record = try await readableTrip(id, by: principal!)
-            return .json(await services.withLiveFields(record.trip))
+            // The pickup PIN only to the trip's rider: never its driver, never a share link.
+            let trip = principal!.role == .rider ? record.tripForRider : record.trip
+            return .json(await services.withLiveFields(trip))
         case Routes.cancelTrip:
             return try await cancel(request, tripID: id, by: principal!)
+        case Routes.checkIn:
+            return try await checkIn(request, tripID: id, rider: principal!)
         case Routes.shareTrip:
             return try await share(tripID: id, by: principal!)
         case Routes.driverStatus:
@@ -394,8 +398,15 @@ public struct HailAPI: Sendable {
             throw TripAuthority.apiError(
                 for: ActiveTripConflict(party: .rider, subject: rider, tripID: active.trip.id))
         }
+        var cohort = CohortKey(
+            role: .rider, subject: rider, client: ClientInfo(headerValue: request.header(HailHeader.client)))
+        cohort.position = body.pickup
+        let pin =
+            body.requirePickupPIN == true || services.flags.current.resolve(cohort).values.pickupPIN
+            ? services.newPickupPIN() : nil
         let outcome = try await services.authority.apply(
-            .request(body, tripID: services.newTripID()), tripID: "", by: .rider(rider), idempotency: idempotency)
+            .request(body, tripID: services.newTripID(), pickupPIN: pin), tripID: "", by: .rider(rider),
+            idempotency: idempotency)
         return .jsonBody(outcome.body, status: outcome.status)
     }
 
@@ -412,6 +423,25 @@ public struct HailAPI: Sendable {
         let intent: TripIntent = principal.role == .rider ? .riderCancels : .driverCancels
         let actor: TripActor = principal.role == .rider ? .rider(principal.subject) : .driver(principal.subject)
         let outcome = try await services.authority.apply(intent, tripID: tripID, by: actor, idempotency: idempotency)
+        return .jsonBody(outcome.body, status: outcome.status)
+    }
+
+    /// The rider's answer to the trip's alert: recorded in the trip's log (`checkIn` with the answer) and counted by
+    /// answer; the answer is the rider's trip with its alert answered. A trip with no alert, or not under way, is 409.
+    private func checkIn(_ request: APIRequest, tripID: String, rider principal: Principal) async throws(APIError)
+        -> APIResponse
+    {
+        let key = try IdempotencyKey.require(request.header(HailHeader.idempotencyKey))
+        let body = try WireDecoder.decodeRequest(CheckInRequest.self, from: request.body)
+        let idempotency = Self.idempotency(principal, route: "checkIn:\(tripID)", key: key, body: request.body)
+        if let replayed = try await services.authority.replay(idempotency) {
+            return .jsonBody(replayed.body, status: replayed.status)
+        }
+        _ = try await readableTrip(tripID, by: principal)
+        let outcome = try await services.authority.apply(
+            .checkIn(body.answer, at: services.time.now()), tripID: tripID, by: .rider(principal.subject),
+            idempotency: idempotency)
+        if !outcome.replayed { services.metrics.checkInAnswered(body.answer) }
         return .jsonBody(outcome.body, status: outcome.status)
     }
 
@@ -496,6 +526,7 @@ public struct HailAPI: Sendable {
         }
         // Ownership before anything else: only the assigned driver may learn the fare or change the trip.
         let record = try await readableTrip(tripID, by: principal)
+        let check = try await proximityCheck(body.event, record: record, driverID: driverID, pin: body.pin)
         let intent: TripIntent
         switch body.event {
         case .arrived: intent = .arrived
@@ -513,11 +544,43 @@ public struct HailAPI: Sendable {
             intent = .ended(fare: fare, receipt: receipt)
         }
         let outcome = try await services.authority.apply(
-            intent, tripID: tripID, by: .driver(driverID), idempotency: idempotency)
+            intent, tripID: tripID, by: .driver(driverID), idempotency: idempotency, check: check)
         if body.event == .started, outcome.status == 200 {
             await services.fleet.tripStarted(tripID: tripID, driverID: driverID)
+            // The plan is a route search: on the pool, where it holds up no socket.
+            if !outcome.replayed, let started = outcome.record {
+                await offTheLoop { [services] in await services.watchStartedTrip(started, driverID: driverID) }
+            }
         }
         return .jsonBody(outcome.body, status: outcome.status)
+    }
+
+    /// Weighs `arrived` or `started` against the driver's freshest fix (`PickupProximity`): a fresh fix more than
+    /// 150 m from the pickup is a 409 naming the distance; no fresh fix lets the event through, marked unverified.
+    /// Only an event the trip's state allows is weighed, so a late retry still gets the state's 409.
+    private func proximityCheck(_ event: TripEventKind, record: TripRecord, driverID: String, pin: String?)
+        async throws(APIError)
+        -> StartCheck
+    {
+        let due: TripState
+        switch event {
+        case .arrived: due = .driverAssigned
+        case .started: due = .driverArrived
+        case .ended: return StartCheck()
+        }
+        guard record.trip.state == due else { return StartCheck(pin: pin) }
+        let position = await services.fleet.position(driverID: driverID)
+        switch PickupProximity.judge(position, pickup: record.trip.pickup, now: services.time.now()) {
+        case .near: return StartCheck(pin: pin)
+        case .unverified: return StartCheck(pin: pin, unverified: true)
+        case .far(let distance):
+            let meters = Int(distance.rounded())
+            throw APIError(
+                code: .invalidState,
+                message: "your last position is \(meters) m from the pickup; \(event.rawValue) needs you within "
+                    + "\(Int(PickupProximity.maxDistanceMeters)) m",
+                reason: .tooFarFromPickup, distanceMeters: meters)
+        }
     }
 
     /// The trip if `principal` may read it: its rider, its assigned driver, or a live share token for it.

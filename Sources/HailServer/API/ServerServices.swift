@@ -85,10 +85,17 @@ public struct ServerServices: Sendable {
         try checkScopes(parts)
         let routing = ServerRouting(configuration: configuration, metrics: metrics, time: time)
         let authority = TripAuthority(store: trips, bus: bus, time: time, metrics: metrics)
+        let tripWatch = TripWatch(planner: { from, heading, to in
+            Self.plannedRoute(routing, from: from, heading: heading, to: to)
+        })
         let fleet = Fleet(
             configuration: configuration.fleet, geo: geo, trips: trips, history: history, bus: bus, time: time,
             metrics: metrics, routing: routing, random: random, ingestState: ingestState,
-            pipeline: ingestPipeline)
+            pipeline: ingestPipeline, tripWatch: tripWatch)
+        // An alert becomes a change of the trip (its log line) and a frame on its stream, off the ingest path.
+        tripWatch.onAlert { tripID, alert in
+            Task { _ = try? await authority.raise(alert, tripID: tripID) }
+        }
         // One process alone: its leases on its own clock, and its offers fenced by them.
         let leases = searchLeases ?? MemorySearchLeases(now: { time.now() })
         let dispatcher = Dispatcher(
@@ -96,6 +103,7 @@ public struct ServerServices: Sendable {
             time: time, metrics: metrics, routing: routing,
             offers: offers ?? MemoryOfferStore(leases: leases as? MemorySearchLeases), leases: leases)
         await authority.observe { record, previous in
+            if record.trip.state != .onTrip { tripWatch.forget(tripID: record.trip.id) }
             await fleet.tripChanged(record, previousDriverID: previous?.driverID)
             await dispatcher.tripChanged(record, previousDriverID: previous?.driverID)
         }
@@ -253,6 +261,7 @@ public struct ServerServices: Sendable {
                 throw APIError.notFound("there is no trip \(tripID)")
             }
             let stored = try await history.history(tripID: tripID)
+            // An unverified start (no fresh fix to weigh) is a start too: only its `detail` says so.
             let started = try await trips.events(tripID: tripID).last { $0.intent == "started" }?.at
             // A backlog taken before the fix the trip began from (where the car stood at the start) was taken on the
             // way to the pickup: flushed from the phone's buffer as the trip started, it reached the history after
@@ -279,5 +288,37 @@ public struct ServerServices: Sendable {
         } catch {
             throw APIError(code: .unavailable, message: "storage is unavailable: \(error)")
         }
+    }
+}
+
+extension ServerServices {
+    /// The route a trip under way is judged against, from `from` to `to` for a car facing `heading` (one facing away
+    /// goes round the block first, which is no deviation): the road provider's path, or nil without a road network
+    /// (a straight line is no route a car could be judged against).
+    static func plannedRoute(_ routing: ServerRouting, from: Coordinate, heading: Double?, to: Coordinate)
+        -> [Coordinate]?
+    {
+        let provider = routing.provider(for: nil)
+        guard provider is GraphRouteProvider, let advice = provider.advise(from: from, heading: heading, to: to),
+            advice.coordinates.count >= 2
+        else { return nil }
+        return advice.coordinates
+    }
+
+    /// Starts watching a trip that has just started from where its car is (its last position, else the pickup):
+    /// the plan is made here, on the caller's task, so a trip is judged against its plan from its first position on.
+    public func watchStartedTrip(_ record: TripRecord, driverID: String) async {
+        guard let tripWatch = fleet.tripWatch else { return }
+        let position = await fleet.position(driverID: driverID)
+        let plan = Self.plannedRoute(
+            routing, from: position?.coordinate ?? record.trip.pickup, heading: position?.heading,
+            to: record.trip.dropoff)
+        tripWatch.start(record, plan: plan, now: time.now())
+    }
+
+    /// A new pickup PIN from the system's generator: a code the driver must not be able to guess.
+    public func newPickupPIN() -> String {
+        var random = SystemRandomNumberGenerator()
+        return PickupPIN.make(using: &random)
     }
 }

@@ -11,16 +11,19 @@ public struct FlagValues: Sendable, Hashable {
     public var etaSource: EtaSource
     /// Drivers: the most their location hardware may be asked for; nil for no cap.
     public var locationPolicyCap: LocationPolicyCap?
+    /// Riders: every trip they request needs the pickup PIN to start, whatever the request says.
+    public var pickupPIN: Bool
 
     /// Creates values.
     public init(
         liveStream: LiveStreamSetting = .stream, routeProvider: String, etaSource: EtaSource = .roadGraph,
-        locationPolicyCap: LocationPolicyCap? = nil
+        locationPolicyCap: LocationPolicyCap? = nil, pickupPIN: Bool = false
     ) {
         self.liveStream = liveStream
         self.routeProvider = routeProvider
         self.etaSource = etaSource
         self.locationPolicyCap = locationPolicyCap
+        self.pickupPIN = pickupPIN
     }
 
     /// These values with `overrides` applied on top.
@@ -30,6 +33,7 @@ public struct FlagValues: Sendable, Hashable {
         if let routeProvider = overrides.routeProvider { values.routeProvider = routeProvider }
         if let etaSource = overrides.etaSource { values.etaSource = etaSource }
         if let cap = overrides.locationPolicyCap { values.locationPolicyCap = cap }
+        if let pickupPIN = overrides.pickupPIN { values.pickupPIN = pickupPIN }
         return values
     }
 }
@@ -44,15 +48,18 @@ public struct FlagOverrides: Sendable, Hashable {
     public var etaSource: EtaSource?
     /// The location cap: `.some(nil)` lifts a cap set before (`"locationPolicyCap": null` in the file).
     public var locationPolicyCap: LocationPolicyCap??
+    /// The pickup PIN requirement.
+    public var pickupPIN: Bool?
 
     /// Creates overrides.
     public init(
         liveStream: LiveStreamSetting? = nil, routeProvider: String? = nil, etaSource: EtaSource? = nil,
-        locationPolicyCap: LocationPolicyCap?? = nil
+        locationPolicyCap: LocationPolicyCap?? = nil, pickupPIN: Bool? = nil
     ) {
         self.liveStream = liveStream
         self.routeProvider = routeProvider
         self.etaSource = etaSource
         self.locationPolicyCap = locationPolicyCap
+        self.pickupPIN = pickupPIN
     }
 }

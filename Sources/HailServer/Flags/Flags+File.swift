@@ -172,7 +172,7 @@ private struct FlagsFileReader {
     mutating func overrides(_ node: FlagsJSON, at field: String) -> FlagOverrides? {
         guard
             let members = object(
-                node, at: field, keys: ["liveStream", "routeProvider", "etaSource", "locationPolicyCap"])
+                node, at: field, keys: ["liveStream", "routeProvider", "etaSource", "locationPolicyCap", "pickupPIN"])
         else { return nil }
         var overrides = FlagOverrides()
         var ok = true
@@ -199,6 +199,14 @@ private struct FlagsFileReader {
             if let source = choice(node, at: "\(field).etaSource", EtaSource.self) {
                 overrides.etaSource = source
             } else {
+                ok = false
+            }
+        }
+        if let node = members["pickupPIN"] {
+            if case .bool(let on) = node.value {
+                overrides.pickupPIN = on
+            } else {
+                problem(node, "\(field).pickupPIN", "must be true or false, not \(node.kind)")
                 ok = false
             }
         }

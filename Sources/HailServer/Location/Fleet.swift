@@ -104,6 +104,8 @@ public final class Fleet: Sendable {
     private let nearby: Mutex<NearbyState>
     /// The scaled mode's one-round-trip write; nil when the stores are this process's own.
     private let pipeline: (any DriverIngestPipeline)?
+    /// Watches the trips under way whose cars report here for route deviations and long stops.
+    public let tripWatch: TripWatch?
     /// Makes each pipelined write's version unique: this node's random prefix and a counter.
     private let versionPrefix = String(UUID().uuidString.prefix(8))
     private let versionCounter = Atomic<Int>(0)
@@ -125,9 +127,11 @@ public final class Fleet: Sendable {
         routing: ServerRouting = ServerRouting(network: nil),
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator(),
         ingestState: any DriverIngestStore = MemoryDriverIngestStore(),
-        pipeline: (any DriverIngestPipeline)? = nil
+        pipeline: (any DriverIngestPipeline)? = nil,
+        tripWatch: TripWatch? = nil
     ) {
         self.configuration = configuration
+        self.tripWatch = tripWatch
         self.pipeline = pipeline
         self.ingestState = ingestState
         localIngestState = ingestState as? MemoryDriverIngestStore
@@ -281,7 +285,7 @@ public final class Fleet: Sendable {
                 try await ingestState.saveFix(driverID: driverID, filter: plan.filter, position: plan.position)
             }
             if let (tripID, points) = plan.history { try await history.append(tripID: tripID, points: points) }
-            recordMetrics(plan)
+            applied(plan)
             var local = plan.local
             if plan.geoUpdate != nil { local.geoWrittenAt = now }
             drivers.withValue(driverID) { [local] in $0 = local }
@@ -340,7 +344,7 @@ public final class Fleet: Sendable {
         }
         if let (message, topic) = plan.publish { localBus.publishNow(message, to: topic) }
         localIngestState.saveFix(driverID: driverID, filter: plan.filter, position: plan.position)
-        recordMetrics(plan)
+        applied(plan)
         drivers.withValue(driverID) { $0 = plan.local }
         guard let (tripID, points) = plan.history else { return .done(plan.result) }
         let seq = batch.seq
@@ -386,7 +390,7 @@ public final class Fleet: Sendable {
         pipeline.write(write) { [self] outcome in
             switch outcome {
             case .success(.applied):
-                recordMetrics(plan)
+                applied(plan)
                 var after = cached.state
                 after.lastSeq = batch.seq
                 after.filter = plan.filter
@@ -498,10 +502,12 @@ public final class Fleet: Sendable {
         return true
     }
 
-    /// Counts a batch's points and its published position, once it is applied.
-    private func recordMetrics(_ plan: IngestPlan) {
+    /// Counts a batch's points and its published position, once it is applied, and shows the trip watch where the
+    /// car on a trip under way now is (its matched position: on the road when the cohort routes on roads).
+    private func applied(_ plan: IngestPlan) {
         for (result, count) in plan.counts { plan.counters.add(count, result: result) }
         if let age = plan.publishedAge { metrics.positionPublished(age: age) }
+        if let tripWatch, let (record, position, at) = plan.watched { tripWatch.observe(record, at: position, now: at) }
     }
 
     private func duplicate(_ batch: LocationBatch, client: ClientInfo?) -> IngestResult {
@@ -525,6 +531,8 @@ public final class Fleet: Sendable {
         var geoUpdate: (Coordinate, Date)?
         var publish: (BusMessage, BusTopic)?
         var history: (String, [HistoryPoint])?
+        /// The trip under way and the car's published position on it, with when, for the trip watch.
+        var watched: (TripRecord, Coordinate, Date)?
     }
 
     /// True when `fix` is of a car at rest (the phone's speed under 1 m/s): a car at rest does not change roads, so a
@@ -623,6 +631,7 @@ public final class Fleet: Sendable {
         var geoUpdate: (Coordinate, Date)?
         var publish: (BusMessage, BusTopic)?
         var publishedAge: TimeInterval?
+        var watched: (TripRecord, Coordinate, Date)?
         if !batch.backlog, let newest = kept.last {
             let heading = newest.heading < 0 ? nil : newest.heading
             // The flags are read once per batch: the provider decides both the road snap and the ETA.
@@ -685,6 +694,7 @@ public final class Fleet: Sendable {
                     publish = (BusMessage(kind: .disposable, text: text, publishedAt: now), .trip(record.trip.id))
                 }
                 publishedAge = now.timeIntervalSince(newest.t)
+                if record.trip.state == .onTrip { watched = (record, location.coordinate, now) }
             }
         } else if let withoutFix, shared.online {
             // A keep-alive without a fix: the driver stays in the geo index where they were last seen, and
@@ -703,7 +713,7 @@ public final class Fleet: Sendable {
                 ackSeq: batch.seq, applied: true, accepted: kept.count, dropped: dropped, published: published),
             counts: counts, counters: counters, publishedAge: publishedAge, filter: shared.filter,
             position: newPosition, local: state, geoUpdate: geoUpdate, publish: publish,
-            history: history)
+            history: history, watched: watched)
     }
 
     /// Online drivers with no trip, near `pickup`, nearest first, with their distance.

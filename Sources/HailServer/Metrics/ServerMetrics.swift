@@ -56,6 +56,7 @@ public struct ServerMetrics: Sendable {
         Self.declareOperability(registry)
         Self.declareClock(registry)
         Self.declareReconciler(registry)
+        Self.declareSafety(registry)
         positionAge = registry.histogram("hail_position_age_seconds")
         publishToSendSeconds = registry.histogram("hail_publish_to_send_seconds")
     }

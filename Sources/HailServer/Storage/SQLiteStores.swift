@@ -78,6 +78,10 @@ public struct SQLiteTripStores: Sendable {
         UPDATE trips SET published_version = version;
         CREATE INDEX trips_unpublished ON trips(updated_at) WHERE published_version < version;
         """,
+        // What an audit line's intent does not say (an unverified arrival or start), apart from its name.
+        """
+        ALTER TABLE trip_events ADD COLUMN detail TEXT;
+        """,
     ]
 
     /// The trip store.
@@ -167,9 +171,12 @@ public struct SQLiteTripStore: TripStore {
                         trip.state.isActive, recordBytes, commit.event.at.timeIntervalSince1970)
                     let event = commit.event
                     try connection.run(
-                        "INSERT INTO trip_events (trip_id, version, intent, actor, state, at) VALUES (?, ?, ?, ?, ?, ?)",
+                        """
+                        INSERT INTO trip_events (trip_id, version, intent, actor, state, at, detail)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """,
                         event.tripID, event.version, event.intent, event.actor, event.state.rawValue,
-                        event.at.timeIntervalSince1970)
+                        event.at.timeIntervalSince1970, event.detail)
                     if let entry = commit.idempotency {
                         let existing = try connection.firstRow(
                             "SELECT 1 FROM idempotency WHERE principal = ? AND route = ? AND key = ?",
@@ -213,14 +220,17 @@ public struct SQLiteTripStore: TripStore {
     public func events(tripID: String) async throws -> [TripEventRecord] {
         try await database.read { connection in
             try connection.query(
-                "SELECT trip_id, version, intent, actor, state, at FROM trip_events WHERE trip_id = ? ORDER BY version",
+                """
+                SELECT trip_id, version, intent, actor, state, at, detail FROM trip_events WHERE trip_id = ?
+                ORDER BY version
+                """,
                 tripID
             ).map { row in
                 TripEventRecord(
                     tripID: try row.value(0), version: try row.value(1), intent: try row.value(2),
                     actor: try row.value(3),
                     state: TripState(rawValue: try row.value(4)) ?? .searching,
-                    at: Date(timeIntervalSince1970: try row.value(5)))
+                    at: Date(timeIntervalSince1970: try row.value(5)), detail: try row.value(6, as: String?.self))
             }
         }
     }

@@ -15,15 +15,21 @@ public struct TripEventRecord: Codable, Sendable, Hashable {
     public var state: TripState
     /// Server time of the commit.
     public var at: Date
+    /// What the intent's name does not say, kept apart so the name stays the one every reader matches on:
+    /// `unverified` for an `arrived` or `started` no fresh fix could weigh; nil for most changes.
+    public var detail: String?
 
     /// Creates an audit line.
-    public init(tripID: String, version: Int, intent: String, actor: String, state: TripState, at: Date) {
+    public init(
+        tripID: String, version: Int, intent: String, actor: String, state: TripState, at: Date, detail: String? = nil
+    ) {
         self.tripID = tripID
         self.version = version
         self.intent = intent
         self.actor = actor
         self.state = state
         self.at = at
+        self.detail = detail
     }
 }
 

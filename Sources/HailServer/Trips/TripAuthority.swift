@@ -84,7 +84,8 @@ public actor TripAuthority {
         _ intent: TripIntent,
         tripID: String,
         by actor: TripActor,
-        idempotency: Idempotency? = nil
+        idempotency: Idempotency? = nil,
+        check: StartCheck = StartCheck()
     ) async throws(APIError) -> Outcome {
         for _ in 0..<5 {
             if let idempotency, let replayed = try await replay(idempotency) { return replayed }
@@ -97,23 +98,36 @@ public actor TripAuthority {
                 }
                 current = found
             }
-            let next: TripRecord
+            var next: TripRecord
             switch TripRules.decide(intent, by: actor, on: current) {
             case .success(let record): next = record
             case .failure(let rejection): throw Self.apiError(for: rejection)
             }
-            let body = Self.body(for: next.trip)
+            let now = time.now()
+            if case .started = intent, let current {
+                // Only a start the rules allow is checked: a wrong PIN in the wrong state is not an attempt.
+                switch PickupPINGate.judge(check.pin, on: current, now: now) {
+                case .pass(let passed): next.pinAttempts = passed.pinAttempts
+                case .locked(let until): throw Self.pinLocked(until: until, now: now)
+                case .wrong(let counted, let left, let until):
+                    if try await commitWrongPIN(counted, expected: current.trip.version, actor: actor, now: now) {
+                        throw Self.wrongPIN(attemptsLeft: left, lockedUntil: until, now: now)
+                    }
+                    continue
+                }
+            }
+            let body = Self.body(for: next, to: actor)
             let status = current == nil ? 201 : 200
             if let current, current.trip.version == next.trip.version {
                 return Outcome(status: status, body: body, replayed: false, record: next)
             }
-            let now = time.now()
             let commit = TripCommit(
                 record: next,
                 expectedVersion: current?.trip.version,
                 event: TripEventRecord(
-                    tripID: next.trip.id, version: next.trip.version, intent: intent.name, actor: "\(actor)",
-                    state: next.trip.state, at: now),
+                    tripID: next.trip.id, version: next.trip.version,
+                    intent: intent.name, actor: "\(actor)", state: next.trip.state, at: now,
+                    detail: check.unverified ? "unverified" : intent.detail),
                 idempotency: idempotency.map {
                     IdempotencyEntry(
                         scope: $0.scope,
@@ -140,6 +154,66 @@ public actor TripAuthority {
         throw APIError(code: .unavailable, message: "the trip is changing too fast; retry with the same key")
     }
 
+    /// Records `alert` on `tripID` as a change of the trip (its log line `tripAlert` with the kind), then sends it to
+    /// the trip's stream as an essential `tripAlert` frame; nil when the trip is no longer under way (it ended while
+    /// the alert was on its way), which is no alert at all.
+    @discardableResult
+    public func raise(_ alert: TripAlert, tripID: String) async throws(APIError) -> TripRecord? {
+        let outcome: Outcome
+        do {
+            outcome = try await apply(.tripAlert(alert), tripID: tripID, by: .system)
+        } catch  where error.code == .invalidState {
+            return nil
+        }
+        let text = (try? HailJSON.encodeString(RiderServerFrame.tripAlert(alert))) ?? ""
+        await bus.publish(BusMessage(kind: .essential, text: text), to: .trip(tripID))
+        // Counted once it is out: a count says the rider's stream has been handed the frame.
+        metrics.tripAlertRaised(alert.kind)
+        return outcome.record
+    }
+
+    /// Commits a wrong PIN's count (and lock) as a change of the trip that moves nothing else, so every node sees
+    /// it and the event log has it; false when the trip changed meanwhile (the caller decides again).
+    private func commitWrongPIN(_ counted: TripRecord, expected: Int, actor: TripActor, now: Date)
+        async throws(APIError) -> Bool
+    {
+        let commit = TripCommit(
+            record: counted, expectedVersion: expected,
+            event: TripEventRecord(
+                tripID: counted.trip.id, version: counted.trip.version, intent: "wrongPickupPIN", actor: "\(actor)",
+                state: counted.trip.state, at: now),
+            idempotency: nil)
+        switch try await storeCall({ try await self.store.commit(commit) }) {
+        case .committed:
+            await afterCommit(counted, previous: nil)
+            return true
+        case .conflict, .activeTripTaken:
+            return false
+        }
+    }
+
+    /// The 409 for a missing or wrong PIN.
+    static func wrongPIN(attemptsLeft: Int, lockedUntil: Date?, now: Date) -> APIError {
+        guard let lockedUntil else {
+            return APIError(
+                code: .invalidState, message: "the pickup PIN is missing or wrong; \(attemptsLeft) attempts left",
+                reason: .wrongPickupPIN, attemptsLeft: attemptsLeft)
+        }
+        let seconds = Int(lockedUntil.timeIntervalSince(now).rounded(.up))
+        return APIError(
+            code: .invalidState,
+            message: "the pickup PIN is wrong; too many wrong PINs: starting is locked for \(seconds) s",
+            reason: .wrongPickupPIN, attemptsLeft: 0, retryAfterSeconds: seconds)
+    }
+
+    /// The 409 while starting is locked.
+    static func pinLocked(until: Date, now: Date) -> APIError {
+        let seconds = max(1, Int(until.timeIntervalSince(now).rounded(.up)))
+        return APIError(
+            code: .invalidState, message: "too many wrong pickup PINs: starting is locked for \(seconds) s",
+            reason: .pickupPINLocked, retryAfterSeconds: seconds)
+    }
+
     /// The stored answer for a repeated idempotency key, or nil when the key is new; 422 for another body.
     public func replay(_ idempotency: Idempotency) async throws(APIError) -> Outcome? {
         guard let stored = try await storedResponse(idempotency) else { return nil }
@@ -154,6 +228,12 @@ public actor TripAuthority {
 
     /// The JSON body for a trip, as every endpoint answers it.
     public static func body(for trip: Trip) -> Data { (try? HailJSON.encode(trip)) ?? Data("{}".utf8) }
+
+    /// The JSON body of `record` for `actor`: its rider's answers carry the pickup PIN, nobody else's do.
+    public static func body(for record: TripRecord, to actor: TripActor) -> Data {
+        if case .rider(let id) = actor, id == record.riderID { return body(for: record.tripForRider) }
+        return body(for: record.trip)
+    }
 
     /// The HTTP error for a rule's refusal.
     public static func apiError(for rejection: TripRejection) -> APIError {

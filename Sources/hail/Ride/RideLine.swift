@@ -38,6 +38,7 @@ struct RideLine: Encodable {
         case .pricesUnavailable: "Could not load prices. Try again."
         case .requestFailed: "Could not request a ride. Try again."
         case .cancelFailed: "Could not cancel. Try again."
+        case .checkInFailed: "Could not send your answer. Try again."
         case .tripMovedOn: "That is no longer possible: the trip has moved on."
         case .refused(_, let reason): reason
         }

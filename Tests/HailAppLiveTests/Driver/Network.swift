@@ -68,6 +68,10 @@ struct SwitchedAPI: DriverAPI {
         try await action { try await inner.report(event, tripID: tripID, key: key, path: path) }
     }
 
+    func start(tripID: String, key: UUID, pin: String?) async throws -> Trip {
+        try await action { try await inner.start(tripID: tripID, key: key, pin: pin) }
+    }
+
     func cancel(tripID: String, key: UUID) async throws -> Trip {
         try await action { try await inner.cancel(tripID: tripID, key: key) }
     }

@@ -122,6 +122,25 @@ actor FakeTripAPI: TripAPI {
         return trip
     }
 
+    /// Check-in keys received, oldest first.
+    private(set) var checkInKeys: [UUID] = []
+
+    /// Like the server: the trip under way with an alert gets the answer, stamped with the alert's time + 20 s.
+    func checkIn(tripID: String, answer: CheckInAnswer, idempotencyKey: UUID) async throws -> Trip {
+        calls.append("checkIn")
+        checkInKeys.append(idempotencyKey)
+        try reach()
+        guard var trip = trips[tripID], trip.state == .onTrip, var alert = trip.alert else {
+            throw CallError.refused(.invalidState("there is no trip alert to answer"))
+        }
+        alert.answer = answer
+        alert.answeredAt = alert.raisedAt.addingTimeInterval(20)
+        trip.alert = alert
+        trip.version += 1
+        put(trip)
+        return trip
+    }
+
     func refuseRegistrations(with error: APIError?) { refuseRegistrations = error }
     func refuseCancels(with error: APIError?) { refuseCancels = error }
 

@@ -1,0 +1,57 @@
+import Foundation
+import HailCore
+import HailServer
+import Synchronization
+import Testing
+
+/// The trip watch's runtime around the pure detectors: which trips it watches, what it hands its sink, and when
+/// it lets a trip go.
+@Suite("TripWatch: the trips under way and their alerts")
+struct TripWatchTests {
+    static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+    static let standing = Coordinate(lat: 43.7350, lng: 7.4230)
+
+    static func record(_ state: TripState) -> TripRecord {
+        TripRecord(
+            trip: Trip(
+                id: "trip-1", state: state, pickup: ServerHarness.pickup, dropoff: ServerHarness.dropoff,
+                productID: .economy, version: 4),
+            riderID: "rider-1")
+    }
+
+    @Test func withoutARoadPlanACarStandingFor3MinutesIsOneLongStopAndNoDeviation() {
+        let watch = TripWatch(planner: { _, _, _ in nil })
+        let raised = Mutex<[String]>([])
+        watch.onAlert { tripID, alert in
+            raised.withLock {
+                $0.append(
+                    "\(tripID) \(alert.kind) \(alert.since.timeIntervalSince(Self.t0)) "
+                        + "\(alert.raisedAt.timeIntervalSince(Self.t0))")
+            }
+        }
+        watch.start(Self.record(.onTrip), plan: nil, now: Self.t0)
+        #expect(watch.plan(tripID: "trip-1") == nil)
+        for second in stride(from: 0, through: 300, by: 5) {
+            watch.observe(Self.record(.onTrip), at: Self.standing, now: Self.t0.addingTimeInterval(Double(second)))
+        }
+        #expect(raised.withLock { $0 } == ["trip-1 longStop 0.0 185.0"])
+        // The trip ends: its watch goes with it.
+        watch.observe(Self.record(.completed), at: Self.standing, now: Self.t0.addingTimeInterval(301))
+        #expect(watch.count == 0)
+    }
+
+    @Test func aReportedRerouteReplacesThePlanAndAWatchNotFedFor10MinutesIsSwept() {
+        let watch = TripWatch(planner: { _, _, _ in nil })
+        let plan = [ServerHarness.pickup, ServerHarness.dropoff]
+        watch.start(Self.record(.onTrip), plan: plan, now: Self.t0)
+        let detour = [ServerHarness.pickup, Self.standing]
+        watch.replan(tripID: "trip-1", path: detour)
+        #expect(watch.plan(tripID: "trip-1") == detour)
+        // Another trip begins to be watched 601 s later: the silent one is of no trip this node still hears about.
+        var other = Self.record(.onTrip)
+        other.trip.id = "trip-2"
+        watch.observe(other, at: Self.standing, now: Self.t0.addingTimeInterval(601))
+        #expect(watch.plan(tripID: "trip-1") == nil)
+        #expect(watch.count == 1)
+    }
+}
