@@ -9,7 +9,8 @@ import HailCore
 /// moment of its own (stratified jitter: evenly spread, each at a seeded random point of its slot): the drivers'
 /// streams first, over a window scaled to how many streams the node holds (`DrainSettings.plan`), then, after a
 /// handover in which each moved driver's positions reach its watchers here through the bus, the watchers'
-/// streams. A rider thus loses positions while its driver moves or while it moves itself, never both at once.
+/// streams. A rider thus loses positions while its driver moves or while it moves itself, not both at once as long
+/// as a driver's move (its reconnect elsewhere and first batch) takes less than the handover.
 /// Once the plan is over, whatever stream is left is closed, and when no stream and no request remains, the
 /// acknowledged work is flushed and the node exits. At `bound` after the signal it exits whatever is open; a
 /// second signal exits at once.
