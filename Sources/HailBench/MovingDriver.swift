@@ -32,6 +32,10 @@ final class MovingDriver: Sendable {
         var failuresAfterMark: [String: Int] = [:]
         /// Closes since `mark`, by code and reason.
         var closesAfterMark: [String: Int] = [:]
+        /// When the last 4012 came, until the next connection's first ack.
+        var movingSince: ContinuousClock.Instant?
+        /// Every move so far.
+        var moves: [StreamMove] = []
     }
 
     let index: Int
@@ -123,6 +127,10 @@ final class MovingDriver: Sendable {
             guard state.generation == generation else { return }
             state.maxAcked = max(state.maxAcked, seq)
             state.unacked.removeAll { $0 <= seq }
+            if let since = state.movingSince {
+                state.moves.append(StreamMove(closedAt: since, took: now - since))
+                state.movingSince = nil
+            }
             if let mark = state.mark, state.firstAckAfterMark == nil, now >= mark { state.firstAckAfterMark = now }
         }
     }
@@ -133,6 +141,7 @@ final class MovingDriver: Sendable {
             guard state.generation == generation else { return false }
             state.connection = nil
             state.closes[code, default: 0] += 1
+            if code == 4012, state.movingSince == nil { state.movingSince = clock.now }
             if state.mark != nil { state.closesAfterMark["\(code) \(reason.prefix(40))", default: 0] += 1 }
             return true
         }

@@ -23,9 +23,15 @@ final class MovingRider: Sendable {
         var longestGap: Duration = .zero
         var measuring = false
         var closes: [UInt16: Int] = [:]
+        /// When the last 4012 came, until the next connection's first position.
+        var movingSince: ContinuousClock.Instant?
+        /// Every move so far.
+        var moves: [StreamMove] = []
     }
 
     let tripID: String
+    /// The index of the driver whose trip this rider watches.
+    let driverIndex: Int
     private let token: String
     private let base: String
     private let client: WebSocketClient
@@ -36,6 +42,7 @@ final class MovingRider: Sendable {
     /// A rider of `tripID` on the front at `base` (`ws://host:port`).
     init(index: Int, tripID: String, token: String, base: String, client: WebSocketClient) {
         self.tripID = tripID
+        driverIndex = index
         self.token = token
         self.base = base
         self.client = client
@@ -104,6 +111,10 @@ final class MovingRider: Sendable {
                 }
                 state.lastPositionAt = now
                 state.cursor = max(state.cursor ?? 0, seq)
+                if let since = state.movingSince {
+                    state.moves.append(StreamMove(closedAt: since, took: now - since))
+                    state.movingSince = nil
+                }
             }
             if let version {
                 state.versions.append(version)
@@ -118,6 +129,7 @@ final class MovingRider: Sendable {
             guard state.generation == generation else { return false }
             state.connection = nil
             state.closes[code, default: 0] += 1
+            if code == 4012, state.movingSince == nil { state.movingSince = ContinuousClock.now }
             return true
         }
         guard current, !stopped.load(ordering: .relaxed) else { return }

@@ -24,6 +24,8 @@ public struct RestartBenchmark: Sendable {
     public var drainGrace = 1.0
     /// The nodes' `--drain-spread-seconds`.
     public var drainSpread = 5.0
+    /// The nodes' `--drain-rate`: streams a second a draining node sends the other at most.
+    public var drainRate = 400.0
     /// The nodes' `--drain-seconds`.
     public var drainBound = 30.0
     /// Runs the rolling restart before the kill; false runs the kill alone: node 2 starts only once every stream is
@@ -73,7 +75,7 @@ public struct RestartBenchmark: Sendable {
             "--postgres-schema", schema,
             "--redis-prefix", schema + ":", "--no-rate-limits", "--loops", "1",
             "--drain-grace-seconds", "\(drainGrace)", "--drain-spread-seconds", "\(drainSpread)",
-            "--drain-seconds", "\(drainBound)",
+            "--drain-rate", "\(drainRate)", "--drain-seconds", "\(drainBound)",
         ]
         let cores = ProcessorAffinity.allowed
         var nodes: [RestartNode] = []
@@ -254,7 +256,8 @@ public struct RestartBenchmark: Sendable {
         for client in clients { await client.shutdown() }
         return RestartBenchmarkResult(
             drivers: drivers, driversConnected: connected, riders: riders, ridersWatching: watchers.count,
-            drainGrace: drainGrace, drainSpread: drainSpread, drainBound: drainBound, rolling: rolling, kill: kill,
+            drainGrace: drainGrace, drainSpread: drainSpread, drainRate: drainRate, drainBound: drainBound,
+            rolling: rolling, kill: kill,
             setupFailures: Array(setup.failures.prefix(5)), machine: machine)
     }
 
@@ -288,8 +291,37 @@ public struct RestartBenchmark: Sendable {
         (phase.tripEventsLost, phase.tripEventsDoubled) = Self.tripEvents(
             watchers, before: versionsBefore, after: versionsAfter, taps: 2)
         Self.gaps(watchers, into: &phase)
+        Self.moves(movers, watchers, into: &phase)
         phase.acknowledgedBatchesLost = await Self.lostBatches(movers, driverIDs: driverIDs, store: store)
         phase.closes = Self.difference(closeCounts(movers, watchers), closesBefore)
+    }
+
+    /// How long the moves of a drain took: a driver's from its 4012 to its first ack on the next connection, a
+    /// rider's from its 4012 to the first position on the next; and how many riders moved while their driver's own
+    /// move was under way (their gaps add up).
+    static func moves(
+        _ movers: [MovingDriver], _ watchers: [MovingRider], into phase: inout RestartBenchmarkResult.Phase
+    ) {
+        func percentile(_ sorted: [Double], _ share: Double) -> Double? {
+            sorted.isEmpty ? nil : sorted[min(sorted.count - 1, Int((Double(sorted.count) * share).rounded(.up)) - 1)]
+        }
+        let driverMoves = movers.flatMap { $0.books.moves.map(\.took.timeInterval) }.sorted()
+        let riderMoves = watchers.flatMap { $0.books.moves.map(\.took.timeInterval) }.sorted()
+        phase.driverMoveP50 = percentile(driverMoves, 0.5)
+        phase.driverMoveP99 = percentile(driverMoves, 0.99)
+        phase.driverMoveMax = driverMoves.last
+        phase.riderMoveP50 = percentile(riderMoves, 0.5)
+        phase.riderMoveP99 = percentile(riderMoves, 0.99)
+        phase.riderMoveMax = riderMoves.last
+        var overlapping = 0
+        for watcher in watchers {
+            let driver = movers[watcher.driverIndex].books.moves
+            for move in watcher.books.moves
+            where driver.contains(where: { $0.closedAt <= move.closedAt && move.closedAt < $0.closedAt + $0.took }) {
+                overlapping += 1
+            }
+        }
+        phase.riderMovesDuringDriverMove = overlapping
     }
 
     private func redisEndpoint() throws(BenchError) -> RedisEndpoint {

@@ -19,6 +19,20 @@ public struct RestartBenchmarkResult: Encodable, Sendable {
         public var riderGapP99 = 0.0
         /// See `riderGapP50`.
         public var riderGapMax = 0.0
+        /// Rolling: seconds from a driver's 4012 to its first ack on its next connection: p50, p99, max.
+        public var driverMoveP50: Double?
+        /// See `driverMoveP50`.
+        public var driverMoveP99: Double?
+        /// See `driverMoveP50`.
+        public var driverMoveMax: Double?
+        /// Rolling: seconds from a rider's 4012 to the first position on its next connection: p50, p99, max.
+        public var riderMoveP50: Double?
+        /// See `riderMoveP50`.
+        public var riderMoveP99: Double?
+        /// See `riderMoveP50`.
+        public var riderMoveMax: Double?
+        /// Rolling: riders told to move while their driver's own move was under way (their gaps join).
+        public var riderMovesDuringDriverMove = 0
         /// Streams closed by the server during the phase, by close code.
         public var closes: [String: Int] = [:]
         /// How each drained or killed node ended (`exited(0)`, `signalled(9)`).
@@ -68,6 +82,8 @@ public struct RestartBenchmarkResult: Encodable, Sendable {
     public let drainGrace: Double
     /// See `drainGrace`.
     public let drainSpread: Double
+    /// The nodes' `--drain-rate`, streams a second.
+    public let drainRate: Double
     /// See `drainGrace`.
     public let drainBound: Double
     /// The rolling restart: node 1 drained and restarted, then node 2.
@@ -86,7 +102,8 @@ public struct RestartBenchmarkResult: Encodable, Sendable {
         table.add("connected", "\(driversConnected) drivers, \(ridersWatching) riders watching a trip")
         table.add(
             "drain",
-            "grace \(Self.seconds(drainGrace)), spread \(Self.seconds(drainSpread)), bound \(Self.seconds(drainBound))")
+            "grace \(Self.seconds(drainGrace)), spread \(Self.seconds(drainSpread)), rate \(Int(drainRate))/s, bound"
+                + " \(Self.seconds(drainBound))")
         for (name, phase) in [("rolling restart", rolling), ("SIGKILL", kill)] {
             table.add(name, "\(Self.seconds(phase.seconds)); nodes ended \(phase.exits.joined(separator: ", "))")
             table.add("  acknowledged batches lost", "\(phase.acknowledgedBatchesLost)")
@@ -97,6 +114,17 @@ public struct RestartBenchmarkResult: Encodable, Sendable {
                 "  riders' longest gap",
                 "p50 \(Self.seconds(phase.riderGapP50)), p99 \(Self.seconds(phase.riderGapP99)), max \(Self.seconds(phase.riderGapMax))"
             )
+            if name == "rolling restart" {
+                table.add(
+                    "  drivers' moves, 4012 to ack",
+                    "p50 \(Self.seconds(phase.driverMoveP50)), p99 \(Self.seconds(phase.driverMoveP99)),"
+                        + " max \(Self.seconds(phase.driverMoveMax))")
+                table.add(
+                    "  riders' moves, 4012 to position",
+                    "p50 \(Self.seconds(phase.riderMoveP50)), p99 \(Self.seconds(phase.riderMoveP99)),"
+                        + " max \(Self.seconds(phase.riderMoveMax)); \(phase.riderMovesDuringDriverMove) during"
+                        + " their driver's")
+            }
             table.add(
                 "  closes by code",
                 phase.closes.sorted { $0.key < $1.key }.map { "\($0.key) x\($0.value)" }.joined(separator: ", "))
@@ -138,4 +166,6 @@ public struct RestartBenchmarkResult: Encodable, Sendable {
     }
 
     static func seconds(_ value: Double) -> String { String(format: "%.2f s", value) }
+
+    static func seconds(_ value: Double?) -> String { value.map { seconds($0) } ?? "-" }
 }

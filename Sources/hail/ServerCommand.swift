@@ -22,7 +22,8 @@ enum ServerCommand {
                            [--request-timeout SECONDS] [--request-deadline SECONDS]
                            [--backend-timeout SECONDS] [--loops N]
                            [--io-coalescing-us N] [--unpinned-loops]
-                           [--drain-grace-seconds 5] [--drain-spread-seconds 5] [--drain-seconds 30]
+                           [--drain-grace-seconds 5] [--drain-spread-seconds 5] [--drain-rate 400]
+                           [--drain-seconds 30]
                            [--apns-key-file AuthKey_KEYID.p8 --apns-key-id KEYID --apns-team-id TEAMID
                             --apns-topic BUNDLE.ID [--apns-host HOST:PORT] [--apns-ca-file PEM]]
 
@@ -100,12 +101,17 @@ enum ServerCommand {
 
         Drain (docs/DEPLOY.md, "Drain and rolling restarts"): on SIGTERM /readyz answers 503 `draining` at once
         and the node keeps serving; after the grace it stops accepting connections and closes each WebSocket
-        with 4012 "reconnect now" at its own moment of the spread window; once every stream and request is done
-        and the acknowledged work is flushed it exits 0. At --drain-seconds it exits (0) whatever is open; a
-        second SIGTERM, or a Ctrl-C, exits at once (1).
+        with 4012 "reconnect now" at its own moment: the drivers' streams first, then, 2 s later, the riders'
+        and other watchers' (their drivers' positions reach them here meanwhile), over a window of at least
+        --drain-spread-seconds, longer for a node holding more than spread x rate streams; once every stream and
+        request is done and the acknowledged work is flushed it exits 0. At --drain-seconds it exits (0) whatever
+        is open; a second SIGTERM, or a Ctrl-C, exits at once (1).
           --drain-grace-seconds   unready but still accepting: longer than the balancer takes to see a
                                   failing /readyz (its interval x its failure threshold)  default 5
-          --drain-spread-seconds  the window the WebSocket closes are spread over           default 5
+          --drain-spread-seconds  the shortest window the WebSocket closes are spread over default 5
+          --drain-rate            streams a second the other nodes are sent at most: the
+                                  window is count / rate when that is longer (within the
+                                  bound)                                                  default 400
           --drain-seconds         the longest a drain may take, from the signal to the exit  default 30
 
         Push (README, "Point the server at real APNs"): alerts and Live Activity updates go straight to Apple
@@ -132,7 +138,7 @@ enum ServerCommand {
                     "--open-connections-per-address",
                     "--trusted-proxies", "--request-timeout", "--loops", "--io-coalescing-us", "--backend-timeout",
                     "--request-deadline", "--clock-offset-seconds", "--drain-grace-seconds", "--drain-spread-seconds",
-                    "--drain-seconds",
+                    "--drain-seconds", "--drain-rate",
                 ] + apnsOptions + tokenOptions),
             flags: ["--quiet", "--limit-loopback", "--no-rate-limits", "--unpinned-loops"])
         var options = BackendServer.Options()
@@ -234,7 +240,8 @@ enum ServerCommand {
         if status != 0 { exit(status) }
     }
 
-    /// The drain's settings from `--drain-grace-seconds`, `--drain-spread-seconds` and `--drain-seconds`.
+    /// The drain's settings from `--drain-grace-seconds`, `--drain-spread-seconds`, `--drain-rate` and
+    /// `--drain-seconds`.
     static func drainSettings(_ args: Arguments) throws(UsageError) -> DrainSettings {
         var settings = DrainSettings()
         for (option, path) in [
@@ -242,6 +249,12 @@ enum ServerCommand {
             ("--drain-seconds", \.bound),
         ] as [(String, WritableKeyPath<DrainSettings, TimeInterval>)] {
             if let value = try seconds(args, option, in: 0...3600) { settings[keyPath: path] = value.timeInterval }
+        }
+        if let text = args["--drain-rate"] {
+            guard let rate = Double(text), rate.isFinite, rate >= 1, rate <= 1_000_000 else {
+                throw UsageError("--drain-rate needs streams a second between 1 and 1000000, not '\(text)'")
+            }
+            settings.rate = rate
         }
         if let problem = settings.problem { throw UsageError(problem) }
         return settings

@@ -305,6 +305,10 @@ struct BenchCommandTests {
         #expect(result.rolling.tapsFailed == 0)
         // Both drains moved streams: the first half of them, the second all 24.
         #expect((result.rolling.closes["4012"] ?? 0) >= 24)
+        // Each move is timed until the stream works again: every driver's and every rider's 4012 led to an ack or a
+        // position on the next connection.
+        #expect(result.rolling.driverMoveP50 != nil)
+        #expect(result.rolling.riderMoveP50 != nil)
         // The kill drops what node 1 held, at most the 24 streams: fewer when a stream's 4012 jitter ran past node 2's
         // restart (nginx counts no node down, `max_fails=0`, so such a stream lands on node 2 as soon as it listens);
         // how many did depends on the scheduling of the moment, so only the bound and the kill's effect are fixed.

@@ -15,7 +15,8 @@ import Testing
 
 /// A node drained with SIGTERM, for real: two `hail server` nodes on the shared PostgreSQL and Redis (a private
 /// schema and key prefix) behind the test's balancer, a rider and a driver (`RiderModel`, `DriverModel` on
-/// HailClient's transports) on a trip whose streams are on the node that drains.
+/// HailClient's transports) on a trip whose streams are on the node that drains. The driver is moved first; the
+/// rider, still on the draining node, sees the car move on through the other node before it is moved too.
 @Suite("A node drained on SIGTERM hands its streams to the other node", .serialized)
 struct DrainTests {
     @MainActor
@@ -35,7 +36,7 @@ struct DrainTests {
             "--postgres", services.postgresURL, "--redis", services.redisURL, "--postgres-schema", schema,
             "--redis-prefix", schema + ":", "--db", "/nonexistent/unused.db", "--jwks", key.jwksPath,
             "--drain-grace-seconds", "1",
-            "--drain-spread-seconds", "1", "--drain-seconds", "20",
+            "--drain-spread-seconds", "6", "--drain-seconds", "20",
         ]
         let draining = try CrashLoopServer(storageArguments: arguments, secretPath: secretPath)
         let other = try CrashLoopServer(storageArguments: arguments, secretPath: secretPath)
@@ -58,8 +59,10 @@ struct DrainTests {
         let start = Coordinate(lat: 43.7300, lng: 7.4200)
         let pickup = Coordinate(lat: 43.7330, lng: 7.4200)
         let car = RouteFollower(start: start, speed: 12, timeline: timeline)
+        let journal = StreamJournal()
         let driverChannel = CloseRecordingDriverChannel(
-            inner: DriverLiveChannel(connector: connector, server: server, token: token(.driver, "drain-driver")))
+            inner: DriverLiveChannel(connector: connector, server: server, token: token(.driver, "drain-driver")),
+            journal: journal)
         let driver = DriverModel(
             api: DriverHTTPAPI(
                 transport: HTTPTransport(baseURL: server, token: token(.driver, "drain-driver"), timeout: 5)),
@@ -67,7 +70,8 @@ struct DrainTests {
             store: try await SQLiteOutboxStore(path: folder.appendingPathComponent("outbox.db").path),
             timeline: timeline, random: SplitMix64(seed: 1))
         let riderChannel = CloseRecordingRiderChannel(
-            inner: RiderLiveChannel(baseURL: server, token: token(.rider, "drain-rider"), connector: connector))
+            inner: RiderLiveChannel(baseURL: server, token: token(.rider, "drain-rider"), connector: connector),
+            journal: journal)
         let cursors = try await SQLiteCursorStore.open(path: folder.appendingPathComponent("cursor.db").path)
         let rider = RiderModel(
             api: RiderHTTPAPI(
@@ -155,6 +159,14 @@ struct DrainTests {
             !driverChannel.closes.isEmpty && $0.link == .stream
         }
         #expect(driverChannel.closes == [4012])
+        // Drivers first: the driver was told to move, connected again (to the other node), and the rider, still on
+        // the draining node, saw the car move on through the other node before it was told to move itself.
+        let steps = journal.entries
+        let driverMoved = try #require(steps.firstIndex(of: "driver 4012"))
+        let driverBack = try #require(steps[driverMoved...].firstIndex(of: "driver connected"))
+        let riderMoved = try #require(steps.firstIndex(of: "rider 4012"))
+        #expect(driverBack < riderMoved)
+        #expect(steps[driverBack..<riderMoved].contains("rider position"))
 
         // The rest of the trip through the other node: every tap acknowledged once, the rider sees each state.
         try await until(rider.changes(), "the rider's car at the pickup", within: 60) {
@@ -193,23 +205,44 @@ struct DrainTests {
     }
 }
 
+/// What the apps' streams did, in the order it happened: `driver 4012`, `driver connected`, `rider position`,
+/// `rider 4012`.
+final class StreamJournal: Sendable {
+    private let recorded = Mutex<[String]>([])
+
+    /// Every entry so far, in order.
+    var entries: [String] { recorded.withLock { $0 } }
+
+    func note(_ entry: String) { recorded.withLock { $0.append(entry) } }
+}
+
 /// The rider's live channel, noting the close code of every stream the server closed.
 final class CloseRecordingRiderChannel: LiveTripChannel, Sendable {
     let inner: RiderLiveChannel
+    private let journal: StreamJournal
     private let recorded = Mutex<[UInt16]>([])
 
-    init(inner: RiderLiveChannel) { self.inner = inner }
+    init(inner: RiderLiveChannel, journal: StreamJournal = StreamJournal()) {
+        self.inner = inner
+        self.journal = journal
+    }
 
     var closes: [UInt16] { recorded.withLock { $0 } }
 
-    private func note(_ code: UInt16) { recorded.withLock { $0.append(code) } }
+    private func note(_ code: UInt16) {
+        recorded.withLock { $0.append(code) }
+        journal.note("rider \(code)")
+    }
 
     func open(tripID: String, after seq: Int64?) async throws -> AsyncThrowingStream<RiderServerFrame, any Error> {
         let frames = try await inner.open(tripID: tripID, after: seq)
         return AsyncThrowingStream { continuation in
             let relay = Task { [self] in
                 do {
-                    for try await frame in frames { continuation.yield(frame) }
+                    for try await frame in frames {
+                        if case .driverMoved = frame { journal.note("rider position") }
+                        continuation.yield(frame)
+                    }
                     continuation.finish()
                 } catch {
                     if let code = (error as? CallError)?.closeCode { note(code) }
@@ -224,19 +257,30 @@ final class CloseRecordingRiderChannel: LiveTripChannel, Sendable {
 /// The driver's live channel, noting how the server closed each connection.
 final class CloseRecordingDriverChannel: DriverChannel, Sendable {
     let inner: DriverLiveChannel
+    private let journal: StreamJournal
     private let recorded = Mutex<[UInt16]>([])
 
-    init(inner: DriverLiveChannel) { self.inner = inner }
+    init(inner: DriverLiveChannel, journal: StreamJournal = StreamJournal()) {
+        self.inner = inner
+        self.journal = journal
+    }
 
     /// The close codes the driver's stream loop was told, in order.
     var closes: [UInt16] { recorded.withLock { $0 } }
 
-    func connect() async throws -> AsyncStream<DriverServerFrame> { try await inner.connect() }
+    func connect() async throws -> AsyncStream<DriverServerFrame> {
+        let frames = try await inner.connect()
+        journal.note("driver connected")
+        return frames
+    }
     func send(_ batch: LocationBatch) async throws { try await inner.send(batch) }
     func disconnect() async { await inner.disconnect() }
     func lastServerClose() async -> UInt16? {
         let code = await inner.lastServerClose()
-        if let code { recorded.withLock { $0.append(code) } }
+        if let code {
+            recorded.withLock { $0.append(code) }
+            journal.note("driver \(code)")
+        }
         return code
     }
 }

@@ -6,10 +6,14 @@ import HailCore
 ///
 /// The order: unready at once (`/readyz` 503 `draining`) while still serving; after `grace` the listeners close
 /// (a connect is refused, so a balancer goes elsewhere), and every WebSocket open then gets its 4012 close at a
-/// moment of its own in the `spread` window (stratified jitter: evenly spread, each at a seeded random point of
-/// its slot); once the window is over, whatever stream is left is closed, and when no stream and no request
-/// remains, the acknowledged work is flushed and the node exits. At `bound` after the signal it exits whatever is
-/// open; a second signal exits at once.
+/// moment of its own (stratified jitter: evenly spread, each at a seeded random point of its slot): the drivers'
+/// streams first, over a window scaled to how many streams the node holds (`DrainSettings.plan`), then, after a
+/// handover in which each moved driver's positions reach its watchers here through the bus, the watchers'
+/// streams. A rider thus loses positions while its driver moves or while it moves itself, not both at once as long
+/// as a driver's move (its reconnect elsewhere and first batch) takes less than the handover.
+/// Once the plan is over, whatever stream is left is closed, and when no stream and no request remains, the
+/// acknowledged work is flushed and the node exits. At `bound` after the signal it exits whatever is open; a
+/// second signal exits at once.
 public struct DrainMachine: Sendable {
     /// Where the drain is.
     public enum Phase: Sendable, Hashable {
@@ -36,7 +40,7 @@ public struct DrainMachine: Sendable {
         /// A periodic look: how many WebSockets and HTTP requests are still open.
         case tick(at: Date, streams: Int, requests: Int)
         /// The streams open once the listeners closed (the answer to `stopAccepting`), by connection id.
-        case streamsListed([UInt64], at: Date)
+        case streamsListed(DrainStreams, at: Date)
         /// The flush finished.
         case flushed(at: Date)
     }
@@ -63,7 +67,8 @@ public struct DrainMachine: Sendable {
     public private(set) var phase = Phase.serving
     private var random: SplitMix64
     private var signalledAt: Date?
-    private var windowEnd: Date?
+    /// When the streams listed are closed; nil until they are listed.
+    public private(set) var plan: DrainPlan?
     /// Streams not yet closed, each with its moment, soonest first.
     private var schedule: [(at: Date, id: UInt64)] = []
 
@@ -87,9 +92,9 @@ public struct DrainMachine: Sendable {
             return [.markUnready] + (settings.grace <= 0 ? stopAccepting() : [])
         case .tick(let now, let streams, let requests):
             return tick(now, streams: streams, requests: requests)
-        case .streamsListed(let ids, let now):
+        case .streamsListed(let streams, let now):
             guard phase == .listing else { return [] }
-            plan(ids, from: now)
+            schedule(streams, from: now)
             phase = .moving
             return due(at: now)
         case .flushed:
@@ -106,7 +111,7 @@ public struct DrainMachine: Sendable {
             return stopAccepting()
         case .moving:
             var actions = due(at: now)
-            if schedule.isEmpty, let windowEnd, now >= windowEnd {
+            if schedule.isEmpty, let plan, now >= plan.end {
                 phase = .finishing
                 actions.append(.closeRemaining)
                 actions += finishIfIdle(streams: streams, requests: requests)
@@ -124,16 +129,27 @@ public struct DrainMachine: Sendable {
         return [.stopAccepting]
     }
 
+    /// The drivers over their window, then the watchers over theirs.
+    private mutating func schedule(_ streams: DrainStreams, from now: Date) {
+        let elapsed = signalledAt.map { now.timeIntervalSince($0) } ?? 0
+        let plan = settings.plan(streams, at: now, elapsed: elapsed)
+        self.plan = plan
+        schedule =
+            spread(streams.drivers, from: plan.start, over: plan.driversWindow)
+            + spread(streams.watchers, from: plan.watchersStart, over: plan.watchersWindow)
+    }
+
     /// Slot i of n in the window, shuffled, each stream at a random point of its slot.
-    private mutating func plan(_ ids: [UInt64], from now: Date) {
+    private mutating func spread(_ ids: [UInt64], from start: Date, over window: TimeInterval) -> [(
+        at: Date, id: UInt64
+    )] {
         var order = ids
         order.shuffle(using: &random)
         let count = Double(order.count)
-        schedule = order.enumerated().map { index, id in
+        return order.enumerated().map { index, id in
             let unit = Double(random.next() >> 11) * 0x1p-53
-            return (now.addingTimeInterval(settings.spread * (Double(index) + unit) / count), id)
+            return (start.addingTimeInterval(window * (Double(index) + unit) / count), id)
         }
-        windowEnd = now.addingTimeInterval(settings.spread)
     }
 
     private mutating func due(at now: Date) -> [Action] {

@@ -2,8 +2,8 @@
 public protocol DrainTarget: Sendable {
     /// `/readyz` answers 503 `draining` from now on.
     func markUnready()
-    /// Closes the listeners and returns the ids of the WebSockets open afterwards.
-    func stopAccepting() async -> [UInt64]
+    /// Closes the listeners and returns the WebSockets open afterwards, drivers' and watchers'.
+    func stopAccepting() async -> DrainStreams
     /// Closes these WebSockets with 4012 (those already gone are skipped).
     func closeStreams(_ ids: [UInt64]) async
     /// Closes every WebSocket still open with 4012.

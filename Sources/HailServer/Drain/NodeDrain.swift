@@ -52,6 +52,8 @@ public actor NodeDrain {
         }
     }
 
+    private static func seconds(_ value: TimeInterval) -> String { String((value * 100).rounded() / 100) }
+
     private func carryOut(_ actions: [DrainMachine.Action]) async {
         for action in actions {
             guard outcome == nil else { return }
@@ -60,9 +62,19 @@ public actor NodeDrain {
                 target.markUnready()
                 log("drain_started", [:])
             case .stopAccepting:
-                let ids = await target.stopAccepting()
-                log("drain_listeners_closed", ["streams": String(ids.count)])
-                await carryOut(machine.handle(.streamsListed(ids, at: time.now())))
+                let streams = await target.stopAccepting()
+                let actions = machine.handle(.streamsListed(streams, at: time.now()))
+                var fields = [
+                    "streams": String(streams.count), "drivers": String(streams.drivers.count),
+                    "watchers": String(streams.watchers.count),
+                ]
+                if let plan = machine.plan {
+                    fields["drivers_window_seconds"] = Self.seconds(plan.driversWindow)
+                    fields["handover_seconds"] = Self.seconds(plan.handover)
+                    fields["watchers_window_seconds"] = Self.seconds(plan.watchersWindow)
+                }
+                log("drain_listeners_closed", fields)
+                await carryOut(actions)
             case .close(let ids):
                 await target.closeStreams(ids)
             case .closeRemaining:

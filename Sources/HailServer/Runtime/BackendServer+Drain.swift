@@ -6,10 +6,19 @@ extension BackendServer: DrainTarget {
     /// `/readyz` answers 503 `draining` from now on.
     public func markUnready() { services.readiness.draining = true }
 
-    /// Closes the listeners and returns the ids of the WebSockets still open.
-    public func stopAccepting() async -> [UInt64] {
+    /// Closes the listeners and returns the WebSockets still open: drivers' streams (positions come from them) and
+    /// the rest (they watch).
+    public func stopAccepting() async -> DrainStreams {
         await net.stopAccepting()
-        return await net.openWebSockets().map(\.id)
+        var streams = DrainStreams()
+        for connection in await net.openWebSockets() {
+            if connection.request.path == Routes.driverLive.template {
+                streams.drivers.append(connection.id)
+            } else {
+                streams.watchers.append(connection.id)
+            }
+        }
+        return streams
     }
 
     /// Closes these WebSockets with 4012.

@@ -16,8 +16,8 @@ enum BenchCommand {
                hail bench client      [--frames 1000000] [--applies 1000000] [--hours 10] [--json]
                hail bench edge        [--threads 2] [--connections 8] [--seconds 5] [--json]
                hail bench restarts    --postgres URL --redis URL [--drivers 8000] [--riders 800] [--settle 10]
-                                      [--drain-grace 1] [--drain-spread 5] [--drain-seconds 30] [--kill-only]
-                                      [--json]
+                                      [--drain-grace 1] [--drain-spread 5] [--drain-rate 400] [--drain-seconds 30]
+                                      [--kill-only] [--json]
 
         Each prints a table, or with --json exactly one JSON object. None asserts a time.
 

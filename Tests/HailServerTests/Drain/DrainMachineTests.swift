@@ -29,7 +29,7 @@ import Testing
         _ = machine.handle(.terminate(at: at(0)))
         _ = machine.handle(.tick(at: at(5), streams: 100, requests: 0))
         let ids = (1...100).map(UInt64.init)
-        #expect(machine.handle(.streamsListed(ids, at: at(5))) == [])
+        #expect(machine.handle(.streamsListed(DrainStreams(drivers: ids), at: at(5))) == [])
         let moments = machine.pendingCloses
         #expect(moments.map(\.id).sorted() == ids)
         #expect(moments.map(\.id) != ids, "the order is shuffled")
@@ -55,7 +55,7 @@ import Testing
             var machine = DrainMachine(settings: settings, seed: seed)
             _ = machine.handle(.terminate(at: at(0)))
             _ = machine.handle(.tick(at: at(5), streams: 20, requests: 0))
-            _ = machine.handle(.streamsListed((1...20).map(UInt64.init), at: at(5)))
+            _ = machine.handle(.streamsListed(DrainStreams(drivers: (1...20).map(UInt64.init)), at: at(5)))
             return machine.pendingCloses.map(\.id)
         }
         #expect(schedule(3) == schedule(3))
@@ -66,7 +66,7 @@ import Testing
         var machine = DrainMachine(settings: settings, seed: 1)
         _ = machine.handle(.terminate(at: at(0)))
         _ = machine.handle(.tick(at: at(5), streams: 1, requests: 0))
-        #expect(machine.handle(.streamsListed([42], at: at(5))) == [])
+        #expect(machine.handle(.streamsListed(DrainStreams(drivers: [42]), at: at(5))) == [])
         let due = machine.pendingCloses[0].at
         #expect(machine.handle(.tick(at: due, streams: 1, requests: 2)) == [.close([42])])
         #expect(machine.handle(.tick(at: at(14.9), streams: 1, requests: 2)) == [])
@@ -86,7 +86,7 @@ import Testing
         var machine = DrainMachine(settings: DrainSettings(grace: 1, spread: 2, bound: 10), seed: 1)
         _ = machine.handle(.terminate(at: at(0)))
         #expect(machine.handle(.tick(at: at(1), streams: 0, requests: 0)) == [.stopAccepting])
-        #expect(machine.handle(.streamsListed([], at: at(1))) == [])
+        #expect(machine.handle(.streamsListed(DrainStreams(), at: at(1))) == [])
         #expect(machine.handle(.tick(at: at(2.9), streams: 0, requests: 0)) == [])
         #expect(machine.handle(.tick(at: at(3), streams: 0, requests: 0)) == [.closeRemaining, .flush])
     }
@@ -95,7 +95,7 @@ import Testing
         var machine = DrainMachine(settings: settings, seed: 1)
         _ = machine.handle(.terminate(at: at(0)))
         _ = machine.handle(.tick(at: at(5), streams: 1, requests: 0))
-        _ = machine.handle(.streamsListed([1], at: at(5)))
+        _ = machine.handle(.streamsListed(DrainStreams(drivers: [1]), at: at(5)))
         _ = machine.handle(.tick(at: at(15), streams: 1, requests: 0))
         #expect(machine.handle(.tick(at: at(29.9), streams: 1, requests: 0)) == [])
         #expect(machine.handle(.tick(at: at(30), streams: 1, requests: 0)) == [.exit(.boundReached)])
@@ -106,7 +106,7 @@ import Testing
     @Test func aFlushThatOutlastsTheBoundStillEndsAtTheBound() {
         var machine = DrainMachine(settings: DrainSettings(grace: 0, spread: 0, bound: 3), seed: 1)
         _ = machine.handle(.terminate(at: at(0)))
-        _ = machine.handle(.streamsListed([], at: at(0)))
+        _ = machine.handle(.streamsListed(DrainStreams(), at: at(0)))
         #expect(machine.handle(.tick(at: at(0.1), streams: 0, requests: 0)) == [.closeRemaining, .flush])
         #expect(machine.handle(.tick(at: at(3), streams: 0, requests: 0)) == [.exit(.boundReached)])
         #expect(machine.handle(.flushed(at: at(3.1))) == [])
@@ -117,12 +117,79 @@ import Testing
             var machine = DrainMachine(settings: settings, seed: 1)
             _ = machine.handle(.terminate(at: at(0)))
             if steps >= 1 { _ = machine.handle(.tick(at: at(5), streams: 1, requests: 0)) }
-            if steps >= 2 { _ = machine.handle(.streamsListed([1], at: at(5))) }
+            if steps >= 2 { _ = machine.handle(.streamsListed(DrainStreams(drivers: [1]), at: at(5))) }
             if steps >= 3 { _ = machine.handle(.tick(at: at(15), streams: 0, requests: 0)) }
             #expect(machine.handle(.terminate(at: at(16))) == [.exit(.forced)])
             #expect(machine.handle(.terminate(at: at(17))) == [])
         }
         #expect(DrainOutcome.forced.exitStatus == 1)
+    }
+
+    /// Every close `machine` makes from `from` to `to` seconds, ticking each tenth, with the second it came in.
+    private func closes(_ machine: inout DrainMachine, from: Int, to: Int, streams: Int) -> [(UInt64, Double)] {
+        var closed: [(UInt64, Double)] = []
+        for tenth in from...to {
+            for action in machine.handle(.tick(at: at(Double(tenth) / 10), streams: streams, requests: 0)) {
+                if case .close(let batch) = action { closed += batch.map { ($0, Double(tenth) / 10) } }
+            }
+        }
+        return closed
+    }
+
+    @Test func theDriversMoveFirstAndTheWatchersOnlyOnceTheHandoverIsOver() {
+        var machine = DrainMachine(settings: DrainSettings(grace: 1, spread: 4, handover: 2, bound: 30), seed: 9)
+        _ = machine.handle(.terminate(at: at(0)))
+        #expect(machine.handle(.tick(at: at(1), streams: 16, requests: 0)) == [.stopAccepting])
+        let drivers = (1...12).map(UInt64.init)
+        let watchers = (101...104).map(UInt64.init)
+        #expect(machine.handle(.streamsListed(DrainStreams(drivers: drivers, watchers: watchers), at: at(1))) == [])
+        // 16 streams within the 4 s floor, shared 12 : 4: the drivers over [1, 4), 2 s of handover, the watchers
+        // over [6, 7).
+        #expect(
+            machine.plan
+                == DrainPlan(start: at(1), driversWindow: 3, handover: 2, watchersWindow: 1))
+        let closed = closes(&machine, from: 11, to: 80, streams: 16)
+        #expect(closed.prefix(12).map(\.0).sorted() == drivers)
+        #expect(closed.dropFirst(12).map(\.0).sorted() == watchers)
+        #expect(closed.prefix(12).allSatisfy { $0.1 > 1 && $0.1 <= 4 })
+        #expect(closed.dropFirst(12).allSatisfy { $0.1 > 6 && $0.1 <= 7 })
+        // Four of the drivers in each second of theirs, four watchers in their one second.
+        #expect(
+            (2...4).map { second in closed.prefix(12).filter { Int($0.1.rounded(.up)) == second }.count } == [4, 4, 4])
+    }
+
+    @Test func aNodeHoldingMoreThanSpreadTimesRateStreamsSendsThemAtTheRate() {
+        var machine = DrainMachine(
+            settings: DrainSettings(grace: 1, spread: 5, rate: 400, handover: 2, bound: 30), seed: 3)
+        _ = machine.handle(.terminate(at: at(0)))
+        _ = machine.handle(.tick(at: at(1), streams: 8_800, requests: 0))
+        let streams = DrainStreams(drivers: (1...8_000).map(UInt64.init), watchers: (10_001...10_800).map(UInt64.init))
+        _ = machine.handle(.streamsListed(streams, at: at(1)))
+        // 8,800 at 400 a second: 22 s, 20 for the drivers, 2 for the riders, after the 2 s handover; 25 s in all.
+        #expect(machine.plan == DrainPlan(start: at(1), driversWindow: 20, handover: 2, watchersWindow: 2))
+        let closed = closes(&machine, from: 11, to: 250, streams: 8_800)
+        var perSecond = Array(repeating: 0, count: 26)
+        for (_, second) in closed { perSecond[Int(second.rounded(.up))] += 1 }
+        #expect(perSecond[2...21].allSatisfy { $0 == 400 })
+        #expect(perSecond[22...23] == [0, 0])
+        #expect(perSecond[24...25] == [400, 400])
+        #expect(Set(closed.map(\.0)).count == 8_800)
+    }
+
+    @Test func theWindowIsCutToWhatTheBoundLeavesKeepingASecondForTheFlush() {
+        let settings = DrainSettings(grace: 1, spread: 5, rate: 400, handover: 2, bound: 30)
+        // 20,000 at 400 a second would take 50 s; 28 s are left after the grace and the flush's second.
+        #expect(
+            settings.plan(DrainStreams(drivers: Array(1...20_000)), at: at(1), elapsed: 1)
+                == DrainPlan(start: at(1), driversWindow: 28, handover: 0, watchersWindow: 0))
+        #expect(
+            settings.plan(DrainStreams(drivers: Array(1...15_000), watchers: Array(1...5_000)), at: at(1), elapsed: 1)
+                == DrainPlan(start: at(1), driversWindow: 19.5, handover: 2, watchersWindow: 6.5))
+        // No room beyond the spread: no handover, the watchers right after the drivers.
+        let tight = DrainSettings(grace: 5, spread: 10, rate: 400, handover: 2, bound: 16)
+        #expect(
+            tight.plan(DrainStreams(drivers: [1, 2, 3], watchers: [4]), at: at(5), elapsed: 5)
+                == DrainPlan(start: at(5), driversWindow: 7.5, handover: 0, watchersWindow: 2.5))
     }
 
     @Test func settingsThatLeaveNoRoomUnderTheBoundAreRefusedNamingTheOptions() {
@@ -134,5 +201,6 @@ import Testing
         #expect(DrainSettings(grace: -1).problem == "--drain-grace-seconds must be 0 seconds or more")
         #expect(DrainSettings(spread: .nan).problem == "--drain-spread-seconds must be 0 seconds or more")
         #expect(DrainSettings(bound: 0).problem == "--drain-seconds must be more than 0 seconds")
+        #expect(DrainSettings(rate: 0).problem == "--drain-rate must be more than 0 streams a second")
     }
 }

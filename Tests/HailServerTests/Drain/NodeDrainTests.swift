@@ -11,6 +11,9 @@ import Testing
     final class StandInNode: DrainTarget, Sendable {
         struct State {
             var open: Set<UInt64>
+            var watchers: Set<UInt64> = []
+            /// The streams closed, in order.
+            var closed: [UInt64] = []
             var requests = 0
             var calls: [String] = []
             var flushes = 0
@@ -18,8 +21,13 @@ import Testing
         let state: Mutex<State>
         let clock: ManualClock
 
-        init(streams: Int, requests: Int, clock: ManualClock) {
-            state = Mutex(State(open: Set((1...UInt64(streams)).map { $0 }), requests: requests))
+        /// `streams` drivers' streams (ids 1...), and `watchers` others (ids 1001...).
+        init(streams: Int, watchers: Int = 0, requests: Int, clock: ManualClock) {
+            let watching = Set((0..<UInt64(watchers)).map { 1001 + $0 })
+            state = Mutex(
+                State(
+                    open: Set((1...UInt64(streams)).map { $0 }).union(watching), watchers: watching, requests: requests)
+            )
             self.clock = clock
         }
 
@@ -29,12 +37,17 @@ import Testing
         }
 
         func markUnready() { note("unready") }
-        func stopAccepting() async -> [UInt64] {
+        func stopAccepting() async -> DrainStreams {
             note("stopAccepting")
-            return state.withLock { $0.open.sorted() }
+            return state.withLock { state in
+                DrainStreams(
+                    drivers: state.open.subtracting(state.watchers).sorted(), watchers: state.watchers.sorted())
+            }
         }
         func closeStreams(_ ids: [UInt64]) async {
-            state.withLock { state in for id in ids { state.open.remove(id) } }
+            state.withLock { state in
+                for id in ids where state.open.remove(id) != nil { state.closed.append(id) }
+            }
         }
         func closeRemainingStreams() async {
             note("closeRemaining")
@@ -47,13 +60,17 @@ import Testing
         }
         var calls: [String] { state.withLock { $0.calls } }
         var open: Int { state.withLock { $0.open.count } }
+        var closed: [UInt64] { state.withLock { $0.closed } }
         func answerRequests() { state.withLock { $0.requests = 0 } }
     }
 
-    private func drain(_ node: StandInNode, clock: ManualClock, settings: DrainSettings) -> NodeDrain {
+    private func drain(
+        _ node: StandInNode, clock: ManualClock, settings: DrainSettings,
+        log: @escaping @Sendable (String, [String: String]) -> Void = { _, _ in }
+    ) -> NodeDrain {
         NodeDrain(
             target: node, settings: settings, time: Timeline(clock: clock, origin: Date(timeIntervalSince1970: 0)),
-            seed: 5, tickInterval: .milliseconds(100))
+            seed: 5, tickInterval: .milliseconds(100), log: log)
     }
 
     /// Advances the clock one tick at a time, each once the runtime sleeps again (it has done the last one).
@@ -88,6 +105,40 @@ import Testing
         clock.advance(by: .milliseconds(100))
         #expect(await drain.finished() == .drained)
         #expect(node.calls == ["unready@0.0", "stopAccepting@2.0", "closeRemaining@6.0", "flush@7.1"])
+    }
+
+    @Test func theDriversAreMovedBeforeAnyWatcherAndTheLogSaysWhen() async {
+        let clock = ManualClock()
+        let node = StandInNode(streams: 30, watchers: 10, requests: 0, clock: clock)
+        let lines = Mutex<[String]>([])
+        let drain = drain(
+            node, clock: clock, settings: DrainSettings(grace: 1, spread: 4, handover: 2, bound: 20),
+            log: { event, fields in
+                lines.withLock {
+                    $0.append(
+                        event + " "
+                            + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+                }
+            })
+        await drain.terminate()
+        await advance(clock, ticks: 10)
+        #expect(
+            lines.withLock { $0 }.last
+                == "drain_listeners_closed drivers=30 drivers_window_seconds=3.0 handover_seconds=2.0 streams=40"
+                + " watchers=10 watchers_window_seconds=1.0")
+        // The drivers over [1, 4) s, ten a second; no watcher before the handover ends at 6 s.
+        await advance(clock, ticks: 15)
+        #expect(node.closed.count == 15)
+        await advance(clock, ticks: 15)
+        #expect(node.closed.count == 30)
+        #expect(node.closed.allSatisfy { $0 <= 30 })
+        await advance(clock, ticks: 19)
+        #expect(node.closed.count == 30)
+        await advance(clock, ticks: 11)
+        #expect(node.closed.count == 40)
+        #expect(node.closed.suffix(10).sorted() == (1001...1010).map(UInt64.init))
+        clock.advance(by: .milliseconds(100))
+        #expect(await drain.finished() == .drained)
     }
 
     @Test func aSecondSignalEndsTheDrainAtOnceAndNothingMoreIsDone() async {
