@@ -117,9 +117,10 @@ let package = Package(
         // seam, URLSessionWebSocketTask by default, so an app links no C library on any platform.
         .target(
             name: "HailClient", dependencies: ["HailProtocol", "HailCore", "HailAppSeams", "HailThreads", "HailTime"]),
-        // The libwebsockets WebSocket transport for HailClient's seam, outside the app products: what the `hail`
-        // command, the simulated city and the tests plug in on Linux, whose libcurl cannot run URLSession's.
-        .target(name: "HailNetTransport", dependencies: ["HailClient", "HailAppSeams", "HailNet"]),
+        // HailNet's transports for HailClient's seams, outside the app products: WebSockets on libwebsockets, and
+        // HTTP/1.1 on HailNet's client sockets (`NetHTTPExchange`), which the `hail` command, the simulated city and
+        // the tests plug in on Linux, where URLSession's requests keep a core busy while they wait.
+        .target(name: "HailNetTransport", dependencies: ["HailClient", "HailAppSeams", "HailNet", "HailThreads"]),
         // A simulated city: drivers and riders on real roads over real sockets, with network faults.
         .target(
             name: "HailSim",

@@ -1,13 +1,9 @@
 import Foundation
 import HailAppSeams
 import HailProtocol
-import HailThreads
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
-/// REST over URLSession: the server's base URL, the bearer token, `X-Hail-Client`, wire JSON.
+/// REST: the server's base URL, the bearer token, `X-Hail-Client`, wire JSON, over an `HTTPExchange` (URLSession
+/// unless told otherwise).
 public struct HTTPTransport: Sendable {
     /// The server, such as `http://127.0.0.1:8080`.
     public let baseURL: URL
@@ -17,18 +13,18 @@ public struct HTTPTransport: Sendable {
     public let client: ClientInfo?
     /// How long one request may take before it counts as lost.
     public let timeout: TimeInterval
-    private let session: URLSession
+    private let exchange: any HTTPExchange
     private let clock = ServerTimeRecorder()
     private let hold = ServerHoldRecorder()
     private let now: @Sendable () -> Date
 
-    /// Creates a transport sending one fixed token; `now` is the device clock (tests inject theirs).
+    /// Creates a transport sending one fixed token over `exchange`; `now` is the device clock (tests inject theirs).
     public init(
         baseURL: URL, token: String, client: ClientInfo? = nil, timeout: TimeInterval = 10,
-        session: URLSession = .shared, now: @escaping @Sendable () -> Date = { Date() }
+        exchange: any HTTPExchange = URLSessionExchange(), now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.init(
-            baseURL: baseURL, tokens: FixedAccessToken(token), client: client, timeout: timeout, session: session,
+            baseURL: baseURL, tokens: FixedAccessToken(token), client: client, timeout: timeout, exchange: exchange,
             now: now)
     }
 
@@ -36,13 +32,13 @@ public struct HTTPTransport: Sendable {
     /// one when the server answers 401.
     public init(
         baseURL: URL, tokens: any AccessTokenProvider, client: ClientInfo? = nil, timeout: TimeInterval = 10,
-        session: URLSession = .shared, now: @escaping @Sendable () -> Date = { Date() }
+        exchange: any HTTPExchange = URLSessionExchange(), now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.baseURL = baseURL
         self.tokens = tokens
         self.client = client
         self.timeout = timeout
-        self.session = session
+        self.exchange = exchange
         self.now = now
     }
 
@@ -69,39 +65,21 @@ public struct HTTPTransport: Sendable {
         _ method: String, _ path: String, token: String, body: Data?, contentType: String, key idempotencyKey: UUID?
     ) async throws(CallError) -> (status: Int, body: Data) {
         guard let url = URL(string: path, relativeTo: baseURL) else { throw .noAnswer("bad path \(path)") }
-        var request = URLRequest(url: url, timeoutInterval: timeout)
-        request.httpMethod = method
-        request.setValue(BearerToken.headerValue(token), forHTTPHeaderField: HailHeader.authorization)
-        if let client { request.setValue(client.headerValue, forHTTPHeaderField: HailHeader.client) }
-        if let idempotencyKey {
-            request.setValue(idempotencyKey.uuidString.lowercased(), forHTTPHeaderField: HailHeader.idempotencyKey)
-        }
-        if let body {
-            request.httpBody = body
-            request.setValue(contentType, forHTTPHeaderField: HailHeader.contentType)
-        }
-        let data: Data
-        let response: URLResponse
+        var headers: [(name: String, value: String)] = [(HailHeader.authorization, BearerToken.headerValue(token))]
+        if let client { headers.append((HailHeader.client, client.headerValue)) }
+        if let idempotencyKey { headers.append((HailHeader.idempotencyKey, idempotencyKey.uuidString.lowercased())) }
+        if body != nil { headers.append((HailHeader.contentType, contentType)) }
         let sentAt = now()
-        do {
-            #if canImport(FoundationNetworking)
-                (data, response) = try await session.dataRunningToCompletion(for: request)
-            #else
-                (data, response) = try await session.data(for: request)
-            #endif
-        } catch {
-            throw .noAnswer("\(method) \(path): \(error.localizedDescription)")
-        }
+        let reply = try await exchange.exchange(
+            HTTPCall(method: method, url: url, headers: headers, body: body, timeout: timeout))
         let receivedAt = now()
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
-        if let stamp = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: HailHeader.serverTime),
-            let serverTime = try? WireDate.parse(stamp)
-        {
+        let status = reply.status
+        let data = reply.body
+        if let stamp = reply.value(for: HailHeader.serverTime), let serverTime = try? WireDate.parse(stamp) {
             await clock.record(ServerTimeSample(sentAt: sentAt, serverTime: serverTime, receivedAt: receivedAt))
         }
         guard (200..<300).contains(status) else {
-            let retryAfter = RetryAfterHeader.seconds(
-                (response as? HTTPURLResponse)?.value(forHTTPHeaderField: HailHeader.retryAfter), now: now())
+            let retryAfter = RetryAfterHeader.seconds(reply.value(for: HailHeader.retryAfter), now: now())
             let failure = CallError.answered(
                 status: status, error: try? HailJSON.decode(ErrorBody.self, from: data).error, retryAfter: retryAfter)
             if let wait = failure.retryAfter { await hold.told(retryAfter: wait, now: now()) }

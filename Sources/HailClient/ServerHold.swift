@@ -5,8 +5,7 @@ import Foundation
 ///
 /// A server that cannot answer (a backend paused) tells each request to come back in a few seconds; an app that
 /// sent its next request anyway (a position, a status, a retry) would have it wait out the server's deadline too,
-/// and on Linux every waiting request costs a busy core (FoundationNetworking polls a socket whose answer has not
-/// come: docs/RELIABILITY.md). Pure: the transport gives it the time.
+/// adding to the load of a server already short of a backend. Pure: the transport gives it the time.
 public struct ServerHold: Sendable, Hashable {
     /// The longest one answer can hold the app: a `Retry-After: 3600` must not silence a driver for an hour.
     public static let longest: TimeInterval = 30

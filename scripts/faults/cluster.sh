@@ -150,7 +150,8 @@ $servers    }
     server {
         listen $LB_ADDR:$LB_PORT backlog=4096;
         access_log $RUN/lb/access.log faults;
-        location / {
+        # The streams (every WebSocket route ends in /live) stay open for an hour.
+        location ~ /live\$ {
             proxy_pass http://hail;
             proxy_http_version 1.1;
             proxy_set_header Upgrade \$http_upgrade;
@@ -162,6 +163,32 @@ $servers    }
             proxy_read_timeout 3600s;
             proxy_next_upstream error timeout;
             proxy_buffering off;
+        }
+        # REST: a node answers within its 4 s request deadline (503 with Retry-After when a backend does not), so
+        # one that has not begun to answer after ${LB_REST_TIMEOUT:-4500ms} is stopped or cut off (nginx open source
+        # has no active health check, and a stopped node's kernel still accepts connections). The client gets a
+        # 503 with Retry-After at once instead of waiting for it, and the node is skipped for fail_timeout; the
+        # apps retry with the same Idempotency-Key, so a request that node still commits later is not done twice.
+        # A refused or reset connection (nothing sent) goes to the next node; a request already sent is never
+        # sent again by nginx (the POSTs are not idempotent to it), and a timed-out one only within the deadline.
+        location / {
+            proxy_pass http://hail;
+            proxy_http_version 1.1;
+            proxy_set_header Connection "";
+            proxy_set_header Host \$host;
+            proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
+            proxy_connect_timeout 2s;
+            proxy_send_timeout 4s;
+            proxy_read_timeout ${LB_REST_TIMEOUT:-4500ms};
+            proxy_next_upstream error timeout;
+            proxy_next_upstream_timeout 4s;
+            proxy_buffering off;
+            error_page 502 504 = @unavailable;
+        }
+        location @unavailable {
+            default_type application/json;
+            add_header Retry-After 1 always;
+            return 503 '{"error":{"code":"unavailable","message":"no node answered in time; retry"}}';
         }
     }
 }

@@ -31,7 +31,8 @@ final class DriveApp {
         connector = SocketConnector(transport: try NetSocketTransport())
         let client = ClientInfo(app: "hail-driver", version: "1.0.0", deviceModel: "terminal")
         let api = DriverHTTPAPI(
-            transport: HTTPTransport(baseURL: options.server, token: options.token, client: client))
+            transport: HTTPTransport(
+                baseURL: options.server, token: options.token, client: client, exchange: NetHTTPExchange()))
         let channel = DriverLiveChannel(
             connector: connector, server: options.server, token: options.token, client: client)
         let source: any LocationSource

@@ -39,7 +39,8 @@ final class RideSession {
             return fail("cannot start: \(error)", status: 1)
         }
         let client = ClientInfo(app: "hail-ride", version: "1.0.0")
-        let transport = HTTPTransport(baseURL: options.server, token: options.token, client: client)
+        let transport = HTTPTransport(
+            baseURL: options.server, token: options.token, client: client, exchange: NetHTTPExchange())
         let model = RiderModel(
             api: RiderHTTPAPI(transport: transport),
             channel: RiderLiveChannel(

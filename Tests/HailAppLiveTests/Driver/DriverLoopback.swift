@@ -3,6 +3,7 @@ import HailClient
 import HailCore
 import HailDriver
 import HailNet
+import HailNetTransport
 import HailProtocol
 import HailServer
 import HailTesting
@@ -53,7 +54,8 @@ struct DriverLoopback {
     /// The driver's live transports against this server.
     func driverTransports(token: String, connector: SocketConnector) -> (DriverHTTPAPI, DriverLiveChannel) {
         (
-            DriverHTTPAPI(transport: HTTPTransport(baseURL: baseURL, token: token, timeout: 5)),
+            DriverHTTPAPI(
+                transport: HTTPTransport(baseURL: baseURL, token: token, timeout: 5, exchange: NetHTTPExchange())),
             DriverLiveChannel(connector: connector, server: baseURL, token: token)
         )
     }

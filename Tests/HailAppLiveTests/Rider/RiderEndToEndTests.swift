@@ -116,7 +116,7 @@ struct RiderEndToEndTests {
             loopback.riderToken, loopback.driverToken, loopback.base, loopback.connector
         )
 
-        let driverHTTP = HTTPTransport(baseURL: base, token: driverToken)
+        let driverHTTP = HTTPTransport(baseURL: base, token: driverToken, exchange: NetHTTPExchange())
         let liveForDriver = RiderLiveChannel(baseURL: base, token: driverToken, connector: connector)
         let driver = ScriptedDriver(
             http: driverHTTP,
@@ -129,7 +129,8 @@ struct RiderEndToEndTests {
         try driver.move(seq: 1, to: Coordinate(lat: 43.7400, lng: 7.4280))
         _ = try await driver.next({ if case .ack = $0 { true } else { false } }, "ack of seq 1")
 
-        let riderAPI = RiderHTTPAPI(transport: HTTPTransport(baseURL: base, token: riderToken))
+        let riderAPI = RiderHTTPAPI(
+            transport: HTTPTransport(baseURL: base, token: riderToken, exchange: NetHTTPExchange()))
         let model = RiderModel(
             api: riderAPI,
             channel: RiderLiveChannel(baseURL: base, token: riderToken, connector: connector),
