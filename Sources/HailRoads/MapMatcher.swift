@@ -118,6 +118,7 @@ public struct MapMatcher: Sendable {
         var matched: [Int] = []
         var chainStart = 0
         var breaks = 0
+        var scratch = EdgeSearchScratch(edgeCount: router.graph.edgeCount)
         for (fix, options) in candidates.enumerated() where !options.isEmpty {
             let course = fixes[fix].course
             let emissions = options.map { option in
@@ -151,7 +152,8 @@ public struct MapMatcher: Sendable {
                 // A drive longer than this is implausible between two fixes; bounds each search.
                 let limit = fixes * 2 + 4 * candidateRadius + 200
                 for (i, from) in candidates[source.fix].enumerated() where history[source.fix][i] > -.infinity {
-                    let paths = shortestLengths(from: from, to: options, limit: limit)
+                    let paths = shortestLengths(
+                        from: from, to: options, limit: limit, scratch: &scratch, detailed: false)
                     for (j, path) in paths.enumerated() {
                         guard let path else { continue }
                         let against =
@@ -166,7 +168,7 @@ public struct MapMatcher: Sendable {
                         let score = history[source.fix][i] - source.cost + emissions[j] - detour - against
                         if score > next[j] {
                             next[j] = score
-                            links[j] = Link(fix: source.fix, candidate: i, path: path)
+                            links[j] = Link(fix: source.fix, candidate: i, path: path, limit: limit)
                         }
                     }
                 }
@@ -211,11 +213,13 @@ public struct MapMatcher: Sendable {
         return tips
     }
 
-    /// A step of the best path: from candidate `candidate` of fix `fix`, along `path`.
+    /// A step of the best path: from candidate `candidate` of fix `fix`, along `path` (its length and turns, not its
+    /// edges, which are found again for the steps kept), found within `limit` metres.
     struct Link: Hashable {
         var fix: Int
         var candidate: Int
         var path: LengthPath
+        var limit: Double
     }
 
     private func backtrack(
@@ -233,6 +237,7 @@ public struct MapMatcher: Sendable {
         }
         var pieces: [LengthPath] = []
         var index = best(at: fix)
+        var scratch = EdgeSearchScratch(edgeCount: router.graph.edgeCount)
         while true {
             chosen[fix] = candidates[fix][index]
             guard let link = back[fix][index] else {
@@ -243,7 +248,11 @@ public struct MapMatcher: Sendable {
                 pieces.append(LengthPath(length: 0, edges: [], coordinates: []))
                 continue
             }
-            pieces.append(link.path)
+            // The same search as the model's, so the same path, now with its edges.
+            let found = shortestLengths(
+                from: candidates[link.fix][link.candidate], to: [candidates[fix][index]], limit: link.limit,
+                scratch: &scratch)
+            pieces.append(found[0] ?? link.path)
             index = link.candidate
             fix = link.fix
         }
@@ -271,8 +280,13 @@ public struct MapMatcher: Sendable {
     }
 
     /// Shortest driving distances from `start` to each of `ends` (nil beyond `limit` metres or unreachable),
-    /// by a Dijkstra bounded by `limit` that keeps its state in dictionaries, since it touches few nodes.
-    func shortestLengths(from start: RoadSnap, to ends: [RoadSnap], limit: Double) -> [LengthPath?] {
+    /// by a Dijkstra bounded by `limit` whose labels live in `scratch`. Only a `detailed` search lists each path's
+    /// edges and coordinates: the model weighs thousands of paths for each one it keeps, and building them all was
+    /// a third of its time.
+    func shortestLengths(
+        from start: RoadSnap, to ends: [RoadSnap], limit: Double, scratch: inout EdgeSearchScratch,
+        detailed: Bool = true
+    ) -> [LengthPath?] {
         let graph = router.graph
         let startEdge = graph.edges[start.edge]
         var results = [LengthPath?](repeating: nil, count: ends.count)
@@ -314,35 +328,44 @@ public struct MapMatcher: Sendable {
         // map's turn rules (a no-U-turn between two carriageways, a no-left-turn) are obeyed as the router
         // obeys them. A node search took such a turn where the car had to drive on and turn back further up,
         // and the fare lost the stretch (issue 14: 31 m of a 1,279 m Monaco trip).
-        var length: [Int32: Double] = [Int32(start.edge): (1 - start.fraction) * startEdge.length]
-        var parent: [Int32: Int32] = [:]
-        var done = Set<Int32>()
-        var heap = MinHeap()
-        heap.push(length[Int32(start.edge)]!, Int32(start.edge))
-        var waiting: [Int32: [Int]] = [:]
-        for (j, end) in ends.enumerated() { waiting[graph.edges[end.edge].source, default: []].append(j) }
+        scratch.begin()
+        let root = Int32(start.edge)
+        scratch.label(root, length: (1 - start.fraction) * startEdge.length, from: -1, uTurns: 0)
+        scratch.heap.push(scratch.length[start.edge], root)
         // An end is settled by the first arrival at its edge's start that may turn onto it: the nearest. One
         // ahead on the start edge is settled already.
-        var unsettled = Set(ends.indices.filter { ends[$0].edge != start.edge || ends[$0].fraction < start.fraction })
-        while !unsettled.isEmpty, let (key, arrived) = heap.pop() {
+        let endSources = ends.map { graph.edges[$0.edge].source }
+        var unsettled = [Bool](repeating: false, count: ends.count)
+        var remaining = 0
+        for (j, end) in ends.enumerated() where end.edge != start.edge || end.fraction < start.fraction {
+            unsettled[j] = true
+            remaining += 1
+        }
+        while remaining > 0, let (key, arrived) = scratch.heap.pop() {
             if key > limit { break }
-            guard done.insert(arrived).inserted else { continue }
+            guard scratch.settle(arrived) else { continue }
             let node = graph.edges[Int(arrived)].target
-            for j in waiting[node] ?? [] where unsettled.contains(j) {
+            for j in ends.indices where unsettled[j] && endSources[j] == node {
                 let end = ends[j]
                 guard graph.allowsTurn(from: Int(arrived), to: end.edge) else { continue }
-                unsettled.remove(j)
+                unsettled[j] = false
+                remaining -= 1
                 let total = key + end.fraction * graph.edges[end.edge].length
                 guard total <= limit, results[j] == nil || total < results[j]!.length else { continue }
-                results[j] = path(arrivingOn: arrived, start: start, end: end, length: total, parent: parent)
+                let turns = Int(scratch.uTurns[Int(arrived)]) + (graph.isReverse(end.edge, of: Int(arrived)) ? 1 : 0)
+                results[j] =
+                    detailed
+                    ? path(arrivingOn: arrived, start: start, end: end, length: total, scratch: scratch)
+                    : LengthPath(length: total, edges: [], coordinates: [], uTurns: turns)
             }
+            let arrivedTurns = scratch.uTurns[Int(arrived)]
             for edgeID in graph.outgoingEdges(of: node) where graph.allowsTurn(from: Int(arrived), to: edgeID) {
                 let next = Int32(edgeID)
                 let candidate = key + graph.edges[edgeID].length
-                if candidate < length[next] ?? .infinity {
-                    length[next] = candidate
-                    parent[next] = arrived
-                    heap.push(candidate, next)
+                if candidate < scratch.lengthTo(next) {
+                    let turns = arrivedTurns + (graph.isReverse(edgeID, of: Int(arrived)) ? 1 : 0)
+                    scratch.label(next, length: candidate, from: arrived, uTurns: turns)
+                    scratch.heap.push(candidate, next)
                 }
             }
         }
@@ -378,16 +401,18 @@ public struct MapMatcher: Sendable {
         return nil
     }
 
-    private func path(arrivingOn arrived: Int32, start: RoadSnap, end: RoadSnap, length: Double, parent: [Int32: Int32])
+    private func path(
+        arrivingOn arrived: Int32, start: RoadSnap, end: RoadSnap, length: Double, scratch: EdgeSearchScratch
+    )
         -> LengthPath
     {
         let graph = router.graph
         // Walk back to the start edge, the search's root, which never gets a parent.
         var edges: [Int] = []
         var current = arrived
-        while current != Int32(start.edge), let previous = parent[current] {
+        while current != Int32(start.edge), scratch.parent[Int(current)] >= 0 {
             edges.append(Int(current))
-            current = previous
+            current = scratch.parent[Int(current)]
         }
         edges.reverse()
         var coordinates = [start.coordinate, graph.coordinates[Int(graph.edges[start.edge].target)]]
