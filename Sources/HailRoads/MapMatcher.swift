@@ -119,6 +119,16 @@ public struct MapMatcher: Sendable {
         var chainStart = 0
         var breaks = 0
         var scratch = EdgeSearchScratch(edgeCount: router.graph.edgeCount)
+        // The next fix with candidates after each fix.
+        var nextUsed = [Int?](repeating: nil, count: trace.count)
+        var following: Int?
+        for index in trace.indices.reversed() {
+            nextUsed[index] = following
+            if !candidates[index].isEmpty { following = index }
+        }
+        // The paths from each candidate of one fix to those of the fix after next, found by the search from it to the
+        // next fix's: the model passes by a fix from the one before it, one fix later, and going on costs a search less.
+        var ahead: (from: Int, to: Int, paths: [[LengthPath?]])?
         for (fix, options) in candidates.enumerated() where !options.isEmpty {
             let course = fixes[fix].course
             let emissions = options.map { option in
@@ -139,6 +149,7 @@ public struct MapMatcher: Sendable {
             var links = [Link?](repeating: nil, count: options.count)
             var sources = [(fix: previous, cost: 0.0)]
             if matched.count - 1 > chainStart { sources.append((matched[matched.count - 2], outlierCost)) }
+            var nextAhead: (from: Int, to: Int, paths: [[LengthPath?]])?
             for source in sources {
                 let sourceCourse = fixes[source.fix].course
                 let fixes = trace[source.fix].distance(to: trace[fix])
@@ -151,9 +162,30 @@ public struct MapMatcher: Sendable {
                 }
                 // A drive longer than this is implausible between two fixes; bounds each search.
                 let limit = fixes * 2 + 4 * candidateRadius + 200
+                let cached = ahead.flatMap { $0.from == source.fix && $0.to == fix ? $0.paths : nil }
+                // From the fix before, the search goes on to the candidates of the fix after this one.
+                let beyond = source.cost == 0 ? nextUsed[fix] : nil
+                let beyondOptions = beyond.map { candidates[$0] } ?? []
+                let beyondLimit = beyond.map {
+                    trace[source.fix].distance(to: trace[$0]) * 2 + 4 * candidateRadius + 200
+                }
+                var found: [[LengthPath?]] = Array(repeating: [], count: candidates[source.fix].count)
                 for (i, from) in candidates[source.fix].enumerated() where history[source.fix][i] > -.infinity {
-                    let paths = shortestLengths(
-                        from: from, to: options, limit: limit, scratch: &scratch, detailed: false)
+                    let paths: [LengthPath?]
+                    if let cached, !cached[i].isEmpty {
+                        paths = cached[i]
+                    } else if let beyondLimit {
+                        let both = shortestLengths(
+                            from: from, to: options + beyondOptions,
+                            limits: Array(repeating: limit, count: options.count)
+                                + Array(repeating: beyondLimit, count: beyondOptions.count),
+                            scratch: &scratch, detailed: false)
+                        paths = Array(both.prefix(options.count))
+                        found[i] = Array(both.dropFirst(options.count))
+                    } else {
+                        paths = shortestLengths(
+                            from: from, to: options, limit: limit, scratch: &scratch, detailed: false)
+                    }
                     for (j, path) in paths.enumerated() {
                         guard let path else { continue }
                         let against =
@@ -172,7 +204,9 @@ public struct MapMatcher: Sendable {
                         }
                     }
                 }
+                if let beyond { nextAhead = (source.fix, beyond, found) }
             }
+            ahead = nextAhead
             if next.allSatisfy({ $0 == -.infinity }) {
                 breaks += 1
                 next = emissions
@@ -287,6 +321,19 @@ public struct MapMatcher: Sendable {
         from start: RoadSnap, to ends: [RoadSnap], limit: Double, scratch: inout EdgeSearchScratch,
         detailed: Bool = true
     ) -> [LengthPath?] {
+        shortestLengths(
+            from: start, to: ends, limits: Array(repeating: limit, count: ends.count), scratch: &scratch,
+            detailed: detailed)
+    }
+
+    /// As `shortestLengths(from:to:limit:scratch:detailed:)`, each end within its own limit: one search serves ends
+    /// of two fixes, each found exactly as a search bounded by its own limit finds it (the search pops the same
+    /// edges in the same order; a larger bound only lets it go on).
+    func shortestLengths(
+        from start: RoadSnap, to ends: [RoadSnap], limits: [Double], scratch: inout EdgeSearchScratch,
+        detailed: Bool = true
+    ) -> [LengthPath?] {
+        let limit = limits.max() ?? 0
         let graph = router.graph
         let startEdge = graph.edges[start.edge]
         var results = [LengthPath?](repeating: nil, count: ends.count)
@@ -313,7 +360,7 @@ public struct MapMatcher: Sendable {
                 // much, so the next step forward from this position is not counted twice.
                 results[j] = LengthPath(length: -behind, edges: [start.edge], coordinates: [start.coordinate])
             } else if endEdge.road == startEdge.road, graph.road(ofEdge: start.edge).direction.isOneWay,
-                let against = distanceAlongRoad(from: end, to: start, limit: limit), against > backtrackTolerance
+                let against = distanceAlongRoad(from: end, to: start, limit: limits[j]), against > backtrackTolerance
             {
                 // Two consecutive fixes going back along a one-way road: the car drove against it (a wrong
                 // tag, or a driver breaking the rule). The only legal path is a loop round the block that the
@@ -351,7 +398,7 @@ public struct MapMatcher: Sendable {
                 unsettled[j] = false
                 remaining -= 1
                 let total = key + end.fraction * graph.edges[end.edge].length
-                guard total <= limit, results[j] == nil || total < results[j]!.length else { continue }
+                guard total <= limits[j], results[j] == nil || total < results[j]!.length else { continue }
                 let turns = Int(scratch.uTurns[Int(arrived)]) + (graph.isReverse(end.edge, of: Int(arrived)) ? 1 : 0)
                 results[j] =
                     detailed
