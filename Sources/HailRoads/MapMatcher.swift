@@ -118,6 +118,17 @@ public struct MapMatcher: Sendable {
         var matched: [Int] = []
         var chainStart = 0
         var breaks = 0
+        var scratch = EdgeSearchScratch(edgeCount: router.graph.edgeCount)
+        // The next fix with candidates after each fix.
+        var nextUsed = [Int?](repeating: nil, count: trace.count)
+        var following: Int?
+        for index in trace.indices.reversed() {
+            nextUsed[index] = following
+            if !candidates[index].isEmpty { following = index }
+        }
+        // The paths from each candidate of one fix to those of the fix after next, found by the search from it to the
+        // next fix's: the model passes by a fix from the one before it, one fix later, and going on costs a search less.
+        var ahead: (from: Int, to: Int, paths: [[LengthPath?]])?
         for (fix, options) in candidates.enumerated() where !options.isEmpty {
             let course = fixes[fix].course
             let emissions = options.map { option in
@@ -138,6 +149,7 @@ public struct MapMatcher: Sendable {
             var links = [Link?](repeating: nil, count: options.count)
             var sources = [(fix: previous, cost: 0.0)]
             if matched.count - 1 > chainStart { sources.append((matched[matched.count - 2], outlierCost)) }
+            var nextAhead: (from: Int, to: Int, paths: [[LengthPath?]])?
             for source in sources {
                 let sourceCourse = fixes[source.fix].course
                 let fixes = trace[source.fix].distance(to: trace[fix])
@@ -150,8 +162,30 @@ public struct MapMatcher: Sendable {
                 }
                 // A drive longer than this is implausible between two fixes; bounds each search.
                 let limit = fixes * 2 + 4 * candidateRadius + 200
+                let cached = ahead.flatMap { $0.from == source.fix && $0.to == fix ? $0.paths : nil }
+                // From the fix before, the search goes on to the candidates of the fix after this one.
+                let beyond = source.cost == 0 ? nextUsed[fix] : nil
+                let beyondOptions = beyond.map { candidates[$0] } ?? []
+                let beyondLimit = beyond.map {
+                    trace[source.fix].distance(to: trace[$0]) * 2 + 4 * candidateRadius + 200
+                }
+                var found: [[LengthPath?]] = Array(repeating: [], count: candidates[source.fix].count)
                 for (i, from) in candidates[source.fix].enumerated() where history[source.fix][i] > -.infinity {
-                    let paths = shortestLengths(from: from, to: options, limit: limit)
+                    let paths: [LengthPath?]
+                    if let cached, !cached[i].isEmpty {
+                        paths = cached[i]
+                    } else if let beyondLimit {
+                        let both = shortestLengths(
+                            from: from, to: options + beyondOptions,
+                            limits: Array(repeating: limit, count: options.count)
+                                + Array(repeating: beyondLimit, count: beyondOptions.count),
+                            scratch: &scratch, detailed: false)
+                        paths = Array(both.prefix(options.count))
+                        found[i] = Array(both.dropFirst(options.count))
+                    } else {
+                        paths = shortestLengths(
+                            from: from, to: options, limit: limit, scratch: &scratch, detailed: false)
+                    }
                     for (j, path) in paths.enumerated() {
                         guard let path else { continue }
                         let against =
@@ -166,11 +200,13 @@ public struct MapMatcher: Sendable {
                         let score = history[source.fix][i] - source.cost + emissions[j] - detour - against
                         if score > next[j] {
                             next[j] = score
-                            links[j] = Link(fix: source.fix, candidate: i, path: path)
+                            links[j] = Link(fix: source.fix, candidate: i, path: path, limit: limit)
                         }
                     }
                 }
+                if let beyond { nextAhead = (source.fix, beyond, found) }
             }
+            ahead = nextAhead
             if next.allSatisfy({ $0 == -.infinity }) {
                 breaks += 1
                 next = emissions
@@ -211,11 +247,13 @@ public struct MapMatcher: Sendable {
         return tips
     }
 
-    /// A step of the best path: from candidate `candidate` of fix `fix`, along `path`.
+    /// A step of the best path: from candidate `candidate` of fix `fix`, along `path` (its length and turns, not its
+    /// edges, which are found again for the steps kept), found within `limit` metres.
     struct Link: Hashable {
         var fix: Int
         var candidate: Int
         var path: LengthPath
+        var limit: Double
     }
 
     private func backtrack(
@@ -233,6 +271,7 @@ public struct MapMatcher: Sendable {
         }
         var pieces: [LengthPath] = []
         var index = best(at: fix)
+        var scratch = EdgeSearchScratch(edgeCount: router.graph.edgeCount)
         while true {
             chosen[fix] = candidates[fix][index]
             guard let link = back[fix][index] else {
@@ -243,7 +282,11 @@ public struct MapMatcher: Sendable {
                 pieces.append(LengthPath(length: 0, edges: [], coordinates: []))
                 continue
             }
-            pieces.append(link.path)
+            // The same search as the model's, so the same path, now with its edges.
+            let found = shortestLengths(
+                from: candidates[link.fix][link.candidate], to: [candidates[fix][index]], limit: link.limit,
+                scratch: &scratch)
+            pieces.append(found[0] ?? link.path)
             index = link.candidate
             fix = link.fix
         }
@@ -271,8 +314,26 @@ public struct MapMatcher: Sendable {
     }
 
     /// Shortest driving distances from `start` to each of `ends` (nil beyond `limit` metres or unreachable),
-    /// by a Dijkstra bounded by `limit` that keeps its state in dictionaries, since it touches few nodes.
-    func shortestLengths(from start: RoadSnap, to ends: [RoadSnap], limit: Double) -> [LengthPath?] {
+    /// by a Dijkstra bounded by `limit` whose labels live in `scratch`. Only a `detailed` search lists each path's
+    /// edges and coordinates: the model weighs thousands of paths for each one it keeps, and building them all was
+    /// a third of its time.
+    func shortestLengths(
+        from start: RoadSnap, to ends: [RoadSnap], limit: Double, scratch: inout EdgeSearchScratch,
+        detailed: Bool = true
+    ) -> [LengthPath?] {
+        shortestLengths(
+            from: start, to: ends, limits: Array(repeating: limit, count: ends.count), scratch: &scratch,
+            detailed: detailed)
+    }
+
+    /// As `shortestLengths(from:to:limit:scratch:detailed:)`, each end within its own limit: one search serves ends
+    /// of two fixes, each found exactly as a search bounded by its own limit finds it (the search pops the same
+    /// edges in the same order; a larger bound only lets it go on).
+    func shortestLengths(
+        from start: RoadSnap, to ends: [RoadSnap], limits: [Double], scratch: inout EdgeSearchScratch,
+        detailed: Bool = true
+    ) -> [LengthPath?] {
+        let limit = limits.max() ?? 0
         let graph = router.graph
         let startEdge = graph.edges[start.edge]
         var results = [LengthPath?](repeating: nil, count: ends.count)
@@ -299,7 +360,7 @@ public struct MapMatcher: Sendable {
                 // much, so the next step forward from this position is not counted twice.
                 results[j] = LengthPath(length: -behind, edges: [start.edge], coordinates: [start.coordinate])
             } else if endEdge.road == startEdge.road, graph.road(ofEdge: start.edge).direction.isOneWay,
-                let against = distanceAlongRoad(from: end, to: start, limit: limit), against > backtrackTolerance
+                let against = distanceAlongRoad(from: end, to: start, limit: limits[j]), against > backtrackTolerance
             {
                 // Two consecutive fixes going back along a one-way road: the car drove against it (a wrong
                 // tag, or a driver breaking the rule). The only legal path is a loop round the block that the
@@ -314,35 +375,44 @@ public struct MapMatcher: Sendable {
         // map's turn rules (a no-U-turn between two carriageways, a no-left-turn) are obeyed as the router
         // obeys them. A node search took such a turn where the car had to drive on and turn back further up,
         // and the fare lost the stretch (issue 14: 31 m of a 1,279 m Monaco trip).
-        var length: [Int32: Double] = [Int32(start.edge): (1 - start.fraction) * startEdge.length]
-        var parent: [Int32: Int32] = [:]
-        var done = Set<Int32>()
-        var heap = MinHeap()
-        heap.push(length[Int32(start.edge)]!, Int32(start.edge))
-        var waiting: [Int32: [Int]] = [:]
-        for (j, end) in ends.enumerated() { waiting[graph.edges[end.edge].source, default: []].append(j) }
+        scratch.begin()
+        let root = Int32(start.edge)
+        scratch.label(root, length: (1 - start.fraction) * startEdge.length, from: -1, uTurns: 0)
+        scratch.heap.push(scratch.length[start.edge], root)
         // An end is settled by the first arrival at its edge's start that may turn onto it: the nearest. One
         // ahead on the start edge is settled already.
-        var unsettled = Set(ends.indices.filter { ends[$0].edge != start.edge || ends[$0].fraction < start.fraction })
-        while !unsettled.isEmpty, let (key, arrived) = heap.pop() {
+        let endSources = ends.map { graph.edges[$0.edge].source }
+        var unsettled = [Bool](repeating: false, count: ends.count)
+        var remaining = 0
+        for (j, end) in ends.enumerated() where end.edge != start.edge || end.fraction < start.fraction {
+            unsettled[j] = true
+            remaining += 1
+        }
+        while remaining > 0, let (key, arrived) = scratch.heap.pop() {
             if key > limit { break }
-            guard done.insert(arrived).inserted else { continue }
+            guard scratch.settle(arrived) else { continue }
             let node = graph.edges[Int(arrived)].target
-            for j in waiting[node] ?? [] where unsettled.contains(j) {
+            for j in ends.indices where unsettled[j] && endSources[j] == node {
                 let end = ends[j]
                 guard graph.allowsTurn(from: Int(arrived), to: end.edge) else { continue }
-                unsettled.remove(j)
+                unsettled[j] = false
+                remaining -= 1
                 let total = key + end.fraction * graph.edges[end.edge].length
-                guard total <= limit, results[j] == nil || total < results[j]!.length else { continue }
-                results[j] = path(arrivingOn: arrived, start: start, end: end, length: total, parent: parent)
+                guard total <= limits[j], results[j] == nil || total < results[j]!.length else { continue }
+                let turns = Int(scratch.uTurns[Int(arrived)]) + (graph.isReverse(end.edge, of: Int(arrived)) ? 1 : 0)
+                results[j] =
+                    detailed
+                    ? path(arrivingOn: arrived, start: start, end: end, length: total, scratch: scratch)
+                    : LengthPath(length: total, edges: [], coordinates: [], uTurns: turns)
             }
+            let arrivedTurns = scratch.uTurns[Int(arrived)]
             for edgeID in graph.outgoingEdges(of: node) where graph.allowsTurn(from: Int(arrived), to: edgeID) {
                 let next = Int32(edgeID)
                 let candidate = key + graph.edges[edgeID].length
-                if candidate < length[next] ?? .infinity {
-                    length[next] = candidate
-                    parent[next] = arrived
-                    heap.push(candidate, next)
+                if candidate < scratch.lengthTo(next) {
+                    let turns = arrivedTurns + (graph.isReverse(edgeID, of: Int(arrived)) ? 1 : 0)
+                    scratch.label(next, length: candidate, from: arrived, uTurns: turns)
+                    scratch.heap.push(candidate, next)
                 }
             }
         }
@@ -378,16 +448,18 @@ public struct MapMatcher: Sendable {
         return nil
     }
 
-    private func path(arrivingOn arrived: Int32, start: RoadSnap, end: RoadSnap, length: Double, parent: [Int32: Int32])
+    private func path(
+        arrivingOn arrived: Int32, start: RoadSnap, end: RoadSnap, length: Double, scratch: EdgeSearchScratch
+    )
         -> LengthPath
     {
         let graph = router.graph
         // Walk back to the start edge, the search's root, which never gets a parent.
         var edges: [Int] = []
         var current = arrived
-        while current != Int32(start.edge), let previous = parent[current] {
+        while current != Int32(start.edge), scratch.parent[Int(current)] >= 0 {
             edges.append(Int(current))
-            current = previous
+            current = scratch.parent[Int(current)]
         }
         edges.reverse()
         var coordinates = [start.coordinate, graph.coordinates[Int(graph.edges[start.edge].target)]]

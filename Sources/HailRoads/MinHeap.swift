@@ -6,6 +6,12 @@ struct MinHeap {
     var isEmpty: Bool { keys.isEmpty }
     var minKey: Double? { keys.first }
 
+    /// Empties the heap, keeping its storage for the next search.
+    mutating func removeAll() {
+        keys.removeAll(keepingCapacity: true)
+        nodes.removeAll(keepingCapacity: true)
+    }
+
     mutating func push(_ key: Double, _ node: Int32) {
         keys.append(key)
         nodes.append(node)

@@ -22,4 +22,6 @@ enum SharedDataFile {
     static let monacoMap = "osm/monaco.osm.pbf"
     /// The real Munich drive the wire figures are measured on.
     static let munichTrace = "traces/barefoot-munich/x0001-001.json"
+    /// The Kubicka et al. (2015) tracks with their maps and true routes, for `hail bench match`.
+    static let kubickaTracks = "traces/kubicka-open-data"
 }

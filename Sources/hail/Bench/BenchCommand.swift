@@ -13,6 +13,7 @@ enum BenchCommand {
                hail bench baseline    [--clients 100] [--requests 200000] [--pipeline 1]
                                       [--seconds 10 | --ingest-json FILE] [--json]
                hail bench route       [--map FILE.osm.pbf] [--routes 2000] [--traces 50] [--json]
+               hail bench match       [--kubicka DIR] [--json]
                hail bench client      [--frames 1000000] [--applies 1000000] [--hours 10] [--json]
                hail bench edge        [--threads 2] [--connections 8] [--seconds 5] [--json]
                hail bench restarts    --postgres URL --redis URL [--drivers 8000] [--riders 800] [--settle 10]
@@ -40,6 +41,9 @@ enum BenchCommand {
           baseline     redis-benchmark GEOADD and PUBLISH on a throwaway redis-server with the same
                        concurrency, beside a short saturating ingest run (or --ingest-json FILE), as ratios.
           route        route/ETA queries and snaps per second on the Monaco graph, and map matching.
+          match        the map matcher on real drives with known routes (Kubicka et al. 2015, default
+                       ../shared/data/traces/kubicka-open-data): route error, recovered and precision at
+                       every fix and every 5th, 15th and 30th, and fixes/s on one thread.
           client       ns per glide frame and per trip state-machine apply in the rider core, and RSS of
                        the rider and driver cores over a simulated 10-hour shift.
           edge         wrk (Debian) with kept-alive connections against a `hail server` child (rate limits
@@ -78,7 +82,9 @@ enum BenchCommand {
         """
 
     /// The benchmarks there are.
-    static let kinds = ["http", "ingest", "wire", "connections", "baseline", "route", "client", "edge", "restarts"]
+    static let kinds = [
+        "http", "ingest", "wire", "connections", "baseline", "route", "match", "client", "edge", "restarts",
+    ]
 
     /// Parses the options, runs the benchmark asked for and prints its result.
     static func run(_ arguments: [String]) async throws(UsageError) {
@@ -93,6 +99,7 @@ enum BenchCommand {
         case "connections": return try await runConnections(rest)
         case "baseline": return try await runBaseline(rest)
         case "route": return try await runRoute(rest)
+        case "match": return try await runMatch(rest)
         case "client": return try await runClient(rest)
         case "edge": return try await runEdge(rest)
         case "restarts": return try await runRestarts(rest)
