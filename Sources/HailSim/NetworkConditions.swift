@@ -125,7 +125,9 @@ actor NetworkConditions {
     /// lossy or not, and a lossy one's handshake may itself wait for a retransmission.
     func handshake() -> Double {
         guard let tcp = profile.tcp else { return oneWay() + oneWay() }
+        // A new connection: nothing written on the old one is delivered on it, nor held up by it.
         connection += 1
+        upstreamDue = -Double.infinity
         streamLossy = random.unit() < tcp.lossyConnectionShare
         let roundTrip = tcp.roundTrip.draw(using: &random)
         return roundTrip + retransmission(tcp, lossy: streamLossy, chance: tcp.handshakeLossOnLossyConnection)
