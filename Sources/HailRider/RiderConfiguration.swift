@@ -30,7 +30,7 @@ public struct RiderConfiguration: Sendable, Hashable {
     public init(
         requestRetries: RetrySchedule = .riderRequest, reconnect: Backoff = .standard, pollAfterFailures: Int = 3,
         pollInterval: TimeInterval = 4, glide: Glide.Configuration = Glide.Configuration(), etaHold: TimeInterval = 8,
-        move: Backoff = .moveElsewhere, stallSeconds: TimeInterval = 4
+        move: Backoff = .moveElsewhere, stallSeconds: TimeInterval = 3
     ) {
         self.requestRetries = requestRetries
         self.reconnect = reconnect

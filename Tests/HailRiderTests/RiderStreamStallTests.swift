@@ -19,6 +19,8 @@ struct RiderStreamStallTests {
     }
 
     @Test func aStreamSilentForFourSecondsWhileTheCarComesIsReopenedFromTheCursor() async throws {
+        // The app's own wait is 3 s; 4 s here keeps the steps apart from the clock's.
+        #expect(RiderConfiguration().stallSeconds == 3)
         let h = Self.harness()
         h.model.screenVisibilityChanged(true)
         await h.model.launch()
