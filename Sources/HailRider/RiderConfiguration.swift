@@ -19,12 +19,18 @@ public struct RiderConfiguration: Sendable, Hashable {
     public var glide: Glide.Configuration
     /// How long an ETA disagreement must last before the shown minutes change.
     public var etaHold: TimeInterval
+    /// Seconds without a frame after which a stream carrying a car on its way (to the pickup or the dropoff) is
+    /// reopened on a new connection, from the cursor: on a lossy cellular link TCP holds every frame behind a
+    /// lost one until it is retransmitted (1 s at the median, 15 s at p95), and a new connection does not wait
+    /// for it. A reopening that brings no newer position doubles the wait (up to 60 s), so a car with nothing to
+    /// say is not asked again and again. 0: never.
+    public var stallSeconds: TimeInterval
 
     /// Creates a configuration.
     public init(
         requestRetries: RetrySchedule = .riderRequest, reconnect: Backoff = .standard, pollAfterFailures: Int = 3,
         pollInterval: TimeInterval = 4, glide: Glide.Configuration = Glide.Configuration(), etaHold: TimeInterval = 8,
-        move: Backoff = .moveElsewhere
+        move: Backoff = .moveElsewhere, stallSeconds: TimeInterval = 3
     ) {
         self.requestRetries = requestRetries
         self.reconnect = reconnect
@@ -33,5 +39,6 @@ public struct RiderConfiguration: Sendable, Hashable {
         self.pollInterval = max(1, pollInterval)
         self.glide = glide
         self.etaHold = etaHold
+        self.stallSeconds = max(0, stallSeconds)
     }
 }

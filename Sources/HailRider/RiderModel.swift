@@ -94,6 +94,12 @@ public final class RiderModel {
     @ObservationIgnored private var power = DevicePower.unknown
     /// True once a server answered the flags: from then on its poll interval is the one the fallback polls at.
     @ObservationIgnored private var flagsFromServer = false
+    /// The stream's stall watch (`RiderConfiguration.stallSeconds`): the wait now, doubled after a reopening that
+    /// brought nothing newer, and the newest position's seq when the stream was last reopened for a stall.
+    @ObservationIgnored private var stallWait: TimeInterval = 0
+    @ObservationIgnored private var seqAtStall: Int64?
+    /// Phone time of the last frame on the open stream.
+    @ObservationIgnored private var lastFrameAt = Date.distantPast
 
     /// Creates a model on its seams. `timeline` is the phone's time: its dates (tests make them wrong on purpose)
     /// and every wait (retries, backoff, polls); `random` draws the reconnect jitter; with a `telemetry`
@@ -566,6 +572,9 @@ public final class RiderModel {
     private func runLive(generation: Int, synced alreadySynced: Bool) async {
         var failures = 0
         var skipResync = alreadySynced
+        var skipStreamResync = false
+        stallWait = configuration.stallSeconds
+        seqAtStall = nil
         defer {
             if generation == liveGeneration {
                 liveTask = nil
@@ -577,7 +586,10 @@ public final class RiderModel {
             // Resync first: the stream only says what changes from now on. A trip read just now still fetches the
             // flags: the rider's cohort may depend on the pickup (its region).
             let synced: Bool
-            if skipResync {
+            if skipStreamResync {
+                skipStreamResync = false
+                synced = true
+            } else if skipResync {
                 await refreshConfig()
                 synced = true
             } else {
@@ -593,8 +605,15 @@ public final class RiderModel {
                     failures = 0
                     continue
                 }
-                let (streamed, reconnect, atOnce) = await stream(tripID: trip.id, generation: generation)
+                let (streamed, reconnect, atOnce, stalled) = await stream(tripID: trip.id, generation: generation)
                 guard isCurrent(generation), machine.isActive else { return }
+                if stalled {
+                    // The connection is up but holds its frames back: a new one, from the cursor, at once, with
+                    // no resync (the stream sends the trip if its version moved, and the positions after it).
+                    failures = 0
+                    skipStreamResync = true
+                    continue
+                }
                 if !reconnect {
                     // The server closed with a code that says reconnecting cannot help (the trip is not found, the
                     // token is refused, another stream took over): the trip as the server has it, then no stream.
@@ -635,18 +654,67 @@ public final class RiderModel {
 
     /// Runs one connection; `greeted` when its hello arrived (the stream worked, then dropped), `reconnect` false
     /// when the server closed it with a code `WebSocketCloseCode.shouldReconnect` refuses (storage trouble is 1013,
-    /// reconnected), `atOnce` when its code asks for a reconnect at once (`reconnectsAtOnce`: a draining node).
-    private func stream(tripID: String, generation: Int) async -> (greeted: Bool, reconnect: Bool, atOnce: Bool) {
+    /// reconnected), `atOnce` when its code asks for a reconnect at once (`reconnectsAtOnce`: a draining node),
+    /// `stalled` when it was given up for holding its frames back (`RiderConfiguration.stallSeconds`).
+    private func stream(tripID: String, generation: Int) async -> (
+        greeted: Bool, reconnect: Bool, atOnce: Bool, stalled: Bool
+    ) {
         if cursorTripID != tripID {
             cursorTripID = tripID
             cursor = try? await cursors.load(tripID: tripID)
         }
         let openedAt = timeline.now()
+        lastFrameAt = openedAt
+        let reading = Task { await read(tripID: tripID, generation: generation, openedAt: openedAt) }
+        let watch = stallWait > 0 ? Task { await watchForStall(reading) } : nil
+        let (greeted, reconnect, atOnce) = await withTaskCancellationHandler {
+            await reading.value
+        } onCancel: {
+            reading.cancel()
+        }
+        watch?.cancel()
+        let gaveUp = stallDetected
+        stallDetected = false
+        if gaveUp { return (greeted, true, false, true) }
+        return (greeted, reconnect, atOnce, false)
+    }
+
+    /// Set by the stall watch when it gave the stream up.
+    @ObservationIgnored private var stallDetected = false
+
+    /// Gives the stream read by `reading` up once it has gone `stallWait` without a frame while the car is on its
+    /// way, so the loop reopens it on a new connection.
+    private func watchForStall(_ reading: Task<(Bool, Bool, Bool), Never>) async {
+        while !Task.isCancelled {
+            let due = lastFrameAt.addingTimeInterval(stallWait)
+            do { try await timeline.sleep(until: due) } catch { return }
+            guard timeline.now() >= lastFrameAt.addingTimeInterval(stallWait) else { continue }
+            guard let state = machine.trip?.state, state == .driverAssigned || state == .onTrip else {
+                lastFrameAt = timeline.now()
+                continue
+            }
+            // A reopening that brought no newer position: the car had nothing to say; wait longer next time.
+            if let seqAtStall, tracker.latestSeq ?? .min <= seqAtStall {
+                stallWait = min(stallWait * 2, 60)
+            } else {
+                stallWait = configuration.stallSeconds
+            }
+            seqAtStall = tracker.latestSeq ?? .min
+            stallDetected = true
+            reading.cancel()
+            return
+        }
+    }
+
+    /// Reads one connection's frames; see `stream`.
+    private func read(tripID: String, generation: Int, openedAt: Date) async -> (Bool, Bool, Bool) {
         var greeted = false
         do {
             let frames = try await channel.open(tripID: tripID, after: cursor, version: machine.trip?.version)
+            lastFrameAt = timeline.now()
             for try await frame in frames {
                 guard isCurrent(generation) else { return (greeted, true, false) }
+                lastFrameAt = timeline.now()
                 switch frame {
                 case .hello(let serverTime):
                     serverClock.add(

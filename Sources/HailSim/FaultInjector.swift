@@ -23,6 +23,7 @@ struct FaultInjector: Sendable {
     /// lost it fails after the profile's timeout. The server's own errors pass through.
     func request<T: Sendable>(_ work: () async throws -> T) async throws -> T {
         guard isActive else { return try await work() }
+        if conditions.profile.tcp != nil { return try await tcpRequest(work) }
         let profile = conditions.profile
         let sent = conditions.now
         let fate = await conditions.fate()
@@ -43,7 +44,32 @@ struct FaultInjector: Sendable {
         return value
     }
 
-    /// Opening a stream: the handshake takes a round trip, and fails after a timeout in a dead zone.
+    /// One request on a measured TCP link: each leg takes half a round trip and, when its packet is lost, the
+    /// retransmission wait; the app gives up after the profile's timeout, and its next request opens a new
+    /// connection. A request whose retransmission comes too late never reached the server.
+    private func tcpRequest<T: Sendable>(_ work: () async throws -> T) async throws -> T {
+        let timeout = conditions.profile.timeout
+        let sent = conditions.now
+        let (out, back) = await conditions.requestLegs()
+        if await conditions.deadZoneEnd(at: sent) != nil || out >= timeout {
+            try await conditions.sleep(until: sent + timeout)
+            await conditions.requestTimedOut()
+            throw NoAnswer(description: "the request timed out (a lost packet not retransmitted in time)")
+        }
+        try await conditions.sleep(until: sent + out)
+        let value = try await work()
+        let answered = conditions.now
+        if await conditions.deadZoneEnd(at: answered) != nil || answered + back >= sent + timeout {
+            try await conditions.sleep(until: max(answered, sent + timeout))
+            await conditions.requestTimedOut()
+            throw NoAnswer(description: "the answer did not arrive in time (lost on the way back)")
+        }
+        try await conditions.sleep(until: answered + back)
+        return value
+    }
+
+    /// Opening a stream: the handshake takes a round trip, and fails after a timeout in a dead zone or, on a
+    /// measured TCP link, when a lost handshake packet is retransmitted only after it.
     func open<T: Sendable>(_ work: () async throws -> T) async throws -> T {
         guard isActive else { return try await work() }
         let started = conditions.now
@@ -51,7 +77,11 @@ struct FaultInjector: Sendable {
             try await conditions.sleep(until: started + conditions.profile.timeout)
             throw NoAnswer(description: "the connection timed out (no network)")
         }
-        let roundTrip = await conditions.oneWay() + conditions.oneWay()
+        let roundTrip = await conditions.handshake()
+        if conditions.profile.tcp != nil, roundTrip >= conditions.profile.timeout {
+            try await conditions.sleep(until: started + conditions.profile.timeout)
+            throw NoAnswer(description: "the connection timed out (a lost handshake packet)")
+        }
         try await conditions.sleep(until: started + roundTrip)
         return try await work()
     }

@@ -82,7 +82,13 @@ struct FaultyDriverLink: DriverAPI, DriverChannel {
             continuation.onTermination = { _ in task.cancel() }
         }
         let real = channel
-        let delivered = faults.stream(throwing, reorderable: { _ in false }, close: { await real.disconnect() })
+        let conditions = faults.conditions
+        let delivered = faults.stream(
+            throwing, reorderable: { _ in false },
+            close: {
+                await conditions.connectionClosed()
+                await real.disconnect()
+            })
         return AsyncStream { continuation in
             let task = Task {
                 do {
@@ -103,10 +109,20 @@ struct FaultyDriverLink: DriverAPI, DriverChannel {
         if await conditions.deadZoneEnd(at: conditions.now) != nil {
             throw CallError.noAnswer("no network")
         }
+        if conditions.profile.tcp != nil {
+            // A write on a TCP socket returns at once; the frame arrives in order behind any retransmission, and
+            // one the connection closed on is gone, as on a phone: the app hears of it by the missing ack.
+            let real = channel
+            await conditions.write { try? await real.send(batch) }
+            return
+        }
         let delay = await conditions.frameDelay()
         try await conditions.sleep(until: conditions.now + delay)
         try await channel.send(batch)
     }
 
-    func disconnect() async { await channel.disconnect() }
+    func disconnect() async {
+        if faults.isActive { await faults.conditions.connectionClosed() }
+        await channel.disconnect()
+    }
 }

@@ -25,6 +25,16 @@ actor NetworkConditions {
     /// Dead zones and stalls pressed by hand, as seconds since 1970.
     private var pressedDeadZones: [ClosedRange<Double>] = []
     private var pressedStalls: [ClosedRange<Double>] = []
+    /// On a measured TCP link (`NetworkProfile.tcp`): whether the stream's connection loses packets, drawn at
+    /// each handshake; whether the connection the requests go over does, nil until the next request opens one.
+    private var streamLossy = false
+    private var requestsLossy: Bool?
+    /// On a measured TCP link: the stream's connection, counted up at each handshake and close, so a frame
+    /// written on one connection is never delivered on the next; when the last frame written on it arrives,
+    /// and the delivery of that frame, which the next one waits for (TCP keeps the order).
+    private(set) var connection = 0
+    private var upstreamDue = -Double.infinity
+    private var upstreamTail: Task<Void, Never>?
 
     /// Conditions with the dead zones and stalls given, for tests that need them at known times.
     init(
@@ -101,7 +111,66 @@ actor NetworkConditions {
 
     /// One one-way trip's latency, seconds.
     func oneWay() -> Double {
-        max(0, profile.latency + (random.unit() * 2 - 1) * profile.jitter)
+        if let tcp = profile.tcp { return tcp.roundTrip.draw(using: &random) / 2 }
+        return max(0, profile.latency + (random.unit() * 2 - 1) * profile.jitter)
+    }
+
+    /// A retransmission wait on a measured TCP link when a packet on a connection that is `lossy` is lost, else 0.
+    private func retransmission(_ tcp: TCPLinkModel, lossy: Bool, chance: Double) -> Double {
+        guard lossy, random.unit() < chance else { return 0 }
+        return tcp.retransmission.draw(using: &random)
+    }
+
+    /// Opening a stream's connection: the handshake's seconds. On a measured TCP link the new connection is
+    /// lossy or not, and a lossy one's handshake may itself wait for a retransmission.
+    func handshake() -> Double {
+        guard let tcp = profile.tcp else { return oneWay() + oneWay() }
+        // A new connection: nothing written on the old one is delivered on it, nor held up by it.
+        connection += 1
+        upstreamDue = -Double.infinity
+        streamLossy = random.unit() < tcp.lossyConnectionShare
+        let roundTrip = tcp.roundTrip.draw(using: &random)
+        return roundTrip + retransmission(tcp, lossy: streamLossy, chance: tcp.handshakeLossOnLossyConnection)
+    }
+
+    /// The stream's connection closed by the app: frames written on it and not yet delivered are gone.
+    func connectionClosed() {
+        connection += 1
+        upstreamDue = -Double.infinity
+    }
+
+    /// A request's two legs on a measured TCP link, seconds out and back, each with its retransmission wait.
+    func requestLegs() -> (out: Double, back: Double) {
+        guard let tcp = profile.tcp else { return (oneWay(), oneWay()) }
+        let lossy = requestsLossy ?? (random.unit() < tcp.lossyConnectionShare)
+        requestsLossy = lossy
+        let out =
+            tcp.roundTrip.draw(using: &random) / 2
+            + retransmission(tcp, lossy: lossy, chance: tcp.lossOnLossyConnection)
+        let back =
+            tcp.roundTrip.draw(using: &random) / 2
+            + retransmission(tcp, lossy: lossy, chance: tcp.lossOnLossyConnection)
+        return (out, back)
+    }
+
+    /// A request timed out: the app's next one goes over a new connection.
+    func requestTimedOut() { requestsLossy = nil }
+
+    /// Writes a frame on the stream's connection of a measured TCP link: `deliver` runs when it arrives, after
+    /// the frames written before it (a retransmission holds back every frame behind it), unless the connection
+    /// has closed by then.
+    func write(_ deliver: @escaping @Sendable () async -> Void) {
+        let due = max(upstreamDue, now + frameDelay())
+        upstreamDue = due
+        let previous = upstreamTail
+        let written = connection
+        // Isolated to these conditions (it uses `self`), so the connection is read as of the delivery.
+        upstreamTail = Task {
+            await previous?.value
+            do { try await self.sleep(until: due) } catch { return }
+            guard self.connection == written else { return }
+            await deliver()
+        }
     }
 
     /// What happens to the next request.
@@ -114,7 +183,11 @@ actor NetworkConditions {
 
     /// How long the next frame takes, including a retransmission now and then.
     func frameDelay() -> Double {
-        oneWay() + (random.unit() < profile.frameLoss ? profile.retransmission : 0)
+        if let tcp = profile.tcp {
+            let oneWay = tcp.roundTrip.draw(using: &random) / 2
+            return oneWay + retransmission(tcp, lossy: streamLossy, chance: tcp.lossOnLossyConnection)
+        }
+        return oneWay() + (random.unit() < profile.frameLoss ? profile.retransmission : 0)
     }
 
     /// Seconds until an open stream breaks by itself, nil when it never does.

@@ -9,7 +9,7 @@ import HailSim
 enum DemoCommand {
     static let usage = """
         usage: hail demo [--port 8080] [--drivers 30] [--riders 10] [--map FILE.osm.pbf] [--seed 1]
-                 [--speed 1] [--network perfect|4g|3g|dead-zones|stalls|chaos] [APNs flags]
+                 [--speed 1] [--network perfect|4g|3g|dead-zones|stalls|chaos|cellular] [APNs flags]
                hail demo --headless --duration S [--report FILE] [--drivers N] [--riders N] [--map FILE]
                  [--network PROFILE] [--warmup S] [APNs flags]
 
@@ -19,7 +19,8 @@ enum DemoCommand {
         (../shared/data/osm/monaco.osm.pbf) when present, else the generated city. Prints the console's
         URL with an operator token and a progress line every 10 s; runs until Ctrl-C. --speed 2 drives
         the cars twice as fast as the roads' speeds (still under the server's 200 km/h filter).
-        --network puts every simulated app on that network (each with its own seeded faults).
+        --network puts every simulated app on that network (each with its own seeded faults); cellular is
+        fitted to what Uber measured on its riders' phones over TCP (round trips, loss, retransmission waits).
 
         --headless runs the same city without the browser against a fresh throwaway database for
         --duration seconds, then prints the measured report (freshness p50/p99 of the car on each rider's

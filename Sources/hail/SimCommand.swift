@@ -35,6 +35,10 @@ enum SimCommand {
             name: "chaos", summary: "Monaco, 100 drivers and 30 riders, 3G, dead zones, stalls, app kills, for 300 s",
             drivers: 100, riders: 30, network: .chaos, duration: 300),
         Scenario(
+            name: "cellular",
+            summary: "Monaco, 200 drivers and 50 riders on measured cellular (Uber, 2019) for 120 s", drivers: 200,
+            riders: 50, network: .cellular, duration: 120),
+        Scenario(
             name: "generated", summary: "the generated city, 30 drivers and 10 riders on loopback for 60 s",
             drivers: 30, riders: 10, network: .perfect, duration: 60, generatedMap: true),
     ]

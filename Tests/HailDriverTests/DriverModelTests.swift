@@ -241,11 +241,11 @@ struct DriverModelSilentStreamTests {
             rig.clock.advance(by: .seconds(1))
             try? await eventually(rig.model, within: 0.3, "dropped") { $0.lastProblem != nil }
         }
-        // Dropped after 10 s; HTTP carries the unacknowledged fix again, under a new seq, and is acked.
+        // Dropped after 3 s; HTTP carries the unacknowledged fix again, under a new seq, and is acked.
         try await eventually(rig.model, "resent over HTTP") {
             $0.pipeline.stats.batches == 2 && $0.pipeline.batcher.inFlight.isEmpty
         }
-        #expect(rig.model.lastProblem == "no ack for batch 1 within 10 s: the stream is silent")
+        #expect(rig.model.lastProblem == "no ack for batch 1 within 3 s: the stream is silent")
         #expect(rig.model.link == .http)
         rig.channel.goSilent(false)
         rig.clock.advance(by: .seconds(2))

@@ -65,9 +65,16 @@ struct SimCommandTests {
 
     @Test(arguments: [
         (["sim"], "--scenario is required"),
-        (["sim", "--scenario", "atlantis"], "unknown scenario 'atlantis'; choose one of monaco-3g, monaco-4g"),
+        (
+            ["sim", "--scenario", "atlantis"],
+            "unknown scenario 'atlantis'; choose one of monaco-3g, monaco-4g, dead-zones, stalls, chaos, cellular, "
+                + "generated"
+        ),
         (["demo", "--headless"], "--headless needs --duration S (seconds)"),
-        (["demo", "--network", "5g"], "--network: unknown profile '5g'; choose one of perfect, 4g, 3g"),
+        (
+            ["demo", "--network", "5g"],
+            "--network: unknown profile '5g'; choose one of perfect, 4g, 3g, dead-zones, stalls, chaos, cellular"
+        ),
         (["demo", "--report", "x.json"], "--report is for --headless runs"),
     ])
     func mistakesAreNamed(arguments: [String], message: String) async throws {

@@ -16,7 +16,8 @@ struct RiderHarness {
 
     init(
         trip: Trip? = nil, api: FakeTripAPI? = nil, cursors: any CursorStore = InMemoryCursorStore(),
-        clock: ManualClock = ManualClock(), skew: TimeInterval = 0
+        clock: ManualClock = ManualClock(), skew: TimeInterval = 0,
+        configuration: RiderConfiguration = RiderConfiguration(reconnect: Backoff(jitter: .none), stallSeconds: 0)
     ) {
         self.api = api ?? FakeTripAPI(trip: trip)
         self.cursors = cursors
@@ -24,7 +25,7 @@ struct RiderHarness {
         model = RiderModel(
             api: self.api, channel: channel, cursors: cursors,
             timeline: Timeline(clock: clock, origin: Self.phoneTime(clock, skew: skew)),
-            configuration: RiderConfiguration(reconnect: Backoff(jitter: .none)))
+            configuration: configuration)
     }
 
     nonisolated static func phoneTime(_ clock: ManualClock, skew: TimeInterval) -> Date {
