@@ -122,9 +122,15 @@ struct TokenRefreshLiveTests {
             api: RiderHTTPAPI(transport: HTTPTransport(baseURL: base, tokens: backend)),
             channel: RiderLiveChannel(baseURL: base, tokens: backend, connector: connector),
             cursors: InMemoryCursorStore())
-        var phases: [RiderScreen.Phase] = []
+        // The phases the screen went through, up to the trip's end: awaited whole, so the list is not read while
+        // the recorder is still behind the model.
         let recorder = Task { @MainActor in
-            for await screen in model.changes() where phases.last != screen.phase { phases.append(screen.phase) }
+            var phases: [RiderScreen.Phase] = []
+            for await screen in model.changes() where phases.last != screen.phase {
+                phases.append(screen.phase)
+                if screen.phase == .completed { break }
+            }
+            return phases
         }
         model.screenVisibilityChanged(true)
         await model.launch()
@@ -156,6 +162,7 @@ struct TokenRefreshLiveTests {
         try await driver.report(.ended, tripID: tripID)
         try await until(model, "completed") { model.screen.phase == .completed }
 
+        let phases = await recorder.value
         #expect(phases == [.idle, .searching, .driverAssigned, .driverArrived, .onTrip, .completed])
         #expect(backend.minted.count == 2)
         let second = try #require(backend.minted.last)
@@ -166,7 +173,6 @@ struct TokenRefreshLiveTests {
         let afterCut = riderStreams.drop { $0 == BearerToken.headerValue(first) }
         #expect(!afterCut.isEmpty && afterCut.allSatisfy { $0 == BearerToken.headerValue(second) })
 
-        recorder.cancel()
         model.stop()
         driver.socket.close()
         await connector.shutdown()
