@@ -18,12 +18,18 @@ struct LocationFrameFactory: Sendable {
 
     /// Metres per fix, along the street (12 m/s at one fix per second).
     static let stepMeters = 12.0
-    /// Fixes per leg before the car turns around (12 km).
-    static let legFixes: Int64 = 1_000
+    /// Fixes per leg before the car turns around on its street (12 km).
+    static let streetLegFixes: Int64 = 1_000
+    /// Fixes per leg of a car waiting near its pickup: it stays within 96 m of where it started, inside the 150 m
+    /// the server weighs a driver's `arrived` and `started` against.
+    static let pickupLegFixes: Int64 = 8
+    /// Fixes per leg of this driver's back and forth.
+    let legFixes: Int64
 
     /// A factory for driver number `index`; drivers are spread over a 10 by 10 km grid.
-    init(index: Int, pointsPerBatch: Int, startMilliseconds: Int64) {
+    init(index: Int, pointsPerBatch: Int, startMilliseconds: Int64, legFixes: Int64 = Self.streetLegFixes) {
         self.pointsPerBatch = pointsPerBatch
+        self.legFixes = max(1, legFixes)
         self.origin = Coordinate(
             lat: 43.60 + Double(index % 100) * 0.001, lng: 7.30 + Double(index / 100 % 100) * 0.001)
         self.startMilliseconds = startMilliseconds
@@ -37,9 +43,9 @@ struct LocationFrameFactory: Sendable {
 
     /// Fix number `k` of this driver's timeline.
     private func point(_ k: Int64) -> LocationPoint {
-        let leg = k % (2 * Self.legFixes)
-        let along = leg < Self.legFixes ? leg : 2 * Self.legFixes - leg
-        let heading: Double = leg < Self.legFixes ? 0 : 180
+        let leg = k % (2 * legFixes)
+        let along = leg < legFixes ? leg : 2 * legFixes - leg
+        let heading: Double = leg < legFixes ? 0 : 180
         return LocationPoint(
             lat: origin.lat + Double(along) * Self.stepMeters / 111_320, lng: origin.lng, accuracy: 5,
             heading: heading, speed: Self.stepMeters,

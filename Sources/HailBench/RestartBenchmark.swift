@@ -117,13 +117,21 @@ public struct RestartBenchmark: Sendable {
         let machine = BenchMachine.current()
         let startMilliseconds =
             Int64(Date().timeIntervalSince1970 * 1000) - IngestBenchmark.timelineHeadroomMilliseconds
+        var shape = IngestBenchmark()
+        shape.connections = drivers
+        shape.riderShare = Double(riders) / Double(drivers)
+        let watched = riders == 0 ? [] : shape.watchedDrivers()
+        // A driver on a trip waits near its pickup, so its `arrived` and `started` taps are weighed as a driver
+        // there (issue 41's guard refuses them 150 m away); the others drive their 12 km street.
+        let nearPickup = Set(watched)
         let factories = (0..<drivers).map {
-            LocationFrameFactory(index: $0, pointsPerBatch: 1, startMilliseconds: startMilliseconds)
+            LocationFrameFactory(
+                index: $0, pointsPerBatch: 1, startMilliseconds: startMilliseconds,
+                legFixes: nearPickup.contains($0)
+                    ? LocationFrameFactory.pickupLegFixes : LocationFrameFactory.streetLegFixes)
         }
         let driverIDs = (0..<drivers).map { "bench-\(tag)-driver-\($0)" }
         let tokens = driverIDs.map { target.token(role: .driver, subject: $0) }
-        var shape = IngestBenchmark()
-        shape.connections = drivers
         try await shape.goOnline(tokens: tokens, endpoint: front.endpoint)
 
         var configuration = WebSocketClientConfiguration()
@@ -141,8 +149,6 @@ public struct RestartBenchmark: Sendable {
         }
 
         // Trips first, in parallel groups: each driver's offer arrives on a short-lived stream of its own.
-        shape.riderShare = Double(riders) / Double(drivers)
-        let watched = riders == 0 ? [] : shape.watchedDrivers()
         let groups = 16
         let setup = await withTaskGroup(of: (pairs: [TripSetup.Pair], failures: [String]).self) { group in
             for part in 0..<groups {
