@@ -25,22 +25,8 @@ struct PickupSafetyScaleTests {
         try? HailJSON.decode(ErrorBody.self, from: response.body).error
     }
 
-    static func withNodes(_ body: (ScaleNode, ScaleNode) async throws -> Void) async throws {
-        try await ScaleServices.withFreshSchema { url, schema in
-            let redisURL = try #require(ScaleServices.redisURL)
-            let prefix = ScaleServices.uniqueName("pin") + ":"
-            let nodeA = try await ScaleNode(postgresURL: url, schema: schema, redisURL: redisURL, prefix: prefix)
-            let nodeB = try await ScaleNode(postgresURL: url, schema: schema, redisURL: redisURL, prefix: prefix)
-            defer {
-                nodeA.close()
-                nodeB.close()
-            }
-            try await body(nodeA, nodeB)
-        }
-    }
-
     @Test func wrongPINsOnEitherNodeCountTogetherAndNoStartWithoutTheRightOneIsAccepted() async throws {
-        try await Self.withNodes { nodeA, nodeB in
+        try await CrossNodeTests.withTwoNodes { nodeA, nodeB in
             try await nodeA.online(driver: "driver-1", at: Coordinate(lat: 43.7400, lng: 7.4280))
             let created = await nodeA.call(
                 "POST", "/v1/trips", token: nodeA.token(.rider, "rider-1"), body: Self.pinRequest,
@@ -99,7 +85,7 @@ struct PickupSafetyScaleTests {
     }
 
     @Test func aFixIngestedByOneNodeRefusesAFarArrivalOnTheOther() async throws {
-        try await Self.withNodes { nodeA, nodeB in
+        try await CrossNodeTests.withTwoNodes { nodeA, nodeB in
             // 0.0036 degrees north of the pickup: 400.29 m.
             try await nodeA.online(driver: "driver-1", at: Coordinate(lat: 43.7432, lng: 7.4276))
             let created = await nodeA.call(

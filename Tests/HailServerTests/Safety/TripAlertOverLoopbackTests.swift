@@ -56,7 +56,7 @@ struct TripAlertOverLoopbackTests {
         await Self.drive(h, from: Self.pickup, to: ServerHarness.corner(2, 2), seq: &seq)
         let turnedAt = h.now
         await Self.drive(h, from: ServerHarness.corner(2, 2), to: ServerHarness.corner(5, 2), seq: &seq)
-        try await Self.eventually(h, "the alert's count") { await Self.alerts(h) == 1 }
+        try await EarlyCloseTests.eventually(h, "the alert's count") { await Self.alerts(h) == 1 }
 
         // On the rider's stream: one essential tripAlert, saying when the car left the corridor.
         await h.services.bus.publish(BusMessage(kind: .essential, text: #"{"type":"sentinel"}"#), to: .trip("trip-1"))
@@ -115,15 +115,5 @@ struct TripAlertOverLoopbackTests {
     /// Trip alerts raised so far, as `/metrics` counts them.
     static func alerts(_ h: ServerHarness) async -> Int {
         Int(h.services.metrics.registry.total("hail_trip_alerts_total"))
-    }
-
-    /// Polls `probe` until it holds, each try paced by a round trip to the server (never a timer); fails after 10 s.
-    static func eventually(_ h: ServerHarness, _ what: String, _ probe: () async -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline {
-            if await probe() { return }
-            _ = await h.call("GET", "/healthz")
-        }
-        throw LoopbackError(description: "\(what) did not happen within 10 s")
     }
 }
