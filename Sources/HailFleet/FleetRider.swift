@@ -100,6 +100,8 @@ final class FleetRider {
         line.to = [dropoff.lat, dropoff.lng]
         line.cancelAfter = cancelAfter
         log.write(line)
+        // The last ride's trip stays on screen until the next: a request that made no trip leaves it there.
+        let shownBefore = model.trip?.state.isActive == true ? nil : model.trip?.id
         if model.trip?.state.isActive != true {
             await model.requestRide(pickup: pickup, dropoff: dropoff, product: .economy)
         }
@@ -114,13 +116,15 @@ final class FleetRider {
             }
             do { try await timeline.sleep(until: timeline.now().addingTimeInterval(0.5)) } catch { break }
         }
+        let trip = model.trip.flatMap { $0.id == shownBefore ? nil : $0 }
         var end = event("ride")
         end.ride = number
         end.step = "end"
-        end.trip = model.trip?.id
-        end.state = model.trip?.state.rawValue ?? "notRequested"
-        end.fare = model.trip?.fare?.amountMinor
-        end.distance = model.trip?.receipt?.distanceMeters
+        end.trip = trip?.id
+        end.state = trip?.state.rawValue ?? "notRequested"
+        end.fare = trip?.fare?.amountMinor
+        end.distance = trip?.receipt?.distanceMeters
+        end.error = trip == nil ? model.screen.problem.map { "\($0)" } : nil
         log.write(end)
         outcomes[end.state ?? "notRequested", default: 0] += 1
     }
