@@ -108,6 +108,24 @@ struct FleetTests {
         #expect(Self.collapsed(phases).filter { $0 != "idle" }.starts(with: ["searching", "driverAssigned"]))
     }
 
+    @Test func hailFleetRefusesABoxWithItsCornersSwappedBeforeWritingAnything() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hail-fleet-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let secret = folder.appendingPathComponent("hail.secret").path
+        _ = try ServerSecret.loadOrCreate(at: secret)
+        let logs = folder.appendingPathComponent("fleet").path
+        let fleet = try HailCommandProcess(
+            [
+                "--server", "http://127.0.0.1:9", "--secret-file", secret, "--log", logs,
+                "--area", "43.7440,7.4300,43.7340,7.4180",
+            ], command: "fleet")
+        let status = await withDeadline(30) { await fleet.status() }
+        if status == nil { fleet.process.send(SIGKILL) }
+        #expect(status == 64)
+        #expect(!FileManager.default.fileExists(atPath: logs))
+    }
+
     /// Each line of a JSON-lines log as an object.
     static func events(_ path: String) throws -> [[String: Any]] {
         let text = try String(contentsOfFile: path, encoding: .utf8)
