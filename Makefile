@@ -20,7 +20,7 @@ demo:
 ## At most TEST_WIDTH tests run at once: the integration tests start real servers, databases, browsers and
 ## child processes, and with all 500 started together on 2 cores their failure deadlines (never waits) expire.
 TEST_WIDTH ?= 4
-test: lint build fuzz-short contract rules docs availability app-closure
+test: lint build fuzz-short contract rules docs availability app-closure fault-checkers
 	eval "$$(bash scripts/services.sh)" && \
 		SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) swift test --skip-build
 
@@ -56,6 +56,12 @@ availability: build
 app-closure:
 	python3 scripts/app_closure.py --self-test
 	python3 scripts/app_closure.py
+
+.PHONY: fault-checkers
+## The fault suite's I8 and I10 checkers (scripts/faults/check.py) on hand-written `hail fleet` logs: a pass and a
+## fail of each. No root, no namespaces: the suite itself is `make faults`.
+fault-checkers:
+	python3 scripts/faults/check.py --self-test
 
 .PHONY: docs
 ## Builds the DocC documentation of HailRider, HailDriver and HailCore (with the articles on binding the models to

@@ -6,6 +6,7 @@ and the dumps of PostgreSQL and Redis taken before the fault, 30 s and 80 s afte
 Writes check.json (one result per invariant: pass, fail, n/a, with evidence) and report.md (one page).
 """
 import json
+import math
 import os
 import re
 import struct
@@ -155,6 +156,188 @@ def overlap(stalls, lo, hi):
 
 def result(status, summary, evidence=None):
     return {"status": status, "summary": summary, "evidence": (evidence or [])[:12]}
+
+
+# I8 and I10 from `hail fleet`'s event logs (clients/fleet/*.jsonl: one JSON object a line, `t` in epoch seconds;
+# docs/RELIABILITY.md, "A native load client"). Each function takes the log directory and returns a result, or
+# None when the run had no fleet; `--self-test` runs them on small hand-written logs.
+
+def fleet_logs(fleet_dir):
+    """{file stem: [event]} of every driver-N.jsonl and rider-N.jsonl in fleet_dir; a torn last line is skipped."""
+    logs = {}
+    try:
+        files = sorted(os.listdir(fleet_dir))
+    except OSError:
+        return logs
+    for name in files:
+        if not name.endswith(".jsonl"):
+            continue
+        events = []
+        with open(os.path.join(fleet_dir, name)) as f:
+            for line in f:
+                try:
+                    events.append(json.loads(line))
+                except ValueError:
+                    continue
+        logs[name[:-len(".jsonl")]] = events
+    return logs
+
+
+def fleet_subject(events):
+    return next((e.get("subject") for e in events if e.get("ev") == "app"), None)
+
+
+def haversine(a, b):
+    lat1, lng1, lat2, lng2 = map(math.radians, (a[0], a[1], b[0], b[1]))
+    h = math.sin((lat2 - lat1) / 2) ** 2 + math.cos(lat1) * math.cos(lat2) * math.sin((lng2 - lng1) / 2) ** 2
+    return 2 * 6371008.8 * math.asin(min(1.0, math.sqrt(h)))
+
+
+def check_i8_fleet(fleet_dir, tolerance=0.03):
+    """I8: each trip a fleet driver ended `completed` was charged (the receipt's distance) within `tolerance` of the
+    path through every fix the driver's app had acknowledged for it (by the stream's ack, the REST answer, or the
+    end's answer), in fix-time order, from the acknowledged fix where the car stood at the start (`via` `start`). A completed trip with fewer than two acknowledged fixes is listed, not judged
+    (the server then charges the straight-line estimate)."""
+    logs = fleet_logs(fleet_dir)
+    drivers = {k: v for k, v in logs.items() if k.startswith("driver-")}
+    if not drivers:
+        return None
+    judged, bad, unjudged, worst = 0, [], [], 0.0
+    for name, events in sorted(drivers.items()):
+        fixes, ends = defaultdict(dict), {}
+        for e in events:
+            if e.get("ev") == "fixes" and e.get("trip"):
+                for t, lat, lng in e.get("fixes", []):
+                    fixes[e["trip"]][t] = (lat, lng)
+            elif e.get("ev") == "tripEnd" and e.get("state") == "completed" and e.get("distance") is not None:
+                ends.setdefault(e["trip"], e)
+        for trip, end in sorted(ends.items()):
+            points = [p for _, p in sorted(fixes[trip].items())]
+            if len(points) < 2:
+                unjudged.append(f"{name}: trip {trip} completed with {len(points)} acknowledged fix(es), "
+                                f"charged {end['distance']} m")
+                continue
+            driven = sum(haversine(points[i - 1], points[i]) for i in range(1, len(points)))
+            charged = end["distance"]
+            deviation = abs(charged - driven) / driven if driven > 0 else (0.0 if charged == 0 else 1.0)
+            judged += 1
+            worst = max(worst, deviation)
+            if deviation > tolerance:
+                bad.append(f"{name}: trip {trip} charged {charged} m, its {len(points)} acknowledged fixes make "
+                           f"{driven:.0f} m ({deviation * 100:.1f} %)")
+    if not judged and not unjudged:
+        return result("n/a", "no fleet trip completed")
+    return result("fail" if bad else "pass",
+                  f"{judged} completed fleet trips judged, {len(bad)} charged off their acknowledged fixes by over "
+                  f"{tolerance * 100:.0f} % (worst {worst * 100:.1f} %); {len(unjudged)} without fixes to judge",
+                  bad + unjudged)
+
+
+def check_i10_fleet(fleet_dir, live_below=6.0):
+    """I10: no fleet rider's screen showed its pin `live` while the true age of the fix it showed was `live_below`
+    seconds or more: each `frame` with pin live is joined, by its driver and seq, to that driver's `sent` batch,
+    whose newest fix's time is the true one (every app of a fleet shares the machine's clock). Frames whose batch
+    is not in the driver's log (a driver outside the fleet) are counted, not judged."""
+    logs = fleet_logs(fleet_dir)
+    riders = {k: v for k, v in logs.items() if k.startswith("rider-")}
+    if not riders:
+        return None
+    fix_time = {}
+    for name, events in logs.items():
+        if not name.startswith("driver-"):
+            continue
+        subject = fleet_subject(events)
+        for e in events:
+            if e.get("ev") == "sent" and e.get("lastFixAt") is not None:
+                fix_time[(subject, e["seq"])] = e["lastFixAt"]
+    judged, unmatched, bad, worst = 0, 0, [], None
+    for name, events in sorted(riders.items()):
+        for e in events:
+            if e.get("ev") != "frame" or e.get("pin") != "live":
+                continue
+            taken = fix_time.get((e.get("driver"), e.get("seq")))
+            if taken is None:
+                unmatched += 1
+                continue
+            judged += 1
+            age = e["t"] - taken
+            worst = age if worst is None else max(worst, age)
+            if age >= live_below:
+                bad.append(f"{name}: pin live at {e['t']:.3f} on trip {e.get('trip')} for {e.get('driver')}'s "
+                           f"seq {e.get('seq')}, taken {age:.1f} s before (the screen said {e.get('age', 0):.1f} s)")
+    if not judged and not unmatched:
+        return result("n/a", "no fleet rider showed a live pin")
+    return result("fail" if bad else "pass",
+                  f"{judged} live pins judged, {len(bad)} with a true fix age of {live_below:.0f} s or more (oldest "
+                  f"{(worst or 0):.1f} s); {unmatched} not matched to a fleet driver's batch", bad)
+
+
+def fleet_self_test():
+    """The I8 and I10 checkers on hand-written logs: one of each passing, one of each failing, and no fleet."""
+    import tempfile
+    def write(folder, name, events):
+        with open(os.path.join(folder, name), "w") as f:
+            for e in events:
+                f.write(json.dumps(e) + "\n")
+            f.write('{"t": 9, "ev": "torn')
+    # 0.001 degrees of latitude is 111.195 m on this sphere.
+    step = 0.001
+    path_fixes = [[100.0 + i, 43.73 + i * step, 7.42] for i in range(5)]
+    failures = []
+    with tempfile.TemporaryDirectory() as d:
+        if check_i8_fleet(d) is not None or check_i10_fleet(d) is not None:
+            failures.append("a run without fleet logs is not n/a (None)")
+        write(d, "driver-1.jsonl", [
+            {"t": 90, "ev": "app", "role": "driver", "subject": "fl-d-1"},
+            {"t": 100.2, "ev": "sent", "seq": 7, "via": "stream", "lastFixAt": 100.0},
+            {"t": 102.2, "ev": "sent", "seq": 8, "via": "stream", "lastFixAt": 102.0},
+            {"t": 100.3, "ev": "fixes", "seq": 7, "via": "stream", "trip": "t-1", "fixes": path_fixes[:2]},
+            {"t": 102.3, "ev": "fixes", "seq": 8, "via": "rest", "trip": "t-1", "fixes": path_fixes[2:4]},
+            {"t": 104.5, "ev": "fixes", "via": "ended", "trip": "t-1", "fixes": path_fixes[3:]},
+            {"t": 104.6, "ev": "tripEnd", "trip": "t-1", "state": "completed", "distance": 447, "fare": 900},
+            {"t": 104.7, "ev": "tripEnd", "trip": "t-1", "state": "completed", "distance": 447, "fare": 900},
+            {"t": 110.0, "ev": "fixes", "seq": 9, "via": "stream", "trip": "t-2", "fixes": path_fixes[:3]},
+            {"t": 111.0, "ev": "tripEnd", "trip": "t-2", "state": "completed", "distance": 300},
+            {"t": 112.0, "ev": "tripEnd", "trip": "t-3", "state": "completed", "distance": 250},
+        ])
+        write(d, "rider-1.jsonl", [
+            {"t": 95, "ev": "app", "role": "rider", "subject": "fl-r-1"},
+            {"t": 100.5, "ev": "frame", "pin": "live", "driver": "fl-d-1", "seq": 7, "trip": "t-1", "age": 0.4},
+            {"t": 105.9, "ev": "frame", "pin": "live", "driver": "fl-d-1", "seq": 7, "trip": "t-1", "age": 5.8},
+            {"t": 107.5, "ev": "frame", "pin": "updating", "driver": "fl-d-1", "seq": 7, "trip": "t-1", "age": 7.4},
+            {"t": 108.5, "ev": "frame", "pin": "live", "driver": "fl-d-1", "seq": 8, "trip": "t-1", "age": 5.9},
+            {"t": 109.0, "ev": "frame", "pin": "live", "driver": "someone-else", "seq": 3, "trip": "t-9"},
+        ])
+        i8 = check_i8_fleet(d)
+        # t-1: 4 x 111.195 = 444.8 m charged 447 (0.5 %): pass; t-2: 222.4 m charged 300 (34.9 %): fail; t-3 unjudged.
+        if i8["status"] != "fail" or not i8["summary"].startswith("2 completed fleet trips judged, 1 charged"):
+            failures.append(f"I8: {i8}")
+        if len(i8["evidence"]) != 2 or "t-2 charged 300 m" not in i8["evidence"][0] or "t-3" not in i8["evidence"][1]:
+            failures.append(f"I8 evidence: {i8['evidence']}")
+        i10 = check_i10_fleet(d)
+        # 100.5 (0.5 s) and 105.9 (5.9 s) hold; 108.5 shows seq 8, taken at 102.0: 6.5 s old while live.
+        if i10["status"] != "fail" or not i10["summary"].startswith("3 live pins judged, 1 with"):
+            failures.append(f"I10: {i10}")
+        if len(i10["evidence"]) != 1 or "seq 8, taken 6.5 s before" not in i10["evidence"][0]:
+            failures.append(f"I10 evidence: {i10['evidence']}")
+        if "1 not matched" not in i10["summary"]:
+            failures.append(f"I10 unmatched: {i10['summary']}")
+    with tempfile.TemporaryDirectory() as d:
+        write(d, "driver-1.jsonl", [
+            {"t": 90, "ev": "app", "role": "driver", "subject": "fl-d-1"},
+            {"t": 100.2, "ev": "sent", "seq": 7, "lastFixAt": 100.0},
+            {"t": 104.5, "ev": "fixes", "via": "ended", "trip": "t-1", "fixes": path_fixes},
+            {"t": 104.6, "ev": "tripEnd", "trip": "t-1", "state": "completed", "distance": 457},
+        ])
+        write(d, "rider-1.jsonl", [{"t": 105.99, "ev": "frame", "pin": "live", "driver": "fl-d-1", "seq": 7}])
+        i8, i10 = check_i8_fleet(d), check_i10_fleet(d)
+        # 457 against 444.8 m is 2.7 %: within 3 %; 5.99 s is under 6 s.
+        if i8["status"] != "pass" or i10["status"] != "pass":
+            failures.append(f"passing logs: I8 {i8}, I10 {i10}")
+    for f in failures:
+        print("FAILED " + f)
+    print("check.py fleet self-test: " + ("FAILED" if failures else "I8 and I10 checkers pass and fail as written"))
+    return 0 if not failures else 1
 
 
 def main():
@@ -467,7 +650,8 @@ def main():
                            + (f"; {len(screen_only)} rider screens offline while their streams were back" if screen_only else ""),
                            late + screen_only)
 
-    results["I8"] = result("n/a", "not measured yet: needs each acknowledged fix in the driver's event log")
+    results["I8"] = check_i8_fleet(path("clients", "fleet")) or result(
+        "n/a", "not measured: needs each acknowledged fix in the driver's event log (FAULTS_FLEET=1)")
 
     # I9: no PostgreSQL session idle in a transaction over 10 s; a canary ride through each node completes.
     worst, worst_at, unreachable, lockwaits = 0.0, None, 0, 0
@@ -552,7 +736,8 @@ def main():
     results["I9"] = result("fail" if idle_bad or canary_bad else "pass",
                            f"longest idle in transaction {worst:.1f} s, longest lock wait {wait_streak:.0f} s; {canary_summary}", ev)
 
-    results["I10"] = result("n/a", "not measured yet: needs the rider frames' pin level beside the driver's true fix time")
+    results["I10"] = check_i10_fleet(path("clients", "fleet")) or result(
+        "n/a", "not measured: needs the rider frames' pin level beside the driver's true fix time (FAULTS_FLEET=1)")
 
     # I11 (short tail, so indicative): each node's RSS and descriptors at the end against before the fault.
     before, after = {}, {}
@@ -769,4 +954,6 @@ def main():
     print(f"{env.get('scenario')} seed {env.get('seed')}: " + " ".join(f"{k}={v['status']}" for k, v in results.items()))
 
 
+if len(sys.argv) > 1 and sys.argv[1] == "--self-test":
+    sys.exit(fleet_self_test())
 main()

@@ -4,6 +4,8 @@
 #     and FAULTS_CANARY_DRIVERS more far from the load, kept for the canary rides after the heal,
 #   - FAULTS_RIDERS riders riding ride after ride with `hail ride` (RiderModel: cursor, stream, resync),
 #     one ride in three cancelled at a random moment,
+#   - with FAULTS_FLEET=1 (off by default), one `hail fleet` process of FAULTS_FLEET_RIDERS riders and
+#     FAULTS_FLEET_DRIVERS drivers (RiderModel and DriverModel on HailNet's clients) logging what I8 and I10 need,
 #   - FAULTS_LOCATION_DRIVERS location-only drivers (`hail bench ingest`, one batch a second each),
 #   - curl probes of each node and of the balancer (latency, status, Retry-After, /readyz),
 # each writing an event log under $RUN/clients, every line prefixed with the epoch time it was read.
@@ -101,6 +103,23 @@ start_riders() {
         setsid bash -c 'rider_loop "$1"' _ "$i" &
         echo $! >>"$RUN/pids/clients"
     done
+    start_fleet
+}
+
+# With FAULTS_FLEET=1: `hail fleet`, FAULTS_FLEET_RIDERS (6) riders riding ride after ride and FAULTS_FLEET_DRIVERS
+# (6) drivers in one process (accounts fl-r-N, fl-d-N), on Monaco's roads when the map is found (FAULTS_FLEET_ROADS,
+# else $HAIL_SHARED_DATA or ../shared/data beside the repository), each app's events in $RUN/clients/fleet/*.jsonl
+# (check.py's I8 and I10 read them); it runs until stop_load.
+start_fleet() {
+    [ "${FAULTS_FLEET:-0}" = 1 ] || return 0
+    local roads=${FAULTS_FLEET_ROADS:-${HAIL_SHARED_DATA:-$(dirname "$HAIL")/../../../shared/data}/osm/monaco.osm.pbf}
+    local road_args=()
+    [ -r "$roads" ] && road_args=(--roads "$roads")
+    setsid nice -n "$CLIENT_NICE" ip netns exec "$NS_CLIENTS" "$HAIL" fleet --server "$LB_URL" \
+        --secret-file "$RUN/signing.pem" --log "$RUN/clients/fleet" --riders "${FAULTS_FLEET_RIDERS:-6}" \
+        --drivers "${FAULTS_FLEET_DRIVERS:-6}" --seed "$FAULTS_SEED" --speed 150 "${road_args[@]}" </dev/null \
+        >"$RUN/clients/fleet.out" 2>"$RUN/clients/fleet.err" &
+    echo $! >>"$RUN/pids/clients"
 }
 
 start_location_drivers() {
