@@ -20,9 +20,11 @@ demo:
 ## At most TEST_WIDTH tests run at once: the integration tests start real servers, databases, browsers and
 ## child processes, and with all 500 started together on 2 cores their failure deadlines (never waits) expire.
 TEST_WIDTH ?= 4
+## Then the fault suite's short form (faults-ci below; root).
 test: lint build fuzz-short contract rules docs availability app-closure
 	eval "$$(bash scripts/services.sh)" && \
 		SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) swift test --skip-build
+	$(MAKE) --no-print-directory faults-ci
 
 ## Stops the PostgreSQL and Redis that `make test` started.
 services-stop:
@@ -73,19 +75,26 @@ rules:
 ## The fault-injection suite of docs/RELIABILITY.md (Linux, root: network namespaces, iptables, tc): three
 ## release `hail server` nodes on PostgreSQL and Redis, each in a namespace, behind nginx, under real rider and
 ## driver apps, while a nemesis partitions, pauses, crashes and skews them; the checkers' tables land in
-## .build/faults/. Not part of `make test` yet. FAULTS_ARGS picks the runs (scripts/faults/run.sh --help).
+## .build/faults/. `make test` runs its short form (faults-ci). FAULTS_ARGS picks the runs (scripts/faults/run.sh --help).
 FAULTS_ARGS ?= --all --seed 1
 faults:
 	swift build -c release --product hail
 	bash scripts/faults/run.sh $(FAULTS_ARGS)
 
-.PHONY: faults-short
-## The fault suite's short form (root, about 12 minutes): redis-pause-30s, pg-crash-restart,
+.PHONY: faults-short faults-ci
+## The fault suite's short form (root, about 10 minutes): redis-pause-30s, pg-crash-restart,
 ## node1-redis-dropped-30s and node2-clock-plus-120s, seed 1, with dedicated canary drivers; exits non-zero
-## when an invariant fails and names each run's report under .build/faults-short/. Not in `make test` yet.
+## when an invariant fails and names each run's report under .build/faults-short/. On a release build.
 faults-short:
 	swift build -c release --product hail
 	bash scripts/faults/run.sh --short
+
+## The short form as `make test` runs it: on the debug build `make build` made, in namespaces of its own
+## (hft<pid>-*, after removing any an interrupted run left); fails at once, saying so, when not root.
+faults-ci:
+	@[ "$$(id -u)" = 0 ] || { echo "make test ends with the fault suite's short form, which needs root (network namespaces, veth, iptables): run it as root"; exit 1; }
+	@[ -x .build/debug/hail ] || { echo "faults-ci: no .build/debug/hail; make build first"; exit 1; }
+	bash scripts/faults/run.sh --short --ci --hail .build/debug/hail
 
 .PHONY: fuzz fuzz-short
 FUZZ_SECONDS ?= 300
