@@ -89,12 +89,13 @@ faults-short:
 	swift build -c release --product hail
 	bash scripts/faults/run.sh --short
 
-## The short form as `make test` runs it: on the debug build `make build` made, in namespaces of its own
-## (hft<pid>-*, after removing any an interrupted run left); fails at once, saying so, when not root.
+## The short form as `make test` runs it: a release build of the `hail` product only (the debug build's nodes
+## missed the 4 s deadline under load, docs/RELIABILITY.md), in namespaces of its own (hft<pid>-*, after removing
+## any an interrupted run left); fails at once, saying so, when not root.
 faults-ci:
 	@[ "$$(id -u)" = 0 ] || { echo "make test ends with the fault suite's short form, which needs root (network namespaces, veth, iptables): run it as root"; exit 1; }
-	@[ -x .build/debug/hail ] || { echo "faults-ci: no .build/debug/hail; make build first"; exit 1; }
-	bash scripts/faults/run.sh --short --ci --hail .build/debug/hail
+	swift build -c release --product hail
+	bash scripts/faults/run.sh --short --ci --hail .build/release/hail
 
 .PHONY: fuzz fuzz-short
 FUZZ_SECONDS ?= 300

@@ -157,6 +157,35 @@ def result(status, summary, evidence=None):
     return {"status": status, "summary": summary, "evidence": (evidence or [])[:12]}
 
 
+def position_frames(fault_at, heal_at):
+    """How often riders watching a car saw it move during the fault: the seconds between a rider screen's
+    consecutive position frames (its cursor moving) while the pin says live, inside the fault window. Not the
+    position's true age (I10, which needs the driver's fix time beside each frame), but its bound from the
+    rider's side: a frame older than the gap before it cannot be shown. Beside the twelve (the slow link's
+    target, "rider position age p99 under 5 s"); None without frames."""
+    if not (fault_at and heal_at):
+        return None
+    gaps = []
+    for name in sorted(os.listdir(path("clients"))):
+        if not re.match(r"rider-\d+\.log$", name):
+            continue
+        prev = None
+        for t, obj, _ in stamped(name):
+            if obj is None or obj.get("cursor") is None or obj.get("pin") != "live":
+                prev = None if obj is not None and obj.get("phase") not in ("driverAssigned", "driverArrived", "onTrip") else prev
+                continue
+            key = (obj.get("tripID"), obj.get("cursor"))
+            if prev and prev[1][0] == key[0] and prev[1][1] != key[1] and fault_at <= t <= heal_at:
+                gaps.append(t - prev[0])
+            if not prev or prev[1] != key:
+                prev = (t, key)
+    if not gaps:
+        return None
+    gaps.sort()
+    return {"frames": len(gaps), "p50": round(gaps[len(gaps) // 2], 2), "p99": round(gaps[min(len(gaps) - 1, int(len(gaps) * 0.99))], 2),
+            "max": round(gaps[-1], 2)}
+
+
 # I11 is judged only after a quiet tail this long from the heal (the long forms' tails); shorter runs report.
 QUIET_TAIL = 300
 LEVEL_WINDOW = 60
@@ -290,15 +319,18 @@ def main():
     facts["trips_by_state_at_end"] = dict(finals)
 
     # I1: every trip state a rider or driver app was shown (from a 2xx answer or a stream frame) is in the log.
+    # In a soak window the load goes on after its end dump: only what clients saw before that dump began is
+    # judged against it (a run of one scenario dumps after the load stopped, so nothing is left out there).
+    cutoff = mark_time(marks, "window end") or float("inf")
     states_seen = {(e["trip_id"], e["state"]) for e in events}
     shown = set()
     for r, lines in rider_logs.items():
         for t, obj, _ in lines:
-            if obj and obj.get("tripID") and obj.get("phase") in ACTIVE | FINAL:
+            if t < cutoff and obj and obj.get("tripID") and obj.get("phase") in ACTIVE | FINAL:
                 shown.add((obj["tripID"], obj["phase"], r))
     for d, lines in driver_logs.items():
         for t, obj, _ in lines:
-            if obj and obj.get("tripID") and obj.get("tripState"):
+            if t < cutoff and obj and obj.get("tripID") and obj.get("tripState"):
                 shown.add((obj["tripID"], obj["tripState"], d))
     missing = sorted({(trip, st, who) for trip, st, who in shown if (trip, st) not in states_seen})
     # The trip probes log each 2xx answer's (trip, version, state): that exact version must be in the log.
@@ -311,6 +343,8 @@ def main():
             for line in f:
                 p = line.split()
                 if len(p) < 9 or not p[4].startswith("2") or p[6] == "-":
+                    continue
+                if float(p[0]) + float(p[5]) >= cutoff:
                     continue
                 answers += 1
                 key = (p[6], int(p[7]))
@@ -691,6 +725,9 @@ def main():
             facts["driver_apps_cpu"] = {"before": round(before_cpu, 2), "during": round(during_cpu, 2)}
             growth.append(f"driver apps together: {100 * before_cpu:.0f} % of a core in the 30 s before the fault, "
                           f"{100 * during_cpu:.0f} % during it")
+    frames = position_frames(fault_at, heal_at)
+    if frames:
+        facts["rider_position_frames"] = frames
     # In a soak window the load goes on: its end is the window's.
     results["I11"] = resources(fault_at, heal_at, mark_time(marks, "window end") or end_at, growth)
 
@@ -828,6 +865,11 @@ def main():
             f.write(f"The machine stalled the suite's own processes {ms['count']} times ({ms['seconds']} s in all, the longest "
                     f"{ms['longest']} s, {ms['in_fault_window']} s inside the fault window): a request or canary slow only "
                     f"by that much is listed, not failed.\n\n")
+        if "rider_position_frames" in facts:
+            pf = facts["rider_position_frames"]
+            f.write(f"Riders watching a live car in the fault window saw it move every {pf['p50']} s (median), "
+                    f"{pf['p99']} s at the 99th percentile, {pf['max']} s at most ({pf['frames']} frames): the bound a "
+                    f"rider's screen puts on the position's age, not its true age (I10).\n\n")
         if "load_average" in facts:
             la = facts["load_average"]
             f.write(f"The machine's load average (1 min, 2 cores) during the run: min {la['min']:.1f}, median "

@@ -47,9 +47,10 @@ netem() {
     mark "no sch_netem in this kernel: n$1 gets ${4} % loss each way (iptables statistic), no delay"
 }
 
-# slow_link NODE TARGET DELAY_MS JITTER_MS LOSS_PERCENT: the node's packets to and from TARGET (redis or
-# postgres) held DELAY_MS +- JITTER_MS and LOSS_PERCENT dropped, each way, by netdelay.py reading an NFQUEUE in
-# the node's namespace (this kernel has no sch_netem; nfnetlink_queue it has). Only that path is slowed: the
+# slow_link NODE TARGET DELAY_MS JITTER_MS LOSS_PERCENT: the node's packets to TARGET (redis or postgres) held
+# DELAY_MS +- JITTER_MS and LOSS_PERCENT dropped by netdelay.py reading an NFQUEUE in the node's namespace (this
+# kernel has no sch_netem; nfnetlink_queue it has). Like netem on the node's interface, only the node's packets
+# wait (a round trip gains the delay once), and only that path is slowed: the
 # node's clients and its other backend are not. The consumer starts before the rules that feed it (a queue
 # with no reader drops what reaches it) and is stopped by heal_node_net after the rules are gone.
 slow_link() {
@@ -68,8 +69,7 @@ slow_link() {
     local _
     for _ in $(seq 1 50); do grep -q seen= "$RUN/netdelay-n$i.log" 2>/dev/null && break; sleep 0.1; done
     in_ns "$ns" iptables -A OUTPUT -p tcp -d "$addr" --dport "$port" -j NFQUEUE --queue-num "$queue"
-    in_ns "$ns" iptables -A INPUT -p tcp -s "$addr" --sport "$port" -j NFQUEUE --queue-num "$queue"
-    mark "n$i to $target: delay ${3} ms +- ${4} ms, loss ${5} % each way (NFQUEUE, netdelay.py)"
+    mark "n$i to $target: delay ${3} ms +- ${4} ms, loss ${5} % on the node's packets (NFQUEUE, netdelay.py)"
 }
 
 heal_node_net() {

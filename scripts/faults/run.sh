@@ -242,8 +242,11 @@ settle() {
 fault_window() {
     local name=$1 duration=$2 tail=$3 end=${4:-} i
     dump_state before
-    # The canaries' tokens minted now, so that nothing but the ride runs after the heal.
-    for i in "${NODES[@]}"; do token rider "canary-n$i" >"$RUN/clients/canary-n$i.token"; done
+    # The canaries' tokens minted before the fault (during the warm-up in a run of one scenario), so that
+    # nothing but the ride runs after the heal.
+    for i in "${NODES[@]}"; do
+        [ -s "$RUN/clients/canary-n$i.token" ] || token rider "canary-n$i" >"$RUN/clients/canary-n$i.token"
+    done
     mark "fault-start $name"
     "sc_${name}_fault"
     sleep "$duration"
@@ -302,6 +305,8 @@ ENV
     say "== $name, seed $seed: $description"
     cluster_up
     load_up $((WARMUP + duration + tail + 60))
+    local i
+    for i in "${NODES[@]}"; do token rider "canary-n$i" >"$RUN/clients/canary-n$i.token"; done
     sleep "$WARMUP"
     settle
     fault_window "$name" "$duration" "$tail" ""
@@ -409,8 +414,9 @@ ENV
         # long (a clock scenario's restarts) moves the next slot, never the judgements.
         next=$(awk -v s="$slot" -v p="$SOAK_PERIOD" 'BEGIN { printf "%.6f", s + p - 10 }')
         fault_window "$name" "$duration" 82 "$next"
-        dump_state end
+        # Marked before the dump: the checkers judge what clients saw before it began against it.
         mark "window end"
+        dump_state end
         nice -n 10 python3 "$HERE/check.py" "$w" 2>"$w/check.err" || say "checker failed on $w (see check.err)"
         RUN=$SOAK_ROOT
         slot=$(awk -v s="$slot" -v p="$SOAK_PERIOD" -v n="$EPOCHREALTIME" 'BEGIN { t = s + p; if (t < n) t = n; printf "%.6f", t }')

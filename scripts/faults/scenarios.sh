@@ -24,7 +24,7 @@ SCENARIOS=(
     "node1-netem-60s|60|300 ms +- 100 ms delay and 5 % loss on node 1's link for 60 s (loss only where the kernel lacks sch_netem)"
     "node1-redis-dropped-5m|300|node 1's packets to and from Redis dropped for 5 minutes"
     "node1-pause-20s-every-60s|600|node 1 stopped with SIGSTOP for 20 s in every 60 s, for 10 minutes"
-    "node1-redis-slow-5m|300|node 1's packets to and from Redis held 300 ms +- 100 ms and 5 % of them dropped, each way, for 5 minutes"
+    "node1-redis-slow-5m|300|node 1's packets to Redis held 300 ms +- 100 ms and 5 % of them dropped (NFQUEUE; a netem on its link to Redis) for 5 minutes"
     "node1-killed-in-commit|26|PostgreSQL paused 4 s while node 1's commits queue, node 1 cut from it and SIGKILLed, PostgreSQL resumed; 26 s later the cut healed and node 1 restarted"
 )
 
