@@ -92,10 +92,12 @@ faults-short:
 ## The short form as `make test` runs it: a release build of the `hail` product only (the debug build's nodes
 ## missed the 4 s deadline under load, docs/RELIABILITY.md), in namespaces of its own (hft<pid>-*, after removing
 ## any an interrupted run left); fails at once, saying so, when not root.
+## FAULTS_SCRATCH moves that build out of .build (a developer's own release tree).
+FAULTS_SCRATCH ?= .build
 faults-ci:
 	@[ "$$(id -u)" = 0 ] || { echo "make test ends with the fault suite's short form, which needs root (network namespaces, veth, iptables): run it as root"; exit 1; }
-	swift build -c release --product hail
-	bash scripts/faults/run.sh --short --ci --hail .build/release/hail
+	swift build -c release --product hail --scratch-path $(FAULTS_SCRATCH)
+	bash scripts/faults/run.sh --short --ci --hail $(FAULTS_SCRATCH)/release/hail
 
 .PHONY: fuzz fuzz-short
 FUZZ_SECONDS ?= 300

@@ -6,11 +6,16 @@
 #   scripts/faults/run.sh --scenario redis-pause-30s [--seed 1]
 #   scripts/faults/run.sh --all [--seed 1]          every scenario, one after another
 #   scripts/faults/run.sh --short                    the short form: one seed of a Redis, a PostgreSQL, a
-#                                                    partition and a clock scenario, about 12 minutes, strict
+#                                                    partition and a clock scenario, about 10 minutes, strict
+#   scripts/faults/run.sh --short --ci               make test's: namespaces hft<pid>-*, leftovers removed first
+#   scripts/faults/run.sh --long                     the long forms (5 and 10 minutes, quiet tails), about 35 min
+#   scripts/faults/run.sh --soak [--faults 12] [--period 600]
+#                                                    one cluster, a seeded random fault every period (2 hours)
 #   scripts/faults/run.sh --list
 #
 # Options: --hail PATH (default .build/release/hail), --out DIR (default .build/faults), --warmup S (45),
-# --tail S (after the heal, 95), --seeds "1 2 3" (with --all), --strict (exit 2 when an invariant fails).
+# --tail S (after the heal, 95; 310 for faults of 5 minutes and more), --seeds "1 2 3", --strict (exit 2 when
+# an invariant fails).
 # Environment: FAULTS_DRIVERS (10), FAULTS_RIDERS (10), FAULTS_LOCATION_DRIVERS (200), FAULTS_CANARY_DRIVERS
 # (6), FAULTS_CLOCK_MODE (flag when the binary has --clock-offset-seconds, else faketime).
 # Each run writes DIR/<scenario>-seed<N>/: the clients' event logs, the samples, the database and Redis dumps,
@@ -116,6 +121,17 @@ clean_leftovers() {
         if kill -0 "$owner" 2>/dev/null && grep -qa 'run.sh' "/proc/$owner/cmdline" 2>/dev/null; then continue; fi
         for p in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
         ip netns del "$ns" 2>/dev/null && say "removed the leftover namespace $ns"
+    done
+    # The load's shell loops (riders, probes, samplers) run in the root namespace: they are the processes
+    # whose environment names a gone invocation's clients' namespace (export_load exports NS_CLIENTS).
+    local env
+    for env in /proc/[0-9]*/environ; do
+        p=${env#/proc/}
+        p=${p%/environ}
+        owner=$(tr '\0' '\n' <"$env" 2>/dev/null | sed -n 's/^NS_CLIENTS=hft\([0-9]*\)-cl$/\1/p')
+        [ -n "$owner" ] || continue
+        if kill -0 "$owner" 2>/dev/null && grep -qa 'run.sh' "/proc/$owner/cmdline" 2>/dev/null; then continue; fi
+        kill -KILL "$p" 2>/dev/null && say "ended pid $p, a load loop of the gone invocation $owner"
     done
     return 0
 }
