@@ -302,7 +302,9 @@ def main():
         with open(path("samples-load.log")) as f:
             for line in f:
                 p = line.split()
-                if len(p) == 2:
+                # A soak window's samples are the soak's: its load is the window's span only (a run's first
+                # mark is before its samples, and it has no window end).
+                if len(p) == 2 and marks and marks[0][0] <= float(p[0]) <= (mark_time(marks, "window end") or float("inf")):
                     loads.append(float(p[1]))
     except (OSError, ValueError):
         pass

@@ -128,7 +128,7 @@ clean_leftovers() {
     for env in /proc/[0-9]*/environ; do
         p=${env#/proc/}
         p=${p%/environ}
-        owner=$(tr '\0' '\n' <"$env" 2>/dev/null | sed -n 's/^NS_CLIENTS=hft\([0-9]*\)-cl$/\1/p')
+        owner=$({ tr '\0' '\n' <"$env"; } 2>/dev/null | sed -n 's/^NS_CLIENTS=hft\([0-9]*\)-cl$/\1/p')
         [ -n "$owner" ] || continue
         if kill -0 "$owner" 2>/dev/null && grep -qa 'run.sh' "/proc/$owner/cmdline" 2>/dev/null; then continue; fi
         kill -KILL "$p" 2>/dev/null && say "ended pid $p, a load loop of the gone invocation $owner"
