@@ -82,7 +82,7 @@ faults:
 	bash scripts/faults/run.sh $(FAULTS_ARGS)
 
 .PHONY: faults-short faults-ci
-## The fault suite's short form (root, about 10 minutes): redis-pause-30s, pg-crash-restart,
+## The fault suite's short form (root, 11-14 minutes): redis-pause-30s, pg-crash-restart,
 ## node1-redis-dropped-30s and node2-clock-plus-120s, seed 1, with dedicated canary drivers; exits non-zero
 ## when an invariant fails and names each run's report under .build/faults-short/. On a release build.
 faults-short:
