@@ -59,7 +59,8 @@ def main():
     for d in list(drivers):
         flat = reader.reply() or []
         h = {flat[i]: flat[i + 1] for i in range(0, len(flat) - 1, 2)}
-        print(f"{d}\t{json.dumps(h)}")
+        # Flushed line by line: a dump cut short by its timeout keeps what it read.
+        print(f"{d}\t{json.dumps(h)}", flush=True)
         PRINTED.append(d)
 
 
@@ -69,5 +70,5 @@ if __name__ == "__main__":
     except (OSError, EOFError, RuntimeError) as e:
         print(f"redis_hashes: {e}", file=sys.stderr)
         for d in DRIVERS[len(PRINTED):]:
-            print(f"{d}\t{{}}")
+            print(f"{d}\t{{}}", flush=True)
         sys.exit(1)

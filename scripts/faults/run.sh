@@ -200,9 +200,16 @@ dump_state() {
         >"$RUN/dump-$tag-trips.json" 2>>"$RUN/dump-errors.log"
     psql_run -tA -c "SELECT coalesce(json_agg(e ORDER BY trip_id, version), '[]') FROM (SELECT *, xmin::text::bigint AS xid FROM trip_events) e" \
         >"$RUN/dump-$tag-events.json" 2>>"$RUN/dump-errors.log"
-    # Each load driver's Redis hash (the checkers compare it with PostgreSQL), in one pipeline.
-    timeout 15 ip netns exec "$NS_REDIS" python3 "$HERE/redis_hashes.py" "$REDIS_ADDR" "$REDIS_PORT" "$RUN/clients/drivers.txt" \
-        >"$RUN/dump-$tag-redis.txt" 2>>"$RUN/dump-errors.log"
+    # Each load driver's Redis hash (the checkers compare it with PostgreSQL), in one pipeline; on a stalled
+    # machine the reader can be cut short by its timeout, so it is tried again (up to three times) until it has
+    # every driver. A driver still missing is reported "not read" by the checkers, never judged.
+    local try
+    for try in 1 2 3; do
+        timeout 30 ip netns exec "$NS_REDIS" python3 "$HERE/redis_hashes.py" "$REDIS_ADDR" "$REDIS_PORT" "$RUN/clients/drivers.txt" \
+            >"$RUN/dump-$tag-redis.txt" 2>>"$RUN/dump-errors.log"
+        [ "$(wc -l <"$RUN/dump-$tag-redis.txt")" -ge "$(wc -l <"$RUN/clients/drivers.txt")" ] && break
+        echo "$(now) $tag: Redis dump $try incomplete" >>"$RUN/dump-errors.log"
+    done
     # The trips again after Redis: a disagreement counts only when it holds on both sides of Redis's dump.
     psql_run -tA -c "SELECT coalesce(json_agg(t), '[]') FROM (SELECT id, rider_id, driver_id, state, version, active, updated_at FROM trips) t" \
         >"$RUN/dump-$tag-trips-after.json" 2>>"$RUN/dump-errors.log"
