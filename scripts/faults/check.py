@@ -238,18 +238,25 @@ def resources(fault_at, heal_at, end_at, notes):
     judged = end_at - heal_at >= QUIET_TAIL
     over, levels = [], []
 
-    def compare(what, a, b):
+    def compare(what, a, b, judged_level=True):
         if a is None or b is None:
             return
         grew = (b - a) / a if a else (0 if b == 0 else float("inf"))
-        levels.append(f"{what}: {a} -> {b} ({100 * grew:+.0f} %)")
-        if grew > 0.10:
+        levels.append(f"{what}: {a} -> {b} ({100 * grew:+.0f} %)" + ("" if judged_level else ", not judged"))
+        if grew > 0.10 and judged_level:
             over.append(f"{what}: {a} -> {b}, {100 * grew:+.0f} % (over 10 %)")
 
+    fds_before, fds_after = 0, 0
     for (node, pid), w in sorted(nodes.items()):
         if w["before"] and w["after"]:
             compare(f"{node} RSS kB", median([x[0] for x in w["before"]]), median([x[0] for x in w["after"]]))
-            compare(f"{node} descriptors", median([x[1] for x in w["before"]]), median([x[1] for x in w["after"]]))
+            # A node's descriptors are mostly its streams' sockets, which the balancer moves between nodes
+            # (a drain, a reconnect): judged summed over the nodes, like the subscriptions.
+            b, a = median([x[1] for x in w["before"]]), median([x[1] for x in w["after"]])
+            compare(f"{node} descriptors", b, a, judged_level=False)
+            fds_before, fds_after = fds_before + b, fds_after + a
+    if fds_before:
+        compare("descriptors (all nodes)", fds_before, fds_after)
     compare("bus subscriptions (all nodes)", median(bus["before"]), median(bus["after"]))
     tail = f"quiet tail {end_at - heal_at:.0f} s from the heal"
     if not judged:
