@@ -256,6 +256,7 @@ export_load() {
 # Once a second: PostgreSQL sessions idle in a transaction (and for how long), lock waiters, each node's
 # RSS, descriptors and CPU time, and the machine's load average; read by the checkers (I9, I11, the report).
 sample_loop() {
+    local n=0
     while [ ! -e "$RUN/stop-load" ]; do
         local t=$EPOCHREALTIME
         # The machine's load average: latencies and canary times are judged against it.
@@ -279,8 +280,25 @@ sample_loop() {
             line+=" $p:$(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)"
         done
         echo "$t$line" >>"$RUN/samples-clients.log"
+        # Every 5 s, each node's bus subscriptions (channels, patterns and shard channels of its Redis
+        # connections, from CLIENT LIST; I11), in the background so a paused Redis does not stop the samples.
+        n=$((n + 1))
+        [ $((n % 5)) -eq 1 ] && sample_bus "$t" &
         sleep 1
     done
+}
+
+# One line "time addr:subscriptions ..." per node address with a connection to Redis.
+sample_bus() {
+    REDIS_TIMEOUT=3 redis_run client list 2>/dev/null | awk -v t="$1" '
+        { ip = ""; n = 0
+          for (i = 1; i <= NF; i++) {
+              split($i, kv, "=")
+              if (kv[1] == "addr") { split(kv[2], a, ":"); ip = a[1] }
+              if (kv[1] == "sub" || kv[1] == "psub" || kv[1] == "ssub") n += kv[2]
+          }
+          if (ip != "") { subs[ip] += n; conns[ip]++ } }
+        END { line = t; for (ip in subs) line = line " " ip ":" subs[ip] ":" conns[ip]; print line }' >>"$RUN/samples-bus.log"
 }
 
 # Twice a second, the time: a gap over 2 s is a stall of the machine (nothing of the suite ran, the nodes
