@@ -31,6 +31,9 @@ public final class DriverModel {
     public private(set) var lastSaved: DriverSavedState?
     /// The last failure nobody else reports (status, storage), for logs.
     public private(set) var lastProblem: String?
+    /// The revision of the navigation's route the server last took on the trip under way (`navigationRouted`), nil
+    /// before one.
+    public private(set) var routeRevisionTaken: Int64?
     /// The pickup PIN as the driver has typed it so far (digits only, at most 4), sent with "started".
     public private(set) var pickupPINEntry = ""
 
@@ -302,12 +305,16 @@ public final class DriverModel {
         while !Task.isCancelled, trip?.id == tripID, trip?.state == .onTrip {
             do {
                 try await api.reportRoute(tripID: tripID, report)
+                routeRevisionTaken = report.revision
+                changed()
                 return
             } catch let error as CallError where error.isRejection {
                 lastProblem = "route not taken: \(error)"
+                changed()
                 return
             } catch {
                 lastProblem = "cannot send the route: \(error)"
+                changed()
             }
             do { try await timeline.sleep(until: timeline.now().addingTimeInterval(wait)) } catch { return }
             wait = min(wait * 2, 30)
