@@ -135,6 +135,14 @@ final class FleetRider {
         let screen = model.screen
         let location = model.driverLocation
         let now = timeline.now()
+        // A screen is graded when the model steps; this logger runs when the main actor gets to it, which under a
+        // loaded machine can be seconds later. A view drawing now grades first (its refresh is due once a second),
+        // so a pin whose grade has since moved is re-graded, and the change that follows is the frame logged: each
+        // logged pin is the grade at the logged instant, the instant I10 judges.
+        if let pin = screen.pin, pin != model.pinFreshness.level {
+            model.refresh()
+            return
+        }
         if let lastFrame, lastFrame.screen == screen, lastFrame.seq == location?.seq,
             screen.pin != .live || now.timeIntervalSince(lastFrame.at) < 1
         {

@@ -101,7 +101,9 @@ struct FleetTests {
             let seq = try #require(frame["seq"] as? Int)
             let taken = try #require(fixTimes[seq], "the rider showed seq \(seq), which the driver never sent")
             let t = try #require(frame["t"] as? Double)
-            #expect(t - taken < 6, "a live pin for a fix \(t - taken) s old")
+            #expect(
+                t - taken < 6,
+                "a live pin for a fix \(t - taken) s old, the screen's age \(frame["age"] ?? "none"), seq \(seq)")
         }
         let phases = rider.filter { $0["ev"] as? String == "frame" }.compactMap { $0["phase"] as? String }
         #expect(Self.collapsed(phases).filter { $0 != "idle" }.starts(with: ["searching", "driverAssigned"]))
