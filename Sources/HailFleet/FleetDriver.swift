@@ -50,9 +50,16 @@ final class FleetDriver {
     /// Restores the saved state, goes online and drives until `stop()`.
     func start() async {
         let model = self.model
+        // Judged within every step the model takes, not from its change stream: a stream's listener runs when the
+        // main actor gets to it (seconds later on a loaded machine) and reads the trip as it is by then, so a trip
+        // that completed and gave way to the next within that time never closed its span, and the way to the next
+        // pickup was logged as driven for it. Each trip state is noted at the instant the app applied it.
         tasks.append(
             Task { [weak self] in
-                for await _ in model.changes() { self?.noteTrip() }
+                await model.waitUntil { _ in
+                    self?.noteTrip()
+                    return false
+                }
             })
         await model.start()
         await model.goOnline()
