@@ -280,6 +280,59 @@ def check_i10_fleet(fleet_dir, live_below=6.0, server_clocks_true=True):
                   bad)
 
 
+def fleet_offer_spans(fleet_dir, server_clocks_true=True):
+    """Each fleet driver's offers on its screen as {trip: [(since, until, driver)]}: from the offer's arrival to its
+    withdrawal, the driver's answer to it (an accept or a decline, whatever the outcome), or its lapse (`expiresAt`,
+    on the server's clock, so not used in a clock scenario), whichever came first; an offer with none of these lasts
+    to the end of the log."""
+    spans = defaultdict(list)
+    for name, events in fleet_logs(fleet_dir).items():
+        if not name.startswith("driver-"):
+            continue
+        driver = fleet_subject(events) or name
+        open_offers = {}
+        for e in events:
+            trip, kind = e.get("trip"), e.get("ev")
+            if kind == "offer" and trip:
+                until = e.get("expiresAt") if server_clocks_true else None
+                open_offers[trip] = (e["t"], until if until is not None else float("inf"))
+            elif trip in open_offers and (kind == "offerWithdrawn" or (
+                    kind == "rest" and e.get("call") in ("accept", "decline"))):
+                since, until = open_offers.pop(trip)
+                spans[trip].append((since, min(until, e["t"]), driver))
+        for trip, (since, until) in open_offers.items():
+            spans[trip].append((since, until, driver))
+    return spans
+
+
+def fleet_streams_late(fleet_dir, heal_at, within=35.0, settling=5.0):
+    """I7 from the fleet's logs: the apps whose stream was not back `within` seconds after the heal. At that instant
+    a driver's last stream event must be its hello; a rider's too, while a ride is under way: a stream that closed
+    with its ride (the ride's end logged within `settling` s of the close) is not missing. A stream event under
+    `settling` s old is a reconnect (or a ride's start) still under way, not judged."""
+    cut = heal_at + within
+    late = []
+    for name, events in sorted(fleet_logs(fleet_dir).items()):
+        if not any(e.get("ev") == "app" and e["t"] <= heal_at for e in events):
+            continue
+        last = None
+        for e in events:
+            if e["t"] > cut:
+                break
+            if e.get("ev") == "stream":
+                last = e
+        if last is None or last.get("stream") == "hello" or cut - last["t"] < settling:
+            continue
+        if name.startswith("rider-") and last.get("stream") == "closed":
+            ended = any(e.get("ev") == "ride" and e.get("step") == "end" and e.get("trip") == last.get("trip")
+                        and e["t"] <= last["t"] + settling for e in events)
+            if ended or not last.get("trip"):
+                continue
+        late.append(f"{name} ({fleet_subject(events)}): stream {last.get('stream')} since heal{last['t'] - heal_at:+.1f} s"
+                    + (f", trip {last.get('trip')}" if last.get("trip") else "") + f", at heal+{within:.0f} s")
+    return late
+
+
 def fleet_self_test():
     """The I8 and I10 checkers on hand-written logs: one of each passing, one of each failing, and no fleet."""
     import tempfile
@@ -352,9 +405,55 @@ def fleet_self_test():
         # 457 against 444.8 m is 2.7 %: within 3 %; 5.99 s is under 6 s.
         if i8["status"] != "pass" or i10["status"] != "pass":
             failures.append(f"passing logs: I8 {i8}, I10 {i10}")
+    with tempfile.TemporaryDirectory() as d:
+        write(d, "driver-1.jsonl", [
+            {"t": 90, "ev": "app", "role": "driver", "subject": "fl-d-1"},
+            {"t": 91, "ev": "stream", "stream": "hello"},
+            {"t": 100, "ev": "offer", "trip": "t-5", "expiresAt": 115},
+            {"t": 101, "ev": "offerWithdrawn", "trip": "t-5"},
+            {"t": 200, "ev": "offer", "trip": "t-6", "expiresAt": 215},
+            {"t": 300, "ev": "stream", "stream": "closed", "code": 1013},
+            {"t": 303, "ev": "stream", "stream": "connecting"},
+            {"t": 304, "ev": "stream", "stream": "hello"},
+        ])
+        write(d, "driver-2.jsonl", [
+            {"t": 90, "ev": "app", "role": "driver", "subject": "fl-d-2"},
+            {"t": 91, "ev": "stream", "stream": "hello"},
+            {"t": 101.5, "ev": "offer", "trip": "t-5", "expiresAt": 116.5},
+            {"t": 102, "ev": "rest", "call": "accept", "trip": "t-5", "outcome": "ok"},
+            {"t": 210, "ev": "offer", "trip": "t-6", "expiresAt": 225},
+            {"t": 211, "ev": "rest", "call": "accept", "trip": "t-6", "outcome": "conflict"},
+            {"t": 311, "ev": "stream", "stream": "closed", "code": 1006},
+        ])
+        write(d, "rider-1.jsonl", [
+            {"t": 90, "ev": "app", "role": "rider", "subject": "fl-r-1"},
+            {"t": 305, "ev": "stream", "stream": "closed", "trip": "t-7"},
+            {"t": 305.3, "ev": "ride", "step": "end", "trip": "t-7", "state": "completed"},
+        ])
+        write(d, "rider-2.jsonl", [
+            {"t": 90, "ev": "app", "role": "rider", "subject": "fl-r-2"},
+            {"t": 306, "ev": "stream", "stream": "closed", "trip": "t-8"},
+            {"t": 400, "ev": "ride", "step": "end", "trip": "t-8", "state": "completed"},
+        ])
+        offers = fleet_offer_spans(d)
+        # t-5: fl-d-1 100-101 (withdrawn), fl-d-2 101.5-102 (accepted); t-6: fl-d-1 200-215 (lapsed), fl-d-2 210-211.
+        expected = {"t-5": [(100, 101, "fl-d-1"), (101.5, 102, "fl-d-2")],
+                    "t-6": [(200, 215, "fl-d-1"), (210, 211, "fl-d-2")]}
+        if {k: sorted(v) for k, v in offers.items()} != expected:
+            failures.append(f"offer spans: {dict(offers)}")
+        if sorted(fleet_offer_spans(d, server_clocks_true=False)["t-6"])[0] != (200, float("inf"), "fl-d-1"):
+            failures.append("offer spans in a clock scenario keep the server's lapse")
+        # Healed at 280, judged at 315: fl-d-1 back (hello at 304); fl-d-2 closed since 311, 4 s: not judged yet;
+        # rider-1 closed with its ride; rider-2's stream closed 9 s before the cut with its ride going on.
+        late = fleet_streams_late(d, heal_at=280)
+        if len(late) != 1 or not late[0].startswith("rider-2 (fl-r-2): stream closed since heal+26.0 s, trip t-8"):
+            failures.append(f"I7 fleet: {late}")
+        late = fleet_streams_late(d, heal_at=282)
+        if [x.split(" ")[0] for x in late] != ["driver-2", "rider-2"]:
+            failures.append(f"I7 fleet at 317: {late}")
     for f in failures:
         print("FAILED " + f)
-    print("check.py fleet self-test: " + ("FAILED" if failures else "I8 and I10 checkers pass and fail as written"))
+    print("check.py fleet self-test: " + ("FAILED" if failures else "the I4, I7, I8 and I10 fleet checkers pass and fail as written"))
     return 0 if not failures else 1
 
 
@@ -657,6 +756,9 @@ def main():
                 current, since = offer, t
         if current:
             spans[current].append((since, float("inf"), d))
+    fleet_offers = fleet_offer_spans(path("clients", "fleet"), server_clocks_true=not clock_run)
+    for trip, ss in fleet_offers.items():
+        spans[trip].extend(ss)
     doubles = []
     for trip, ss in spans.items():
         ss.sort()
@@ -669,7 +771,8 @@ def main():
     if fault_at and heal_at:
         near = sum(1 for d in doubles if fault_at - 1 <= float(d.split(" from ")[1].split(" s ")[0]) + fault_at <= heal_at + 60)
     results["I4"] = result("fail" if doubles else "pass",
-                           f"{sum(len(s) for s in spans.values())} offers on screens; {len(doubles)} overlaps, "
+                           f"{sum(len(s) for s in spans.values())} offers on screens "
+                           f"({sum(len(s) for s in fleet_offers.values())} of them fleet drivers'); {len(doubles)} overlaps, "
                            f"{near} of them between the fault and 60 s after the heal", doubles)
 
     # I5: no trip still searching 80 s after the heal (its request older than the 60 s search plus 10 s).
@@ -789,8 +892,12 @@ def main():
                                        f"{last.get('cursor')} at heal+35 s): the app's screen, not the stream")
                 else:
                     late.append(f"{r}: screen offline at heal+35 s (trip {last.get('tripID')})")
+    fleet_late = fleet_streams_late(path("clients", "fleet"), heal_at) if heal_at else []
+    fleet_apps = sum(1 for n in fleet_logs(path("clients", "fleet")) if n.startswith(("driver-", "rider-")))
+    late += fleet_late
     results["I7"] = result("fail" if late else "pass",
-                           f"{len(late)} apps without their stream at heal+35 s (approximation: screens, and riders' cursors)"
+                           f"{len(late)} apps without their stream at heal+35 s ({len(fleet_late)} of {fleet_apps} fleet "
+                           f"apps, from their stream events; the others approximated: screens, and riders' cursors)"
                            + (f"; {len(screen_only)} rider screens offline while their streams were back" if screen_only else ""),
                            late + screen_only)
 
