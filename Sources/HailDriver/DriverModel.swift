@@ -68,6 +68,10 @@ public final class DriverModel {
     @ObservationIgnored private let runner: OutboxRunner
     @ObservationIgnored private let streamLoop: DriverStreamLoop
     @ObservationIgnored private var statusOwed = false
+    /// Status reports that failed in a row, for the retry's backoff.
+    @ObservationIgnored private var statusFailures = 0
+    @ObservationIgnored private let random: DriverRandom
+    @ObservationIgnored private let backoff: Backoff
     @ObservationIgnored private let telemetrySession: TelemetrySession?
     @ObservationIgnored private var battery: (level: Double?, state: BatteryState) = (nil, .unknown)
     @ObservationIgnored private var routeRevision: Int64 = 0
@@ -96,6 +100,8 @@ public final class DriverModel {
         self.store = store
         self.timeline = timeline
         let random = DriverRandom(random)
+        self.random = random
+        self.backoff = backoff
         streamLoop = DriverStreamLoop(channel: channel, backoff: backoff, timeline: timeline, random: random)
         let saves = DriverSaves(store: store)
         self.saves = saves
@@ -113,9 +119,13 @@ public final class DriverModel {
         saves.failed = { [weak self] error in self?.lastProblem = "cannot save: \(error)" }
         uplink.stepTaken = { [weak self] in self?.changed() }
         uplink.connectivityBack = { [weak self] in self?.connectivityBack() }
+        uplink.serverAnswered = { [weak self] in self?.streamLoop.serverAnswered() }
         uplink.problem = { [weak self] problem in self?.lastProblem = problem }
         runner.stepTaken = { [weak self] in self?.changed() }
-        runner.confirmed = { [weak self] trip in self?.apply(trip) }
+        runner.confirmed = { [weak self] trip in
+            self?.streamLoop.serverAnswered()
+            self?.apply(trip)
+        }
         runner.refused = { [weak self] in await self?.refreshTrip() }
     }
 
@@ -565,16 +575,44 @@ public final class DriverModel {
 
     // MARK: Plumbing
 
+    /// Reports the status the screen shows. One the server could not take (a 503 while its storage is away, no
+    /// answer) is owed: sent again at the backoff (the server's `Retry-After` at least), and at once when a link comes
+    /// up or a batch goes through over HTTP. Without the retry a driver whose report failed while on the stream stayed
+    /// out of dispatch until their stream happened to reconnect (the fault suite's Redis restarted empty). A refusal
+    /// is not retried on a timer: the same request would be refused again; a reconnect still sends it.
     private func sendStatus() async {
         let degraded = policy.degraded
         do {
             try await api.setStatus(DriverStatusRequest(online: isOnline, degraded: degraded))
             reportedDegraded = degraded
             statusOwed = false
+            statusFailures = 0
+            tasks.cancel(.statusRetry)
+            streamLoop.serverAnswered()
+            changed()
+        } catch let failure as CallError where failure.isRejection {
+            statusOwed = true
+            lastProblem = "cannot report the status: \(failure)"
             changed()
         } catch {
             statusOwed = true
             lastProblem = "cannot report the status: \(error)"
+            retryStatus(retryAfter: (error as? CallError)?.retryAfter)
+            changed()
+        }
+    }
+
+    /// Sends the owed status again after the backoff's next wait.
+    private func retryStatus(retryAfter: TimeInterval?) {
+        statusFailures += 1
+        let attempt = statusFailures
+        let wait = random.draw { backoff.delay(afterAttempt: attempt, retryAfter: retryAfter, using: &$0) }
+        let due = timeline.now().addingTimeInterval(wait)
+        let timeline = self.timeline
+        tasks.start(.statusRetry) { [weak self] _ in
+            do { try await timeline.sleep(until: due) } catch { return }
+            guard let self, self.statusOwed else { return }
+            await self.sendStatus()
         }
     }
 

@@ -13,9 +13,11 @@ import HailTime
 /// The backoff starts over only after a stream that stayed up `steadyAfter` and was not closed with 1013: a server
 /// whose storage is paused accepts the socket and closes it at once with 1013, and starting over on every such
 /// connect reconnected twice a second for the whole outage, each time with the status, config, trip and location
-/// requests a reconnect brings (16 apps took 1.5 cores in the fault suite's Redis pause).
+/// requests a reconnect brings (16 apps took 1.5 cores in the fault suite's Redis pause). A REST answer from the
+/// server during such an outage's wait (`serverAnswered`) brings the next try forward: the waits are
+/// `StreamReconnectPlan`'s.
 @MainActor
-struct DriverStreamLoop {
+final class DriverStreamLoop {
     /// What the loop tells the model.
     enum Event {
         /// The stream is up; `reconnected` when it had been up before.
@@ -29,6 +31,14 @@ struct DriverStreamLoop {
         case refused(WebSocketCloseCode)
     }
 
+    /// One `run`'s plan and the sleep a REST answer may cut short.
+    private final class Run {
+        var plan: StreamReconnectPlan
+        var sleeper: Task<Void, any Error>?
+
+        init(plan: StreamReconnectPlan) { self.plan = plan }
+    }
+
     let channel: any DriverChannel
     let backoff: Backoff
     /// The wait after a close that asks for a reconnect at once (`WebSocketCloseCode.reconnectsAtOnce`).
@@ -39,14 +49,30 @@ struct DriverStreamLoop {
     let random: DriverRandom
     /// How long a stream must stay up for its end to count as a fresh drop rather than one more failure.
     var steadyAfter: TimeInterval = 10
+    /// The run under way (a new one replaces it when the driver goes online again).
+    private var active: Run?
+
+    /// A loop on `channel`, its waits drawn from `random`.
+    init(channel: any DriverChannel, backoff: Backoff, timeline: Timeline, random: DriverRandom) {
+        self.channel = channel
+        self.backoff = backoff
+        self.timeline = timeline
+        self.random = random
+    }
 
     /// Runs until cancelled, telling `event` what happens.
     func run(_ event: @MainActor (Event) -> Void) async {
-        var attempt = 0
+        var plan = StreamReconnectPlan(backoff: backoff)
+        plan.move = move
+        plan.afterDrop = afterDrop
+        plan.steadyAfter = steadyAfter
+        let run = Run(plan: plan)
+        active = run
+        defer { if active === run { active = nil } }
         var connectedBefore = false
-        var moving = false
-        var dropped = false
         while !Task.isCancelled {
+            run.plan.trying()
+            let end: StreamReconnectPlan.End
             do {
                 let frames = try await channel.connect()
                 let connectedAt = timeline.now()
@@ -58,24 +84,39 @@ struct DriverStreamLoop {
                     event(.refused(code))
                     return
                 }
-                moving = code?.reconnectsAtOnce == true
-                let steady = code != .tryAgainLater && timeline.now().timeIntervalSince(connectedAt) >= steadyAfter
-                if steady { attempt = 0 }
-                dropped = steady && code == nil
+                end = .closed(code, upFor: timeline.now().timeIntervalSince(connectedAt))
             } catch {
-                moving = false
-                dropped = false
+                end = .connectFailed
             }
             if Task.isCancelled { return }
             event(.lost)
-            // A draining node's "reconnect now, elsewhere" (4012) is no failure: a jitter, not the backoff.
-            if !moving { attempt += 1 }
-            let delay = random.draw {
-                if moving { return move.delay(afterAttempt: 1, using: &$0) }
-                if dropped { return afterDrop.delay(afterAttempt: 1, using: &$0) }
-                return backoff.delay(afterAttempt: attempt, using: &$0)
+            let now = timeline.now()
+            _ = random.draw { run.plan.ended(end, now: now, using: &$0) }
+            do { try await wait(run) } catch { return }
+        }
+    }
+
+    /// A REST call to the server this stream goes to succeeded: an outage's wait ends within a second.
+    func serverAnswered() {
+        guard let run = active else { return }
+        let now = timeline.now()
+        let moved = random.draw { run.plan.serverAnswered(now: now, using: &$0) }
+        if moved != nil { run.sleeper?.cancel() }
+    }
+
+    /// Sleeps until the plan's `wakeAt`, which `serverAnswered` may move sooner while it sleeps.
+    private func wait(_ run: Run) async throws {
+        let timeline = self.timeline
+        while let wake = run.plan.wakeAt, wake > timeline.now() {
+            let sleeper = Task { try await timeline.sleep(until: wake) }
+            run.sleeper = sleeper
+            await withTaskCancellationHandler {
+                _ = await sleeper.result
+            } onCancel: {
+                sleeper.cancel()
             }
-            do { try await timeline.sleep(until: timeline.now().addingTimeInterval(delay)) } catch { return }
+            run.sleeper = nil
+            try Task.checkCancellation()
         }
     }
 }

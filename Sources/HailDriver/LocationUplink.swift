@@ -37,6 +37,8 @@ final class LocationUplink {
     @ObservationIgnored var stepTaken: @MainActor () -> Void = {}
     /// Told when a link came up (the outbox and an owed status go then).
     @ObservationIgnored var connectivityBack: @MainActor () -> Void = {}
+    /// Told when the server took a batch over HTTP: it answers again (the stream may reconnect at once).
+    @ObservationIgnored var serverAnswered: @MainActor () -> Void = {}
     /// Told a failure nobody else reports.
     @ObservationIgnored var problem: @MainActor (String) -> Void = { _ in }
 
@@ -203,6 +205,7 @@ final class LocationUplink {
             do {
                 let ack = try await api.sendLocations(batch)
                 pipeline.ack(ack.seq, at: timeline.now())
+                serverAnswered()
                 connectivityBack()
                 stepTaken()
             } catch let failure as CallError where failure.isRejection {

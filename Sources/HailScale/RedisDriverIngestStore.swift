@@ -248,6 +248,7 @@ public struct RedisDriverIngestStore: DriverIngestStore {
         if let filter = fields["filter"] { state.filter = try IngestStateText.filter(from: filter) }
         state.online = fields["online"] == "1"
         state.degraded = fields["degraded"] == "1"
+        state.statusKnown = fields["online"] != nil
         if let position = fields["position"] { state.position = try IngestStateText.position(from: position) }
         if let trip = fields["trip"] { state.trip = try decoder.decode(TripRecord.self, from: Data(trip.utf8)) }
         state.tripKnown = fields["tripID"] != nil

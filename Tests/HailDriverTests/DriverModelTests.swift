@@ -17,12 +17,15 @@ struct DriverModelTests {
     let store: MemoryOutboxStore
     let model: DriverModel
 
-    init(active: Trip? = nil, saved: DriverSavedState? = nil, store: MemoryOutboxStore? = nil) {
+    init(
+        active: Trip? = nil, saved: DriverSavedState? = nil, store: MemoryOutboxStore? = nil,
+        backoff: Backoff = .standard
+    ) {
         api = FakeDriverAPI(active: active)
         self.store = store ?? MemoryOutboxStore(saved)
         model = DriverModel(
             api: api, channel: channel, location: source, store: self.store,
-            timeline: Timeline(clock: clock, origin: Fixture.origin), random: SplitMix64(seed: 1))
+            timeline: Timeline(clock: clock, origin: Fixture.origin), random: SplitMix64(seed: 1), backoff: backoff)
     }
 
     func online() async throws {

@@ -65,7 +65,20 @@ actor FakeDriverAPI: DriverAPI {
 
     func setUnreachable(_ value: Bool) { unreachable = value }
 
-    func setStatus(_ status: DriverStatusRequest) { statuses.append(status) }
+    /// Status reports to answer 503 (with `Retry-After`) before taking one, and every report tried, in order.
+    private var statusFailures: (count: Int, retryAfter: TimeInterval?) = (0, nil)
+    private(set) var statusAttempts: [DriverStatusRequest] = []
+
+    func failStatuses(_ count: Int, retryAfter: TimeInterval?) { statusFailures = (count, retryAfter) }
+
+    func setStatus(_ status: DriverStatusRequest) throws {
+        statusAttempts.append(status)
+        if statusFailures.count > 0 {
+            statusFailures.count -= 1
+            throw CallError.answered(status: 503, error: nil, retryAfter: statusFailures.retryAfter)
+        }
+        statuses.append(status)
+    }
 
     func sendLocations(_ batch: LocationBatch) throws -> LocationAck {
         if unreachable { throw CallError.noNetwork }

@@ -114,4 +114,25 @@ struct StreamOutageBackoffTests {
         #expect(channel.connects == 6)
         #expect(lost == 5)
     }
+
+    /// A server whose REST takes every call while its streams still close with 1013 (its bus gone, its storage
+    /// back), told to the loop every second (`serverAnswered`): the loop tries at most once in 10 s, 9 connects in
+    /// the minute (7 without the answers) rather than one a second.
+    @Test func restAnswersEverySecondWhileStreamsCloseWith1013BringATryForwardAtMostOnceInTenSeconds() async {
+        let channel = ClosingChannel(upFor: 0, closeCode: WebSocketCloseCode.tryAgainLater.rawValue, timeline: timeline)
+        let loop = DriverStreamLoop(
+            channel: channel, backoff: .standard, timeline: timeline, random: DriverRandom(SplitMix64(seed: 1)))
+        let task = Task { await loop.run { _ in } }
+        for quarter in 0..<(60 * 4) {
+            await clock.sleepers(atLeast: 1)
+            if quarter % 4 == 0 { loop.serverAnswered() }
+            clock.advance(by: .milliseconds(250))
+        }
+        await clock.sleepers(atLeast: 1)
+        task.cancel()
+        await task.value
+        // Tries brought forward by the answers at 0, 10, 20, 30, 40 and 50 s, none in between: there the backoff's
+        // own waits (1-2, 2-4 and 4-8 s in the first ten seconds).
+        #expect(channel.connectTimes == [0, 0.75, 2.75, 5.75, 11, 20.75, 31, 40.75, 50.75])
+    }
 }

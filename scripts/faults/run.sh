@@ -63,14 +63,11 @@ SOAK_PERIOD=600
 SETTLE=30
 # The short form (make faults-short): a Redis pause, a PostgreSQL crash, one node cut from Redis, a clock ahead.
 SHORT=(redis-pause-30s pg-crash-restart node1-redis-dropped-30s node2-clock-plus-120s)
-# make test's (--short --ci): the same with Redis's FLUSHALL as its Redis scenario. After a pause of every
-# node's Redis (or every node cut from it) the driver apps' streams sit in their backoff and are offered trips
-# they cannot see, so a canary waits 12-17 s for its driver (I9, three runs of three on this machine); after
-# Redis restarted empty a driver that was online stayed without `online` in Redis past heal+80 s (I6, one run of
-# one). Both are product bugs (docs/RELIABILITY.md) that would fail CI at random until fixed; FLUSHALL, which
-# held every invariant in both runs since its fix, tests the same recovery of Redis's data. faults-short keeps
-# the pause.
-SHORT_CI=(redis-flushall pg-crash-restart node1-redis-dropped-30s node2-clock-plus-120s)
+# make test's (--short --ci): the same four. It had Redis's FLUSHALL in place of the pause while two product bugs
+# made the pause fail at random (a driver app's stream left in its backoff after the outage, I9; a driver's
+# `online` not restored after Redis restarted empty, I6); both are fixed since branch faults-repair
+# (docs/RELIABILITY.md), which puts the pause back. Not yet re-run in the suite with the fixes.
+SHORT_CI=("${SHORT[@]}")
 # The long forms of issue 37's targets (about 35 minutes with their quiet tails).
 LONG=(node1-redis-dropped-5m node1-pause-20s-every-60s node1-redis-slow-5m)
 while [ $# -gt 0 ]; do

@@ -13,6 +13,9 @@ public struct DriverIngestState: Codable, Sendable, Hashable {
     public var online = false
     /// The phone reports degraded location.
     public var degraded = false
+    /// False while no status is stored: never reported, or lost with the rest of the shared state (Redis flushed,
+    /// restarted empty, the key evicted) while the trip's fields came back first. `online` is then no answer.
+    public var statusKnown = false
     /// The last published position.
     public var position: DriverLocation?
     /// The active trip the driver serves, if any.
@@ -26,7 +29,7 @@ public struct DriverIngestState: Codable, Sendable, Hashable {
     private var tripBox: TripRecordBox?
 
     private enum CodingKeys: String, CodingKey {
-        case lastSeq, filter, online, degraded, position, tripKnown
+        case lastSeq, filter, online, degraded, statusKnown, position, tripKnown
         case tripBox = "trip"
     }
 
@@ -163,6 +166,7 @@ public final class MemoryDriverIngestStore: DriverIngestStore {
             var entry = stored ?? Entry()
             entry.state.online = online
             entry.state.degraded = degraded
+            entry.state.statusKnown = true
             stored = entry
         }
     }

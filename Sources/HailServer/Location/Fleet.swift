@@ -264,10 +264,9 @@ public final class Fleet: Sendable {
             return duplicate(batch, client: client)
         }
         do {
-            if try await restoresVanishedStatus(driverID: driverID, before: before) {
-                let presence = drivers[driverID]?.presence
-                before.online = presence?.online ?? false
-                before.degraded = presence?.degraded ?? false
+            if let restored = statusToRestore(driverID: driverID, before: before) {
+                try await ingestState.setStatus(driverID: driverID, online: true, degraded: restored.degraded)
+                self.restored(driverID: driverID, degraded: restored.degraded, in: &before)
             }
             var shared = before
             if !shared.tripKnown {
@@ -333,11 +332,15 @@ public final class Fleet: Sendable {
                 driverID: driverID, batch: batch, client: client, whenWritten: whenWritten,
                 whenCommitted: whenCommitted)
         }
-        let before: DriverIngestState
+        var before: DriverIngestState
         switch localIngestState.advanceIfTripKnown(driverID: driverID, to: batch.seq) {
         case .tripUnknown: return nil
         case .duplicate: return .done(duplicate(batch, client: client))
         case .advanced(let state): before = state
+        }
+        if let restored = statusToRestore(driverID: driverID, before: before) {
+            localIngestState.setStatus(driverID: driverID, online: true, degraded: restored.degraded)
+            self.restored(driverID: driverID, degraded: restored.degraded, in: &before)
         }
         let now = time.now()
         let plan = plan(batch, of: driverID, client: client, now: now, shared: before)
@@ -365,8 +368,9 @@ public final class Fleet: Sendable {
         driverID: String, batch: LocationBatch, client: ClientInfo?, whenWritten: @escaping @Sendable () -> Void,
         whenCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void
     ) -> LoopIngest? {
+        // A copy without a status goes the locked way, which puts the status back (`statusToRestore`).
         guard let pipeline, let cached = drivers.withValue(driverID, { $0?.cache }), cached.state.tripKnown,
-            !cached.version.isEmpty
+            cached.state.statusKnown, !cached.version.isEmpty
         else { return nil }
         // The stored seq never falls below a copy's (a rewind only goes back to a seq that was stored), so a
         // batch the copy calls old is old.
@@ -472,7 +476,10 @@ public final class Fleet: Sendable {
             drivers.withValue(driverID) { stored in
                 var state = stored ?? DriverState()
                 state.cache = loaded[driverID]
-                if let shared = loaded[driverID]?.state { state.presence = (shared.online, shared.degraded) }
+                // A state without a status says nothing of it: what this node saw last stays, for the restore.
+                if let shared = loaded[driverID]?.state, shared.statusKnown {
+                    state.presence = (shared.online, shared.degraded)
+                }
                 stored = state
             }
         }
@@ -485,23 +492,38 @@ public final class Fleet: Sendable {
         drivers.withValue(driverID) { stored in
             var state = stored ?? DriverState()
             state.cache = loaded
-            if let shared = loaded?.state { state.presence = (shared.online, shared.degraded) }
+            if let shared = loaded?.state, shared.statusKnown { state.presence = (shared.online, shared.degraded) }
             stored = state
         }
     }
 
-    /// Puts back the driver's status when their shared state vanished while their app kept sending here: Redis
-    /// flushed (`FLUSHALL`), the key evicted under `maxmemory`, or Redis restarted empty, none of which closes the
-    /// driver's stream, so their app, which re-sends its status only when a stream reconnects, still says online
-    /// while no node would offer them a trip. `before` is the shared state this batch found: no seq at all means
-    /// there was none (every batch stores its seq), and this node's last sight of the driver's status is the best
-    /// there is. True when it wrote the status back; the batch then enters the driver in the geo index again.
-    private func restoresVanishedStatus(driverID: String, before: DriverIngestState) async throws -> Bool {
-        guard before.lastSeq == nil, !before.online, let presence = drivers[driverID]?.presence, presence.online
-        else { return false }
-        try await ingestState.setStatus(driverID: driverID, online: true, degraded: presence.degraded)
+    /// The status to write back when a batch finds none stored (`statusKnown` false), or nil to leave it: Redis
+    /// flushed (`FLUSHALL`), the key evicted under `maxmemory`, or Redis restarted empty lose it without closing the
+    /// driver's stream, and the trip's after-commit write or another node's batch may have made the hash again
+    /// (without a status) before this batch came. The status is the app's intent, kept by the app and by no
+    /// durable store, so what stands in for it is, in order: this node's last sight of it (a driver it saw go
+    /// offline stays offline), else the batch's own meaning: the app sends positions only while its driver is
+    /// online (it refuses to go offline during a trip, and stops its location when it goes offline), so a driver
+    /// sending them is online. A batch of an app that went offline, still on its way, may then make them online
+    /// for at most the silence timeout, with no stream to show an offer on: the offer lapses and goes to the
+    /// next driver. Degraded is taken as this node last saw it, else false, until the app reports it again.
+    private func statusToRestore(driverID: String, before: DriverIngestState) -> (online: Bool, degraded: Bool)? {
+        guard !before.statusKnown else { return nil }
+        guard let presence = drivers[driverID]?.presence else { return (true, false) }
+        return presence.online ? presence : nil
+    }
+
+    /// The status was written back online: the batch is planned on it and this node remembers it.
+    private func restored(driverID: String, degraded: Bool, in before: inout DriverIngestState) {
+        before.online = true
+        before.degraded = degraded
+        before.statusKnown = true
+        drivers.withValue(driverID) { stored in
+            var state = stored ?? DriverState()
+            state.presence = (true, degraded)
+            stored = state
+        }
         metrics.driverStatusRestored()
-        return true
     }
 
     /// Counts a batch's points and its published position, once it is applied, and shows the trip watch where the

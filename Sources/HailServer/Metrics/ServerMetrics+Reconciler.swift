@@ -18,8 +18,8 @@ extension ServerMetrics {
         registry.add("hail_reconciler_heals_total", 0)
         registry.declare(
             "hail_driver_status_restored_total", type: "counter",
-            help: "Drivers whose online status this node wrote back after their shared state vanished (Redis"
-                + " flushed, a key evicted, Redis restarted empty) while their app kept sending positions here.")
+            help: "Drivers whose online status this node wrote back when a position batch found none stored (Redis"
+                + " flushed, a key evicted, Redis restarted empty) while their app kept sending positions.")
         registry.add("hail_driver_status_restored_total", 0)
     }
 
@@ -37,6 +37,6 @@ extension ServerMetrics {
     /// A reconciler pass succeeded after failures.
     public func reconcilerHealed() { registry.add("hail_reconciler_heals_total") }
 
-    /// A driver's online status written back after their shared state vanished.
+    /// A driver's online status written back by a batch that found none stored.
     public func driverStatusRestored() { registry.add("hail_driver_status_restored_total") }
 }
