@@ -5,13 +5,13 @@ import HailTime
 
 /// Keeps the driver stream connected: connects, hands over every frame, and after a drop waits out the jittered
 /// backoff and connects again, until its task is cancelled or the server closes with a code that says not to
-/// (`WebSocketCloseCode.shouldReconnect`); storage trouble closes with 1013, which is reconnected, and a draining
+/// (`WebSocketCloseCode.shouldReconnect`); storage trouble closes with 4013, which is reconnected, and a draining
 /// node 4012, reconnected after a jitter of its own (`move`) rather than the backoff; a stream that had stayed up
 /// and dropped without a close frame (its node crashed: every driver it held drops at once) after `afterDrop`'s
 /// draw over a few seconds, so the fleet does not land on the node left within one second.
 ///
-/// The backoff starts over only after a stream that stayed up `steadyAfter` and was not closed with 1013: a server
-/// whose storage is paused accepts the socket and closes it at once with 1013, and starting over on every such
+/// The backoff starts over only after a stream that stayed up `steadyAfter` and was not closed with 4013 (or an older server's 1013): a server
+/// whose storage is paused accepts the socket and closes it at once with 4013, and starting over on every such
 /// connect reconnected twice a second for the whole outage, each time with the status, config, trip and location
 /// requests a reconnect brings (16 apps took 1.5 cores in the fault suite's Redis pause). A REST answer from the
 /// server during such an outage's wait (`serverAnswered`) brings the next try forward: the waits are

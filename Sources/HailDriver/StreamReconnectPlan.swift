@@ -6,13 +6,13 @@ import HailProtocol
 /// and whether an answer over REST from the same server brings that try forward. Pure: it takes `now` and a
 /// generator for its draws, and `DriverStreamLoop` sleeps until `wakeAt`.
 ///
-/// A server whose storage is paused closes every stream at once with 1013, so the backoff grows through an outage
+/// A server whose storage is paused closes every stream at once with 4013 (1013 from an older server), so the backoff grows through an outage
 /// (to 30 s) and starts over only after a steady stream. Meanwhile the app's positions go over REST, and the first
 /// of them the server takes says the outage is over: waiting out the rest of the backoff left the driver online and
 /// offered trips they could not see (12 s in the fault suite's Redis pause, up to the cap). So a REST answer during
-/// an outage's wait (a close with 1013, or no connection at all) moves the next try to within `afterServerAnswered`'s
+/// an outage's wait (a close with 4013 or 1013, or no connection at all) moves the next try to within `afterServerAnswered`'s
 /// draw (0-1 s, so a fleet told at once does not come back at once), at most once per `hurrySpacing`: a server
-/// whose REST works while its streams still close with 1013 is tried that much more often, not on every answer.
+/// whose REST works while its streams still close with 4013 is tried that much more often, not on every answer.
 /// The attempt count stays: a hurried try that fails again waits the next step of the backoff. The other waits keep
 /// their reasons: a draining node's 4012 its own jitter, a crashed node's drop the spread of the crash storm.
 struct StreamReconnectPlan: Sendable, Hashable {
@@ -42,7 +42,7 @@ struct StreamReconnectPlan: Sendable, Hashable {
     private(set) var attempt = 0
     /// When to try next; nil while trying.
     private(set) var wakeAt: Date?
-    /// True while the wait is an outage's (a close with 1013, or no connection), which a REST answer ends.
+    /// True while the wait is an outage's (a close with 4013 or 1013, or no connection), which a REST answer ends.
     private(set) var outage = false
     /// When a REST answer last brought a try forward.
     private(set) var hurriedAt: Date?
@@ -64,10 +64,10 @@ struct StreamReconnectPlan: Sendable, Hashable {
         switch end {
         case .closed(let code, let upFor):
             moving = code?.reconnectsAtOnce == true
-            let steady = code != .tryAgainLater && upFor >= steadyAfter
+            let steady = code?.isOutage != true && upFor >= steadyAfter
             if steady { attempt = 0 }
             dropped = steady && code == nil
-            outage = code == .tryAgainLater
+            outage = code?.isOutage == true
         case .connectFailed:
             outage = true
         }

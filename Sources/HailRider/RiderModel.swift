@@ -653,7 +653,7 @@ public final class RiderModel {
     }
 
     /// Runs one connection; `greeted` when its hello arrived (the stream worked, then dropped), `reconnect` false
-    /// when the server closed it with a code `WebSocketCloseCode.shouldReconnect` refuses (storage trouble is 1013,
+    /// when the server closed it with a code `WebSocketCloseCode.shouldReconnect` refuses (storage trouble is 4013,
     /// reconnected), `atOnce` when its code asks for a reconnect at once (`reconnectsAtOnce`: a draining node),
     /// `stalled` when it was given up for holding its frames back (`RiderConfiguration.stallSeconds`).
     private func stream(tripID: String, generation: Int) async -> (

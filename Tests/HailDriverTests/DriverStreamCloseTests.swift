@@ -32,7 +32,7 @@ struct DriverStreamCloseTests {
     @Test func aCloseThatSaysTryAgainLaterIsReconnectedAfterTheBackoff() async throws {
         try await rig.online()
         #expect(rig.channel.connects == 1)
-        rig.channel.close(code: WebSocketCloseCode.tryAgainLater.rawValue)
+        rig.channel.close(code: WebSocketCloseCode.reconnectLater.rawValue)
         try await eventually(rig.model, "stream lost") { $0.link != .stream }
         // The backoff is at most 30 s; the loop may not be asleep yet when a step is taken, so a step at a time.
         for _ in 0..<35 where rig.model.link != .stream {

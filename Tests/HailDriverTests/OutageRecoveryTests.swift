@@ -19,12 +19,12 @@ struct OutageRecoveryTests {
     /// A backoff of 30 s from the first failure, so a stream left to it would be back only after 30 s.
     static let longBackoff = Backoff(base: 30, multiplier: 1, cap: 30, jitter: .none)
 
-    @Test func aBatchTakenOverHTTPAfterA1013BringsTheStreamBackWithinASecond() async throws {
+    @Test func aBatchTakenOverHTTPAfterA4013BringsTheStreamBackWithinASecond() async throws {
         let rig = DriverModelTests(backoff: Self.longBackoff)
         try await rig.online()
         #expect(rig.channel.connects == 1)
-        // The server's storage went away: it closes the stream with 1013, and positions go over HTTP.
-        rig.channel.close(code: WebSocketCloseCode.tryAgainLater.rawValue)
+        // The server's storage went away: it closes the stream with 4013, and positions go over HTTP.
+        rig.channel.close(code: WebSocketCloseCode.reconnectLater.rawValue)
         try await eventually(rig.model, "on HTTP") { $0.link == .http }
         // Its storage is back: the next batch over HTTP is taken.
         rig.source.yield(Self.fix)

@@ -9,12 +9,12 @@ import Testing
 @testable import HailDriver
 
 /// The driver stream while the server's storage is paused: the server takes every socket and closes it at once
-/// with 1013, and the loop must back off rather than start over at each connect.
-@Suite("DriverStreamLoop: a server that closes every stream with 1013")
+/// with 4013, and the loop must back off rather than start over at each connect.
+@Suite("DriverStreamLoop: a server that closes every stream with 4013")
 @MainActor
 struct StreamOutageBackoffTests {
     /// A channel whose every connection says hello, stays up `upFor` seconds of the timeline, and ends with
-    /// `closeCode` (nil: a drop); with 0 and 1013 it is a node whose Redis is paused (its bus subscription ends
+    /// `closeCode` (nil: a drop); with 0 and 4013 it is a node whose Redis is paused (its bus subscription ends
     /// at once).
     final class ClosingChannel: DriverChannel {
         private let count = Mutex(0)
@@ -84,7 +84,8 @@ struct StreamOutageBackoffTests {
     /// connects 7 times, where starting over at each connect made it 68 connects (one every 0.5-1 s), each with
     /// the requests a reconnect brings.
     @Test func aMinuteOfTryAgainLaterClosesConnectsAtTheBackoffNotTwiceASecond() async {
-        let channel = ClosingChannel(upFor: 0, closeCode: WebSocketCloseCode.tryAgainLater.rawValue, timeline: timeline)
+        let channel = ClosingChannel(
+            upFor: 0, closeCode: WebSocketCloseCode.reconnectLater.rawValue, timeline: timeline)
         let lost = await run(channel, seconds: 60)
         #expect(channel.connects == 7)
         #expect(lost == 7)
@@ -115,11 +116,12 @@ struct StreamOutageBackoffTests {
         #expect(lost == 5)
     }
 
-    /// A server whose REST takes every call while its streams still close with 1013 (its bus gone, its storage
+    /// A server whose REST takes every call while its streams still close with 4013 (its bus gone, its storage
     /// back), told to the loop every second (`serverAnswered`): the loop tries at most once in 10 s, 9 connects in
     /// the minute (7 without the answers) rather than one a second.
-    @Test func restAnswersEverySecondWhileStreamsCloseWith1013BringATryForwardAtMostOnceInTenSeconds() async {
-        let channel = ClosingChannel(upFor: 0, closeCode: WebSocketCloseCode.tryAgainLater.rawValue, timeline: timeline)
+    @Test func restAnswersEverySecondWhileStreamsCloseWith4013BringATryForwardAtMostOnceInTenSeconds() async {
+        let channel = ClosingChannel(
+            upFor: 0, closeCode: WebSocketCloseCode.reconnectLater.rawValue, timeline: timeline)
         let loop = DriverStreamLoop(
             channel: channel, backoff: .standard, timeline: timeline, random: DriverRandom(SplitMix64(seed: 1)))
         let task = Task { await loop.run { _ in } }

@@ -13,15 +13,15 @@ struct StreamReconnectPlanTests {
     /// No jitter, so every wait is the backoff's ceiling: 1, 2, 4, 8, 16, 30 s.
     let plain = Backoff(jitter: .none)
 
-    /// Five closes with 1013 in a row, each try made when due: the sixth wait is 30 s, from `at`.
+    /// Five closes with 4013 in a row, each try made when due: the sixth wait is 30 s, from `at`.
     func fiveOutageCloses(_ plan: inout StreamReconnectPlan, at: Date, _ random: inout SplitMix64) -> Date {
         var now = at
         for _ in 0..<5 {
             plan.trying()
-            now = plan.ended(.closed(.tryAgainLater, upFor: 0), now: now, using: &random)
+            now = plan.ended(.closed(.reconnectLater, upFor: 0), now: now, using: &random)
         }
         plan.trying()
-        return plan.ended(.closed(.tryAgainLater, upFor: 0), now: now, using: &random)
+        return plan.ended(.closed(.reconnectLater, upFor: 0), now: now, using: &random)
     }
 
     @Test func aRESTAnswerDuringATryAgainLaterWaitMovesTheTryToWithinASecond() {
@@ -44,6 +44,18 @@ struct StreamReconnectPlanTests {
         #expect(plan.attempt == 6)
     }
 
+    @Test func anOlderServersCloseWith1013IsAnOutageLike4013() {
+        var plan = StreamReconnectPlan(backoff: plain)
+        var random = SplitMix64(seed: 7)
+        plan.trying()
+        plan.ended(.closed(.tryAgainLater, upFor: 60), now: origin, using: &random)
+        #expect(plan.outage)
+        // Up a minute, yet not steady: the count goes on (a wait of 2 s after the second), as after a 4013.
+        plan.trying()
+        #expect(plan.ended(.closed(.tryAgainLater, upFor: 60), now: origin + 61, using: &random) == origin + 63)
+        #expect(plan.serverAnswered(now: origin + 62, using: &random).map { $0 < origin + 63 } == true)
+    }
+
     @Test func aConnectThatFailedIsAnOutageToo() {
         var plan = StreamReconnectPlan(backoff: plain)
         var random = SplitMix64(seed: 7)
@@ -60,10 +72,10 @@ struct StreamReconnectPlanTests {
         let wake = fiveOutageCloses(&plan, at: origin, &random)
         let first = plan.serverAnswered(now: origin + 32, using: &random)
         #expect(first != nil)
-        // The hurried try fails again with 1013: the next wait is 30 s, and answers every second do not shorten it
+        // The hurried try fails again with 4013: the next wait is 30 s, and answers every second do not shorten it
         // until 10 s after the hurry.
         plan.trying()
-        let next = plan.ended(.closed(.tryAgainLater, upFor: 0), now: origin + 33, using: &random)
+        let next = plan.ended(.closed(.reconnectLater, upFor: 0), now: origin + 33, using: &random)
         #expect(next == origin + 63)
         #expect(wake == origin + 61)
         for second in 34..<42 {
@@ -86,7 +98,7 @@ struct StreamReconnectPlanTests {
         #expect(dropped.serverAnswered(now: origin, using: &random) == nil)
         // Trying now: nothing to bring forward.
         var trying = StreamReconnectPlan(backoff: plain)
-        trying.ended(.closed(.tryAgainLater, upFor: 0), now: origin, using: &random)
+        trying.ended(.closed(.reconnectLater, upFor: 0), now: origin, using: &random)
         trying.trying()
         #expect(trying.serverAnswered(now: origin + 0.5, using: &random) == nil)
         #expect(trying.wakeAt == nil)
@@ -96,7 +108,7 @@ struct StreamReconnectPlanTests {
         var plan = StreamReconnectPlan(backoff: plain)
         var random = SplitMix64(seed: 7)
         // The first wait is 1 s; an answer 0.2 s before it is due cannot move it sooner with a draw past it.
-        plan.ended(.closed(.tryAgainLater, upFor: 0), now: origin, using: &random)
+        plan.ended(.closed(.reconnectLater, upFor: 0), now: origin, using: &random)
         var copy = random
         let jitter = Backoff.moveElsewhere.delay(afterAttempt: 1, using: &copy)
         let moved = plan.serverAnswered(now: origin + 0.8, using: &random)

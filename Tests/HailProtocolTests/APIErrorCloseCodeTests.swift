@@ -12,7 +12,7 @@ struct APIErrorCloseCodeTests {
         (.invalidField, 4008, true),
         (.invalidJSON, 4008, true),
         (.invalidState, 4008, true),
-        (.unavailable, 1013, true),
+        (.unavailable, 4013, true),
         (.internal, 1011, true),
     ])
     func eachErrorClosesWithItsCode(code: APIError.Code, closeCode: UInt16, reconnects: Bool) {
@@ -22,6 +22,6 @@ struct APIErrorCloseCodeTests {
     }
 
     @Test func storageUnavailableSaysToTryAgainLater() {
-        #expect(APIError(code: .unavailable, message: "storage").closeCode.description == "1013 try again later")
+        #expect(APIError(code: .unavailable, message: "storage").closeCode.description == "4013 try again later")
     }
 }

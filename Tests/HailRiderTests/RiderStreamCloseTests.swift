@@ -7,7 +7,7 @@ import Testing
 @testable import HailRider
 
 /// The rider's live loop obeys the server's close code (`WebSocketCloseCode.shouldReconnect`): storage trouble
-/// (1013) is reconnected after the backoff; "trip not found" (4004) is not, after one resync.
+/// (4013) is reconnected after the backoff; "trip not found" (4004) is not, after one resync.
 @Suite("RiderModel: close codes")
 @MainActor
 struct RiderStreamCloseTests {
@@ -19,7 +19,7 @@ struct RiderStreamCloseTests {
         let first = try await h.channel.connections.next()
         first.hello(at: 0)
         try await h.until("streaming") { h.model.connection == .streaming }
-        first.close(code: WebSocketCloseCode.tryAgainLater.rawValue)
+        first.close(code: WebSocketCloseCode.reconnectLater.rawValue)
         try await h.until("waiting") { h.model.connection == .waiting }
         await h.advance(1)
         let second = try await h.channel.connections.next()

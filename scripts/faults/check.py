@@ -412,7 +412,7 @@ def fleet_self_test():
             {"t": 100, "ev": "offer", "trip": "t-5", "expiresAt": 115},
             {"t": 101, "ev": "offerWithdrawn", "trip": "t-5"},
             {"t": 200, "ev": "offer", "trip": "t-6", "expiresAt": 215},
-            {"t": 300, "ev": "stream", "stream": "closed", "code": 1013},
+            {"t": 300, "ev": "stream", "stream": "closed", "code": 4013},
             {"t": 303, "ev": "stream", "stream": "connecting"},
             {"t": 304, "ev": "stream", "stream": "hello"},
         ])

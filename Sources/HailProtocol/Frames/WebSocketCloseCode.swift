@@ -19,7 +19,7 @@ public struct WebSocketCloseCode: RawRepresentable, Sendable, Hashable, CustomSt
     public static let messageTooBig = WebSocketCloseCode(rawValue: 1009)
     /// 1011: the server hit an unexpected error.
     public static let internalError = WebSocketCloseCode(rawValue: 1011)
-    /// 1013: the server cannot serve the stream right now (its storage is unavailable); reconnect later.
+    /// 1013: what servers before 4013 sent for it (`reconnectLater`); the apps take it the same way.
     public static let tryAgainLater = WebSocketCloseCode(rawValue: 1013)
     /// 4001: no token, or a bad or expired one.
     public static let unauthorized = WebSocketCloseCode(rawValue: 4001)
@@ -38,13 +38,18 @@ public struct WebSocketCloseCode: RawRepresentable, Sendable, Hashable, CustomSt
     /// apps' transport on Linux) hands a received 1012 over as 1002 (its check predates the code), so Hail says it
     /// in its own range, which every client passes on as it is.
     public static let moveNow = WebSocketCloseCode(rawValue: 4012)
+    /// 4013: the server cannot serve the stream right now (its storage or its trip bus is away); reconnect later,
+    /// with the backoff. IANA's 1013 "Try Again Later" says the same, and servers before this one sent it, but
+    /// libwebsockets 4.1.6's client hands a received 1013 over as 1002 (as it does 1012), so the apps on Linux never
+    /// knew an outage from a broken frame; Hail says it in its own range, as it does 4012.
+    public static let reconnectLater = WebSocketCloseCode(rawValue: 4013)
     /// 4029: too many frames or connections.
     public static let rateLimited = WebSocketCloseCode(rawValue: 4029)
 
     /// Every code this version sends.
     public static let all: [WebSocketCloseCode] = [
         .normal, .goingAway, .invalidPayload, .messageTooBig, .internalError, .tryAgainLater, .unauthorized,
-        .forbidden, .tripNotFound, .invalidFrame, .slowConsumer, .superseded, .moveNow, .rateLimited,
+        .forbidden, .tripNotFound, .invalidFrame, .slowConsumer, .superseded, .moveNow, .reconnectLater, .rateLimited,
     ]
 
     /// The reason text sent beside the code (short: a close frame allows 123 bytes).
@@ -63,6 +68,7 @@ public struct WebSocketCloseCode: RawRepresentable, Sendable, Hashable, CustomSt
         case 4009: return "slow consumer"
         case 4010: return "superseded by a newer connection"
         case 4012: return "draining: reconnect now"
+        case 4013: return "try again later"
         case 4029: return "rate limited"
         default: return "closed"
         }
@@ -80,6 +86,10 @@ public struct WebSocketCloseCode: RawRepresentable, Sendable, Hashable, CustomSt
     /// True when the server asks for a reconnect at once (to another node: this one is draining, 4012), after a short
     /// jitter (`Backoff.moveElsewhere`) rather than the failure backoff; the apps resync as after any reconnect.
     public var reconnectsAtOnce: Bool { rawValue == 4012 }
+
+    /// True when the server's storage or bus is away (4013, or 1013 from an older server): the app reconnects with
+    /// its backoff, which such a close never starts over (the server accepts a socket and closes it at once then).
+    public var isOutage: Bool { rawValue == 4013 || rawValue == 1013 }
 
     /// `4004 trip not found`.
     public var description: String { "\(rawValue) \(reason)" }

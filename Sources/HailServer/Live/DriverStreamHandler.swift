@@ -98,7 +98,7 @@ final class DriverStreamHandler: WebSocketInboundHandler {
         let subscription = await services.bus.subscribe(
             to: .driver(driverID), sink: { gate.deliver($0) },
             onEnd: {
-                connection.close(code: WebSocketCloseCode.tryAgainLater.rawValue, reason: "the trip bus went away")
+                connection.close(code: WebSocketCloseCode.reconnectLater.rawValue, reason: "the trip bus went away")
             })
         func send(_ frame: DriverServerFrame) {
             guard let text = try? HailJSON.encodeString(frame) else { return }

@@ -32,7 +32,7 @@ public struct LiveStreams: Sendable {
 
     /// Decides an upgrade before accepting it: the route, the token (header or `access_token`), and
     /// whether this principal may watch this trip. HailNet completes the upgrade before an async answer
-    /// can come back, so a refusal is a close frame with the code for the error (4001, 4003, 4004, 4008, 1013).
+    /// can come back, so a refusal is a close frame with the code for the error (4001, 4003, 4004, 4008, 4013).
     public func plan(method: String, target: String, headers: [String: String]) async throws(APIError) -> Plan {
         let request = APIRequest(method: method, target: target, headers: headers)
         let match = try Routes.match(method: HTTPMethod(rawValue: method), target: target).resolve()
@@ -85,9 +85,9 @@ public struct LiveStreams: Sendable {
         do {
             found = try await services.trips.record(id: tripID)
         } catch {
-            // Storage that does not answer is not a missing trip: the client reconnects later (1013).
+            // Storage that does not answer is not a missing trip: the client reconnects later (4013).
             await subscription.cancel()
-            await connection.close(code: WebSocketCloseCode.tryAgainLater.rawValue, reason: "storage is unavailable")
+            await connection.close(code: WebSocketCloseCode.reconnectLater.rawValue, reason: "storage is unavailable")
             return
         }
         guard let record = found else {

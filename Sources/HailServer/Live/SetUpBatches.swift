@@ -3,7 +3,7 @@
 ///
 /// A node that takes over a dead node's drivers sees thousands of streams open within a second. Setting each up on
 /// its own costs a few PostgreSQL and Redis round trips apiece, queued behind each other on a few connections:
-/// the queue overflowed (`hail-redis: 1024 waiting`), those streams closed with 1013 and came back to do it all
+/// the queue overflowed (`hail-redis: 1024 waiting`), those streams closed with 1013 (4013 now) and came back to do it all
 /// again. Here a setup asked for while `maxRunning` batches are at work waits, and the next batch takes every
 /// setup waiting by then, up to `maxBatch`: alone, a stream is set up at once; in a storm, hundreds share each
 /// round trip. Pure: the runtime (`DriverSetUps`) carries out the actions.

@@ -57,7 +57,7 @@ final class TripStreamHandler: WebSocketInboundHandler {
 
     /// Subscribes before reading the trip, so no change can fall between the two, then sends hello, the
     /// trip and its last position; a trip that is over is closed with 1000 "trip ended", one that does not exist
-    /// with 4004, and a trip store that does not answer with 1013 (reconnect later), as a lost bus is.
+    /// with 4004, and a trip store that does not answer with 4013 (reconnect later), as a lost bus is.
     private static func setUp(
         tripID: String, resume: LiveQuery, role: Role, client: ClientInfo?, services: ServerServices,
         on connection: WebSocketConnection
@@ -68,7 +68,7 @@ final class TripStreamHandler: WebSocketInboundHandler {
             to: .trip(tripID), sink: { gate.deliver($0) },
             // The bus lost its link (Redis): the client reconnects and resyncs rather than wait in silence.
             onEnd: {
-                connection.close(code: WebSocketCloseCode.tryAgainLater.rawValue, reason: "the trip bus went away")
+                connection.close(code: WebSocketCloseCode.reconnectLater.rawValue, reason: "the trip bus went away")
             })
         func send<Frame: Encodable>(_ frame: Frame, _ priority: MessagePriority) {
             guard let text = try? HailJSON.encodeString(frame) else { return }
@@ -80,7 +80,7 @@ final class TripStreamHandler: WebSocketInboundHandler {
             found = try await services.trips.record(id: tripID)
         } catch {
             await subscription.cancel()
-            connection.close(code: WebSocketCloseCode.tryAgainLater.rawValue, reason: "storage is unavailable")
+            connection.close(code: WebSocketCloseCode.reconnectLater.rawValue, reason: "storage is unavailable")
             return nil
         }
         guard let record = found else {
