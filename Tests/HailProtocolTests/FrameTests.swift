@@ -162,6 +162,7 @@ private let fix = LocationPoint(
         (.invalidFrame, 4008, "invalid frame", true),
         (.slowConsumer, 4009, "slow consumer", true),
         (.superseded, 4010, "superseded by a newer connection", false),
+        (.reconnectLater, 4013, "try again later", true),
         (.rateLimited, 4029, "rate limited", true),
     ])
     func tableIsAsDocumented(code: WebSocketCloseCode, raw: UInt16, reason: String, reconnect: Bool) {
@@ -173,7 +174,7 @@ private let fix = LocationPoint(
 
     @Test func everyCodeIsListedOnceAndAppCodesAreInTheAppRange() {
         #expect(Set(WebSocketCloseCode.all).count == WebSocketCloseCode.all.count)
-        #expect(WebSocketCloseCode.all.count == 14)
+        #expect(WebSocketCloseCode.all.count == 15)
         for code in WebSocketCloseCode.all where code.rawValue >= 4000 { #expect(code.rawValue < 5000) }
     }
 
@@ -181,6 +182,11 @@ private let fix = LocationPoint(
         let atOnce = WebSocketCloseCode.all.filter(\.reconnectsAtOnce)
         #expect(atOnce == [.moveNow])
         #expect(!WebSocketCloseCode(rawValue: 4500).reconnectsAtOnce)
+    }
+
+    @Test func storageTroubleIsAnOutageInEitherRangeAndNothingElseIs() {
+        #expect(WebSocketCloseCode.all.filter(\.isOutage) == [.tryAgainLater, .reconnectLater])
+        #expect(!WebSocketCloseCode(rawValue: 1002).isOutage)
     }
 
     @Test func unknownCodesStillDescribeThemselves() {
