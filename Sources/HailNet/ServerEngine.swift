@@ -38,6 +38,10 @@ actor ServerEngine: LoopEngine {
     /// Set by a drain: every response says `Connection: close` and ends its connection, so kept-alive clients (a
     /// balancer's upstream pool) move to another node rather than keep this one's sockets.
     private var closesAfterEachResponse = false
+    /// The connections lws instantiated on this loop (accepted and adopted), so the end of each is reported once.
+    private var connections = Set<OpaquePointer>()
+    /// Told when one of `connections` ends (the server's `LoopPlacement` counts it off this loop).
+    private let connectionEnded: @Sendable () -> Void
     /// Room for a response head in `scratch`: the status line, lws's own fields and the handler's.
     private static let headBytes = 8_192
 
@@ -45,8 +49,10 @@ actor ServerEngine: LoopEngine {
 
     init(
         executor: LoopExecutor, metrics: NetMetrics, configuration: NetServerConfiguration,
-        respond: @escaping HTTPResponder, webSocket: WebSocketHandler?
+        respond: @escaping HTTPResponder, webSocket: WebSocketHandler?,
+        connectionEnded: @escaping @Sendable () -> Void = {}
     ) {
+        self.connectionEnded = connectionEnded
         self.executor = executor
         self.metrics = metrics
         self.configuration = configuration
@@ -61,6 +67,7 @@ actor ServerEngine: LoopEngine {
         switch arguments.reason {
         case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
             metrics.acceptedConnections.wrappingAdd(1, ordering: .relaxed)
+            connections.insert(wsi)
             return 0
         case LWS_CALLBACK_HTTP:
             return answerInPlace(wsi)
@@ -101,6 +108,7 @@ actor ServerEngine: LoopEngine {
         case LWS_CALLBACK_RAW_WRITEABLE:
             return writeUnknownMethodAnswer(wsi)
         case LWS_CALLBACK_WSI_DESTROY:
+            if connections.remove(wsi) != nil { connectionEnded() }
             if let session = WireSession.of(wsi) {
                 unknownMethodStages[session.id] = nil
                 WebSocketIO.closed(session, metrics: metrics)
