@@ -389,6 +389,8 @@ final class EventLoop: @unchecked Sendable {
         }
         // Stays in here until `requestStop`; lws does all socket work from libev callbacks.
         hail_loop_run(loop)
+        // The placement closure holds every loop of the server (this one included): let go of them.
+        box.accepted = nil
         for task in box.repeating.values { disarm(task) }
         box.repeating = [:]
         if listener >= 0 { close(listener) }
