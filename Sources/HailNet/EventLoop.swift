@@ -379,6 +379,9 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func serve() {
+        // Foundation's `Thread.name` does not reach the kernel on Linux: named here, the loop shows in `top -H`,
+        // `perf` and /proc/PID/task/*/comm (`hail bench edge` reads each loop's CPU there). 15 bytes at most.
+        _ = hail_name_current_thread(threadName)
         // A processor refused (gone offline since) leaves the loop to the scheduler, as if unpinned.
         if let cpu { _ = hail_pin_current_thread(Int32(cpu)) }
         executor.loopStarted(context: context)
