@@ -184,7 +184,7 @@ static inline void *hail_loop_ev(hail_loop_t *l) { return l->loop; }
 /// Makes a busy loop gather readiness for up to `seconds` before it polls again (libev's io collect interval):
 /// a loop that has just handled events sleeps the rest of the interval, so one poll returns a batch of ready
 /// sockets instead of one wake-up per message; an idle loop still wakes at once for the first event.
-/// Call before hail_loop_run, on the thread that will run it.
+/// Call on the thread that runs the loop (before hail_loop_run, or from its callbacks: it takes effect next turn).
 static inline void hail_loop_set_io_collect(hail_loop_t *l, double seconds) {
     ev_set_io_collect_interval(l->loop, seconds);
 }

@@ -33,6 +33,9 @@ struct EventLoopOptions {
     /// Seconds a busy loop gathers readiness before it polls again (0: poll at once); see
     /// `NetServerConfiguration.ioCoalescing`.
     var ioCollectSeconds: Double = 0
+    /// Connections the loop holds before it gathers (`ioCollectSeconds`); 0 gathers from the start. The count comes
+    /// from `connectionsChanged(to:)`.
+    var ioCollectFromConnections = 0
     /// The processor the loop thread runs on; nil lets the scheduler choose.
     var cpu: Int?
     /// For a client context, the certificates its wss:// connections trust (nil: ws:// only, no TLS set up).
@@ -203,6 +206,9 @@ final class EventLoop: @unchecked Sendable {
 
     private let tickSeconds: Double
     private let ioCollectSeconds: Double
+    private let ioCollectFromConnections: Int
+    /// Whether the loop gathers now; read and written on the loop thread only (like `context`).
+    private var collectsIO = false
     private let cpu: Int?
     /// Ids for `scheduleRepeated`.
     private let nextTaskID = Atomic<UInt64>(1)
@@ -219,6 +225,7 @@ final class EventLoop: @unchecked Sendable {
         self.executor = executor
         tickSeconds = options.tickSeconds
         ioCollectSeconds = max(0, options.ioCollectSeconds)
+        ioCollectFromConnections = max(0, options.ioCollectFromConnections)
         cpu = options.cpu
         threadName = options.threadName
         box = CallbackBox(executor: executor, handle: handle, tick: tick)
@@ -385,7 +392,7 @@ final class EventLoop: @unchecked Sendable {
         // A processor refused (gone offline since) leaves the loop to the scheduler, as if unpinned.
         if let cpu { _ = hail_pin_current_thread(Int32(cpu)) }
         executor.loopStarted(context: context)
-        if ioCollectSeconds > 0 { hail_loop_set_io_collect(loop, ioCollectSeconds) }
+        connectionsChanged(to: 0)
         hail_loop_start_tick(loop, tickSeconds, tickTrampoline, Unmanaged.passUnretained(box).toOpaque())
         if listener >= 0 {
             hail_loop_listen(loop, listener, acceptTrampoline, Unmanaged.passUnretained(box).toOpaque())
@@ -504,6 +511,15 @@ final class EventLoop: @unchecked Sendable {
             }
             if done { continuation.resume() }
         }
+    }
+
+    /// Has the loop gather readiness (`EventLoopOptions.ioCollectSeconds`) while it holds at least
+    /// `ioCollectFromConnections` connections, and poll at once below; loop thread only.
+    func connectionsChanged(to count: Int) {
+        let collects = ioCollectSeconds > 0 && count >= ioCollectFromConnections
+        guard executor.isOnLoopThread, collects != collectsIO else { return }
+        collectsIO = collects
+        hail_loop_set_io_collect(loop, collects ? ioCollectSeconds : 0)
     }
 
     /// True once the loop has ended.

@@ -107,7 +107,8 @@ public final class NetServer: Sendable {
         let metrics = metrics
         let engine = ServerEngine(
             executor: executor, metrics: metrics, configuration: configuration, respond: respond, webSocket: webSocket,
-            connectionEnded: { metrics.placement.withLock { $0.release(on: index) } })
+            connectionEnded: { metrics.placement.withLock { $0.release(on: index) } },
+            connectionsChanged: { [weak self] count in self?.loop(at: index)?.connectionsChanged(to: count) })
         var options = EventLoopOptions()
         options.port = port
         options.listens = index == 0
@@ -118,6 +119,7 @@ public final class NetServer: Sendable {
             .tickSeconds
         options.keepAliveSeconds = configuration.keepAliveSeconds
         options.ioCollectSeconds = configuration.ioCoalescing.timeInterval
+        options.ioCollectFromConnections = max(0, configuration.ioCoalescingFromConnections)
         if configuration.pinsLoops { options.cpu = EventLoopOptions.core(forLoop: index) }
         options.timeoutSeconds = configuration.requestTimeoutSeconds
         let loop = try EventLoop(
@@ -128,6 +130,11 @@ public final class NetServer: Sendable {
             // writable request set by the sweep could wait for unrelated traffic.
             tick: { executor.post { engine.assumeIsolated { $0.tick() } } })
         return (loop, engine)
+    }
+
+    /// Loop `index` once the server has started (nil while it starts: a count reported then is caught up by the next).
+    private func loop(at index: Int) -> EventLoop? {
+        state.withLock { $0.loops.indices.contains(index) ? $0.loops[index] : nil }
     }
 
     /// The port being listened on (0 before `start()`).

@@ -40,6 +40,12 @@ public struct NetServerConfiguration: Sendable {
     /// under load and cuts the context switches that, at 17,500 drivers a second on 2 cores, set the p99
     /// (`docs/BENCHMARKS.md`, "The event loop"). Zero polls at once.
     public var ioCoalescing: Duration = .microseconds(500)
+    /// Connections a loop holds before it gathers (`ioCoalescing`); below that it polls at once. A loop's gathering
+    /// is a sleep each turn, so a kept-alive HTTP connection (one request, then its answer, then the next) gets at
+    /// most one request per interval: with a few connections per loop (a balancer's upstream pool, wrk's eight over
+    /// two loops) that sleep was the whole limit, /healthz at 0.2x nginx with the loops half idle. With this many,
+    /// one request per interval each is more than a loop can answer, and gathering only saves wake-ups. 0: always.
+    public var ioCoalescingFromConnections = 32
     /// Whether each loop thread runs on a core of its own (loop i on the i-th core the process may use), so the
     /// scheduler never stacks two loops on one core while another idles. With more loops than cores, loops share
     /// cores round robin.

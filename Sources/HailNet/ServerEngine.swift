@@ -42,6 +42,9 @@ actor ServerEngine: LoopEngine {
     private var connections = Set<OpaquePointer>()
     /// Told when one of `connections` ends (the server's `LoopPlacement` counts it off this loop).
     private let connectionEnded: @Sendable () -> Void
+    /// Told, on the loop thread, how many `connections` there are each time one begins or ends (the loop gathers
+    /// readiness only while it holds many, `NetServerConfiguration.ioCoalescingFromConnections`).
+    private let connectionsChanged: @Sendable (Int) -> Void
     /// Room for a response head in `scratch`: the status line, lws's own fields and the handler's.
     private static let headBytes = 8_192
 
@@ -50,9 +53,11 @@ actor ServerEngine: LoopEngine {
     init(
         executor: LoopExecutor, metrics: NetMetrics, configuration: NetServerConfiguration,
         respond: @escaping HTTPResponder, webSocket: WebSocketHandler?,
-        connectionEnded: @escaping @Sendable () -> Void = {}
+        connectionEnded: @escaping @Sendable () -> Void = {},
+        connectionsChanged: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
         self.connectionEnded = connectionEnded
+        self.connectionsChanged = connectionsChanged
         self.executor = executor
         self.metrics = metrics
         self.configuration = configuration
@@ -68,6 +73,7 @@ actor ServerEngine: LoopEngine {
         case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
             metrics.acceptedConnections.wrappingAdd(1, ordering: .relaxed)
             connections.insert(wsi)
+            connectionsChanged(connections.count)
             return 0
         case LWS_CALLBACK_HTTP:
             return answerInPlace(wsi)
@@ -108,7 +114,10 @@ actor ServerEngine: LoopEngine {
         case LWS_CALLBACK_RAW_WRITEABLE:
             return writeUnknownMethodAnswer(wsi)
         case LWS_CALLBACK_WSI_DESTROY:
-            if connections.remove(wsi) != nil { connectionEnded() }
+            if connections.remove(wsi) != nil {
+                connectionEnded()
+                connectionsChanged(connections.count)
+            }
             if let session = WireSession.of(wsi) {
                 unknownMethodStages[session.id] = nil
                 WebSocketIO.closed(session, metrics: metrics)
