@@ -83,14 +83,23 @@ public final class NetServer: Sendable {
         }
     }
 
-    /// Has `acceptor`, the loop holding the listening socket, place each connection it accepts on the loop holding
-    /// fewest (`LoopPlacement`): adopted at once when that is itself, otherwise posted to that loop, which adopts it
+    /// Has `acceptor`, the loop holding the listening socket, place each connection it accepts on the loop pinned to
+    /// the core its packets arrive on, or on the loop holding fewest when that one is ahead (`LoopPlacement`):
+    /// adopted at once when that is itself, otherwise posted to that loop, which adopts it
     /// on its own thread (a batch of posts is one wake-up of that loop). A connection whose adoption fails is
     /// counted off at once; one adopted is counted off when lws destroys it (`ServerEngine`).
     private func place(acceptedOn acceptor: EventLoop, over loops: [EventLoop]) {
         let metrics = metrics
-        acceptor.onAccept { fd in
-            let target = metrics.placement.withLock { $0.place() }
+        // The loop pinned to each core (the first, when loops share cores); none when loops are not pinned.
+        var loopOnCore: [Int: Int] = [:]
+        if configuration.pinsLoops {
+            for index in loops.indices.reversed() {
+                if let core = EventLoopOptions.core(forLoop: index) { loopOnCore[core] = index }
+            }
+        }
+        acceptor.onAccept { [loopOnCore] fd in
+            let preferred = IncomingCPU.of(fd).flatMap { loopOnCore[$0] }
+            let target = metrics.placement.withLock { $0.place(preferring: preferred) }
             let loop = loops[target]
             guard loop !== acceptor else {
                 if !loop.adopt(fd) { metrics.placement.withLock { $0.release(on: target) } }

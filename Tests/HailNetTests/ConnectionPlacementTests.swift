@@ -25,6 +25,25 @@ import Testing
         #expect(placement.counts == [4, 4, 4])
     }
 
+    @Test func twoClientThreadsOnTwoCoresHaveTheirConnectionsReadOnTheirOwnCores() {
+        var placement = LoopPlacement(loops: 2)
+        let loops = [0, 1, 1, 0, 0, 1, 1, 0].map { placement.place(preferring: $0) }
+        #expect(loops == [0, 1, 1, 0, 0, 1, 1, 0])
+        #expect(placement.counts == [4, 4])
+    }
+
+    @Test func connectionsAllFromOneCoreStillSpreadWithinTheSlack() {
+        var placement = LoopPlacement(loops: 2)
+        let loops = (0..<8).map { _ in placement.place(preferring: 0) }
+        #expect(loops == [0, 0, 1, 0, 1, 0, 1, 0])
+        #expect(placement.counts == [5, 3])
+    }
+
+    @Test func aPreferenceForNoLoopOfTheServerIsIgnored() {
+        var placement = LoopPlacement(loops: 2)
+        #expect([placement.place(preferring: 7), placement.place(preferring: -1)] == [0, 1])
+    }
+
     @Test func oneLoopTakesEverythingAndAReleaseNeverGoesBelowZero() {
         var placement = LoopPlacement(loops: 1)
         #expect(placement.place() == 0)
