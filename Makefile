@@ -20,7 +20,7 @@ demo:
 ## At most TEST_WIDTH tests run at once: the integration tests start real servers, databases, browsers and
 ## child processes, and with all 500 started together on 2 cores their failure deadlines (never waits) expire.
 TEST_WIDTH ?= 4
-test: lint build fuzz-short contract rules docs availability app-closure
+test: lint build fuzz-short contract rules docs availability app-closure fault-checkers
 	eval "$$(bash scripts/services.sh)" && \
 		SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) swift test --skip-build
 
@@ -57,6 +57,12 @@ app-closure:
 	python3 scripts/app_closure.py --self-test
 	python3 scripts/app_closure.py
 
+.PHONY: fault-checkers
+## The fault suite's I8 and I10 checkers (scripts/faults/check.py) on hand-written `hail fleet` logs: a pass and a
+## fail of each. No root, no namespaces: the suite itself is `make faults`.
+fault-checkers:
+	python3 scripts/faults/check.py --self-test
+
 .PHONY: docs
 ## Builds the DocC documentation of HailRider, HailDriver and HailCore (with the articles on binding the models to
 ## SwiftUI) with the toolchain's docc into .build/docs/; a DocC warning fails it. See scripts/docs.sh.
@@ -73,19 +79,29 @@ rules:
 ## The fault-injection suite of docs/RELIABILITY.md (Linux, root: network namespaces, iptables, tc): three
 ## release `hail server` nodes on PostgreSQL and Redis, each in a namespace, behind nginx, under real rider and
 ## driver apps, while a nemesis partitions, pauses, crashes and skews them; the checkers' tables land in
-## .build/faults/. Not part of `make test` yet. FAULTS_ARGS picks the runs (scripts/faults/run.sh --help).
+## .build/faults/. `make test` runs its short form (faults-ci). FAULTS_ARGS picks the runs (scripts/faults/run.sh --help).
 FAULTS_ARGS ?= --all --seed 1
 faults:
 	swift build -c release --product hail
 	bash scripts/faults/run.sh $(FAULTS_ARGS)
 
-.PHONY: faults-short
-## The fault suite's short form (root, about 12 minutes): redis-pause-30s, pg-crash-restart,
+.PHONY: faults-short faults-ci
+## The fault suite's short form (root, 11-14 minutes): redis-pause-30s, pg-crash-restart,
 ## node1-redis-dropped-30s and node2-clock-plus-120s, seed 1, with dedicated canary drivers; exits non-zero
-## when an invariant fails and names each run's report under .build/faults-short/. Not in `make test` yet.
+## when an invariant fails and names each run's report under .build/faults-short/. On a release build.
 faults-short:
 	swift build -c release --product hail
 	bash scripts/faults/run.sh --short
+
+## The short form as `make test` runs it: a release build of the `hail` product only (the debug build's nodes
+## missed the 4 s deadline under load, docs/RELIABILITY.md), in namespaces of its own (hft<pid>-*, after removing
+## any an interrupted run left); fails at once, saying so, when not root.
+## FAULTS_SCRATCH moves that build out of .build (a developer's own release tree).
+FAULTS_SCRATCH ?= .build
+faults-ci:
+	@[ "$$(id -u)" = 0 ] || { echo "make test ends with the fault suite's short form, which needs root (network namespaces, veth, iptables): run it as root"; exit 1; }
+	swift build -c release --product hail --scratch-path $(FAULTS_SCRATCH)
+	bash scripts/faults/run.sh --short --ci --hail $(FAULTS_SCRATCH)/release/hail
 
 .PHONY: fuzz fuzz-short
 FUZZ_SECONDS ?= 300

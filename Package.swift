@@ -33,6 +33,7 @@ let package = Package(
         .library(name: "HailThreads", targets: ["HailThreads"]),
         .library(name: "HailTime", targets: ["HailTime"]),
         .library(name: "HailBench", targets: ["HailBench"]),
+        .library(name: "HailFleet", targets: ["HailFleet"]),
         .executable(name: "hail", targets: ["hail"]),
     ],
     targets: [
@@ -147,6 +148,15 @@ let package = Package(
                 "HailProcess", "HailTime",
             ]
         ),
+        // The fault suite's native load client (`hail fleet`): many real rider and driver app cores in one process,
+        // on HailNetTransport, riding ride after ride against a URL and logging what each was told (JSON lines).
+        .target(
+            name: "HailFleet",
+            dependencies: [
+                "HailCore", "HailProtocol", "HailAppSeams", "HailClient", "HailNetTransport", "HailRider", "HailDriver",
+                "HailAppStore", "HailRoads", "HailTime",
+            ]
+        ),
         // The thin command-line front end: options parsed and handed to the libraries above.
         .executableTarget(
             name: "hail",
@@ -154,7 +164,7 @@ let package = Package(
                 "HailCore", "HailProtocol", "HailServer", "HailNet", "HailStorage", "HailClient", "HailNetTransport",
                 "HailRider", "HailDriver", "HailScale", "HailRoads", "HailSim", "HailAppStore", "HailAPNs",
                 "HailProcess",
-                "HailBench",
+                "HailBench", "HailFleet",
             ]
         ),
         .testTarget(name: "HailCoreTests", dependencies: ["HailCore", "HailTesting"]),
@@ -224,6 +234,7 @@ let package = Package(
             dependencies: [
                 "HailAppStore", "HailAppDoubles", "HailRider", "HailDriver", "HailClient", "HailServer", "HailStorage",
                 "HailCore", "HailProtocol", "HailNet", "HailNetTransport", "HailTesting", "HailProcess", "HailTime",
+                "HailFleet",
             ]
         ),
         .testTarget(name: "HailProtocolTests", dependencies: ["HailProtocol", "HailCore", "HailTesting"]),

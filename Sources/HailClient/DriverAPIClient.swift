@@ -68,6 +68,11 @@ public struct DriverHTTPAPI: DriverAPI {
         return try decode(Trip.self, data, "events")
     }
 
+    /// `PUT /v1/trips/{id}/route`: the route the driver's navigation follows (204).
+    public func reportRoute(tripID: String, _ report: TripRouteReport) async throws(CallError) {
+        _ = try await transport.send("PUT", Routes.route(tripID: tripID), body: encode(report))
+    }
+
     /// `POST /v1/trips/{id}/cancel` under `key`.
     public func cancel(tripID: String, key: UUID) async throws(CallError) -> Trip {
         let (_, data) = try await transport.send(

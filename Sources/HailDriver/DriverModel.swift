@@ -31,6 +31,9 @@ public final class DriverModel {
     public private(set) var lastSaved: DriverSavedState?
     /// The last failure nobody else reports (status, storage), for logs.
     public private(set) var lastProblem: String?
+    /// The revision of the navigation's route the server last took on the trip under way (`navigationRouted`), nil
+    /// before one.
+    public private(set) var routeRevisionTaken: Int64?
     /// The pickup PIN as the driver has typed it so far (digits only, at most 4), sent with "started".
     public private(set) var pickupPINEntry = ""
 
@@ -67,6 +70,7 @@ public final class DriverModel {
     @ObservationIgnored private var statusOwed = false
     @ObservationIgnored private let telemetrySession: TelemetrySession?
     @ObservationIgnored private var battery: (level: Double?, state: BatteryState) = (nil, .unknown)
+    @ObservationIgnored private var routeRevision: Int64 = 0
 
     /// Creates a model; call `start` to restore what was saved and carry on. A stream batch without an ack
     /// for `ackTimeout` seconds counts as a dead stream, its fixes going over HTTP: 3 s is above every round
@@ -279,6 +283,42 @@ public final class DriverModel {
         // A wrong PIN is refused and must be typed again; a new attempt starts from an empty field.
         if pin != nil { pickupPINEntry = "" }
         await runner.enqueue(DriverIntent(kind, tripID: trip.id, path: owed.isEmpty ? nil : owed, pin: pin))
+    }
+
+    /// The route the navigation follows now on the trip under way, at its start and after each re-route: sent to the
+    /// server (`PUT /v1/trips/{id}/route`), which judges the car against it rather than its own plan, so a re-route
+    /// is never taken for a deviation. Its revision is the phone's clock in milliseconds (never below the last one),
+    /// which grows across app launches; a newer route replaces one still on its way, and a route the server could
+    /// not take is retried (1 s, doubling to 30 s) while the trip is under way. A refusal, or a server without the
+    /// route, ends it.
+    public func navigationRouted(_ path: [Coordinate]) {
+        guard let trip, trip.state == .onTrip, path.count >= 2 else { return }
+        let clock = Int64((timeline.now().timeIntervalSince1970 * 1000).rounded(.down))
+        routeRevision = max(routeRevision + 1, clock)
+        let report = TripRouteReport(revision: routeRevision, coordinates: path)
+        let tripID = trip.id
+        tasks.start(.route) { [weak self] _ in await self?.sendRoute(report, tripID: tripID) }
+    }
+
+    private func sendRoute(_ report: TripRouteReport, tripID: String) async {
+        var wait: TimeInterval = 1
+        while !Task.isCancelled, trip?.id == tripID, trip?.state == .onTrip {
+            do {
+                try await api.reportRoute(tripID: tripID, report)
+                routeRevisionTaken = report.revision
+                changed()
+                return
+            } catch let error as CallError where error.isRejection {
+                lastProblem = "route not taken: \(error)"
+                changed()
+                return
+            } catch {
+                lastProblem = "cannot send the route: \(error)"
+                changed()
+            }
+            do { try await timeline.sleep(until: timeline.now().addingTimeInterval(wait)) } catch { return }
+            wait = min(wait * 2, 30)
+        }
     }
 
     /// The screen has shown the oldest refusal.

@@ -20,6 +20,8 @@ final class DriverTasks {
         case telemetry
         /// Hands policies to the location source, in the order they were decided.
         case policy
+        /// Sends the route the navigation follows on the trip under way (the newest replaces one on its way).
+        case route
     }
 
     private var named: [Name: Task<Void, Never>] = [:]

@@ -119,16 +119,6 @@ public struct MapMatcher: Sendable {
         var chainStart = 0
         var breaks = 0
         var scratch = EdgeSearchScratch(edgeCount: router.graph.edgeCount)
-        // The next fix with candidates after each fix.
-        var nextUsed = [Int?](repeating: nil, count: trace.count)
-        var following: Int?
-        for index in trace.indices.reversed() {
-            nextUsed[index] = following
-            if !candidates[index].isEmpty { following = index }
-        }
-        // The paths from each candidate of one fix to those of the fix after next, found by the search from it to the
-        // next fix's: the model passes by a fix from the one before it, one fix later, and going on costs a search less.
-        var ahead: (from: Int, to: Int, paths: [[LengthPath?]])?
         for (fix, options) in candidates.enumerated() where !options.isEmpty {
             let course = fixes[fix].course
             let emissions = options.map { option in
@@ -149,7 +139,9 @@ public struct MapMatcher: Sendable {
             var links = [Link?](repeating: nil, count: options.count)
             var sources = [(fix: previous, cost: 0.0)]
             if matched.count - 1 > chainStart { sources.append((matched[matched.count - 2], outlierCost)) }
-            var nextAhead: (from: Int, to: Int, paths: [[LengthPath?]])?
+            // The best score any candidate of this fix has so far: a path whose score falls `pruneMargin` below it is
+            // not searched for (see `pruneMargin`).
+            var best = -Double.infinity
             for source in sources {
                 let sourceCourse = fixes[source.fix].course
                 let fixes = trace[source.fix].distance(to: trace[fix])
@@ -162,51 +154,31 @@ public struct MapMatcher: Sendable {
                 }
                 // A drive longer than this is implausible between two fixes; bounds each search.
                 let limit = fixes * 2 + 4 * candidateRadius + 200
-                let cached = ahead.flatMap { $0.from == source.fix && $0.to == fix ? $0.paths : nil }
-                // From the fix before, the search goes on to the candidates of the fix after this one.
-                let beyond = source.cost == 0 ? nextUsed[fix] : nil
-                let beyondOptions = beyond.map { candidates[$0] } ?? []
-                let beyondLimit = beyond.map {
-                    trace[source.fix].distance(to: trace[$0]) * 2 + 4 * candidateRadius + 200
+                let scores = history[source.fix]
+                // The likeliest candidates first: their paths set the bar the others' searches must reach.
+                let order = scores.indices.filter { scores[$0] > -.infinity }.sorted {
+                    scores[$0] > scores[$1] || (scores[$0] == scores[$1] && $0 < $1)
                 }
-                var found: [[LengthPath?]] = Array(repeating: [], count: candidates[source.fix].count)
-                for (i, from) in candidates[source.fix].enumerated() where history[source.fix][i] > -.infinity {
-                    let paths: [LengthPath?]
-                    if let cached, !cached[i].isEmpty {
-                        paths = cached[i]
-                    } else if let beyondLimit {
-                        let both = shortestLengths(
-                            from: from, to: options + beyondOptions,
-                            limits: Array(repeating: limit, count: options.count)
-                                + Array(repeating: beyondLimit, count: beyondOptions.count),
-                            scratch: &scratch, detailed: false)
-                        paths = Array(both.prefix(options.count))
-                        found[i] = Array(both.dropFirst(options.count))
-                    } else {
-                        paths = shortestLengths(
-                            from: from, to: options, limit: limit, scratch: &scratch, detailed: false)
-                    }
+                for i in order {
+                    let from = candidates[source.fix][i]
+                    var weighing = PathWeighing(
+                        fixes: fixes, turnedRound: turnedRound, best: best, margin: pruneMargin,
+                        straight: options.map { from.coordinate.distance(to: $0.coordinate) },
+                        gain: emissions.map { scores[i] - source.cost + $0 }, floor: next)
+                    let paths = shortestLengths(
+                        from: from, to: options, limit: limit, scratch: &scratch, detailed: false,
+                        weighing: &weighing)
+                    best = weighing.best
                     for (j, path) in paths.enumerated() {
                         guard let path else { continue }
-                        let against =
-                            (path.againstOneWay ? againstOneWayCost / beta : 0) + Double(path.uTurns) * uTurnCost / beta
-                        // A jitter step or a stretch against a one-way road joins two positions of one road, whose
-                        // straight line is the path itself: the fixes' line is what tells them from a drive on.
-                        let straight =
-                            path.length < 0 || path.againstOneWay
-                            ? fixes : from.coordinate.distance(to: options[j].coordinate)
-                        let allowance = turnedRound && path.uTurns > 0 ? 2 * turnRoundReach : 0
-                        let detour = max(0, abs(max(0, path.length) - straight) - allowance) / beta
-                        let score = history[source.fix][i] - source.cost + emissions[j] - detour - against
+                        let score = weighing.score(of: path, end: j, matcher: self)
                         if score > next[j] {
                             next[j] = score
                             links[j] = Link(fix: source.fix, candidate: i, path: path, limit: limit)
                         }
                     }
                 }
-                if let beyond { nextAhead = (source.fix, beyond, found) }
             }
-            ahead = nextAhead
             if next.allSatisfy({ $0 == -.infinity }) {
                 breaks += 1
                 next = emissions
@@ -218,6 +190,25 @@ public struct MapMatcher: Sendable {
             matched.append(fix)
         }
         return backtrack(candidates: candidates, history: history, back: back, matched: matched, breaks: breaks)
+    }
+
+    /// How far below the best score of a fix's candidates a path to one of them may score and still be searched for,
+    /// as log-likelihood: 30 is a detour of 150 m at the default `beta`. A state that far behind needs the fixes after
+    /// it to favour it by as much, more than passing a fix by costs (`outlierCost`); without the bound each search
+    /// went on to its limit (twice the fixes' distance and 400 m) whenever a candidate of the next fix was the wrong
+    /// way up a one-way arc or on the other carriageway, and that was most of the matcher's time.
+    public var pruneMargin: Double = 30
+
+    /// What `path` costs in the model, as log-likelihood: its detour over `straight` (or over the fixes' distance for
+    /// a jitter step or a stretch against a one-way road), its turns round and its stretch against a one-way road.
+    func cost(of path: LengthPath, straight: Double, fixes: Double, turnedRound: Bool) -> Double {
+        let against =
+            (path.againstOneWay ? againstOneWayCost / beta : 0) + Double(path.uTurns) * uTurnCost / beta
+        // A jitter step or a stretch against a one-way road joins two positions of one road, whose straight line is
+        // the path itself: the fixes' line is what tells them from a drive on.
+        let line = path.length < 0 || path.againstOneWay ? fixes : straight
+        let allowance = turnedRound && path.uTurns > 0 ? 2 * turnRoundReach : 0
+        return max(0, abs(max(0, path.length) - line) - allowance) / beta + against
     }
 
     /// How far past the last fix of the way out a car whose courses reverse may have driven to turn round, in metres,
@@ -321,19 +312,17 @@ public struct MapMatcher: Sendable {
         from start: RoadSnap, to ends: [RoadSnap], limit: Double, scratch: inout EdgeSearchScratch,
         detailed: Bool = true
     ) -> [LengthPath?] {
-        shortestLengths(
-            from: start, to: ends, limits: Array(repeating: limit, count: ends.count), scratch: &scratch,
-            detailed: detailed)
+        var weighing = PathWeighing.none
+        return shortestLengths(
+            from: start, to: ends, limit: limit, scratch: &scratch, detailed: detailed, weighing: &weighing)
     }
 
-    /// As `shortestLengths(from:to:limit:scratch:detailed:)`, each end within its own limit: one search serves ends
-    /// of two fixes, each found exactly as a search bounded by its own limit finds it (the search pops the same
-    /// edges in the same order; a larger bound only lets it go on).
+    /// As `shortestLengths(from:to:limit:scratch:detailed:)`, the search ending once no end it has not reached could
+    /// still score within `weighing`'s reach: its floor, or the best score found less the margin.
     func shortestLengths(
-        from start: RoadSnap, to ends: [RoadSnap], limits: [Double], scratch: inout EdgeSearchScratch,
-        detailed: Bool = true
+        from start: RoadSnap, to ends: [RoadSnap], limit: Double, scratch: inout EdgeSearchScratch,
+        detailed: Bool, weighing: inout PathWeighing
     ) -> [LengthPath?] {
-        let limit = limits.max() ?? 0
         let graph = router.graph
         let startEdge = graph.edges[start.edge]
         var results = [LengthPath?](repeating: nil, count: ends.count)
@@ -360,7 +349,7 @@ public struct MapMatcher: Sendable {
                 // much, so the next step forward from this position is not counted twice.
                 results[j] = LengthPath(length: -behind, edges: [start.edge], coordinates: [start.coordinate])
             } else if endEdge.road == startEdge.road, graph.road(ofEdge: start.edge).direction.isOneWay,
-                let against = distanceAlongRoad(from: end, to: start, limit: limits[j]), against > backtrackTolerance
+                let against = distanceAlongRoad(from: end, to: start, limit: limit), against > backtrackTolerance
             {
                 // Two consecutive fixes going back along a one-way road: the car drove against it (a wrong
                 // tag, or a driver breaking the rule). The only legal path is a loop round the block that the
@@ -384,27 +373,37 @@ public struct MapMatcher: Sendable {
         let endSources = ends.map { graph.edges[$0.edge].source }
         var unsettled = [Bool](repeating: false, count: ends.count)
         var remaining = 0
-        for (j, end) in ends.enumerated() where end.edge != start.edge || end.fraction < start.fraction {
-            unsettled[j] = true
-            remaining += 1
+        for (j, end) in ends.enumerated() {
+            if let found = results[j] { weighing.found(found, end: j, matcher: self) }
+            if end.edge != start.edge || end.fraction < start.fraction {
+                unsettled[j] = true
+                remaining += 1
+            }
         }
+        // The search goes no farther than the farthest an end not yet reached could be worth reaching.
+        var reach = min(limit, weighing.reach(unsettled: unsettled, matcher: self))
         while remaining > 0, let (key, arrived) = scratch.heap.pop() {
-            if key > limit { break }
+            if key > reach { break }
             guard scratch.settle(arrived) else { continue }
             let node = graph.edges[Int(arrived)].target
+            var reached = false
             for j in ends.indices where unsettled[j] && endSources[j] == node {
                 let end = ends[j]
                 guard graph.allowsTurn(from: Int(arrived), to: end.edge) else { continue }
                 unsettled[j] = false
                 remaining -= 1
+                reached = true
                 let total = key + end.fraction * graph.edges[end.edge].length
-                guard total <= limits[j], results[j] == nil || total < results[j]!.length else { continue }
+                guard total <= limit, results[j] == nil || total < results[j]!.length else { continue }
                 let turns = Int(scratch.uTurns[Int(arrived)]) + (graph.isReverse(end.edge, of: Int(arrived)) ? 1 : 0)
-                results[j] =
+                let found =
                     detailed
                     ? path(arrivingOn: arrived, start: start, end: end, length: total, scratch: scratch)
                     : LengthPath(length: total, edges: [], coordinates: [], uTurns: turns)
+                results[j] = found
+                weighing.found(found, end: j, matcher: self)
             }
+            if reached { reach = min(limit, weighing.reach(unsettled: unsettled, matcher: self)) }
             let arrivedTurns = scratch.uTurns[Int(arrived)]
             for edgeID in graph.outgoingEdges(of: node) where graph.allowsTurn(from: Int(arrived), to: edgeID) {
                 let next = Int32(edgeID)

@@ -144,6 +144,14 @@ public final class City {
         }
     }
 
+    /// The wrong turns and long stops injected so far, with when each truly began.
+    public var injections: [InjectedEvent] { drivers.flatMap(\.injections) }
+
+    /// The trips a driver saw under way (confirmed `onTrip`).
+    public var tripsUnderWay: Set<String> {
+        Set(confirmed.filter { $0.value.contains { $0.state == .onTrip } }.keys)
+    }
+
     /// The measured report so far: the riders' screens against the cars' truth, the trips, what the
     /// drivers sent. Trip changes confirmed in the last `grace` seconds are not yet held against riders
     /// (a rider in backoff catches up within 30 s).

@@ -44,6 +44,8 @@ public struct CityConfiguration: Sendable, Hashable {
     public var pressableFaults = false
     /// The chance a fix is an outlier hundreds of metres off.
     public var outlierProbability = 0.005
+    /// Wrong turns and long stops injected on trips under way, to score the server's trip alerts; nil: none.
+    public var injection: SafetyInjection?
 
     /// The defaults: 30 drivers, 10 riders, one request per rider every ~5 s between trips.
     public init() {}

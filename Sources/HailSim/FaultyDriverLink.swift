@@ -54,6 +54,10 @@ struct FaultyDriverLink: DriverAPI, DriverChannel {
         try await call { try await api.start(tripID: tripID, key: key, pin: pin) }
     }
 
+    func reportRoute(tripID: String, _ report: TripRouteReport) async throws {
+        try await call { try await api.reportRoute(tripID: tripID, report) }
+    }
+
     func cancel(tripID: String, key: UUID) async throws -> Trip {
         try await call { try await api.cancel(tripID: tripID, key: key) }
     }

@@ -61,9 +61,37 @@ public struct ReportPage: Sendable {
             <div class="plot" id="per-driver-hour">\(perDriverHourPlot)</div>
             <h2>Battery per driver-hour by location policy</h2>
             <div class="plot" id="battery-by-policy">\(batteryPlot)</div>
+            <h2>Trip safety: injected against detected</h2>
+            <div id="trip-safety">\(safetyTable)</div>
             <h2>Summary</h2>
             <pre>\(Self.escape(report.summary))</pre>
             </body></html>
+            """
+    }
+
+    /// The trip-safety score as a table: per kind injected, detected, missed, open, time to detect; then the false
+    /// alarms and the pickup check's false refusals. A line saying nothing was scored without one.
+    var safetyTable: String {
+        guard let safety = report.safety else { return "<p>No trip safety score in this run.</p>" }
+        func seconds(_ value: Double?) -> String { value.map { String(format: "%.1f s", $0) } ?? "-" }
+        func row(_ name: String, _ detection: SafetyScore.Detection, target: String) -> String {
+            "<tr><td>\(name)</td><td>\(detection.injected)</td><td>\(detection.detected)</td>"
+                + "<td>\(detection.missed)</td><td>\(detection.open)</td>"
+                + "<td>\(seconds(detection.secondsToDetect.p50))</td><td>\(seconds(detection.secondsToDetect.p99))</td>"
+                + "<td>\(target)</td></tr>"
+        }
+        let trips = safety.falseAlarmTrips.isEmpty ? "" : "; trips " + safety.falseAlarmTrips.joined(separator: ", ")
+        return """
+            <table><tr><th>kind</th><th>injected</th><th>detected</th><th>missed</th><th>open at the end</th>\
+            <th>time to detect p50</th><th>p99</th><th>target</th></tr>
+            \(row("wrong turn (from leaving the 100 m corridor)", safety.deviations, target: "100 %, p99 20 s"))
+            \(row("long stop (from its 3 minutes)", safety.stops, target: "100 %, within 30 s"))
+            </table>
+            <p>False alarms on the \(safety.tripsWithoutInjection) of \(safety.tripsUnderWay) trips without an \
+            injection: \(safety.falseDeviationAlarms) route deviations, \(safety.falseStopAlarms) long stops \
+            (target 0)\(Self.escape(trips)). Other alerts matching nothing injected: \(safety.unmatchedAlarms). \
+            Pickup position check: \(safety.arrivedRefused) arrived and \(safety.startedRefused) started refused for \
+            cars at the pickup (target 0).</p>
             """
     }
 

@@ -49,6 +49,16 @@ final class SimDriver {
     let deviceModel: String
     /// The batches the battery has been told of.
     private var batchesCharged = 0
+    /// What was injected on this driver's trips (`SafetyInjection`), with when each began.
+    private(set) var injections: [InjectedEvent] = []
+    /// The trips an injection was drawn for, and the one waiting to begin: its trip, kind and when.
+    private var drawnFor: Set<String> = []
+    private var plannedInjection: (tripID: String, kind: TripAlertKind, at: Date)?
+    /// The wrong turn under way (its index in `injections`), or the stop and when it ends.
+    private var deviating: Int?
+    private var standing: (index: Int, until: Date)?
+    /// The route the navigation last reported on the trip under way.
+    private var reportedRoute: [Coordinate]?
 
     /// The hardware models the simulated phones are, one per driver, drawn from the seed.
     static let deviceModels = ["iPhone13,2", "iPhone14,5", "iPhone15,2"]
@@ -234,6 +244,11 @@ final class SimDriver {
             return
         }
         guard model.pendingAction == nil else { return }
+        if trip.state == .onTrip, let injection = world.configuration.injection,
+            await inject(injection, on: trip)
+        {
+            return
+        }
         let key = "\(trip.id)/\(trip.state.rawValue)"
         if routedFor != key {
             routedFor = key
@@ -274,6 +289,101 @@ final class SimDriver {
                 distance: here.distance(to: target), duration: here.distance(to: target) / 10,
                 coordinates: [here, target], edges: [])
         await car.drive(route)
+        // The navigation's route on the trip under way goes to the server, as a driver app's does.
+        if model.trip?.state == .onTrip, route.coordinates.count >= 2 {
+            reportedRoute = route.coordinates
+            model.navigationRouted(route.coordinates)
+        }
+    }
+
+    /// Carries out what is injected on the trip under way, this second: draws once per trip whether a wrong turn
+    /// or a stop comes and when; a wrong turn drives off the reported route, unreported, until the car is
+    /// `deviationMeters` off it (and out of the corridor 30 s), then re-routes to the drop-off as navigation would;
+    /// a stop stands `stopSeconds`, then drives on. True while the injection drives the car.
+    private func inject(_ injection: SafetyInjection, on trip: Trip) async -> Bool {
+        let now = world.timeline.now()
+        if !drawnFor.contains(trip.id) {
+            drawnFor.insert(trip.id)
+            let draw = random.unit()
+            let span = injection.afterSeconds.upperBound - injection.afterSeconds.lowerBound
+            let at = now.addingTimeInterval(injection.afterSeconds.lowerBound + random.unit() * span)
+            if draw < injection.deviationProbability {
+                plannedInjection = (trip.id, .routeDeviation, at)
+            } else if draw < injection.deviationProbability + injection.stopProbability {
+                plannedInjection = (trip.id, .longStop, at)
+            }
+        }
+        if let standing {
+            guard injections[standing.index].tripID == trip.id else {
+                self.standing = nil
+                return false
+            }
+            guard now >= standing.until else { return true }
+            injections[standing.index].ended = now
+            self.standing = nil
+            await drive(to: trip.dropoff)
+            return true
+        }
+        if let index = deviating {
+            guard injections[index].tripID == trip.id else {
+                deviating = nil
+                return false
+            }
+            let here = await car.position
+            let off = reportedRoute.map { RouteDeviationDetector.distance(from: here, to: $0) } ?? 0
+            injections[index].farthestMeters = max(injections[index].farthestMeters, off)
+            if injections[index].began == nil, off > 100 { injections[index].began = now }
+            let outside = injections[index].began.map { now.timeIntervalSince($0) } ?? 0
+            let arrived = await car.isStopped
+            if (off >= injection.deviationMeters && outside >= 30) || outside >= 120 || arrived {
+                injections[index].ended = now
+                deviating = nil
+                await drive(to: trip.dropoff)
+            }
+            return true
+        }
+        let stopped = await car.isStopped
+        guard let planned = plannedInjection, planned.tripID == trip.id, now >= planned.at, !stopped else {
+            return false
+        }
+        plannedInjection = nil
+        let here = await car.position
+        // Too near the drop-off to stand or turn off: the trip gets nothing.
+        guard here.distance(to: trip.dropoff) > 400 else { return false }
+        if planned.kind == .longStop {
+            await car.halt()
+            injections.append(InjectedEvent(tripID: trip.id, kind: .longStop, began: now))
+            standing = (injections.count - 1, now.addingTimeInterval(injection.stopSeconds))
+            return true
+        }
+        guard let plan = reportedRoute,
+            let target = wrongTurnTarget(
+                from: here, plan: plan, dropoff: trip.dropoff, meters: injection.deviationMeters),
+            let route = Self.route(world.router, from: here, heading: await car.travelHeading, to: target)
+        else { return false }
+        // Not reported: the driver left the navigation's route.
+        await car.drive(route)
+        injections.append(InjectedEvent(tripID: trip.id, kind: .routeDeviation))
+        deviating = injections.count - 1
+        return true
+    }
+
+    /// A street corner to turn off towards: well off the plan, farther from the drop-off than the car is, and not
+    /// across the town; nil when 40 draws find none.
+    private func wrongTurnTarget(from here: Coordinate, plan: [Coordinate], dropoff: Coordinate, meters: Double)
+        -> Coordinate?
+    {
+        let away = here.distance(to: dropoff)
+        for _ in 0..<40 {
+            let spot = world.randomSpot(using: &random)
+            let distance = here.distance(to: spot)
+            if distance >= meters, distance <= 3 * meters + 400, spot.distance(to: dropoff) > away + 100,
+                RouteDeviationDetector.distance(from: spot, to: plan) >= meters + 100
+            {
+                return spot
+            }
+        }
+        return nil
     }
 
     /// The route from a car at `here` driving along `heading`, starting on the road it is on. Snapping the

@@ -81,6 +81,11 @@ actor SimulatedCar: LocationSource {
         metresAlong = 0
     }
 
+    /// Stops the car where it is (its route dropped), as a driver who pulls over does.
+    func halt() {
+        route = nil
+    }
+
     /// True when the car has no route left.
     var isStopped: Bool { route == nil }
 

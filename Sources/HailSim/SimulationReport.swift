@@ -210,6 +210,8 @@ public struct SimulationReport: Sendable, Hashable, Codable {
     public var batteryPerDriverHour: [BatteryByPolicy]?
     /// Apps killed and relaunched (riders and drivers).
     public var appKills: Int
+    /// The server's trip alerts scored against what the city injected, when the run scored them.
+    public var safety: SafetyScore? = nil
 
     /// A few lines for a terminal.
     public var summary: String {
@@ -245,7 +247,8 @@ public struct SimulationReport: Sendable, Hashable, Codable {
             \(seconds(driverLinks.longestWithoutStreamSeconds)) (\(driverLinks.driversWithoutStreamOver60s) over 60 s)
             per driver-hour: \(Int(perDriverHour.sends.rounded())) sends, \
             \(Int(perDriverHour.bytes.rounded())) bytes; app kills \(appKills)
-            battery per driver-hour by policy: \(Self.describe(battery: batteryPerDriverHour ?? []))
+            battery per driver-hour by policy: \(Self.describe(battery: batteryPerDriverHour ?? []))\
+            \(safety.map { "\n" + $0.summary } ?? "")
             """
     }
 

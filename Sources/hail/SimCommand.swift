@@ -47,7 +47,7 @@ enum SimCommand {
         let names = scenarios.map { "  \($0.name.padding(toLength: 12, withPad: " ", startingAt: 0)) \($0.summary)" }
         return """
             usage: hail sim --scenario NAME [--report report.json] [--database sim.db] [--duration S] [--warmup S]
-                           [--seed 1] [--speed 1]
+                           [--seed 1] [--speed 1] [--inject PERCENT]
 
             Runs a simulated city headless against a fresh server on loopback (a throwaway database) and
             prints the measured report: the age of the position on each rider's screen against where the
@@ -58,7 +58,10 @@ enum SimCommand {
             and the trips. --report writes it as JSON (report.html: the
             report with its plots, opening offline, and report.json beside it). --database keeps the
             server's SQLite database (trips, events, each trip's stored fixes) for reading a trip again.
-            --warmup S runs the city S seconds before measuring it.
+            --warmup S runs the city S seconds before measuring it. --inject P gives P % of the trips
+            under way (0-50, seeded) a wrong turn kept for 300 m and P % a stop of 220 s, and the report
+            scores the server's trip alerts against them: detected, missed, time to detect, and false
+            alarms on the trips where nothing was injected (scored without --inject too).
 
             scenarios:
             \(names.joined(separator: "\n"))
@@ -68,7 +71,9 @@ enum SimCommand {
     static func run(_ arguments: [String]) async throws(UsageError) {
         let args = try Arguments(
             arguments,
-            options: ["--scenario", "--report", "--database", "--duration", "--seed", "--speed", "--warmup"], flags: [])
+            options: [
+                "--scenario", "--report", "--database", "--duration", "--seed", "--speed", "--warmup", "--inject",
+            ], flags: [])
         guard let name = args["--scenario"] else { throw UsageError("--scenario is required") }
         guard let scenario = scenarios.first(where: { $0.name == name }) else {
             throw UsageError(
@@ -82,6 +87,8 @@ enum SimCommand {
         city.speedFactor = Double(try args.integer("--speed", default: 1, in: 1...2))
         let duration = try args.integer("--duration", default: Int(scenario.duration), in: 1...86_400)
         city.warmup = TimeInterval(try args.integer("--warmup", default: 0, in: 0...86_400))
+        let inject = try args.integer("--inject", default: 0, in: 0...50)
+        if inject > 0 { city.injection = SafetyInjection(share: Double(inject) / 100) }
         let (graph, mapName) =
             scenario.generatedMap ? (GeneratedCity(seed: 1).graph, "the generated city") : try DemoCommand.loadMap(nil)
         _ = try await SimRun(

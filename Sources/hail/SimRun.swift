@@ -79,10 +79,9 @@ struct SimRun {
                 say(progressLine(report, elapsed: now - started))
             }
         }
-        let report = simulation.measuredReport(map: mapName)
+        var report = simulation.measuredReport(map: mapName)
+        report.safety = await Self.safetyScore(simulation, services: server.services)
         say(report.summary)
-        say(Self.pickupGuardLine(server.services.metrics.registry))
-        say(Self.tripAlertLine(server.services.metrics.registry))
         if let reportPath {
             try Self.write(report, timeline: timeline, to: reportPath)
         }
@@ -94,26 +93,28 @@ struct SimRun {
         return report
     }
 
-    /// The pickup position check's refusals over the whole run (warm-up included): a simulated car taps "arrived"
-    /// and "started" only where it truly is at the pickup, so every one of them is a false refusal.
-    static func pickupGuardLine(_ registry: MetricsRegistry) -> String {
+    /// The server's trip alerts over the whole run (warm-up included), read from the event logs of the trips the
+    /// drivers saw under way, scored against what the city injected; and the pickup position check's refusals: a
+    /// simulated car taps "arrived" and "started" only where it truly is at the pickup, so each is a false refusal.
+    static func safetyScore(_ city: City, services: ServerServices) async -> SafetyScore {
+        let trips = city.tripsUnderWay
+        var alerts: [SafetyScore.RaisedAlert] = []
+        for tripID in trips.sorted() {
+            let events = (try? await services.trips.events(tripID: tripID)) ?? []
+            for event in events where event.intent == "tripAlert" {
+                guard let kind = event.detail.flatMap(TripAlertKind.init(rawValue:)) else { continue }
+                alerts.append(SafetyScore.RaisedAlert(tripID: tripID, kind: kind, at: event.at))
+            }
+        }
+        let registry = services.metrics.registry
         let refused = { (kind: String) in
             Int(
                 registry.total(
                     "hail_proposals_refused_total", matching: ["kind": kind, "reason": "too_far_from_pickup"]))
         }
-        return "Pickup position check: \(refused("arrived")) arrived and \(refused("started")) started refused as "
-            + "too far from the pickup (false refusals: the cars tap them at the pickup)."
-    }
-
-    /// The trip alerts raised over the whole run: the simulated cars drive their planned routes and stop only at
-    /// pickups and drop-offs (no deviation or stop is injected yet), so every one of them is a false alarm.
-    static func tripAlertLine(_ registry: MetricsRegistry) -> String {
-        let raised = { (kind: TripAlertKind) in
-            Int(registry.total("hail_trip_alerts_total", matching: ["kind": kind.rawValue]))
-        }
-        return "Trip alerts: \(raised(.routeDeviation)) route deviations and \(raised(.longStop)) long stops raised "
-            + "(false alarms: nothing is injected)."
+        return SafetyScore(
+            injections: city.injections, alerts: alerts, tripsUnderWay: trips, now: Date(),
+            arrivedRefused: refused("arrived"), startedRefused: refused("started"))
     }
 
     /// Writes the report: JSON at `path`, or for a path ending in `.html` the page with its plots there and

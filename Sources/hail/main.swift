@@ -17,6 +17,7 @@ let usage = """
       keys         make a signing key pair and add its public key to a JWKS file
       ride         a terminal rider app: request a ride between two points and watch it
       drive        a terminal driver app: go online, accept offers, drive the trip
+      fleet        many rider and driver apps in one process against a server, each logging its events
       bench        measure this machine: ingest, connections, baseline (Redis), wire, route, client, http
       walkthrough  play one trip through Hail's core on a virtual clock and print the rider's screen
 
@@ -84,6 +85,12 @@ case "drive":
         say(DriveCommand.usage)
     } else {
         do { try await DriveCommand.run(rest) } catch { fail(error, usage: DriveCommand.usage) }
+    }
+case "fleet":
+    if wantsHelp {
+        say(FleetCommand.usage)
+    } else {
+        do { try await FleetCommand.run(rest) } catch { fail(error, usage: FleetCommand.usage) }
     }
 case "bench":
     if wantsHelp {

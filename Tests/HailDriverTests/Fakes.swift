@@ -29,6 +29,19 @@ actor FakeDriverAPI: DriverAPI {
     private(set) var endedPaths: [[LocationPoint]?] = []
     /// The PINs sent with each `started`, in order.
     private(set) var startPINs: [String?] = []
+    /// Every route report tried, in order, and how many to fail (no answer) before taking one.
+    private(set) var routeReports: [(tripID: String, report: TripRouteReport)] = []
+    var routeFailures = 0
+
+    func failRoutes(_ count: Int) { routeFailures = count }
+
+    func reportRoute(tripID: String, _ report: TripRouteReport) throws {
+        routeReports.append((tripID, report))
+        if routeFailures > 0 {
+            routeFailures -= 1
+            throw CallError.noNetwork
+        }
+    }
 
     init(active: Trip? = nil) {
         self.active = active

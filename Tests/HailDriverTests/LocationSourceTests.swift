@@ -47,7 +47,8 @@ struct LocationSourceTests {
         }
     }
 
-    @Test func theMunichReplayAtTenTimesSpeedKeepsItsRecordedSpacing() async throws {
+    @Test(.enabled(if: TraceFixtures.hasMunich, "needs ../shared/data/traces/barefoot-munich"))
+    func theMunichReplayAtTenTimesSpeedKeepsItsRecordedSpacing() async throws {
         let munich = try #require(try TraceFixtures.munich(), "needs ../shared/data")
         let clock = ManualClock()
         let start = Date(timeIntervalSince1970: 1_800_000_000)

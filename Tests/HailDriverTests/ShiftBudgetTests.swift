@@ -37,7 +37,7 @@ struct ShiftBudgetTests {
 
     static let shift: TimeInterval = 10 * 3600
 
-    @Test(arguments: rows)
+    @Test(.enabled(if: TraceFixtures.hasMunich, "needs ../shared/data/traces/barefoot-munich"), arguments: rows)
     func aShiftAtThePolicy(_ row: Row) throws {
         let munich = try #require(try TraceFixtures.munich(), "needs ../shared/data")
         let policy = LocationPolicy(activity: row.activity, thermal: row.thermal, lowPower: row.lowPower)

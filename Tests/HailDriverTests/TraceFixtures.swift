@@ -5,13 +5,22 @@ import HailTestSupport
 
 /// The real traces from ../shared/data, read through HailDriver's parsers.
 enum TraceFixtures {
+    static let munichPath = "traces/barefoot-munich/x0001-001.json"
+    static let liverpoolPath = "traces/liverpool-bus/route14_outbound.csv"
+
+    /// True when the Munich drive is on this machine; the tests that replay it are skipped, not failed, without it.
+    static var hasMunich: Bool { SharedData.file(munichPath) != nil }
+
+    /// True when the Liverpool bus trace is on this machine.
+    static var hasLiverpool: Bool { SharedData.file(liverpoolPath) != nil }
+
     static func munich() throws -> [LocationPoint]? {
-        guard let url = SharedData.file("traces/barefoot-munich/x0001-001.json") else { return nil }
+        guard let url = SharedData.file(munichPath) else { return nil }
         return try DriverTrace.parseBarefoot(Data(contentsOf: url))
     }
 
     static func liverpool() throws -> [String: [LocationPoint]]? {
-        guard let url = SharedData.file("traces/liverpool-bus/route14_outbound.csv") else { return nil }
+        guard let url = SharedData.file(liverpoolPath) else { return nil }
         return try DriverTrace.parseBusCSV(String(decoding: Data(contentsOf: url), as: UTF8.self))
     }
 

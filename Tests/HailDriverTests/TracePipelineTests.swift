@@ -46,7 +46,7 @@ struct TracePipelineTests {
             points: 257, bytes: 3971, sendsPerHour: 274),
     ]
 
-    @Test(arguments: munich)
+    @Test(.enabled(if: TraceFixtures.hasMunich, "needs ../shared/data/traces/barefoot-munich"), arguments: munich)
     func munichDriveWithInjectedFaults(_ expected: Expected) throws {
         let munich = try #require(try TraceFixtures.munich(), "needs ../shared/data")
         #expect(munich.count == 1194)
@@ -85,7 +85,8 @@ struct TracePipelineTests {
         #expect(replay.sent.map(\.seq) == Array(1...Int64(expected.batches)))
     }
 
-    @Test func liverpoolBusWithItsLongestGap() throws {
+    @Test(.enabled(if: TraceFixtures.hasLiverpool, "needs ../shared/data/traces/liverpool-bus"))
+    func liverpoolBusWithItsLongestGap() throws {
         let trips = try #require(try TraceFixtures.liverpool(), "needs ../shared/data")
         #expect(trips.count == 16)
         #expect(trips.values.map(\.count).reduce(0, +) == 1533)
@@ -108,7 +109,8 @@ struct TracePipelineTests {
         #expect(Self.longestSilence(replay.sent) <= 14)
     }
 
-    @Test func aFullOfflineBufferThinsTheStraightestPointsAndKeepsTheEnds() throws {
+    @Test(.enabled(if: TraceFixtures.hasMunich, "needs ../shared/data/traces/barefoot-munich"))
+    func aFullOfflineBufferThinsTheStraightestPointsAndKeepsTheEnds() throws {
         let munich = try #require(try TraceFixtures.munich(), "needs ../shared/data")
         let policy = LocationPolicy(activity: .onTrip, thermal: .nominal, lowPower: false)
         var replay = PipelineReplay(policy: policy, start: munich[0].t, bufferCapacity: 200, riderWatching: true)

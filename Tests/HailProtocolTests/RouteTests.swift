@@ -19,6 +19,7 @@ import Testing
         ("POST", "/v1/trips/trip_1/accept", "acceptTrip", ["id": "trip_1"]),
         ("POST", "/v1/trips/trip_1/decline", "declineTrip", ["id": "trip_1"]),
         ("POST", "/v1/trips/trip_1/events", "tripEvents", ["id": "trip_1"]),
+        ("PUT", "/v1/trips/trip_1/route", "tripRoute", ["id": "trip_1"]),
         ("PUT", "/v1/devices/me", "registerDevice", [:]),
         ("DELETE", "/v1/devices/me", "unregisterDevice", [:]),
         ("PUT", "/v1/trips/trip_1/live-activity", "registerLiveActivity", ["id": "trip_1"]),
@@ -37,11 +38,12 @@ import Testing
 
     @Test func tableListsEveryRouteOnceWithItsTemplate() {
         // 24, then the operator's stream, the map library, the demo console's two routes, the flags, telemetry,
-        // readiness and the rider's check-in.
-        #expect(Routes.all.count == 32)
-        #expect(Set(Routes.all.map(\.name)).count == 32)
-        #expect(Set(Routes.all.map(\.description)).count == 32)
+        // readiness, the rider's check-in and the driver's reported route.
+        #expect(Routes.all.count == 33)
+        #expect(Set(Routes.all.map(\.name)).count == 33)
+        #expect(Set(Routes.all.map(\.description)).count == 33)
         #expect(Routes.checkIn.description == "POST /v1/trips/{id}/check-in")
+        #expect(Routes.tripRoute.description == "PUT /v1/trips/{id}/route")
         #expect(Routes.readiness.description == "GET /readyz")
         #expect(Routes.config.description == "GET /v1/config")
         #expect(Routes.telemetry.description == "POST /v1/telemetry")

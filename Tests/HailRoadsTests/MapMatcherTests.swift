@@ -57,6 +57,34 @@ struct MapMatcherTests {
         #expect(Int(match.coordinates.pathLength.rounded()) == Int(match.distance.rounded()))
     }
 
+    @Test(
+        "Monaco: searches bounded by the best score find the same route as searches to the limit, a fix every 10-150 m",
+        .enabled(if: SharedData.isAvailable, "needs ../shared/data/osm/monaco.osm.pbf"))
+    func prunedSearchesMatchTheSame() throws {
+        let graph = try #require(MonacoFixture.graph)
+        let router = RoadRouter(graph: graph)
+        let bounded = MapMatcher(router: router)
+        var exhaustive = bounded
+        exhaustive.pruneMargin = .infinity
+        let truth = try #require(
+            router.route(from: Coordinate(lat: 43.7396, lng: 7.4276), to: Coordinate(lat: 43.7314, lng: 7.4197)))
+        var generator = SplitMix64(seed: 42)
+        var recovered: [Int] = []
+        for spacing in [10.0, 25, 60, 150] {
+            for _ in 0..<2 {
+                let trace = Self.noisyTrace(along: truth.coordinates, spacing: spacing, sigma: 5, generator: &generator)
+                let match = bounded.match(trace)
+                let reference = exhaustive.match(trace)
+                #expect(match.edges == reference.edges, "spacing \(spacing)")
+                #expect(match.distance == reference.distance, "spacing \(spacing)")
+                #expect(match.breaks == 0)
+                recovered.append(Self.recovered(truth, match, graph))
+            }
+        }
+        // Per mille of the route recovered, two traces at each spacing, the same as searches to the limit recover.
+        #expect(recovered == [970, 995, 963, 1_000, 963, 933, 930, 930])
+    }
+
     @Test("generated city: a sparse noisy trace (one fix per 150 m) follows the one-way detour")
     func citySparse() throws {
         let city = GeneratedCity(seed: 42)

@@ -5,8 +5,18 @@
 # ---- PostgreSQL 15: fsync and synchronous_commit on (a durable copy, unlike scripts/services.sh) ----
 pg_init() {
     [ -x "$PG_BIN/initdb" ] || die "PostgreSQL 15 server binaries not found under /usr/lib/postgresql/15/bin"
-    install -d -o postgres -g postgres -m 700 "$RUN/pg"
-    as_postgres "$PG_BIN/initdb" -D "$RUN/pg" -U postgres --auth=trust --encoding=UTF8 --no-instructions >"$RUN/pg-init.log" 2>&1
+    # initdb once per invocation (seconds on a loaded machine), then a copy of its cluster for each run.
+    local template=${PG_TEMPLATE:-}
+    if [ -n "$template" ] && [ ! -f "$template/PG_VERSION" ]; then
+        install -d -o postgres -g postgres -m 700 "$template"
+        as_postgres "$PG_BIN/initdb" -D "$template" -U postgres --auth=trust --encoding=UTF8 --no-instructions >"$RUN/pg-init.log" 2>&1
+    fi
+    if [ -n "$template" ]; then
+        cp -a "$template" "$RUN/pg"
+    else
+        install -d -o postgres -g postgres -m 700 "$RUN/pg"
+        as_postgres "$PG_BIN/initdb" -D "$RUN/pg" -U postgres --auth=trust --encoding=UTF8 --no-instructions >"$RUN/pg-init.log" 2>&1
+    fi
     cat >>"$RUN/pg/postgresql.conf" <<CONF
 listen_addresses = '$PG_ADDR'
 port = $PG_PORT

@@ -4,6 +4,8 @@
 #     and FAULTS_CANARY_DRIVERS more far from the load, kept for the canary rides after the heal,
 #   - FAULTS_RIDERS riders riding ride after ride with `hail ride` (RiderModel: cursor, stream, resync),
 #     one ride in three cancelled at a random moment,
+#   - with FAULTS_FLEET=1 (off by default), one `hail fleet` process of FAULTS_FLEET_RIDERS riders and
+#     FAULTS_FLEET_DRIVERS drivers (RiderModel and DriverModel on HailNet's clients) logging what I8 and I10 need,
 #   - FAULTS_LOCATION_DRIVERS location-only drivers (`hail bench ingest`, one batch a second each),
 #   - curl probes of each node and of the balancer (latency, status, Retry-After, /readyz),
 # each writing an event log under $RUN/clients, every line prefixed with the epoch time it was read.
@@ -101,6 +103,23 @@ start_riders() {
         setsid bash -c 'rider_loop "$1"' _ "$i" &
         echo $! >>"$RUN/pids/clients"
     done
+    start_fleet
+}
+
+# With FAULTS_FLEET=1: `hail fleet`, FAULTS_FLEET_RIDERS (6) riders riding ride after ride and FAULTS_FLEET_DRIVERS
+# (6) drivers in one process (accounts fl-r-N, fl-d-N), on Monaco's roads when the map is found (FAULTS_FLEET_ROADS,
+# else $HAIL_SHARED_DATA or ../shared/data beside the repository), each app's events in $RUN/clients/fleet/*.jsonl
+# (check.py's I8 and I10 read them); it runs until stop_load.
+start_fleet() {
+    [ "${FAULTS_FLEET:-0}" = 1 ] || return 0
+    local roads=${FAULTS_FLEET_ROADS:-${HAIL_SHARED_DATA:-$(dirname "$HAIL")/../../../shared/data}/osm/monaco.osm.pbf}
+    local road_args=()
+    [ -r "$roads" ] && road_args=(--roads "$roads")
+    setsid nice -n "$CLIENT_NICE" ip netns exec "$NS_CLIENTS" "$HAIL" fleet --server "$LB_URL" \
+        --secret-file "$RUN/signing.pem" --log "$RUN/clients/fleet" --riders "${FAULTS_FLEET_RIDERS:-6}" \
+        --drivers "${FAULTS_FLEET_DRIVERS:-6}" --seed "$FAULTS_SEED" --speed 150 "${road_args[@]}" </dev/null \
+        >"$RUN/clients/fleet.out" 2>"$RUN/clients/fleet.err" &
+    echo $! >>"$RUN/pids/clients"
 }
 
 start_location_drivers() {
@@ -237,6 +256,7 @@ export_load() {
 # Once a second: PostgreSQL sessions idle in a transaction (and for how long), lock waiters, each node's
 # RSS, descriptors and CPU time, and the machine's load average; read by the checkers (I9, I11, the report).
 sample_loop() {
+    local n=0
     while [ ! -e "$RUN/stop-load" ]; do
         local t=$EPOCHREALTIME
         # The machine's load average: latencies and canary times are judged against it.
@@ -260,8 +280,25 @@ sample_loop() {
             line+=" $p:$(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)"
         done
         echo "$t$line" >>"$RUN/samples-clients.log"
+        # Every 5 s, each node's bus subscriptions (channels, patterns and shard channels of its Redis
+        # connections, from CLIENT LIST; I11), in the background so a paused Redis does not stop the samples.
+        n=$((n + 1))
+        [ $((n % 5)) -eq 1 ] && sample_bus "$t" &
         sleep 1
     done
+}
+
+# One line "time addr:subscriptions ..." per node address with a connection to Redis.
+sample_bus() {
+    REDIS_TIMEOUT=3 redis_run client list 2>/dev/null | awk -v t="$1" '
+        { ip = ""; n = 0
+          for (i = 1; i <= NF; i++) {
+              split($i, kv, "=")
+              if (kv[1] == "addr") { split(kv[2], a, ":"); ip = a[1] }
+              if (kv[1] == "sub" || kv[1] == "psub" || kv[1] == "ssub") n += kv[2]
+          }
+          if (ip != "") { subs[ip] += n; conns[ip]++ } }
+        END { line = t; for (ip in subs) line = line " " ip ":" subs[ip] ":" conns[ip]; print line }' >>"$RUN/samples-bus.log"
 }
 
 # Twice a second, the time: a gap over 2 s is a stall of the machine (nothing of the suite ran, the nodes

@@ -47,12 +47,42 @@ netem() {
     mark "no sch_netem in this kernel: n$1 gets ${4} % loss each way (iptables statistic), no delay"
 }
 
+# slow_link NODE TARGET DELAY_MS JITTER_MS LOSS_PERCENT: the node's packets to TARGET (redis or postgres) held
+# DELAY_MS +- JITTER_MS and LOSS_PERCENT dropped by netdelay.py reading an NFQUEUE in the node's namespace (this
+# kernel has no sch_netem; nfnetlink_queue it has). Like netem on the node's interface, only the node's packets
+# wait (a round trip gains the delay once), and only that path is slowed: the
+# node's clients and its other backend are not. The consumer starts before the rules that feed it (a queue
+# with no reader drops what reaches it) and is stopped by heal_node_net after the rules are gone.
+slow_link() {
+    local i=$1 target=$2 ns addr port queue
+    ns=$(ns_node "$i")
+    case "$target" in
+    redis) addr=$REDIS_ADDR port=$REDIS_PORT ;;
+    postgres) addr=$PG_ADDR port=$PG_PORT ;;
+    *) die "slow_link: target must be redis or postgres" ;;
+    esac
+    queue=$((10 + i))
+    [ -x "$FAULTS_VENV/bin/python" ] || die "slow_link: no $FAULTS_VENV (run.sh installs netfilterqueue there)"
+    setsid ip netns exec "$ns" "$FAULTS_VENV/bin/python" "$HERE/netdelay.py" "$queue" "$3" "$4" "$5" \
+        "$((FAULTS_SEED * 31 + i))" >>"$RUN/netdelay-n$i.log" 2>&1 &
+    echo $! >"$RUN/pids/netdelay-n$i"
+    local _
+    for _ in $(seq 1 50); do grep -q seen= "$RUN/netdelay-n$i.log" 2>/dev/null && break; sleep 0.1; done
+    in_ns "$ns" iptables -A OUTPUT -p tcp -d "$addr" --dport "$port" -j NFQUEUE --queue-num "$queue"
+    mark "n$i to $target: delay ${3} ms +- ${4} ms, loss ${5} % on the node's packets (NFQUEUE, netdelay.py)"
+}
+
 heal_node_net() {
     local ns
     ns=$(ns_node "$1")
     in_ns "$ns" iptables -F INPUT
     in_ns "$ns" iptables -F OUTPUT
     in_ns "$ns" tc qdisc del dev eth0 root 2>/dev/null || true
+    # A delay's consumer, once nothing feeds it: it lets through what it still holds and exits.
+    if [ -f "$RUN/pids/netdelay-n$1" ]; then
+        kill -TERM "$(cat "$RUN/pids/netdelay-n$1")" 2>/dev/null || true
+        rm -f "$RUN/pids/netdelay-n$1"
+    fi
 }
 
 # pause / resume: node i, redis or postgres (the postmaster and every backend, by parent pid).

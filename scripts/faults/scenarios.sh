@@ -22,6 +22,9 @@ SCENARIOS=(
     "node2-clock-plus-10s|60|node 2 restarted with its clock 10 s ahead for 60 s, then restarted on the true clock"
     "node1-pause-20s|20|node 1 stopped with SIGSTOP for 20 s"
     "node1-netem-60s|60|300 ms +- 100 ms delay and 5 % loss on node 1's link for 60 s (loss only where the kernel lacks sch_netem)"
+    "node1-redis-dropped-5m|300|node 1's packets to and from Redis dropped for 5 minutes"
+    "node1-pause-20s-every-60s|600|node 1 stopped with SIGSTOP for 20 s in every 60 s, for 10 minutes"
+    "node1-redis-slow-5m|300|node 1's packets to Redis held 300 ms +- 100 ms and 5 % of them dropped (NFQUEUE; a netem on its link to Redis) for 5 minutes"
     "node1-killed-in-commit|26|PostgreSQL paused 4 s while node 1's commits queue, node 1 cut from it and SIGKILLed, PostgreSQL resumed; 26 s later the cut healed and node 1 restarted"
 )
 
@@ -80,6 +83,33 @@ sc_node2-clock-plus-10s_heal() { restart_node2 0; }
 
 sc_node1-pause-20s_fault() { pause n1; }
 sc_node1-pause-20s_heal() { resume n1; }
+
+sc_node1-redis-dropped-5m_fault() { partition 1 redis drop both; }
+sc_node1-redis-dropped-5m_heal() { heal_node_net 1; }
+
+# Ten cycles of 20 s stopped and 40 s running; the heal ends the cycle (and resumes the node) wherever it is.
+pause_cycles() {
+    local c
+    for c in $(seq 1 10); do
+        mark "pause n1 (cycle $c)"
+        pause n1
+        sleep 20
+        resume n1
+        mark "resume n1 (cycle $c)"
+        sleep 40
+    done
+}
+sc_node1-pause-20s-every-60s_fault() {
+    pause_cycles &
+    echo $! >"$RUN/pids/pause-cycles"
+}
+sc_node1-pause-20s-every-60s_heal() {
+    kill "$(cat "$RUN/pids/pause-cycles")" 2>/dev/null || true
+    resume n1
+}
+
+sc_node1-redis-slow-5m_fault() { slow_link 1 redis 300 100 5; }
+sc_node1-redis-slow-5m_heal() { heal_node_net 1; }
 
 sc_node1-netem-60s_fault() { netem 1 300 100 5; }
 sc_node1-netem-60s_heal() { heal_node_net 1; }

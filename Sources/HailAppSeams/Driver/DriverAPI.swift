@@ -30,6 +30,8 @@ public protocol DriverAPI: Sendable {
     func config() async throws -> ClientConfig?
     /// `POST /v1/telemetry`.
     func sendTelemetry(_ batch: TelemetryBatch) async throws
+    /// `PUT /v1/trips/{id}/route`: the route the driver's navigation follows on the trip under way.
+    func reportRoute(tripID: String, _ report: TripRouteReport) async throws
 }
 
 extension DriverAPI {
@@ -43,6 +45,11 @@ extension DriverAPI {
 
     /// No telemetry: an API without it drops the batch.
     public func sendTelemetry(_ batch: TelemetryBatch) async throws {}
+
+    /// No route reports: an API without them (a fake, an old server) refuses, so the model stops sending them.
+    public func reportRoute(tripID: String, _ report: TripRouteReport) async throws {
+        throw CallError.unsupported("this DriverAPI takes no route of trip \(tripID)")
+    }
 
     /// For conformers written before trips could be read by id: refused, so the model drops a trip the server
     /// no longer reports as active instead of showing how it ended.

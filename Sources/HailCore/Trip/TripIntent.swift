@@ -26,6 +26,8 @@ public enum TripIntent: Sendable, Hashable {
     case tripAlert(TripAlert)
     /// The rider answers the trip's alert at `at` (server time): "I'm OK" or "get help".
     case checkIn(CheckInAnswer, at: Date)
+    /// The assigned driver's navigation follows a new route (the trip's start, a re-route).
+    case routeReported(ReportedRoute)
 
     /// A stable name for logs, metrics and the audit log (`offerAccepted`, `riderCancels`, ...).
     public var name: String {
@@ -42,14 +44,17 @@ public enum TripIntent: Sendable, Hashable {
         case .etaUpdated: return "etaUpdated"
         case .tripAlert: return "tripAlert"
         case .checkIn: return "checkIn"
+        case .routeReported: return "routeReported"
         }
     }
 
-    /// What the audit line adds beside the name: an alert's kind, a check-in's answer; nil for the others.
+    /// What the audit line adds beside the name: an alert's kind, a check-in's answer, a route's revision and size;
+    /// nil for the others.
     public var detail: String? {
         switch self {
         case .tripAlert(let alert): return alert.kind.rawValue
         case .checkIn(let answer, _): return answer.rawValue
+        case .routeReported(let route): return "revision \(route.revision), \(route.path.count) points"
         default: return nil
         }
     }

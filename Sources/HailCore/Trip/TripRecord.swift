@@ -11,17 +11,21 @@ public struct TripRecord: Codable, Sendable, Hashable {
     public var pinAttempts: PickupPINAttempts?
     /// The trip's latest safety alert and the rider's answer; only the rider's answers add it (`tripForRider`).
     public var alert: TripAlert?
+    /// The route the driver's navigation reported last on the trip under way, if any: the plan the trip watch judges
+    /// the car against. Kept here rather than in `trip`: no party's answer carries it.
+    public var route: ReportedRoute?
 
     /// Creates a record.
     public init(
         trip: Trip, riderID: String, pickupPIN: String? = nil, pinAttempts: PickupPINAttempts? = nil,
-        alert: TripAlert? = nil
+        alert: TripAlert? = nil, route: ReportedRoute? = nil
     ) {
         self.trip = trip
         self.riderID = riderID
         self.pickupPIN = pickupPIN
         self.pinAttempts = pinAttempts
         self.alert = alert
+        self.route = route
     }
 
     /// The id of the assigned driver, if any.

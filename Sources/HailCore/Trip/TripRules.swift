@@ -71,7 +71,7 @@ public enum TripRules {
                 return TripRejection(.forbidden, "only a driver can accept a trip")
             }
             return id == driver.id ? nil : TripRejection(.forbidden, "a driver can only accept as themselves")
-        case .driverCancels, .arrived, .started, .ended, .noShow:
+        case .driverCancels, .arrived, .started, .ended, .noShow, .routeReported:
             guard case .driver(let id) = actor else {
                 return TripRejection(.forbidden, "only the assigned driver can report \(intent.name)")
             }
@@ -90,6 +90,7 @@ public enum TripRules {
         switch intent {
         case .tripAlert(let alert): return raise(alert, on: record)
         case .checkIn(let answer, let at): return checkIn(answer, at: at, on: record)
+        case .routeReported(let route): return reroute(route, on: record)
         default: break
         }
         let state = record.trip.state
@@ -176,6 +177,25 @@ public enum TripRules {
         alert.answeredAt = at
         var changed = record
         changed.alert = alert
+        changed.trip.version += 1
+        return .success(changed)
+    }
+
+    /// The driver's navigation follows `route` on the trip under way: it replaces the route reported before, unless
+    /// that one is as new or newer (a report delivered late or twice changes nothing). The state stays, the version
+    /// moves.
+    private static func reroute(_ route: ReportedRoute, on record: TripRecord) -> Result<TripRecord, TripRejection> {
+        guard record.trip.state == .onTrip else {
+            return .failure(
+                TripRejection(
+                    .notAllowedInState, "routeReported is not allowed when the trip is \(record.trip.state)"))
+        }
+        guard route.path.count >= 2 else {
+            return .failure(TripRejection(.invalid, "a route has at least 2 points"))
+        }
+        if let reported = record.route, reported.revision >= route.revision { return .success(record) }
+        var changed = record
+        changed.route = route
         changed.trip.version += 1
         return .success(changed)
     }

@@ -17,4 +17,8 @@ public enum ProtocolLimits {
     public static let maxTelemetrySamples = 120
     /// The longest app version or device model accepted in telemetry, in UTF-8 bytes.
     public static let maxClientPartBytes = 32
+    /// The most points a reported route may hold (`PUT /v1/trips/{id}/route`): an app thins a longer one.
+    public static let maxRoutePoints = 1_000
+    /// The longest encoded route accepted, in UTF-8 bytes: 1,000 points of a city's streets encode in well under it.
+    public static let maxRoutePathBytes = 16_000
 }

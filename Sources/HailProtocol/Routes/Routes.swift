@@ -54,6 +54,10 @@ public enum Routes {
     /// `POST /v1/trips/{id}/events`: TripEventRequest -> Trip.
     public static let tripEvents = Route(
         name: "tripEvents", method: .post, template: "/v1/trips/{id}/events", access: .driver)
+    /// `PUT /v1/trips/{id}/route`: TripRouteReport -> 204; the route the assigned driver's navigation follows on the
+    /// trip under way (at the start, on each re-route), which the server judges the car against.
+    public static let tripRoute = Route(
+        name: "tripRoute", method: .put, template: "/v1/trips/{id}/route", access: .driver)
     /// `PUT /v1/devices/me`: DeviceRegistration -> 204; the caller's APNs device token, replacing any older one.
     public static let registerDevice = Route(
         name: "registerDevice", method: .put, template: "/v1/devices/me", access: .riderOrDriver)
@@ -108,7 +112,7 @@ public enum Routes {
     /// Every route, rider routes first, in the order of the brief.
     public static let all: [Route] = [
         estimates, nearbyDrivers, requestTrip, activeTrip, trip, cancelTrip, checkIn, shareTrip, tripLive,
-        driverStatus, driverLive, driverLocations, driverTrip, acceptTrip, declineTrip, tripEvents,
+        driverStatus, driverLive, driverLocations, driverTrip, acceptTrip, declineTrip, tripEvents, tripRoute,
         registerDevice, unregisterDevice, registerLiveActivity, config, telemetry, fleet, fleetRoads, fleetLive,
         leafletAsset, demoRider,
         demoFault,
@@ -128,6 +132,9 @@ public enum Routes {
 
     /// `/v1/trips/{id}/check-in`.
     public static func checkIn(tripID: String) -> String { checkIn.path(["id": tripID]) }
+
+    /// `/v1/trips/{id}/route`.
+    public static func route(tripID: String) -> String { tripRoute.path(["id": tripID]) }
 
     /// `/v1/trips/{id}/share`.
     public static func share(tripID: String) -> String { shareTrip.path(["id": tripID]) }

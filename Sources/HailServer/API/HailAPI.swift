@@ -288,6 +288,8 @@ public struct HailAPI: Sendable {
             return .noContent
         case Routes.tripEvents:
             return try await driverEvent(request, tripID: id, driverID: principal!.subject)
+        case Routes.tripRoute:
+            return try await reportRoute(request, tripID: id, driver: principal!)
         case Routes.registerDevice:
             return try await registerDevice(request, principal!)
         case Routes.unregisterDevice:
@@ -443,6 +445,31 @@ public struct HailAPI: Sendable {
             idempotency: idempotency)
         if !outcome.replayed { services.metrics.checkInAnswered(body.answer) }
         return .jsonBody(outcome.body, status: outcome.status)
+    }
+
+    /// The route the assigned driver's navigation follows on the trip under way (the trip is checked before the body):
+    /// recorded as a change of the trip
+    /// (`routeReported` in its log, with the revision) unless a route as new is already there, which makes the
+    /// request idempotent; the trip watch judges the car against it from then on. 204 either way.
+    private func reportRoute(_ request: APIRequest, tripID: String, driver principal: Principal) async throws(APIError)
+        -> APIResponse
+    {
+        // The trip first (404, 403, 409), then the body: a route is judged only for a trip it could be the plan of.
+        let record = try await readableTrip(tripID, by: principal)
+        guard record.trip.state == .onTrip else {
+            throw APIError.invalidState(
+                "a route is reported only on a trip under way; this one is \(record.trip.state)")
+        }
+        let body = try WireDecoder.decodeRequest(TripRouteReport.self, from: request.body)
+        if let reported = record.route, reported.revision >= body.revision, record.trip.state == .onTrip {
+            return .noContent
+        }
+        let route = ReportedRoute(
+            revision: body.revision, path: body.coordinates ?? [], reportedAt: services.time.now())
+        let outcome = try await services.authority.apply(
+            .routeReported(route), tripID: tripID, by: .driver(principal.subject))
+        if outcome.record?.route == route { services.metrics.routeReported() }
+        return .noContent
     }
 
     private func share(tripID: String, by principal: Principal) async throws(APIError) -> APIResponse {

@@ -103,7 +103,12 @@ public struct ServerServices: Sendable {
             time: time, metrics: metrics, routing: routing,
             offers: offers ?? MemoryOfferStore(leases: leases as? MemorySearchLeases), leases: leases)
         await authority.observe { record, previous in
-            if record.trip.state != .onTrip { tripWatch.forget(tripID: record.trip.id) }
+            if record.trip.state != .onTrip {
+                tripWatch.forget(tripID: record.trip.id)
+            } else if let route = record.route, route != previous?.route {
+                // A route the driver reported, at once on this node; other nodes take it from the record.
+                tripWatch.replan(tripID: record.trip.id, path: route.path, revision: route.revision)
+            }
             await fleet.tripChanged(record, previousDriverID: previous?.driverID)
             await dispatcher.tripChanged(record, previousDriverID: previous?.driverID)
         }

@@ -96,6 +96,8 @@ public final class Fleet: Sendable {
     private let localIngestState: MemoryDriverIngestStore?
     /// This node's per-driver state, sharded by driver.
     private let drivers = ShardedMap<String, DriverState>()
+    /// Cars on a trip standing on each edge: the trip watch's jams.
+    private let standingCars = StandingCars()
     /// Drivers whose shared trip record a write after a commit failed to bring up to date, for the reconciler.
     private let suspects = Mutex<Set<String>>([])
     /// The embedded geo index and bus, used directly on the loop; nil in the scaled mode.
@@ -515,7 +517,13 @@ public final class Fleet: Sendable {
     private func applied(_ plan: IngestPlan) {
         for (result, count) in plan.counts { plan.counters.add(count, result: result) }
         if let age = plan.publishedAge { metrics.positionPublished(age: age) }
-        if let tripWatch, let (record, position, at) = plan.watched { tripWatch.observe(record, at: position, now: at) }
+        guard let tripWatch, let standing = plan.standing else { return }
+        // Every car on a trip notes where it stands (or that it moves), so a car under way knows its road's jam.
+        let jammed = standingCars.note(
+            driverID: standing.driverID, edge: standing.edge, standing: standing.stands, now: standing.at)
+        if let (record, position, at) = plan.watched {
+            tripWatch.observe(record, at: position, now: at, jammed: jammed)
+        }
     }
 
     private func duplicate(_ batch: LocationBatch, client: ClientInfo?) -> IngestResult {
@@ -541,6 +549,8 @@ public final class Fleet: Sendable {
         var history: (String, [HistoryPoint])?
         /// The trip under way and the car's published position on it, with when, for the trip watch.
         var watched: (TripRecord, Coordinate, Date)?
+        /// The car's edge (nil off the roads or off a trip) and whether it stands, for the jams the trip watch weighs.
+        var standing: (driverID: String, edge: Int?, stands: Bool, at: Date)?
     }
 
     /// True when `fix` is of a car at rest (the phone's speed under 1 m/s): a car at rest does not change roads, so a
@@ -640,6 +650,7 @@ public final class Fleet: Sendable {
         var publish: (BusMessage, BusTopic)?
         var publishedAge: TimeInterval?
         var watched: (TripRecord, Coordinate, Date)?
+        var standing: (driverID: String, edge: Int?, stands: Bool, at: Date)?
         if !batch.backlog, let newest = kept.last {
             let heading = newest.heading < 0 ? nil : newest.heading
             // The flags are read once per batch: the provider decides both the road snap and the ETA.
@@ -703,6 +714,9 @@ public final class Fleet: Sendable {
                 }
                 publishedAge = now.timeIntervalSince(newest.t)
                 if record.trip.state == .onTrip { watched = (record, location.coordinate, now) }
+                standing = (driverID, snap?.edge, Self.standsStill(newest), now)
+            } else {
+                standing = (driverID, nil, false, now)
             }
         } else if let withoutFix, shared.online {
             // A keep-alive without a fix: the driver stays in the geo index where they were last seen, and
@@ -721,7 +735,7 @@ public final class Fleet: Sendable {
                 ackSeq: batch.seq, applied: true, accepted: kept.count, dropped: dropped, published: published),
             counts: counts, counters: counters, publishedAge: publishedAge, filter: shared.filter,
             position: newPosition, local: state, geoUpdate: geoUpdate, publish: publish,
-            history: history, watched: watched)
+            history: history, watched: watched, standing: standing)
     }
 
     /// Online drivers with no trip, near `pickup`, nearest first, with their distance.

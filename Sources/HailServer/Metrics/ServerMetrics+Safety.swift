@@ -9,6 +9,11 @@ extension ServerMetrics {
         registry.declare(
             "hail_trip_checkins_total", type: "counter",
             help: "Riders' answers to a trip alert's check-in, by answer: ok, help.")
+        registry.declare(
+            "hail_trip_routes_reported_total", type: "counter",
+            help:
+                "Routes drivers' navigation reported on trips under way (starts and re-routes) that replaced the plan.")
+        registry.add("hail_trip_routes_reported_total", 0)
         for kind in TripAlertKind.allCases {
             registry.add("hail_trip_alerts_total", 0, labels: ["kind": kind.rawValue])
         }
@@ -25,5 +30,10 @@ extension ServerMetrics {
     /// A rider answered a trip alert's check-in with `answer`.
     public func checkInAnswered(_ answer: CheckInAnswer) {
         registry.add("hail_trip_checkins_total", labels: ["answer": answer.rawValue])
+    }
+
+    /// A driver's reported route replaced a trip's plan.
+    public func routeReported() {
+        registry.add("hail_trip_routes_reported_total")
     }
 }

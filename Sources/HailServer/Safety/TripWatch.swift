@@ -6,11 +6,14 @@ import Synchronization
 /// positions go into the pure `RouteDeviationDetector` and `LongStopDetector`, and what they report is handed to
 /// the alert sink (which the services point at the trip authority).
 ///
-/// The plan is the route provider's, from where the car is at its first position of the trip to the drop-off, made
-/// off the caller's thread (a route search does not belong on the network loop); positions before it is ready are
-/// judged for stops only. A trip that has no road plan (no road network, or no route) is watched for stops only: a
-/// straight line is no route a car could be judged against. A re-route the driver's app reports replaces the plan.
-/// A node that takes a trip's car over mid-way (the driver's stream moved) plans afresh from where the car is.
+/// The plan is the route the driver's navigation reported (`TripRecord.route`, at the start and on each re-route)
+/// when there is one; until then the route provider's, from where the car is to the drop-off, made off the caller's
+/// thread by a bounded planner (a route search does not belong on the network loop, and a burst of new watches
+/// must not start a search each at once); positions before it is ready are judged for stops only. A trip that has
+/// no road plan (no road network, or no route) is watched for stops only: a straight line is no route a car could
+/// be judged against. A reported route replaces the plan whichever node it reached: it travels in the trip's record,
+/// which every position brings here. A node that takes a trip's car over mid-way (the driver's stream moved) plans
+/// afresh from where the car is, or takes the reported route.
 public final class TripWatch: Sendable {
     /// The planned route from a point (for a car facing `heading`, when known) to another, or nil when there is none
     /// worth judging a car against.
@@ -19,20 +22,60 @@ public final class TripWatch: Sendable {
     public typealias Sink = @Sendable (_ tripID: String, _ alert: TripAlert) -> Void
 
     /// A watch not fed for this long, seconds, is of a trip this node no longer hears about (its car moved to
-    /// another node, or it ended there): swept when another trip begins to be watched.
+    /// another node, or it ended there): swept a few at a time as other trips begin to be watched.
     static let staleSeconds: TimeInterval = 600
+    /// The watches looked at for staleness each time a trip begins to be watched: the sweep costs each new watch
+    /// a constant, and since each watch enters the queue once, every one is looked at again before the queue has
+    /// grown by as many new ones.
+    static let sweepStep = 4
+    /// Route searches run at once, and waiting: past it the oldest waiting search is dropped (its trip is judged
+    /// for stops only, until its driver reports a route).
+    static let plannerThreads = 2
+    static let plannerBacklog = 256
 
     private struct Watched: Sendable {
         var deviation: RouteDeviationDetector?
         var stop: LongStopDetector
         var planning = false
         var lastSeen: Date?
+        /// The revision of the driver's reported route the plan is, nil for the server's own plan.
+        var revision: Int64?
+
+        /// Judges the car against `route` from now on, when it is newer than the reported route in use.
+        mutating func take(_ route: ReportedRoute?) {
+            guard let route, route.revision > (revision ?? -1) else { return }
+            if deviation == nil {
+                deviation = RouteDeviationDetector(plan: route.path, destination: stop.dropoff)
+            } else {
+                deviation?.replan(route.path)
+            }
+            revision = route.revision
+            planning = false
+        }
+    }
+
+    private struct PlanJob: Sendable {
+        var tripID: String
+        var from: Coordinate
+        var to: Coordinate
+    }
+
+    private struct Planning: Sendable {
+        var waiting: [PlanJob] = []
+        var running = 0
+    }
+
+    private struct SweepQueue: Sendable {
+        var ids: [String] = []
+        var head = 0
     }
 
     private let planner: Planner
     // Sharded like the fleet's drivers: positions from every loop reach it, each locking only its trip's shard.
     private let watched = ShardedMap<String, Watched>()
     private let sink = Mutex<Sink?>(nil)
+    private let planning = Mutex(Planning())
+    private let sweepQueue = Mutex(SweepQueue())
 
     /// A watch that plans with `planner`.
     public init(planner: @escaping Planner) {
@@ -47,19 +90,21 @@ public final class TripWatch: Sendable {
     /// The trips watched now.
     public var count: Int { watched.count }
 
-    /// Takes the matched position of the car on `record`'s trip at `now` (server time). A trip not under way is
-    /// forgotten.
-    public func observe(_ record: TripRecord, at position: Coordinate, now: Date) {
+    /// Takes the matched position of the car on `record`'s trip at `now` (server time), and whether other cars stand
+    /// on the same road (a jam: no long stop). A trip not under way is forgotten; a route the driver reported that is
+    /// newer than the plan replaces it.
+    public func observe(_ record: TripRecord, at position: Coordinate, now: Date, jammed: Bool = false) {
         let tripID = record.trip.id
         guard record.trip.state == .onTrip else {
             forget(tripID: tripID)
             return
         }
-        let (alerts, isNew) = watched.withValue(tripID) { entry -> ([TripAlert], Bool) in
+        let (alerts, isNew, needsPlan) = watched.withValue(tripID) { entry -> ([TripAlert], Bool, Bool) in
             let isNew = entry == nil
             var watch = entry ?? Watched(stop: LongStopDetector(dropoff: record.trip.dropoff), planning: true)
+            watch.take(record.route)
             var alerts: [TripAlert] = []
-            if let stop = watch.stop.observe(position, at: now) {
+            if let stop = watch.stop.observe(position, at: now, jammed: jammed) {
                 alerts.append(TripAlert(kind: .longStop, since: stop.since, raisedAt: now))
             }
             if let deviation = watch.deviation?.observe(position, at: now) {
@@ -67,37 +112,47 @@ public final class TripWatch: Sendable {
             }
             watch.lastSeen = now
             entry = watch
-            return (alerts, isNew)
+            return (alerts, isNew, isNew && watch.planning)
         }
-        if isNew {
-            sweep(now: now)
-            plan(tripID: tripID, from: position, to: record.trip.dropoff)
-        }
+        if isNew { sweep(adding: tripID, now: now) }
+        if needsPlan { plan(PlanJob(tripID: tripID, from: position, to: record.trip.dropoff)) }
         guard !alerts.isEmpty, let sink = sink.withLock({ $0 }) else { return }
         for alert in alerts { sink(tripID, alert) }
     }
 
     /// Starts watching `record`'s trip, which has just started at `now`, against `plan` (nil: for stops only); a
-    /// watch the trip already had (its first position came first) is replaced.
+    /// watch the trip already had (its first position came first) is replaced, except a route its driver reported,
+    /// which stays the plan.
     public func start(_ record: TripRecord, plan: [Coordinate]?, now: Date) {
-        watched.withValue(record.trip.id) {
-            $0 = Watched(
-                deviation: plan.map { RouteDeviationDetector(plan: $0, destination: record.trip.dropoff) },
-                stop: LongStopDetector(dropoff: record.trip.dropoff), lastSeen: now)
+        let isNew = watched.withValue(record.trip.id) { entry -> Bool in
+            let reported = entry?.revision == nil ? nil : entry
+            var watch = Watched(
+                deviation: reported?.deviation
+                    ?? plan.map { RouteDeviationDetector(plan: $0, destination: record.trip.dropoff) },
+                stop: LongStopDetector(dropoff: record.trip.dropoff), lastSeen: now, revision: reported?.revision)
+            watch.take(record.route)
+            defer { entry = watch }
+            return entry == nil
         }
+        if isNew { sweep(adding: record.trip.id, now: now) }
     }
 
-    /// A re-route the driver's navigation reported (or the server's own new plan): the car is judged against
-    /// `path` from now on, and what happened off the old plan is forgotten.
-    public func replan(tripID: String, path: [Coordinate]) {
+    /// A route the driver's navigation reported (`revision`), or the server's own new plan (no revision): the car is
+    /// judged against `path` from now on, and what happened off the old plan is forgotten. A reported route no newer
+    /// than the one in use changes nothing, and neither does a server's plan once the driver reported one.
+    public func replan(tripID: String, path: [Coordinate], revision: Int64? = nil) {
         watched.withValue(tripID) { entry in
             guard var watch = entry else { return }
-            if watch.deviation == nil {
-                watch.deviation = RouteDeviationDetector(plan: path, destination: watch.stop.dropoff)
-            } else {
-                watch.deviation?.replan(path)
+            if let revision {
+                watch.take(ReportedRoute(revision: revision, path: path, reportedAt: .distantPast))
+            } else if watch.revision == nil {
+                if watch.deviation == nil {
+                    watch.deviation = RouteDeviationDetector(plan: path, destination: watch.stop.dropoff)
+                } else {
+                    watch.deviation?.replan(path)
+                }
+                watch.planning = false
             }
-            watch.planning = false
             entry = watch
         }
     }
@@ -110,21 +165,64 @@ public final class TripWatch: Sendable {
         watched.withValue(tripID) { $0 = nil }
     }
 
-    private func sweep(now: Date) {
-        watched.removeAll { _, watch in
-            watch.lastSeen.map { now.timeIntervalSince($0) > Self.staleSeconds } ?? false
+    /// Puts `tripID` in the sweep's queue and looks at the `sweepStep` oldest entries in it: a watch gone is dropped
+    /// from the queue, a stale one is forgotten, the others go to the back.
+    private func sweep(adding tripID: String, now: Date) {
+        let looked = sweepQueue.withLock { queue -> [String] in
+            queue.ids.append(tripID)
+            let end = min(queue.head + Self.sweepStep, queue.ids.count - 1)
+            let taken = Array(queue.ids[queue.head..<max(queue.head, end)])
+            queue.head += taken.count
+            if queue.head > 64, queue.head * 2 > queue.ids.count {
+                queue.ids.removeFirst(queue.head)
+                queue.head = 0
+            }
+            return taken
         }
+        var kept: [String] = []
+        for id in looked {
+            let stays = watched.withValue(id) { entry -> Bool in
+                guard let watch = entry else { return false }
+                if let seen = watch.lastSeen, now.timeIntervalSince(seen) > Self.staleSeconds {
+                    entry = nil
+                    return false
+                }
+                return true
+            }
+            if stays { kept.append(id) }
+        }
+        guard !kept.isEmpty else { return }
+        sweepQueue.withLock { $0.ids.append(contentsOf: kept) }
     }
 
-    private func plan(tripID: String, from: Coordinate, to: Coordinate) {
-        let planner = planner
-        Task.detached { [self] in
-            let path = planner(from, nil, to)
-            watched.withValue(tripID) { entry in
+    /// Queues a route search for a trip met without a plan; at most `plannerThreads` run at once.
+    private func plan(_ job: PlanJob) {
+        let starts = planning.withLock { state -> Bool in
+            if state.waiting.count >= Self.plannerBacklog { state.waiting.removeFirst() }
+            state.waiting.append(job)
+            guard state.running < Self.plannerThreads else { return false }
+            state.running += 1
+            return true
+        }
+        guard starts else { return }
+        Task.detached { [self] in drainPlans() }
+    }
+
+    /// Runs the waiting searches one after another until none is left.
+    private func drainPlans() {
+        while let job = planning.withLock({ state -> PlanJob? in
+            guard !state.waiting.isEmpty else {
+                state.running -= 1
+                return nil
+            }
+            return state.waiting.removeFirst()
+        }) {
+            let path = planner(job.from, nil, job.to)
+            watched.withValue(job.tripID) { entry in
                 // Ended meanwhile, or a reported re-route or the start's plan came first: that one stands.
                 guard var watch = entry, watch.planning else { return }
                 watch.planning = false
-                watch.deviation = path.map { RouteDeviationDetector(plan: $0, destination: to) }
+                watch.deviation = path.map { RouteDeviationDetector(plan: $0, destination: job.to) }
                 entry = watch
             }
         }

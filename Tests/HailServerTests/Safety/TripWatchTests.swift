@@ -54,4 +54,43 @@ struct TripWatchTests {
         #expect(watch.plan(tripID: "trip-1") == nil)
         #expect(watch.count == 1)
     }
+
+    @Test func aReportedRouteBeatsTheServersPlanWhicheverCameFirstAndOnlyANewerOneReplacesIt() {
+        let watch = TripWatch(planner: { _, _, _ in nil })
+        let serverPlan = [ServerHarness.pickup, ServerHarness.dropoff]
+        let reported = [ServerHarness.pickup, Self.standing, ServerHarness.dropoff]
+        // The car's first position brings the trip's record with the driver's route: the watch takes it.
+        var record = Self.record(.onTrip)
+        record.route = ReportedRoute(revision: 7, path: reported, reportedAt: Self.t0)
+        watch.observe(record, at: ServerHarness.pickup, now: Self.t0)
+        #expect(watch.plan(tripID: "trip-1") == reported)
+        // The start's plan, made meanwhile, and a server re-plan do not replace it; an older report neither.
+        watch.start(record, plan: serverPlan, now: Self.t0.addingTimeInterval(1))
+        #expect(watch.plan(tripID: "trip-1") == reported)
+        watch.replan(tripID: "trip-1", path: serverPlan)
+        watch.replan(tripID: "trip-1", path: serverPlan, revision: 6)
+        #expect(watch.plan(tripID: "trip-1") == reported)
+        // A newer route, in the record a later position brings (another node took the report), does.
+        let rerouted = [Self.standing, ServerHarness.dropoff]
+        record.route = ReportedRoute(revision: 8, path: rerouted, reportedAt: Self.t0)
+        watch.observe(record, at: Self.standing, now: Self.t0.addingTimeInterval(2))
+        #expect(watch.plan(tripID: "trip-1") == rerouted)
+    }
+
+    @Test func eachNewWatchLooksAtAFewOthersSoTheStaleOnesGoWithoutAScanOfAll() {
+        let watch = TripWatch(planner: { _, _, _ in nil })
+        func trip(_ number: Int) -> TripRecord {
+            var record = Self.record(.onTrip)
+            record.trip.id = "trip-\(number)"
+            return record
+        }
+        for number in 1...20 { watch.start(trip(number), plan: nil, now: Self.t0) }
+        #expect(watch.count == 20)
+        // 601 s later each new watch looks at the 4 oldest in the queue: 5 new ones let all 20 old ones go.
+        let later = Self.t0.addingTimeInterval(601)
+        for number in 21...24 { watch.observe(trip(number), at: Self.standing, now: later) }
+        #expect(watch.count == 24 - 16)
+        watch.observe(trip(25), at: Self.standing, now: later)
+        #expect(watch.count == 5)
+    }
 }

@@ -1,0 +1,27 @@
+import Foundation
+import HailCore
+
+/// One thing the city did wrong on a trip under way, with when it truly began: what a trip alert must catch.
+public struct InjectedEvent: Sendable, Hashable, Codable {
+    /// The trip.
+    public var tripID: String
+    /// What was done: a wrong turn (`routeDeviation`) or a long stop (`longStop`).
+    public var kind: TripAlertKind
+    /// When it truly began: the first second the car was more than 100 m from the route its navigation reported, or
+    /// came to rest; nil while it has not (a wrong turn that has not yet left the corridor).
+    public var began: Date?
+    /// When it ended: the car re-routed back, or drove off again; nil while it lasts.
+    public var ended: Date?
+    /// How far from its reported route the car got, metres (a wrong turn's).
+    public var farthestMeters: Double
+
+    /// Creates an event that has not begun.
+    public init(tripID: String, kind: TripAlertKind, began: Date? = nil, ended: Date? = nil, farthestMeters: Double = 0)
+    {
+        self.tripID = tripID
+        self.kind = kind
+        self.began = began
+        self.ended = ended
+        self.farthestMeters = farthestMeters
+    }
+}
