@@ -182,7 +182,7 @@ actor ServerEngine: LoopEngine {
         guard let session = WireSession.of(wsi) else { return 0 }
         session.bodyEnded = true
         if session.closeWhenBodyEnds { return -1 }
-        return afterRead(session.http?.bodyCompleted() ?? .ignore, session, wsi)
+        return afterRead(session.http?.bodyCompleted(now: .now) ?? .ignore, session, wsi)
     }
 
     /// Carries out the HTTP machine's answer to a head, a body chunk or the body's completion.
