@@ -99,14 +99,19 @@ private func acceptTrampoline(user: UnsafeMutableRawPointer?, fd: Int32) {
     TCPNoDelay.enable(on: fd)
     if let accepted = box.accepted {
         accepted(fd)
-    } else if !adopt(fd, box) {
-        close(fd)
+    } else {
+        _ = adopt(fd, box)
     }
 }
 
-/// Hands an accepted socket to the loop's lws vhost; false when lws refused it (the caller closes it).
+/// Hands an accepted socket to the loop's lws vhost; false when it was not adopted, and then the socket is closed
+/// already: lws closes one it refuses, so closing it again here could close a descriptor another thread of the
+/// process has just been given (its socket, its file) under the same number.
 private func adopt(_ fd: Int32, _ box: CallbackBox) -> Bool {
-    guard let vhost = box.vhost else { return false }
+    guard let vhost = box.vhost else {
+        close(fd)
+        return false
+    }
     return lws_adopt_socket_vhost(vhost, fd) != nil
 }
 
@@ -532,12 +537,12 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Makes `fd`, accepted by the server's listening loop, one of this loop's connections; loop thread only. False
-    /// when the loop is stopping or lws refused it: then the socket is closed here.
+    /// when the loop is stopping or lws refused it: then the socket is closed (once: by lws when it refused it).
     func adopt(_ fd: Int32) -> Bool {
-        guard executor.isOnLoopThread, !lifecycle.withLock({ $0.stopRequested }), HailNet.adopt(fd, box) else {
+        guard executor.isOnLoopThread, !lifecycle.withLock({ $0.stopRequested }) else {
             close(fd)
             return false
         }
-        return true
+        return HailNet.adopt(fd, box)
     }
 }
