@@ -184,7 +184,7 @@ static inline void *hail_loop_ev(hail_loop_t *l) { return l->loop; }
 /// Makes a busy loop gather readiness for up to `seconds` before it polls again (libev's io collect interval):
 /// a loop that has just handled events sleeps the rest of the interval, so one poll returns a batch of ready
 /// sockets instead of one wake-up per message; an idle loop still wakes at once for the first event.
-/// Call before hail_loop_run, on the thread that will run it.
+/// Call on the thread that runs the loop (before hail_loop_run, or from its callbacks: it takes effect next turn).
 static inline void hail_loop_set_io_collect(hail_loop_t *l, double seconds) {
     ev_set_io_collect_interval(l->loop, seconds);
 }
@@ -204,6 +204,13 @@ static inline int hail_pin_current_thread(int cpu) {
     words[(size_t)cpu / bits] |= 1UL << ((size_t)cpu % bits);
     // pid 0: the calling thread (Linux applies affinity per thread).
     return sched_setaffinity(0, sizeof(set), &set) == 0 ? 0 : errno;
+}
+
+#include <sys/prctl.h>
+
+/// Names the calling thread for the kernel (`top -H`, `perf`, /proc/PID/task/TID/comm; 15 bytes kept); 0 on success.
+static inline int hail_name_current_thread(const char *name) {
+    return prctl(PR_SET_NAME, (unsigned long)name, 0UL, 0UL, 0UL) == 0 ? 0 : errno;
 }
 
 /// Writes up to `max` processors this process may run on (its affinity mask) to `out`, in order; returns how many.

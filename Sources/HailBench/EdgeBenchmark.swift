@@ -114,19 +114,27 @@ public struct EdgeBenchmark: Sendable {
                 ["-t", "\(threads)", "-c", "\(connections)", "-d", "\(seconds)s", "--latency"] + target.arguments
                 + [target.url]
             let before = target.name == "nginx" ? nil : server.usage()
+            let loopsBefore = server.loopCPUSeconds()
             let (status, output) = await ExternalCommand.run(wrk, arguments, includeErrors: true)
             let after = target.name == "nginx" ? nil : server.usage()
+            let loopsAfter = server.loopCPUSeconds()
             guard status == 0, let figures = WrkFigures.parse(output) else {
                 throw BenchError("wrk on \(target.request) failed (status \(status)): \(output.suffix(400))")
             }
             var serverCPU: Double?
-            if let before, let after {
+            var loopsCPU: [Double]?
+            if let before, let after, figures.seconds > 0 {
                 serverCPU = after.cpuPercent(since: before, wallSeconds: figures.seconds).rounded(toPlaces: 1)
+                if loopsAfter.count == loopsBefore.count, !loopsAfter.isEmpty {
+                    loopsCPU = zip(loopsAfter, loopsBefore).map { ($0 - $1) / figures.seconds * 100 }.map {
+                        $0.rounded(toPlaces: 1)
+                    }
+                }
             }
             rows.append(
                 EdgeBenchmarkResult.Row(
                     name: target.name, request: target.request, answer: answer,
-                    figures: figures, serverCPUPercent: serverCPU))
+                    figures: figures, serverCPUPercent: serverCPU, loopCPUPercent: loopsCPU))
         }
         return EdgeBenchmarkResult(
             settings: self, wrkVersion: wrkVersion, nginxVersion: nginx.version, rows: rows, machine: machine)

@@ -15,6 +15,9 @@ public struct EdgeBenchmarkResult: Encodable, Sendable {
         public let figures: WrkFigures
         /// `hail server`'s CPU over the run in percent of one core (nil for nginx).
         public let serverCPUPercent: Double?
+        /// Each of the server's event loop threads' CPU over the run, in percent of one core, in loop order (nil for
+        /// nginx): whether wrk's connections kept every loop busy, or one core idled.
+        public let loopCPUPercent: [Double]?
     }
 
     /// Always "edge".
@@ -70,6 +73,9 @@ public struct EdgeBenchmarkResult: Encodable, Sendable {
             if figures.non2xx > 0 { text += ", \(figures.non2xx) not 2xx/3xx" }
             if figures.socketErrors > 0 { text += ", \(figures.socketErrors) socket errors" }
             if let cpu = row.serverCPUPercent { text += ", server CPU \(cpu.fixed(0))%" }
+            if let loops = row.loopCPUPercent {
+                text += " (loops " + loops.map { "\($0.fixed(0))%" }.joined(separator: " / ") + ")"
+            }
             table.add(row.request, text)
             table.add("  answer", row.answer.map { "status \($0)" } ?? "none")
         }

@@ -21,6 +21,8 @@ final class MovingRider: Sendable {
         var lastPositionAt: ContinuousClock.Instant?
         /// The longest time between two positions since `measuring`.
         var longestGap: Duration = .zero
+        /// When the longest gap so far ended (the position that ended it).
+        var longestGapEnd: ContinuousClock.Instant?
         var measuring = false
         var closes: [UInt16: Int] = [:]
         /// When the last 4012 came, until the next connection's first position.
@@ -57,6 +59,7 @@ final class MovingRider: Sendable {
         state.withLock { state in
             state.measuring = true
             state.longestGap = .zero
+            state.longestGapEnd = nil
             state.lastPositionAt = now
         }
     }
@@ -66,6 +69,14 @@ final class MovingRider: Sendable {
         state.withLock { state in
             guard let last = state.lastPositionAt else { return state.longestGap }
             return max(state.longestGap, now - last)
+        }
+    }
+
+    /// The longest gap as `longestGap(until:)` gives it, and when it ended (`now` for one still open).
+    func longestGapSpan(until now: ContinuousClock.Instant) -> (gap: Duration, end: ContinuousClock.Instant) {
+        state.withLock { state in
+            if let last = state.lastPositionAt, now - last > state.longestGap { return (now - last, now) }
+            return (state.longestGap, state.longestGapEnd ?? now)
         }
     }
 
@@ -106,8 +117,9 @@ final class MovingRider: Sendable {
         state.withLock { state in
             guard state.generation == generation else { return }
             if let seq {
-                if state.measuring, let last = state.lastPositionAt {
-                    state.longestGap = max(state.longestGap, now - last)
+                if state.measuring, let last = state.lastPositionAt, now - last > state.longestGap {
+                    state.longestGap = now - last
+                    state.longestGapEnd = now
                 }
                 state.lastPositionAt = now
                 state.cursor = max(state.cursor ?? 0, seq)

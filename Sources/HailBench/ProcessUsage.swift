@@ -32,6 +32,27 @@ struct ProcessUsage: Sendable {
             peakResidentBytes: kilobytes("VmHWM:", in: status) * 1024)
     }
 
+    /// CPU seconds so far of each thread of process `pid` whose name starts with `prefix` (the server's loops:
+    /// `hail-lws-0`, `hail-lws-1`, ...), by thread name; empty where /proc is missing.
+    static func threadCPUSeconds(pid: Int32, named prefix: String) -> [String: Double] {
+        let directory = "/proc/\(pid)/task"
+        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [:] }
+        let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
+        var seconds: [String: Double] = [:]
+        for task in tasks {
+            guard
+                let name = (try? String(contentsOfFile: "\(directory)/\(task)/comm", encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines), name.hasPrefix(prefix),
+                let stat = try? String(contentsOfFile: "\(directory)/\(task)/stat", encoding: .utf8),
+                let closing = stat.lastIndex(of: ")")
+            else { continue }
+            let fields = stat[stat.index(after: closing)...].split(separator: " ")
+            guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { continue }
+            seconds[name, default: 0] += (user + system) / ticksPerSecond
+        }
+        return seconds
+    }
+
     /// The `kB` figure on the line of /proc/self/status starting with `key`, or 0.
     private static func kilobytes(_ key: String, in status: String) -> Int {
         for line in status.split(separator: "\n") where line.hasPrefix(key) {

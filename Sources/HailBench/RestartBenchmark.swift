@@ -281,9 +281,11 @@ public struct RestartBenchmark: Sendable {
         for watcher in watchers { watcher.startMeasuring(at: clock.now) }
         let closesBefore = closeCounts(movers, watchers)
         let versionsBefore = await taps.versions(pairs, riderToken: riderToken)
+        var drainStarts: [ContinuousClock.Instant] = []
         for (node, tap) in zip(nodes, ["arrived", "started"]) {
             // Taps in flight while the node drains: the app's outbox retries what is not answered.
             let tapping = Task { await taps.tap(tap, pairs: pairs) }
+            drainStarts.append(clock.now)
             phase.exits.append(await node.drain(bound: .seconds(Int64(drainBound))))
             try await node.start()
             phase.tapsFailed += await tapping.value
@@ -298,6 +300,8 @@ public struct RestartBenchmark: Sendable {
             watchers, before: versionsBefore, after: versionsAfter, taps: 2)
         Self.gaps(watchers, into: &phase)
         Self.moves(movers, watchers, into: &phase)
+        Self.byDrain(movers, drainStarts: drainStarts, into: &phase)
+        Self.tailCauses(movers, watchers, into: &phase)
         phase.acknowledgedBatchesLost = await Self.lostBatches(movers, driverIDs: driverIDs, store: store)
         phase.closes = Self.difference(closeCounts(movers, watchers), closesBefore)
     }
@@ -328,6 +332,47 @@ public struct RestartBenchmark: Sendable {
             }
         }
         phase.riderMovesDuringDriverMove = overlapping
+    }
+
+    /// The drivers' moves of each drain (those told to move after its start and before the next drain's): p50, p99.
+    static func byDrain(
+        _ movers: [MovingDriver], drainStarts: [ContinuousClock.Instant], into phase: inout RestartBenchmarkResult.Phase
+    ) {
+        let moves = movers.flatMap(\.books.moves)
+        phase.driverMovesByDrain = drainStarts.enumerated().map { index, start in
+            let end = index + 1 < drainStarts.count ? drainStarts[index + 1] : nil
+            let took = moves.filter { move in move.closedAt >= start && (end.map { move.closedAt < $0 } ?? true) }
+                .map(\.took.timeInterval).sorted()
+            guard !took.isEmpty else { return [] }
+            func percentile(_ share: Double) -> Double {
+                took[min(took.count - 1, Int((Double(took.count) * share).rounded(.up)) - 1)]
+            }
+            return [percentile(0.5), percentile(0.99)]
+        }
+    }
+
+    /// For the riders whose longest gap is at the p90 or above: did it overlap their driver's move, their own, both,
+    /// or neither (a slow bus, a stall of the node feeding them)?
+    static func tailCauses(
+        _ movers: [MovingDriver], _ watchers: [MovingRider], into phase: inout RestartBenchmarkResult.Phase
+    ) {
+        let now = ContinuousClock.now
+        let spans = watchers.map { $0.longestGapSpan(until: now) }
+        let sorted = spans.map(\.gap).sorted()
+        guard !sorted.isEmpty else { return }
+        let p90 = sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.9).rounded(.up)) - 1)]
+        func overlaps(_ moves: [StreamMove], _ start: ContinuousClock.Instant, _ end: ContinuousClock.Instant) -> Bool {
+            moves.contains { $0.closedAt < end && $0.closedAt + $0.took > start }
+        }
+        var causes: [String: Int] = [:]
+        for (watcher, span) in zip(watchers, spans) where span.gap >= p90 {
+            let start = span.end - span.gap
+            let driver = overlaps(movers[watcher.driverIndex].books.moves, start, span.end)
+            let own = overlaps(watcher.books.moves, start, span.end)
+            let cause = driver && own ? "both" : driver ? "driver's move" : own ? "own move" : "neither"
+            causes[cause, default: 0] += 1
+        }
+        phase.tailGapCauses = causes
     }
 
     private func redisEndpoint() throws(BenchError) -> RedisEndpoint {

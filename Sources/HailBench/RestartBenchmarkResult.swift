@@ -33,6 +33,11 @@ public struct RestartBenchmarkResult: Encodable, Sendable {
         public var riderMoveMax: Double?
         /// Rolling: riders told to move while their driver's own move was under way (their gaps join).
         public var riderMovesDuringDriverMove = 0
+        /// Rolling: the drivers' moves of each drain in turn (node 1's streams, then node 2's): p50 and p99, seconds.
+        public var driverMovesByDrain: [[Double]] = []
+        /// Rolling: what the longest gaps of the riders at or above the p90 gap overlapped: `driver's move`, `own
+        /// move`, `both`, `neither` (counts): where the tail comes from.
+        public var tailGapCauses: [String: Int] = [:]
         /// Streams closed by the server during the phase, by close code.
         public var closes: [String: Int] = [:]
         /// How each drained or killed node ended (`exited(0)`, `signalled(9)`).
@@ -124,6 +129,15 @@ public struct RestartBenchmarkResult: Encodable, Sendable {
                     "p50 \(Self.seconds(phase.riderMoveP50)), p99 \(Self.seconds(phase.riderMoveP99)),"
                         + " max \(Self.seconds(phase.riderMoveMax)); \(phase.riderMovesDuringDriverMove) during"
                         + " their driver's")
+                table.add(
+                    "  drivers' moves by drain",
+                    phase.driverMovesByDrain.enumerated().map { drain, figures in
+                        "node \(drain + 1)'s: p50 \(Self.seconds(figures.first)), p99 \(Self.seconds(figures.last))"
+                    }.joined(separator: "; "))
+                table.add(
+                    "  gaps >= p90 overlapped",
+                    phase.tailGapCauses.sorted { $0.value > $1.value }.map { "\($0.key) x\($0.value)" }.joined(
+                        separator: ", "))
             }
             table.add(
                 "  closes by code",

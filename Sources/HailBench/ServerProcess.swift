@@ -82,6 +82,12 @@ public final class ServerProcess: Sendable {
     /// The child's CPU time and memory now.
     func usage() -> ProcessUsage? { ProcessUsage.of(pid: pid) }
 
+    /// CPU seconds so far of each of the server's event loop threads, in loop order (`hail-lws-0`, ...).
+    func loopCPUSeconds() -> [Double] {
+        let byName = ProcessUsage.threadCPUSeconds(pid: pid, named: "hail-lws")
+        return byName.keys.sorted { $0.count != $1.count ? $0.count < $1.count : $0 < $1 }.map { byName[$0] ?? 0 }
+    }
+
     /// True while the child runs.
     public var isRunning: Bool { child.isRunning }
 

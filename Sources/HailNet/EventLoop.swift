@@ -13,6 +13,9 @@ import Synchronization
 struct EventLoopOptions {
     /// Listening port, 0 for any free one, nil for a client-only context.
     var port: Int?
+    /// For a server context, whether this loop holds the server's listening socket and accepts on it (one loop
+    /// of a server does; the others only adopt what it hands them, `EventLoop.adopt`).
+    var listens = true
     /// Address to bind the listener to.
     var host: String = "127.0.0.1"
     /// Seconds between calls of the engine's keepalive sweep.
@@ -30,8 +33,10 @@ struct EventLoopOptions {
     /// Seconds a busy loop gathers readiness before it polls again (0: poll at once); see
     /// `NetServerConfiguration.ioCoalescing`.
     var ioCollectSeconds: Double = 0
-    /// The processor the loop thread runs on (and, for a server loop, whose incoming connections its listener
-    /// takes); nil lets the scheduler choose.
+    /// Connections the loop holds before it gathers (`ioCollectSeconds`); 0 gathers from the start. The count comes
+    /// from `connectionsChanged(to:)`.
+    var ioCollectFromConnections = 0
+    /// The processor the loop thread runs on; nil lets the scheduler choose.
     var cpu: Int?
     /// For a client context, the certificates its wss:// connections trust (nil: ws:// only, no TLS set up).
     var clientTrust: WebSocketTrust?
@@ -69,6 +74,9 @@ private final class CallbackBox {
     /// The server vhost accepted connections are handed to (nil for a client context).
     var vhost: OpaquePointer?
 
+    /// Decides where each connection this loop's listener accepts goes (`EventLoop.onAccept`); nil adopts it here.
+    var accepted: ((Int32) -> Void)?
+
     /// The repeating tasks armed on this loop, by the id `EventLoop.scheduleRepeated` gave them; loop thread only.
     var repeating: [UInt64: RepeatingTask] = [:]
 
@@ -89,10 +97,22 @@ private func acceptTrampoline(user: UnsafeMutableRawPointer?, fd: Int32) {
     let box = Unmanaged<CallbackBox>.fromOpaque(user).takeUnretainedValue()
     // Before lws sees it: adoption skips the socket options lws gives what its own listener accepts.
     TCPNoDelay.enable(on: fd)
-    guard let vhost = box.vhost, lws_adopt_socket_vhost(vhost, fd) != nil else {
-        close(fd)
-        return
+    if let accepted = box.accepted {
+        accepted(fd)
+    } else {
+        _ = adopt(fd, box)
     }
+}
+
+/// Hands an accepted socket to the loop's lws vhost; false when it was not adopted, and then the socket is closed
+/// already: lws closes one it refuses, so closing it again here could close a descriptor another thread of the
+/// process has just been given (its socket, its file) under the same number.
+private func adopt(_ fd: Int32, _ box: CallbackBox) -> Bool {
+    guard let vhost = box.vhost else {
+        close(fd)
+        return false
+    }
+    return lws_adopt_socket_vhost(vhost, fd) != nil
 }
 
 /// The single protocol callback lws calls for every context HailNet creates.
@@ -164,8 +184,8 @@ final class EventLoop: @unchecked Sendable {
     private let protocolName: UnsafeMutablePointer<CChar>
     private let hostName: UnsafeMutablePointer<CChar>?
     private let foreignLoops: UnsafeMutablePointer<UnsafeMutableRawPointer?>
-    /// HailNet's listening socket (SO_REUSEPORT, so every loop of a server has one on the same port); -1 for
-    /// a client context.
+    /// HailNet's listening socket, on the one loop of a server that accepts (`EventLoopOptions.listens`); -1 on
+    /// the server's other loops and for a client context.
     private let listener: Int32
     private let lifecycle = Mutex(Lifecycle())
 
@@ -191,6 +211,9 @@ final class EventLoop: @unchecked Sendable {
 
     private let tickSeconds: Double
     private let ioCollectSeconds: Double
+    private let ioCollectFromConnections: Int
+    /// Whether the loop gathers now; read and written on the loop thread only (like `context`).
+    private var collectsIO = false
     private let cpu: Int?
     /// Ids for `scheduleRepeated`.
     private let nextTaskID = Atomic<UInt64>(1)
@@ -207,6 +230,7 @@ final class EventLoop: @unchecked Sendable {
         self.executor = executor
         tickSeconds = options.tickSeconds
         ioCollectSeconds = max(0, options.ioCollectSeconds)
+        ioCollectFromConnections = max(0, options.ioCollectFromConnections)
         cpu = options.cpu
         threadName = options.threadName
         box = CallbackBox(executor: executor, handle: handle, tick: tick)
@@ -268,13 +292,10 @@ final class EventLoop: @unchecked Sendable {
         defer { Glibc.free(caFile) }
 
         var listener: Int32 = -1
-        var boundPort = 0
-        if let port = options.port {
+        var boundPort = options.port ?? 0
+        if let port = options.port, options.listens {
             do {
                 (listener, boundPort) = try Self.listen(host: options.host, port: port)
-                if var cpu = options.cpu.map(Int32.init) {
-                    setsockopt(listener, SOL_SOCKET, SO_INCOMING_CPU, &cpu, socklen_t(MemoryLayout<Int32>.size))
-                }
             } catch {
                 Self.free(
                     loop: loop, protocols: protocols, name: protocolName, host: hostName, foreign: foreignLoops)
@@ -299,9 +320,10 @@ final class EventLoop: @unchecked Sendable {
         port = boundPort
     }
 
-    /// A non-blocking listening socket on `host:port` (0: a free port) with SO_REUSEPORT, and its port.
+    /// A non-blocking listening socket on `host:port` (0: a free port), and its port. One per server: its port is
+    /// shared with no other socket, so the bind is also the check that no other server listens there.
     private static func listen(host: String, port: Int) throws -> (Int32, Int) {
-        let fd = try bound(host: host, port: port, sharingPort: true)
+        let fd = try bound(host: host, port: port)
         guard Glibc.listen(fd, 4_096) == 0 else {
             close(fd)
             throw NetError.contextCreation("could not listen on \(host):\(port) (in use or not an address here)")
@@ -314,11 +336,9 @@ final class EventLoop: @unchecked Sendable {
         return (fd, Int(UInt16(bigEndian: actual.sin_port)))
     }
 
-    /// A non-blocking TCP socket bound to `host:port`, SO_REUSEADDR always (TIME_WAIT leftovers of an earlier run
-    /// must not block a restart) and SO_REUSEPORT when `sharingPort` (a server's loops share the port, and the
-    /// kernel spreads incoming connections over them). Without it the bind is also the check that no other
-    /// server listens there, which SO_REUSEPORT alone would let this one share.
-    static func bound(host: String, port: Int, sharingPort: Bool) throws -> Int32 {
+    /// A non-blocking TCP socket bound to `host:port`, with SO_REUSEADDR (TIME_WAIT leftovers of an earlier run
+    /// must not block a restart) and without SO_REUSEPORT, so a port another server listens on is an error.
+    static func bound(host: String, port: Int) throws -> Int32 {
         let failure = NetError.contextCreation("could not listen on \(host):\(port) (in use or not an address here)")
         let fd = socket(
             AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -326,7 +346,6 @@ final class EventLoop: @unchecked Sendable {
         var on: Int32 = 1
         let size = socklen_t(MemoryLayout<Int32>.size)
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, size)
-        if sharingPort { setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &on, size) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(truncatingIfNeeded: port).bigEndian)
@@ -372,16 +391,21 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func serve() {
+        // Foundation's `Thread.name` does not reach the kernel on Linux: named here, the loop shows in `top -H`,
+        // `perf` and /proc/PID/task/*/comm (`hail bench edge` reads each loop's CPU there). 15 bytes at most.
+        _ = hail_name_current_thread(threadName)
         // A processor refused (gone offline since) leaves the loop to the scheduler, as if unpinned.
         if let cpu { _ = hail_pin_current_thread(Int32(cpu)) }
         executor.loopStarted(context: context)
-        if ioCollectSeconds > 0 { hail_loop_set_io_collect(loop, ioCollectSeconds) }
+        connectionsChanged(to: 0)
         hail_loop_start_tick(loop, tickSeconds, tickTrampoline, Unmanaged.passUnretained(box).toOpaque())
         if listener >= 0 {
             hail_loop_listen(loop, listener, acceptTrampoline, Unmanaged.passUnretained(box).toOpaque())
         }
         // Stays in here until `requestStop`; lws does all socket work from libev callbacks.
         hail_loop_run(loop)
+        // The placement closure holds every loop of the server (this one included): let go of them.
+        box.accepted = nil
         for task in box.repeating.values { disarm(task) }
         box.repeating = [:]
         if listener >= 0 { close(listener) }
@@ -494,6 +518,31 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// Has the loop gather readiness (`EventLoopOptions.ioCollectSeconds`) while it holds at least
+    /// `ioCollectFromConnections` connections, and poll at once below; loop thread only.
+    func connectionsChanged(to count: Int) {
+        let collects = ioCollectSeconds > 0 && count >= ioCollectFromConnections
+        guard executor.isOnLoopThread, collects != collectsIO else { return }
+        collectsIO = collects
+        hail_loop_set_io_collect(loop, collects ? ioCollectSeconds : 0)
+    }
+
     /// True once the loop has ended.
     var isFinished: Bool { lifecycle.withLock { $0.finished } }
+
+    /// Has `decide` called, on this loop's thread, with each connection its listener accepts, instead of adopting it
+    /// here: the server places it on this loop or another (`adopt(_:)`). Call before `start()`.
+    func onAccept(_ decide: @escaping (Int32) -> Void) {
+        box.accepted = decide
+    }
+
+    /// Makes `fd`, accepted by the server's listening loop, one of this loop's connections; loop thread only. False
+    /// when the loop is stopping or lws refused it: then the socket is closed (once: by lws when it refused it).
+    func adopt(_ fd: Int32) -> Bool {
+        guard executor.isOnLoopThread, !lifecycle.withLock({ $0.stopRequested }) else {
+            close(fd)
+            return false
+        }
+        return HailNet.adopt(fd, box)
+    }
 }

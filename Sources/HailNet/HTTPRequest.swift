@@ -14,8 +14,9 @@ public struct HTTPRequest: Sendable {
     public var remoteAddress: String
     /// The X-Request-Id sent by the client, or a generated one; echoed on the response.
     public var requestID: String
-    /// When the loop read the request's head: a request deadline counts from here, so time spent queued (behind a
-    /// busy loop, a slow body, the handlers ahead of it) is part of the wait the client sees.
+    /// When the loop had the whole request (its head, or the last byte of its body): a request deadline counts from
+    /// here, so time spent queued (behind a busy loop, the handlers ahead of it) is part of the wait the client
+    /// sees, and the time the client took to send its body is not.
     public var receivedAt: ContinuousClock.Instant
 
     /// A request (tests build these to call handlers directly).

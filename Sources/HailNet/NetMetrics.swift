@@ -15,8 +15,11 @@ public final class NetMetrics: Sendable {
     let acceptedConnections = Atomic<Int>(0)
     let httpResponseWrites = Atomic<Int>(0)
     let httpInFlight = Atomic<Int>(0)
+    /// The server's loops and the connections each holds: where its acceptor places the next one.
+    let placement: Mutex<LoopPlacement>
 
-    init() {}
+    /// Counters of a server (or client) with `loops` event loops.
+    init(loops: Int = 1) { placement = Mutex(LoopPlacement(loops: loops)) }
 
     /// A consistent-enough copy of every counter.
     public struct Snapshot: Sendable, Equatable {
@@ -47,6 +50,10 @@ public final class NetMetrics: Sendable {
         public var httpResponseWrites: Int
         /// HTTP requests handed to the handler whose answer is not back yet (a drain waits for them).
         public var httpInFlight: Int
+        /// TCP connections each event loop holds now (HTTP, WebSocket and raw alike, in loop order): the server
+        /// places each accepted connection on the loop holding fewest, so these stay within one of each other
+        /// while connections only open.
+        public var connectionsPerLoop: [Int]
     }
 
     /// Reads every counter now.
@@ -64,6 +71,7 @@ public final class NetMetrics: Sendable {
             slowRequestDrops: slowRequestDrops.load(ordering: .relaxed),
             acceptedConnections: acceptedConnections.load(ordering: .relaxed),
             httpResponseWrites: httpResponseWrites.load(ordering: .relaxed),
-            httpInFlight: httpInFlight.load(ordering: .relaxed))
+            httpInFlight: httpInFlight.load(ordering: .relaxed),
+            connectionsPerLoop: placement.withLock { $0.counts })
     }
 }

@@ -10,17 +10,17 @@ import Synchronization
 
 /// One HTTP/1.1 and WebSocket server on one port, over libwebsockets on libev loops.
 ///
-/// `configuration.loopCount` loops (one per core by default) each own an lws context listening on the same
-/// port (SO_REUSEPORT), so the kernel spreads connections over them and every connection lives on one loop
-/// thread for its whole life. Every HTTP request goes to the `respond` front on its loop, which answers at once
+/// `configuration.loopCount` loops (one per core by default) each own an lws context. The first loop holds the
+/// one listening socket; each connection it accepts goes to the loop holding fewest connections (`LoopPlacement`),
+/// adopted there on that loop's own thread, and lives on that loop thread for its whole life. Every HTTP request goes to the `respond` front on its loop, which answers at once
 /// or hands back a task that runs there too (`HTTPAnswer`); every WebSocket upgrade (any path) goes to `webSocket`
 /// on the cooperative pool, and a `.handle` decision then reads its WebSocket on its loop. Use `start()` +
 /// `shutdown()`, or `run()` until cancelled.
 public final class NetServer: Sendable {
     /// The configuration the server was made with.
     public let configuration: NetServerConfiguration
-    /// Live counters for a metrics endpoint (all loops together).
-    public let metrics = NetMetrics()
+    /// Live counters for a metrics endpoint (all loops together, and the connections each loop holds).
+    public let metrics: NetMetrics
     private let respond: HTTPResponder
     private let webSocket: WebSocketHandler?
     fileprivate let state = Mutex(Running())
@@ -47,6 +47,7 @@ public final class NetServer: Sendable {
         webSocket: WebSocketHandler? = nil
     ) {
         self.configuration = configuration
+        metrics = NetMetrics(loops: max(1, configuration.loopCount))
         self.respond = respond
         self.webSocket = webSocket
     }
@@ -58,9 +59,6 @@ public final class NetServer: Sendable {
             if !state.loops.isEmpty { return state.port }
             if state.stopped { throw NetError.notRunning("this server was shut down; make a new one") }
             let count = max(1, configuration.loopCount)
-            // SO_REUSEPORT would let this server share a port another server already listens on; a plain
-            // bind first keeps "port in use" an error.
-            if configuration.port != 0 { try Self.checkFree(host: configuration.host, port: configuration.port) }
             var loops: [EventLoop] = []
             var engines: [ServerEngine] = []
             var port = configuration.port
@@ -75,6 +73,7 @@ public final class NetServer: Sendable {
                 for loop in loops { loop.requestStop() }
                 throw error
             }
+            place(acceptedOn: loops[0], over: loops)
             for loop in loops { loop.start() }
             if configuration.heapTrimChurn > 0 { trimHeapAfterBursts(on: loops[0]) }
             state.loops = loops
@@ -84,12 +83,44 @@ public final class NetServer: Sendable {
         }
     }
 
+    /// Has `acceptor`, the loop holding the listening socket, place each connection it accepts on the loop pinned to
+    /// the core its packets arrive on, or on the loop holding fewest when that one is ahead (`LoopPlacement`):
+    /// adopted at once when that is itself, otherwise posted to that loop, which adopts it
+    /// on its own thread (a batch of posts is one wake-up of that loop). A connection whose adoption fails is
+    /// counted off at once; one adopted is counted off when lws destroys it (`ServerEngine`).
+    private func place(acceptedOn acceptor: EventLoop, over loops: [EventLoop]) {
+        let metrics = metrics
+        // The loop pinned to each core (the first, when loops share cores); none when loops are not pinned.
+        var loopOnCore: [Int: Int] = [:]
+        if configuration.pinsLoops {
+            for index in loops.indices.reversed() {
+                if let core = EventLoopOptions.core(forLoop: index) { loopOnCore[core] = index }
+            }
+        }
+        acceptor.onAccept { [loopOnCore] fd in
+            let preferred = IncomingCPU.of(fd).flatMap { loopOnCore[$0] }
+            let target = metrics.placement.withLock { $0.place(preferring: preferred) }
+            let loop = loops[target]
+            guard loop !== acceptor else {
+                if !loop.adopt(fd) { metrics.placement.withLock { $0.release(on: target) } }
+                return
+            }
+            loop.executor.post {
+                if !loop.adopt(fd) { metrics.placement.withLock { $0.release(on: target) } }
+            }
+        }
+    }
+
     private func makeLoop(index: Int, port: Int, shared: Bool) throws -> (EventLoop, ServerEngine) {
         let executor = LoopExecutor()
+        let metrics = metrics
         let engine = ServerEngine(
-            executor: executor, metrics: metrics, configuration: configuration, respond: respond, webSocket: webSocket)
+            executor: executor, metrics: metrics, configuration: configuration, respond: respond, webSocket: webSocket,
+            connectionEnded: { metrics.placement.withLock { $0.release(on: index) } },
+            connectionsChanged: { [weak self] count in self?.loop(at: index)?.connectionsChanged(to: count) })
         var options = EventLoopOptions()
         options.port = port
+        options.listens = index == 0
         options.host = configuration.host
         options.threadName = shared ? "hail-lws-\(index)" : "hail-lws"
         options.tickSeconds =
@@ -97,6 +128,7 @@ public final class NetServer: Sendable {
             .tickSeconds
         options.keepAliveSeconds = configuration.keepAliveSeconds
         options.ioCollectSeconds = configuration.ioCoalescing.timeInterval
+        options.ioCollectFromConnections = max(0, configuration.ioCoalescingFromConnections)
         if configuration.pinsLoops { options.cpu = EventLoopOptions.core(forLoop: index) }
         options.timeoutSeconds = configuration.requestTimeoutSeconds
         let loop = try EventLoop(
@@ -109,9 +141,9 @@ public final class NetServer: Sendable {
         return (loop, engine)
     }
 
-    /// Throws when `host:port` cannot be bound by a socket that does not share its port.
-    private static func checkFree(host: String, port: Int) throws {
-        close(try EventLoop.bound(host: host, port: port, sharingPort: false))
+    /// Loop `index` once the server has started (nil while it starts: a count reported then is caught up by the next).
+    private func loop(at index: Int) -> EventLoop? {
+        state.withLock { $0.loops.indices.contains(index) ? $0.loops[index] : nil }
     }
 
     /// The port being listened on (0 before `start()`).
@@ -145,7 +177,7 @@ public final class NetServer: Sendable {
         }
     }
 
-    /// Stops taking connections (a drain): every loop's listener is shut down, so a connect is refused and a
+    /// Stops taking connections (a drain): the listener is shut down, so a connect is refused and a
     /// balancer tries another node; the connections already open go on, and from now on each HTTP response says
     /// `Connection: close` and ends its connection.
     public func stopAccepting() async {
@@ -207,5 +239,12 @@ extension NetServer {
     /// True when called on one of this server's lws loop threads (tests check handlers never run there).
     var isOnLoopThread: Bool {
         state.withLock { $0.engines }.contains { $0.executor.isOnLoopThread }
+    }
+}
+
+extension NetServer {
+    /// The index of the loop whose thread is calling, nil off the loops (tests check where connections live).
+    var currentLoopIndex: Int? {
+        state.withLock { $0.engines }.firstIndex { $0.executor.isOnLoopThread }
     }
 }

@@ -30,8 +30,9 @@ public struct NetServerConfiguration: Sendable {
     public var requestTimeoutSeconds: Int = 20
     /// Seconds an idle keep-alive HTTP connection is kept.
     public var keepAliveSeconds: Int = 30
-    /// Event loops (threads) serving connections, each with its own lws context on the shared port; the
-    /// kernel spreads new connections over them (SO_REUSEPORT). One per core by default.
+    /// Event loops (threads) serving connections, each with its own lws context; the first accepts on the one
+    /// listening socket and places each connection on the loop holding fewest (`LoopPlacement`). One per core by
+    /// default.
     public var loopCount: Int = max(1, ProcessInfo.processInfo.activeProcessorCount)
     /// How long a busy loop gathers ready sockets before it polls again (libev's io collect interval). A loop that
     /// has just handled events sleeps the rest of this time, so one poll returns a batch of sockets rather than one
@@ -39,11 +40,15 @@ public struct NetServerConfiguration: Sendable {
     /// under load and cuts the context switches that, at 17,500 drivers a second on 2 cores, set the p99
     /// (`docs/BENCHMARKS.md`, "The event loop"). Zero polls at once.
     public var ioCoalescing: Duration = .microseconds(500)
-    /// Whether each loop thread runs on a core of its own (loop i on the i-th core the process may use) and its
-    /// listener takes the connections whose packets that core handles (`SO_INCOMING_CPU`), so a connection's
-    /// packets, its loop and, for a peer on this machine pinned the same way, the peer's loop stay on one core: no
-    /// wake-up crosses cores (on a virtual machine each such wake-up is an interrupt between virtual CPUs). With
-    /// more loops than cores, loops share cores round robin.
+    /// Connections a loop holds before it gathers (`ioCoalescing`); below that it polls at once. A loop's gathering
+    /// is a sleep each turn, so a kept-alive HTTP connection (one request, then its answer, then the next) gets at
+    /// most one request per interval: with a few connections per loop (a balancer's upstream pool, wrk's eight over
+    /// two loops) that sleep was the whole limit, /healthz at 0.2x nginx with the loops half idle. With this many,
+    /// one request per interval each is more than a loop can answer, and gathering only saves wake-ups. 0: always.
+    public var ioCoalescingFromConnections = 32
+    /// Whether each loop thread runs on a core of its own (loop i on the i-th core the process may use), so the
+    /// scheduler never stacks two loops on one core while another idles. With more loops than cores, loops share
+    /// cores round robin.
     public var pinsLoops = true
     /// Connections opened or closed after which, once that burst has settled, malloc's free pages go back to the
     /// kernel (`HeapTrimPolicy`): what a ramp of handshakes freed stops counting in the resident memory. 0: never.

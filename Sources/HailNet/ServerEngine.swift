@@ -38,6 +38,13 @@ actor ServerEngine: LoopEngine {
     /// Set by a drain: every response says `Connection: close` and ends its connection, so kept-alive clients (a
     /// balancer's upstream pool) move to another node rather than keep this one's sockets.
     private var closesAfterEachResponse = false
+    /// The connections lws instantiated on this loop (accepted and adopted), so the end of each is reported once.
+    private var connections = Set<OpaquePointer>()
+    /// Told when one of `connections` ends (the server's `LoopPlacement` counts it off this loop).
+    private let connectionEnded: @Sendable () -> Void
+    /// Told, on the loop thread, how many `connections` there are each time one begins or ends (the loop gathers
+    /// readiness only while it holds many, `NetServerConfiguration.ioCoalescingFromConnections`).
+    private let connectionsChanged: @Sendable (Int) -> Void
     /// Room for a response head in `scratch`: the status line, lws's own fields and the handler's.
     private static let headBytes = 8_192
 
@@ -45,8 +52,12 @@ actor ServerEngine: LoopEngine {
 
     init(
         executor: LoopExecutor, metrics: NetMetrics, configuration: NetServerConfiguration,
-        respond: @escaping HTTPResponder, webSocket: WebSocketHandler?
+        respond: @escaping HTTPResponder, webSocket: WebSocketHandler?,
+        connectionEnded: @escaping @Sendable () -> Void = {},
+        connectionsChanged: @escaping @Sendable (Int) -> Void = { _ in }
     ) {
+        self.connectionEnded = connectionEnded
+        self.connectionsChanged = connectionsChanged
         self.executor = executor
         self.metrics = metrics
         self.configuration = configuration
@@ -61,6 +72,8 @@ actor ServerEngine: LoopEngine {
         switch arguments.reason {
         case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
             metrics.acceptedConnections.wrappingAdd(1, ordering: .relaxed)
+            connections.insert(wsi)
+            connectionsChanged(connections.count)
             return 0
         case LWS_CALLBACK_HTTP:
             return answerInPlace(wsi)
@@ -101,6 +114,10 @@ actor ServerEngine: LoopEngine {
         case LWS_CALLBACK_RAW_WRITEABLE:
             return writeUnknownMethodAnswer(wsi)
         case LWS_CALLBACK_WSI_DESTROY:
+            if connections.remove(wsi) != nil {
+                connectionEnded()
+                connectionsChanged(connections.count)
+            }
             if let session = WireSession.of(wsi) {
                 unknownMethodStages[session.id] = nil
                 WebSocketIO.closed(session, metrics: metrics)
@@ -165,7 +182,7 @@ actor ServerEngine: LoopEngine {
         guard let session = WireSession.of(wsi) else { return 0 }
         session.bodyEnded = true
         if session.closeWhenBodyEnds { return -1 }
-        return afterRead(session.http?.bodyCompleted() ?? .ignore, session, wsi)
+        return afterRead(session.http?.bodyCompleted(now: .now) ?? .ignore, session, wsi)
     }
 
     /// Carries out the HTTP machine's answer to a head, a body chunk or the body's completion.

@@ -9,7 +9,7 @@
 /// With Nagle on, a write waits while earlier bytes of the connection are unacknowledged, and a client's delayed
 /// ACK holds those for 40 ms: a kept-alive client paid that on every request whose answer left in two writes.
 /// lws turns Nagle off on the sockets its own listener accepts and on its client connections, but HailNet accepts
-/// on a listener of its own (`SO_INCOMING_CPU`) and adopts the socket, which skips lws's socket options.
+/// on a listener of its own, places the connection on a loop and adopts the socket there, which skips lws's socket options.
 enum TCPNoDelay {
     /// Turns Nagle off on `descriptor`; false when the socket refused (not TCP, or closed).
     @discardableResult

@@ -96,13 +96,14 @@ enum ServerCommand {
           --loops                   event loops (threads) serving connections  default one per core
           --io-coalescing-us        microseconds a busy loop gathers ready sockets before it polls
                                     again (0: at once; more batches more per wake-up)  default 500
-          --unpinned-loops          let the scheduler place the loops (by default loop i runs on core i
-                                    and takes the connections that core receives)
+          --unpinned-loops          let the scheduler place the loops (by default loop i runs on core i;
+                                    either way each new connection goes to the loop holding fewest)
 
         Drain (docs/DEPLOY.md, "Drain and rolling restarts"): on SIGTERM /readyz answers 503 `draining` at once
         and the node keeps serving; after the grace it stops accepting connections and closes each WebSocket
-        with 4012 "reconnect now" at its own moment: the drivers' streams first, then, 2 s later, the riders'
-        and other watchers' (their drivers' positions reach them here meanwhile), over a window of at least
+        with 4012 "reconnect now" at its own moment: the drivers' streams first, each rider once its driver's
+        positions come back through the bus from another node, then, 2 s later, the other watchers (none
+        within 6 s of its driver's close), over a window of at least
         --drain-spread-seconds, longer for a node holding more than spread x rate streams; once every stream and
         request is done and the acknowledged work is flushed it exits 0. At --drain-seconds it exits (0) whatever
         is open; a second SIGTERM, or a Ctrl-C, exits at once (1).

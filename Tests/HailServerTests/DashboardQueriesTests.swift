@@ -47,7 +47,7 @@ struct DashboardQueriesTests {
         let expressions = panels.flatMap { panel in
             (panel["targets"] as? [[String: Any]] ?? []).compactMap { $0["expr"] as? String }
         }
-        #expect(expressions.count == 40)
+        #expect(expressions.count == 41)
         let exposed = Self.exposed()
         var queried = Set<String>()
         for expression in expressions {

@@ -167,12 +167,16 @@ struct HTTPRequestStateMachine: Sendable {
         return .readMore
     }
 
-    /// LWS_CALLBACK_HTTP_BODY_COMPLETION: the body is complete.
+    /// LWS_CALLBACK_HTTP_BODY_COMPLETION: the body is complete, read at `now`. The request is stamped with `now`
+    /// (`HTTPRequest.receivedAt`): its answer's deadline counts from the moment it is whole, not from its head, so
+    /// the time the client took to send the body (a slow uplink, or a request held open across a drain's start)
+    /// is not spent from what the handler has.
     ///
     /// lws also sends this after a `Content-Length: 0` POST that was dispatched at its head; that request is no
     /// longer being read, so the second completion is ignored.
-    mutating func bodyCompleted() -> ReadAction {
-        guard case .readingBody(let request, _) = state else { return .ignore }
+    mutating func bodyCompleted(now: ContinuousClock.Instant) -> ReadAction {
+        guard case .readingBody(var request, _) = state else { return .ignore }
+        request.receivedAt = now
         return dispatch(request)
     }
 

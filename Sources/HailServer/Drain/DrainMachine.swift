@@ -9,8 +9,11 @@ import HailCore
 /// moment of its own (stratified jitter: evenly spread, each at a seeded random point of its slot): the drivers'
 /// streams first, over a window scaled to how many streams the node holds (`DrainSettings.plan`), then, after a
 /// handover in which each moved driver's positions reach its watchers here through the bus, the watchers'
-/// streams. A rider thus loses positions while its driver moves or while it moves itself, not both at once as long
-/// as a driver's move (its reconnect elsewhere and first batch) takes less than the handover.
+/// streams. The handover waits on evidence, not on the clock alone: a watcher whose trip's driver streamed here
+/// moves as soon as that trip's positions reach the node again (`Event.positionsSeen`, at least `echo` after the
+/// driver's close: its driver is back on another node), however early in the drain; without such evidence it
+/// keeps its slot in the watchers' window, and never moves within `handoverWait` of its driver's close. A rider
+/// thus loses positions while its driver moves or while it moves itself, not both at once.
 /// Once the plan is over, whatever stream is left is closed, and when no stream and no request remains, the
 /// acknowledged work is flushed and the node exits. At `bound` after the signal it exits whatever is open; a
 /// second signal exits at once.
@@ -43,6 +46,9 @@ public struct DrainMachine: Sendable {
         case streamsListed(DrainStreams, at: Date)
         /// The flush finished.
         case flushed(at: Date)
+        /// Positions of these trips reached the node's watchers through the bus, each at the time given (the latest
+        /// since the last report).
+        case positionsSeen([String: Date])
     }
 
     /// What the runtime does.
@@ -71,6 +77,12 @@ public struct DrainMachine: Sendable {
     public private(set) var plan: DrainPlan?
     /// Streams not yet closed, each with its moment, soonest first.
     private var schedule: [(at: Date, id: UInt64)] = []
+    /// The trip each driver stream here serves, by connection id.
+    private var servedTrips: [UInt64: String] = [:]
+    /// The trip of each watcher not closed yet whose trip's driver streams here, by connection id.
+    private var waitingWatchers: [UInt64: String] = [:]
+    /// When each trip's driver stream here was closed.
+    private var driverClosed: [String: Date] = [:]
 
     /// A machine with `settings`; `seed` draws the order and the moments of the closes.
     public init(settings: DrainSettings, seed: UInt64) {
@@ -100,7 +112,27 @@ public struct DrainMachine: Sendable {
         case .flushed:
             guard phase == .flushing else { return [] }
             return end(.drained)
+        case .positionsSeen(let arrivals):
+            guard phase == .moving else { return [] }
+            return driversBack(arrivals)
         }
+    }
+
+    /// The watchers whose driver is back elsewhere, by `arrivals` of their trips' positions after its close, go now.
+    private mutating func driversBack(_ arrivals: [String: Date]) -> [Action] {
+        var back: Set<String> = []
+        for (trip, arrival) in arrivals {
+            if let closed = driverClosed[trip], arrival >= closed.addingTimeInterval(settings.echo) {
+                back.insert(trip)
+            }
+        }
+        guard !back.isEmpty else { return [] }
+        let ids = Set(waitingWatchers.filter { back.contains($0.value) }.keys)
+        guard !ids.isEmpty else { return [] }
+        for id in ids { waitingWatchers[id] = nil }
+        let closing = schedule.filter { ids.contains($0.id) }.map(\.id)
+        schedule.removeAll { ids.contains($0.id) }
+        return closing.isEmpty ? [] : [.close(closing)]
     }
 
     private mutating func tick(_ now: Date, streams: Int, requests: Int) -> [Action] {
@@ -134,6 +166,9 @@ public struct DrainMachine: Sendable {
         let elapsed = signalledAt.map { now.timeIntervalSince($0) } ?? 0
         let plan = settings.plan(streams, at: now, elapsed: elapsed)
         self.plan = plan
+        servedTrips = streams.servedTrips.filter { streams.drivers.contains($0.key) }
+        let served = Set(servedTrips.values)
+        waitingWatchers = streams.watchedTrips.filter { served.contains($0.value) }
         schedule =
             spread(streams.drivers, from: plan.start, over: plan.driversWindow)
             + spread(streams.watchers, from: plan.watchersStart, over: plan.watchersWindow)
@@ -152,12 +187,29 @@ public struct DrainMachine: Sendable {
         }
     }
 
+    /// The streams whose moment has come. A watcher still waiting for its driver's positions from elsewhere is put
+    /// off to `handoverWait` after its driver's close (within the bound) if that is later.
     private mutating func due(at now: Date) -> [Action] {
         let count = schedule.prefix { $0.at <= now }.count
         guard count > 0 else { return [] }
         let ids = schedule.prefix(count).map(\.id)
         schedule.removeFirst(count)
-        return [.close(ids)]
+        let latest = signalledAt.map { $0.addingTimeInterval(settings.bound - 1) } ?? now
+        var closing: [UInt64] = []
+        for id in ids {
+            if let trip = servedTrips[id] { driverClosed[trip] = now }
+            if let trip = waitingWatchers[id], let closed = driverClosed[trip] {
+                let wait = min(closed.addingTimeInterval(settings.handoverWait), latest)
+                if wait > now {
+                    let index = schedule.firstIndex { $0.at > wait } ?? schedule.endIndex
+                    schedule.insert((wait, id), at: index)
+                    continue
+                }
+            }
+            waitingWatchers[id] = nil
+            closing.append(id)
+        }
+        return closing.isEmpty ? [] : [.close(closing)]
     }
 
     /// The flush once no stream and no request is open.

@@ -14,18 +14,27 @@ public struct DrainSettings: Sendable, Hashable {
     public var rate: Double
     /// Seconds between the last driver's close and the first watcher's (`DrainPlan.handover`), when there is room.
     public var handover: TimeInterval
+    /// The longest a watcher whose driver streamed here waits, after its driver's close, for that driver's positions
+    /// to come back through the bus from another node before it moves anyway (`DrainMachine`: it moves at once when
+    /// they do, however early in the drain).
+    public var handoverWait: TimeInterval
+    /// Positions of a trip that reach the node within this long of its driver's close are not taken as the driver
+    /// being back elsewhere: they may be the node's own last ones, still crossing the bus.
+    public var echo: TimeInterval
     /// From the signal to the exit at the latest, whatever is still open.
     public var bound: TimeInterval
 
     /// Settings; `grace + spread` must leave room under `bound` (`problem` says when it does not).
     public init(
         grace: TimeInterval = 5, spread: TimeInterval = 5, rate: Double = 400, handover: TimeInterval = 2,
-        bound: TimeInterval = 30
+        handoverWait: TimeInterval = 6, echo: TimeInterval = 0.5, bound: TimeInterval = 30
     ) {
         self.grace = grace
         self.spread = spread
         self.rate = rate
         self.handover = handover
+        self.handoverWait = handoverWait
+        self.echo = echo
         self.bound = bound
     }
 
@@ -37,6 +46,9 @@ public struct DrainSettings: Sendable, Hashable {
         }
         guard rate.isFinite, rate > 0 else { return "--drain-rate must be more than 0 streams a second" }
         guard handover.isFinite, handover >= 0 else { return "the drain's handover must be 0 seconds or more" }
+        guard handoverWait.isFinite, handoverWait >= 0, echo.isFinite, echo >= 0 else {
+            return "the drain's handover wait and echo must be 0 seconds or more"
+        }
         guard bound.isFinite, bound > 0 else { return "--drain-seconds must be more than 0 seconds" }
         guard grace + spread + 1 <= bound else {
             return "--drain-seconds (\(Self.format(bound))) must be at least --drain-grace-seconds"

@@ -8,11 +8,20 @@ public struct DrainStreams: Sendable, Hashable {
     public var drivers: [UInt64]
     /// Every other stream, by connection id.
     public var watchers: [UInt64]
+    /// The trip each driver stream here serves, where the node knows it (by connection id).
+    public var servedTrips: [UInt64: String]
+    /// The trip each watcher watches (a rider's or a share viewer's stream; an operator's feed watches none).
+    public var watchedTrips: [UInt64: String]
 
-    /// The streams, drivers' and watchers'.
-    public init(drivers: [UInt64] = [], watchers: [UInt64] = []) {
+    /// The streams, drivers' and watchers', and the trips that tie a watcher to a driver here.
+    public init(
+        drivers: [UInt64] = [], watchers: [UInt64] = [], servedTrips: [UInt64: String] = [:],
+        watchedTrips: [UInt64: String] = [:]
+    ) {
         self.drivers = drivers
         self.watchers = watchers
+        self.servedTrips = servedTrips
+        self.watchedTrips = watchedTrips
     }
 
     /// How many there are in all.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a drain acts on: the node (`BackendServer`), or a test's stand-in.
 public protocol DrainTarget: Sendable {
     /// `/readyz` answers 503 `draining` from now on.
@@ -12,4 +14,12 @@ public protocol DrainTarget: Sendable {
     func openWork() async -> (streams: Int, requests: Int)
     /// Returns once the acknowledged work is out: pending history commits, pushes, publications marked.
     func flush() async
+    /// The trips whose positions reached the node's watchers since the last call (from `stopAccepting` on), each
+    /// with the latest arrival: the evidence that a moved driver streams again elsewhere.
+    func positionsSeen() async -> [String: Date]
+}
+
+extension DrainTarget {
+    /// No evidence: watchers keep their slots after the handover.
+    public func positionsSeen() async -> [String: Date] { [:] }
 }

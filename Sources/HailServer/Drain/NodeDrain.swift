@@ -47,6 +47,10 @@ public actor NodeDrain {
         while outcome == nil {
             do { try await time.sleep(for: tickInterval) } catch { return }
             guard outcome == nil else { return }
+            if machine.phase == .moving {
+                let seen = await target.positionsSeen()
+                if !seen.isEmpty { await carryOut(machine.handle(.positionsSeen(seen))) }
+            }
             let open = await target.openWork()
             await carryOut(machine.handle(.tick(at: time.now(), streams: open.streams, requests: open.requests)))
         }

@@ -13,17 +13,24 @@ final class BusGate: Sendable {
     /// Closes the stream after its last message (a trip that reached a final state).
     private let closesOnEnd: Bool
     private let held = Mutex<[BusMessage]?>([])
+    /// Told of each position (a disposable message) as it arrives, before the gate: a drain's evidence.
+    private let sawPosition: (@Sendable () -> Void)?
 
     /// A closed gate in front of `connection`.
-    init(connection: WebSocketConnection, metrics: ServerMetrics, time: Timeline, closesOnEnd: Bool = false) {
+    init(
+        connection: WebSocketConnection, metrics: ServerMetrics, time: Timeline, closesOnEnd: Bool = false,
+        sawPosition: (@Sendable () -> Void)? = nil
+    ) {
         self.connection = connection
         self.metrics = metrics
         self.time = time
         self.closesOnEnd = closesOnEnd
+        self.sawPosition = sawPosition
     }
 
     /// Sends `message`, or keeps it while the gate is closed.
     func deliver(_ message: BusMessage) {
+        if message.kind == .disposable { sawPosition?() }
         let sendNow = held.withLock { held -> Bool in
             guard held != nil else { return true }
             held?.append(message)

@@ -22,6 +22,9 @@ public struct LiveStreams: Sendable {
     /// The three above by one reference, which each stream's handler keeps instead of copies of them.
     private let shared: StreamServices
 
+    /// The trips whose positions reached this node's watchers, while a drain watches for them.
+    var sightings: PositionSightings { shared.sightings }
+
     /// Creates the streams over the server's services.
     public init(services: ServerServices) {
         self.services = services
@@ -283,6 +286,11 @@ actor DriverConnections {
                 WebSocketCloseCode.superseded.rawValue, "a newer connection replaced this one")
         }
         return !seen.insert(driverID).inserted
+    }
+
+    /// The driver of each stream registered here, by the stream's object identity.
+    func driverIDs() -> [ObjectIdentifier: String] {
+        Dictionary(current.map { ($0.value.identity, $0.key) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Forgets `connection` if it is still the driver's current one.

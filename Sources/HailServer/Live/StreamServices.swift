@@ -12,6 +12,8 @@ final class StreamServices: Sendable {
     let drivers: DriverConnections
     /// The backend reads of opening driver streams, batched.
     let setUps: DriverSetUps
+    /// The trips whose positions reached this node's watchers, while a drain watches for them.
+    let sightings = PositionSightings()
 
     /// Shares `services`, `api` and `drivers` between the handlers of one server.
     init(services: ServerServices, api: HailAPI, drivers: DriverConnections) {

@@ -40,17 +40,18 @@ final class TripStreamHandler: WebSocketInboundHandler {
         services.metrics.connection(role: principal.role, client: client, delta: 1)
         if resume.after != nil { services.metrics.reconnect(role: principal.role) }
         Self.beginSetUp(
-            tripID: tripID, resume: resume, role: principal.role, client: client, services: services, on: connection,
-            handoff: handoff)
+            tripID: tripID, resume: resume, role: principal.role, client: client, services: services,
+            sightings: shared.sightings, on: connection, handoff: handoff)
     }
 
     private static func beginSetUp(
         tripID: String, resume: LiveQuery, role: Role, client: ClientInfo?, services: ServerServices,
-        on connection: WebSocketConnection, handoff: SubscriptionHandoff
+        sightings: PositionSightings, on connection: WebSocketConnection, handoff: SubscriptionHandoff
     ) {
         Task {
             let subscription = await setUp(
-                tripID: tripID, resume: resume, role: role, client: client, services: services, on: connection)
+                tripID: tripID, resume: resume, role: role, client: client, services: services, sightings: sightings,
+                on: connection)
             if let subscription { await handoff.handOver(subscription) }
         }
     }
@@ -60,10 +61,13 @@ final class TripStreamHandler: WebSocketInboundHandler {
     /// with 4004, and a trip store that does not answer with 4013 (reconnect later), as a lost bus is.
     private static func setUp(
         tripID: String, resume: LiveQuery, role: Role, client: ClientInfo?, services: ServerServices,
-        on connection: WebSocketConnection
+        sightings: PositionSightings, on connection: WebSocketConnection
     ) async -> BusSubscription? {
         let after = resume.after
-        let gate = BusGate(connection: connection, metrics: services.metrics, time: services.time, closesOnEnd: true)
+        let time = services.time
+        let gate = BusGate(
+            connection: connection, metrics: services.metrics, time: time, closesOnEnd: true,
+            sawPosition: { sightings.saw(tripID, at: time.now()) })
         let subscription = await services.bus.subscribe(
             to: .trip(tripID), sink: { gate.deliver($0) },
             // The bus lost its link (Redis): the client reconnects and resyncs rather than wait in silence.

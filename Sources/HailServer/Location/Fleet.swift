@@ -228,6 +228,14 @@ public final class Fleet: Sendable {
         return drivers[driverID]?.position
     }
 
+    /// The trip the driver serves as this node knows it (its copy of the shared state; on one node, the store's), nil
+    /// when none or not known here: a drain pairs each rider with its driver's stream by it.
+    public func servedTripID(driverID: String) async -> String? {
+        if let cached = drivers.withValue(driverID, { $0?.cache }) { return cached.state.trip?.trip.id }
+        guard pipeline == nil else { return nil }
+        return try? await ingestState.state(driverID: driverID)?.trip?.trip.id
+    }
+
     /// Every driver whose positions this node has ingested, sorted; the operator's map lists them all,
     /// however far from the map's centre (on one node, that is every driver).
     public func knownDriverIDs() async -> [String] { drivers.keys.sorted() }

@@ -112,12 +112,19 @@ public final class MetricsRegistry: Sendable {
 
     private let declarations = Mutex(Declarations())
     private let stripes: [Stripe] = (0..<16).map { _ in Stripe() }
+    /// Run at the start of every `render`: gauges read from elsewhere at scrape time (`addCollector`).
+    private let collectors = Mutex<[@Sendable (MetricsRegistry) -> Void]>([])
     private let handles = Mutex(Handles())
     /// Gauges that are set (not added to) live in one place, so the last `set` wins.
     private let setGauges = Mutex<[Series: Double]>([:])
 
     /// Creates an empty registry.
     public init() {}
+
+    /// Has `collect` set its gauges at the start of every `render` (values another layer keeps, read when scraped).
+    public func addCollector(_ collect: @escaping @Sendable (MetricsRegistry) -> Void) {
+        collectors.withLock { $0.append(collect) }
+    }
 
     /// The calling thread's stripe.
     private var stripe: Stripe {
@@ -269,6 +276,7 @@ public final class MetricsRegistry: Sendable {
 
     /// Every metric in the Prometheus text exposition format, sorted by name then labels.
     public func render() -> String {
+        for collect in collectors.withLock({ $0 }) { collect(self) }
         let (values, histogramValues) = merged()
         let help = declarations.withLock { $0.help }
         var names = Set(values.keys.map(\.name)).union(histogramValues.keys.map(\.name))

@@ -11,7 +11,21 @@ extension ServerMetrics {
         ["role": role.rawValue, "version": segment.version, "device": segment.device, "region": segment.region]
     }
 
+    /// Has every scrape set `hail_loop_connections{loop}` from `read` (the connections each of the node's event loops
+    /// holds, in loop order), so an operator sees whether the loops share the node's connections evenly.
+    public func loopConnections(_ read: @escaping @Sendable () -> [Int]) {
+        registry.addCollector { registry in
+            for (loop, count) in read().enumerated() {
+                registry.set("hail_loop_connections", Double(count), labels: ["loop": "\(loop)"])
+            }
+        }
+    }
+
     static func declareOperability(_ registry: MetricsRegistry) {
+        registry.declare(
+            "hail_loop_connections", type: "gauge",
+            help: "TCP connections each event loop holds (HTTP and WebSocket); a new one goes to the loop holding"
+                + " fewest.")
         registry.declare(
             "hail_flags_reloads_total", type: "counter",
             help: "Reloads of the flags file (SIGHUP), by result: applied, or rejected (the flags in force kept).")

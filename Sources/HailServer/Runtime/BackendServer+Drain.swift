@@ -1,3 +1,4 @@
+import Foundation
 import HailNet
 import HailProtocol
 
@@ -7,19 +8,42 @@ extension BackendServer: DrainTarget {
     public func markUnready() { services.readiness.draining = true }
 
     /// Closes the listeners and returns the WebSockets still open: drivers' streams (positions come from them) and
-    /// the rest (they watch).
+    /// the rest (they watch), with the trip each driver serves and each watcher watches; from now on the trips'
+    /// positions arriving here are noted (`positionsSeen`).
     public func stopAccepting() async -> DrainStreams {
         await net.stopAccepting()
+        live.sightings.watch()
+        let driverIDs = await live.drivers.driverIDs()
         var streams = DrainStreams()
         for connection in await net.openWebSockets() {
             if connection.request.path == Routes.driverLive.template {
                 streams.drivers.append(connection.id)
+                if let driverID = driverIDs[ObjectIdentifier(connection)],
+                    let trip = await services.fleet.servedTripID(driverID: driverID)
+                {
+                    streams.servedTrips[connection.id] = trip
+                }
             } else {
                 streams.watchers.append(connection.id)
+                if let trip = Self.watchedTrip(path: connection.request.path) {
+                    streams.watchedTrips[connection.id] = trip
+                }
             }
         }
         return streams
     }
+
+    /// The trip id of a trip stream's path (`/v1/trips/{id}/live`), nil for any other.
+    static func watchedTrip(path: String) -> String? {
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 5, parts[0].isEmpty, parts[1] == "v1", parts[2] == "trips", parts[4] == "live",
+            !parts[3].isEmpty
+        else { return nil }
+        return String(parts[3])
+    }
+
+    /// The trips whose positions reached this node's watchers since the last call.
+    public func positionsSeen() async -> [String: Date] { live.sightings.take() }
 
     /// Closes these WebSockets with 4012.
     public func closeStreams(_ ids: [UInt64]) async {

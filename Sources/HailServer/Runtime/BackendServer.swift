@@ -49,6 +49,8 @@ public final class BackendServer: Sendable {
     /// The shared services (stores, fleet, dispatch...).
     public let services: ServerServices
     let net: NetServer
+    /// The live streams, for a drain: which driver each stream is and which trips' positions arrive.
+    let live: LiveStreams
     private let dispatchTask: Task<Void, Never>
 
     /// Opens the database, resumes what was in flight, and starts listening.
@@ -71,6 +73,7 @@ public final class BackendServer: Sendable {
         self.services = services
         let api = HailAPI(services: services)
         let streams = LiveStreams(services: services)
+        live = streams
         var netConfiguration = NetServerConfiguration()
         netConfiguration.host = options.host
         netConfiguration.port = options.port
@@ -149,6 +152,8 @@ public final class BackendServer: Sendable {
                     return .reject(code: error.closeCode.rawValue, reason: LiveStreams.reason(error.message))
                 }
             })
+        let netMetrics = net.metrics
+        metrics.loopConnections { netMetrics.snapshot().connectionsPerLoop }
         _ = try net.start()
         let (dispatcher, reconciler) = (services.dispatcher, services.reconciler)
         let clockMonitor = services.clockMonitor

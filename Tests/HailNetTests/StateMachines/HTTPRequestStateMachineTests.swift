@@ -45,17 +45,17 @@ import Testing
         let get = request("GET")
         #expect(machine.receivedHead(get, now: start) == .dispatch(get, transaction: 1))
         #expect(machine.receivedBodyChunk([1, 2]) == .ignore)
-        #expect(machine.bodyCompleted() == .ignore)
+        #expect(machine.bodyCompleted(now: start) == .ignore)
     }
 
     @Test func zeroLengthPostIsDispatchedAtItsHeadAndTheSecondCompletionIsIgnored() {
         var machine = machine()
         let post = request("POST", ["Content-Length": "0"])
         #expect(machine.receivedHead(post, now: start) == .dispatch(post, transaction: 1))
-        #expect(machine.bodyCompleted() == .ignore)
+        #expect(machine.bodyCompleted(now: start) == .ignore)
         let response = HTTPResponse.text("ok")
         #expect(machine.responseReady(response, transaction: 1) == .requestWritable)
-        #expect(machine.bodyCompleted() == .ignore)
+        #expect(machine.bodyCompleted(now: start) == .ignore)
         #expect(machine.writable() == .writeHead(head(response), body: [111, 107], then: .completeTransaction))
     }
 
@@ -65,9 +65,31 @@ import Testing
         #expect(machine.receivedHead(post, now: start) == .readMore)
         #expect(machine.receivedBodyChunk([1, 2]) == .readMore)
         #expect(machine.receivedBodyChunk([3, 4, 5]) == .readMore)
-        #expect(machine.bodyCompleted() == .dispatch(withBody(post, [1, 2, 3, 4, 5]), transaction: 1))
-        #expect(machine.bodyCompleted() == .ignore)
+        #expect(machine.bodyCompleted(now: start) == .dispatch(withBody(post, [1, 2, 3, 4, 5]), transaction: 1))
+        #expect(machine.bodyCompleted(now: start) == .ignore)
         #expect(machine.receivedBodyChunk([6]) == .ignore)
+    }
+
+    @Test func aRequestWithABodyIsStampedWhenItsBodyCompletesOneWithoutAtItsHead() {
+        var machine = machine()
+        let get = HTTPRequest(method: "GET", path: "/v1/things", receivedAt: start)
+        guard case .dispatch(let headOnly, _) = machine.receivedHead(get, now: start) else {
+            Issue.record("a GET is dispatched at its head")
+            return
+        }
+        #expect(headOnly.receivedAt == start)
+        // The body came 5 s after the head (a slow uplink, or a client that held it): the deadline starts now.
+        let post = HTTPRequest(
+            method: "POST", path: "/v1/things", headers: ["Content-Length": "2"], receivedAt: start + .seconds(6))
+        #expect(machine.receivedHead(post, now: start + .seconds(6)) == .readMore)
+        #expect(machine.receivedBodyChunk([1, 2]) == .readMore)
+        guard case .dispatch(let whole, let transaction) = machine.bodyCompleted(now: start + .seconds(11)) else {
+            Issue.record("the POST is dispatched at its body's completion")
+            return
+        }
+        #expect(transaction == 2)
+        #expect(whole.body == [1, 2])
+        #expect(whole.receivedAt == start + .seconds(11))
     }
 
     @Test func chunkedBodyWaitsForCompletion() {
@@ -75,7 +97,7 @@ import Testing
         let post = request("POST", ["Transfer-Encoding": "Chunked"])
         #expect(machine.receivedHead(post, now: start) == .readMore)
         #expect(machine.receivedBodyChunk(Array("hi".utf8)) == .readMore)
-        #expect(machine.bodyCompleted() == .dispatch(withBody(post, Array("hi".utf8)), transaction: 1))
+        #expect(machine.bodyCompleted(now: start) == .dispatch(withBody(post, Array("hi".utf8)), transaction: 1))
     }
 
     @Test func bodyOfExactlyTheLimitIsAccepted() {
@@ -83,7 +105,7 @@ import Testing
         let post = request("POST", ["Content-Length": "4"])
         #expect(machine.receivedHead(post, now: start) == .readMore)
         #expect(machine.receivedBodyChunk([1, 2, 3, 4]) == .readMore)
-        #expect(machine.bodyCompleted() == .dispatch(withBody(post, [1, 2, 3, 4]), transaction: 1))
+        #expect(machine.bodyCompleted(now: start) == .dispatch(withBody(post, [1, 2, 3, 4]), transaction: 1))
     }
 
     @Test func declaredBodyOverTheLimitIsAnswered413AndTheConnectionClosesAfter() {
@@ -92,7 +114,7 @@ import Testing
             machine.receivedHead(request("POST", ["Content-Length": "11"], id: "big"), now: start) == .requestWritable)
         // The unread body and its completion still arrive; the request was never dispatched.
         #expect(machine.receivedBodyChunk([1, 2, 3]) == .ignore)
-        #expect(machine.bodyCompleted() == .ignore)
+        #expect(machine.bodyCompleted(now: start) == .ignore)
         #expect(machine.responseReady(.text("late"), transaction: 1) == .ignore)
         let rejection = payloadTooLarge(limit: 10, id: "big")
         #expect(
@@ -110,7 +132,7 @@ import Testing
         #expect(machine.receivedBodyChunk([UInt8](repeating: 1, count: 6)) == .readMore)
         #expect(machine.receivedBodyChunk([UInt8](repeating: 2, count: 5)) == .requestWritable)
         #expect(machine.receivedBodyChunk([3]) == .ignore)
-        #expect(machine.bodyCompleted() == .ignore)
+        #expect(machine.bodyCompleted(now: start) == .ignore)
         let rejection = payloadTooLarge(limit: 10, id: "grew")
         #expect(
             machine.writable()
@@ -221,7 +243,7 @@ import Testing
         let second = request("POST", ["Content-Length": "1"], id: "second")
         #expect(machine.receivedHead(second, now: start) == .readMore)
         #expect(machine.receivedBodyChunk([9]) == .readMore)
-        #expect(machine.bodyCompleted() == .dispatch(withBody(second, [9]), transaction: 2))
+        #expect(machine.bodyCompleted(now: start) == .dispatch(withBody(second, [9]), transaction: 2))
         #expect(machine.responseReady(response, transaction: 1) == .ignore)
         #expect(machine.responseReady(response, transaction: 2) == .requestWritable)
     }
@@ -241,7 +263,7 @@ import Testing
         let post = request("POST", ["Content-Length": "1"])
         #expect(machine.receivedHead(post, now: start) == .readMore)
         #expect(machine.receivedBodyChunk([1]) == .readMore)
-        #expect(machine.bodyCompleted() == .dispatch(withBody(post, [1]), transaction: 1))
+        #expect(machine.bodyCompleted(now: start) == .dispatch(withBody(post, [1]), transaction: 1))
         #expect(machine.tick(now: start + .seconds(100)) == .ignore)
         #expect(machine.responseReady(.text("slow handler"), transaction: 1) == .requestWritable)
         #expect(machine.tick(now: start + .seconds(100)) == .ignore)

@@ -158,6 +158,67 @@ import Testing
             (2...4).map { second in closed.prefix(12).filter { Int($0.1.rounded(.up)) == second }.count } == [4, 4, 4])
     }
 
+    /// Drivers 1 and 2 serve trips a and b here; riders 101 and 102 watch them, 103 watches a trip whose driver
+    /// streams to another node. Listed at 1 s: 5 streams within the 4 s floor, the drivers over [1, 2.6), 2 s of
+    /// handover, the watchers over [4.6, 7).
+    private func pairedMachine() -> DrainMachine {
+        var machine = DrainMachine(
+            settings: DrainSettings(grace: 1, spread: 4, handover: 2, handoverWait: 6, echo: 0.5, bound: 30), seed: 5)
+        _ = machine.handle(.terminate(at: at(0)))
+        _ = machine.handle(.tick(at: at(1), streams: 5, requests: 0))
+        let streams = DrainStreams(
+            drivers: [1, 2], watchers: [101, 102, 103], servedTrips: [1: "a", 2: "b"],
+            watchedTrips: [101: "a", 102: "b", 103: "z"])
+        #expect(machine.handle(.streamsListed(streams, at: at(1))) == [])
+        #expect(machine.plan == DrainPlan(start: at(1), driversWindow: 1.6, handover: 2, watchersWindow: 2.4))
+        return machine
+    }
+
+    /// Ticks every tenth from `from` to `to` seconds, feeding `positions` (trip, arrival) as their arrival passes;
+    /// returns when each stream was closed.
+    private func run(
+        _ machine: inout DrainMachine, from: Int, to: Int, positions: (Double) -> [String: Date] = { _ in [:] }
+    ) -> [UInt64: Double] {
+        var closedAt: [UInt64: Double] = [:]
+        for tenth in from...to {
+            let now = Double(tenth) / 10
+            var actions = machine.handle(.positionsSeen(positions(now)))
+            actions += machine.handle(.tick(at: at(now), streams: 5, requests: 0))
+            for case .close(let batch) in actions { for id in batch { closedAt[id] = now } }
+        }
+        return closedAt
+    }
+
+    @Test func aRiderMovesOnceItsDriversPositionsComeBackFromElsewhereNotBeforeTheEcho() throws {
+        var probe = pairedMachine()
+        let drivers = run(&probe, from: 11, to: 26)
+        let closeA = try #require(drivers[1])
+        var machine = pairedMachine()
+        // A position of trip a every tenth from the start: the node's own until its driver's close, then, 0.5 s
+        // after it (the echo), the driver's from its next node.
+        let closed = run(&machine, from: 11, to: 150) { now in now >= 1.1 ? ["a": at(now)] : [:] }
+        #expect(closed[1] == closeA)
+        let moved = try #require(closed[101])
+        #expect(abs(moved - (closeA + 0.5)) < 0.01, "rider 101 moved at \(moved), its driver at \(closeA)")
+        // No evidence for b: rider 102 keeps its slot but waits 6 s after its driver's close.
+        let closeB = try #require(closed[2])
+        let rider102 = try #require(closed[102])
+        #expect(rider102 >= closeB + 6 - 0.01 && rider102 < closeB + 6.1 + 0.01)
+        // Rider 103's driver is elsewhere: it moves in its slot of the watchers' window.
+        let rider103 = try #require(closed[103])
+        #expect(rider103 > 4.6 && rider103 <= 7)
+        #expect(Set(closed.keys) == [1, 2, 101, 102, 103])
+    }
+
+    @Test func positionsBeforeItsDriversCloseAreNoEvidence() throws {
+        var machine = pairedMachine()
+        // Trip a's positions stop for good at 1.1 s (before its driver's close, at 1.1 to 2.6 s).
+        let closed = run(&machine, from: 11, to: 150) { now in now <= 1.1 ? ["a": at(now)] : [:] }
+        let closeA = try #require(closed[1])
+        let rider101 = try #require(closed[101])
+        #expect(rider101 >= closeA + 6 - 0.01)
+    }
+
     @Test func aNodeHoldingMoreThanSpreadTimesRateStreamsSendsThemAtTheRate() {
         var machine = DrainMachine(
             settings: DrainSettings(grace: 1, spread: 5, rate: 400, handover: 2, bound: 30), seed: 3)

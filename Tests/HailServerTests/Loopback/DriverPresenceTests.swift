@@ -2,6 +2,7 @@ import Foundation
 import HailCore
 import HailProtocol
 import HailServer
+import HailTesting
 import Testing
 
 /// A driver's online status survives Redis losing it without a disconnect (`FLUSHALL`, a key evicted, a restart

@@ -4,6 +4,7 @@ import HailNet
 import HailProtocol
 import HailScale
 import HailServer
+import HailTesting
 import Testing
 
 /// The scaled shape's derived state repaired after Redis refused while a trip ended: the real server on loopback,

@@ -30,7 +30,14 @@ struct EveryEndpointOverLoopbackTests {
         #expect(
             try HailJSON.decode(ReadinessVerdict.self, from: readiness.body)
                 == ReadinessVerdict(results: ["storage": nil], draining: false))
-        #expect(await h.call("GET", "/metrics", token: h.token(.operator, "ops")).status == 200)
+        let metrics = await h.call("GET", "/metrics", token: h.token(.operator, "ops"))
+        #expect(metrics.status == 200)
+        // The connections each event loop holds: this client's own connection is on one of them at least.
+        let perLoop = String(decoding: metrics.body, as: UTF8.self).split(separator: "\n")
+            .filter { $0.hasPrefix("hail_loop_connections{loop=") }
+            .compactMap { Double($0.split(separator: " ").last ?? "") }
+        #expect(perLoop.count == ProcessInfo.processInfo.activeProcessorCount)
+        #expect(perLoop.reduce(0, +) >= 1)
         await h.onlineDriver("near", at: Coordinate(lat: 43.7400, lng: 7.4280))
         #expect(await h.call("POST", "/v1/drivers/me/status", token: far, json: #"{"online": true}"#).status == 200)
         let binary = try LocationBatchCodec.encode(

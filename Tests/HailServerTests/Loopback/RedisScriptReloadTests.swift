@@ -1,6 +1,7 @@
 import Foundation
 import HailCore
 import HailServer
+import HailTesting
 import Testing
 
 @testable import HailScale
