@@ -312,7 +312,8 @@ public final class Fleet: Sendable {
             drivers.withValue(driverID) { $0?.cache = nil }
             // The batch failed half-way (storage unavailable): its seq goes back so the app's retry applies
             // it instead of being taken for a duplicate, and no history point is lost.
-            try? await ingestState.rewind(driverID: driverID, from: batch.seq, to: before.lastSeq)
+            try? await ingestState.rewind(
+                driverID: driverID, from: batch.seq, to: before.lastSeq, filter: before.filter)
             throw error
         }
     }
@@ -366,9 +367,12 @@ public final class Fleet: Sendable {
         guard let (tripID, points) = plan.history else { return .done(plan.result) }
         let seq = batch.seq
         let previous = before.lastSeq
+        let filter = before.filter
         appendTripFixes(tripID: tripID, driverID: driverID, points: points) { result in
             // Not committed: the seq goes back so the app's retry of this batch is applied, not a duplicate.
-            if case .failure = result { localIngestState.rewind(driverID: driverID, from: seq, to: previous) }
+            if case .failure = result {
+                localIngestState.rewind(driverID: driverID, from: seq, to: previous, filter: filter)
+            }
             whenCommitted(result)
         }
         return .committing(plan.result)
@@ -421,7 +425,9 @@ public final class Fleet: Sendable {
                 whenWritten()
                 appendTripFixes(tripID: tripID, driverID: driverID, points: points) { [self] result in
                     guard case .failure = result else { return whenCommitted(result) }
-                    takeBack(driverID: driverID, seq: batch.seq, previous: previous) { whenCommitted(result) }
+                    takeBack(driverID: driverID, seq: batch.seq, previous: previous, filter: cached.state.filter) {
+                        whenCommitted(result)
+                    }
                 }
             case .success(.stale):
                 // Someone else wrote the driver since the copy was made: plan again on what is stored.
@@ -436,18 +442,22 @@ public final class Fleet: Sendable {
                 }
             case .failure(let error):
                 // The write may have been applied before the connection broke; the seq goes back either way.
-                takeBack(driverID: driverID, seq: batch.seq, previous: previous) { whenCommitted(.failure(error)) }
+                takeBack(driverID: driverID, seq: batch.seq, previous: previous, filter: cached.state.filter) {
+                    whenCommitted(.failure(error))
+                }
             }
         }
         return .writing(plan.result)
     }
 
-    /// Forgets the driver's copy and puts the seq back, then calls `done`: the app retries the batch only
-    /// after its stream closes, which `done` leads to, so the retry finds the seq already back.
-    private func takeBack(driverID: String, seq: Int64, previous: Int64?, done: @escaping @Sendable () -> Void) {
+    /// Forgets the driver's copy and puts the seq and the filter back, then calls `done`: the app retries the batch
+    /// only after its stream closes, which `done` leads to, so the retry finds them already back.
+    private func takeBack(
+        driverID: String, seq: Int64, previous: Int64?, filter: LocationFilter, done: @escaping @Sendable () -> Void
+    ) {
         drivers.withValue(driverID) { $0?.cache = nil }
         Task {
-            try? await ingestState.rewind(driverID: driverID, from: seq, to: previous)
+            try? await ingestState.rewind(driverID: driverID, from: seq, to: previous, filter: filter)
             done()
         }
     }
