@@ -576,10 +576,17 @@ public struct HailAPI: Sendable {
             }
             intent = .ended(fare: fare, receipt: receipt)
         }
+        // A start's first point of the fare's path goes in before the start is published: a trip the app ends at once
+        // must find it, even on a node whose publish and observers wait for a slow Redis.
+        var committed: (@Sendable (TripRecord) async -> Void)?
+        if body.event == .started {
+            let (fleet, start) = (services.fleet, standing?.fix)
+            committed = { _ in await fleet.tripStarted(tripID: tripID, driverID: driverID, from: start) }
+        }
         let outcome = try await services.authority.apply(
-            intent, tripID: tripID, by: .driver(driverID), idempotency: idempotency, check: check)
+            intent, tripID: tripID, by: .driver(driverID), idempotency: idempotency, check: check,
+            committed: committed)
         if body.event == .started, outcome.status == 200 {
-            await services.fleet.tripStarted(tripID: tripID, driverID: driverID, from: standing?.fix)
             // The plan is a route search: on the pool, where it holds up no socket.
             if !outcome.replayed, let started = outcome.record {
                 await offTheLoop { [services] in await services.watchStartedTrip(started, driverID: driverID) }

@@ -10,8 +10,8 @@ import Testing
 /// `node1-redis-slow-5m` met: two nodes on one PostgreSQL and a private `redis-server`, node 0 reaching Redis through a
 /// proxy of the test's own. Node 0 commits the start, then its link to Redis stalls at the publish that follows, so
 /// its after-commit writes (the driver's trip record in Redis among them) wait; meanwhile the driver's batches reach
-/// node 1, whose copy of the driver still says driverArrived, and are acknowledged there. The fare must still run
-/// through every one of them, from where the car stood at the start. The stall is placed by what node 0 sends, not by
+/// node 1, whose copy of the driver still says driverArrived, and are acknowledged there, and the trip ends there
+/// before node 0 is done. The fare must still run through every one of them, from where the car stood at the start. The stall is placed by what node 0 sends, not by
 /// time, and the receipt's distance is compared, to the metre, with the path through the fixes the test sent.
 @Suite("Acknowledged fixes reach the fare when a node's Redis stalls", .serialized)
 struct FareOnSlowRedisTests {
@@ -88,12 +88,13 @@ struct FareOnSlowRedisTests {
             }
             #expect(try await Self.send(cluster, via: 1, driver: driver, seq: seq, batch) == seq)
         }
+        // The trip ends through node 1 while node 0 is still stalled in the start's after-commit work.
+        let ended = await cluster.event(.ended, trip.id, driver: driver, via: 1)
         proxy.blackHole(false)
         #expect(await started.value.status == 200)
 
         // Every fix acknowledged since the start, from where the car stood, and nothing of the way to the pickup.
         let charged = [standing] + driven
-        let ended = await cluster.event(.ended, trip.id, driver: driver, via: 1)
         try #require(ended.status == 200, "ended answered \(ended.status): \(ended.text)")
         let receipt = try #require(try HailJSON.decode(Trip.self, from: ended.body).receipt)
         let expected = Int(charged.map(\.coordinate).pathLength.rounded())
