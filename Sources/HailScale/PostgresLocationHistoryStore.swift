@@ -3,7 +3,7 @@ import HailCore
 import HailServer
 
 /// Location history in PostgreSQL, written by group commit: concurrent appends share one statement.
-public struct PostgresLocationHistoryStore: LocationHistoryStore {
+public struct PostgresLocationHistoryStore: UnderWayHistoryStore {
     let pool: PostgresPool
     private let groupCommit: PostgresHistoryGroupCommit
 
@@ -21,6 +21,15 @@ public struct PostgresLocationHistoryStore: LocationHistoryStore {
         tripID: String, points: [HistoryPoint], whenCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void
     ) {
         groupCommit.append(tripID: tripID, points: points, whenCommitted: whenCommitted)
+    }
+
+    /// Enqueues the points for the next group commit, kept only if the trip is under way with `driverID` when the
+    /// group's statement runs (it reads the trips table in its own snapshot).
+    public func append(
+        tripID: String, underWayBy driverID: String, points: [HistoryPoint],
+        whenCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void
+    ) {
+        groupCommit.append(tripID: tripID, underWayBy: driverID, points: points, whenCommitted: whenCommitted)
     }
 
     /// Appends points through the same group commit and returns once they are durable; resends are ignored.

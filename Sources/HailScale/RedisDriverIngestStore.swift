@@ -33,7 +33,7 @@ public struct RedisDriverIngestStore: DriverIngestStore {
 
     private static let rewindScript = """
         if redis.call('HGET', KEYS[1], 'seq') ~= ARGV[1] then return 0 end
-        redis.call('HSET', KEYS[1], 'ver', ARGV[3])
+        redis.call('HSET', KEYS[1], 'ver', ARGV[3], 'filter', ARGV[4])
         if ARGV[2] == '' then return redis.call('HDEL', KEYS[1], 'seq') end
         return redis.call('HSET', KEYS[1], 'seq', ARGV[2])
         """
@@ -105,10 +105,10 @@ public struct RedisDriverIngestStore: DriverIngestStore {
     }
 
     /// Puts the seq back unless a later batch was taken.
-    public func rewind(driverID: String, from seq: Int64, to previous: Int64?) async throws {
+    public func rewind(driverID: String, from seq: Int64, to previous: Int64?, filter: LocationFilter) async throws {
         let command = [
             "EVAL", Self.rewindScript, "1", key(driverID), String(seq), previous.map(String.init) ?? "",
-            Self.newVersion(),
+            Self.newVersion(), IngestStateText.filter(filter),
         ]
         _ = try await client.run { connection in try connection.command(command).checked() }
     }

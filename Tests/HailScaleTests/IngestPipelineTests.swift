@@ -182,6 +182,52 @@ struct IngestPipelineTests {
         }
     }
 
+    /// A start committed while the driver's record in Redis still says driverArrived, as when the committing node's
+    /// link to Redis is slow: the batch a node plans on that copy and writes in one round trip still reaches the
+    /// trip's history, because PostgreSQL judges it against the committed trip; a batch before the commit does not.
+    @Test func aBatchPlannedOnACopyThatMissedTheStartIsStillInTheTripsHistory() async throws {
+        try await CrossNodeTests.withTwoNodes { nodeA, nodeB in
+            try await nodeA.online(driver: "driver-1", at: Self.near)
+            let created = await nodeB.call(
+                "POST", "/v1/trips", token: nodeB.token(.rider, "rider-1"), body: TwoNodeTests.request,
+                key: UUID().uuidString)
+            let trip = try HailJSON.decode(Trip.self, from: created.body)
+            for step in ["accept", "events"] {
+                let body =
+                    step == "events"
+                    ? try HailJSON.encode(TripEventRequest(event: .arrived, idempotencyKey: UUID().uuidString)) : Data()
+                let answer = await nodeB.call(
+                    "POST", "/v1/trips/\(trip.id)/\(step)", token: nodeB.token(.driver, "driver-1"), body: body,
+                    key: UUID().uuidString)
+                #expect(answer.status == 200)
+            }
+            let t = nodeA.services.time.now() + 5
+            // Node A's copy catches up with the arrival (a stale write), then writes in one step.
+            await Self.stream(2, to: nodeA, after: t)
+            await Self.stream(3, to: nodeA, after: t)
+            let arrived = try #require(try await nodeB.stores.trips.record(id: trip.id))
+            #expect(arrived.trip.state == .driverArrived)
+
+            // The start, committed with no after-commit work: Redis keeps saying driverArrived.
+            let started = try TripRules.decide(.started, by: .driver("driver-1"), on: arrived).get()
+            let commit = TripCommit(
+                record: started, expectedVersion: arrived.trip.version,
+                event: TripEventRecord(
+                    tripID: trip.id, version: started.trip.version, intent: "started", actor: "driver:driver-1",
+                    state: .onTrip, at: nodeB.services.time.now()))
+            #expect(try await nodeB.stores.trips.commit(commit) == .committed)
+            let stalled = try await RedisDriverIngestStore(client: nodeA.redis, prefix: nodeA.ingestPrefix).state(
+                driverID: "driver-1")
+            #expect(stalled?.trip?.trip.state == .driverArrived)
+
+            let before = nodeA.pipeline.statistics.staleWrites
+            await Self.stream(4, to: nodeA, after: t)
+            #expect(nodeA.pipeline.statistics.staleWrites == before)
+            let history = try await nodeB.stores.history.history(tripID: trip.id)
+            #expect(history.map(\.coordinate) == [Self.spot(4)])
+        }
+    }
+
     // Scripts flushed from Redis: `RedisScriptReloadTests` (HailServerTests), on a Redis of its own.
 
     @Test func aBatchTheCopyCallsOldIsAcknowledgedWithoutARoundTrip() async throws {

@@ -43,6 +43,47 @@ struct HistoryGroupCommitTests {
             .value(0, as: Int.self) ?? -1
     }
 
+    /// Commits `trip-1` at `state` with `driver-1`, as the authority would.
+    static func commit(_ stores: SQLiteTripStores, state: TripState, version: Int) async throws {
+        let driver = Driver(
+            id: "driver-1", name: "Ana", carModel: "Zoe", plate: "MC-1", rating: 4.9,
+            photoURL: URL(string: "https://example.invalid/ana.jpg")!)
+        let trip = Trip(
+            id: "trip-1", state: state, pickup: Coordinate(lat: 52.5, lng: 13.4),
+            dropoff: Coordinate(lat: 52.51, lng: 13.41), productID: .economy, version: version, driver: driver)
+        let event = TripEventRecord(
+            tripID: "trip-1", version: version, intent: "step\(version)", actor: "driver:driver-1", state: state,
+            at: Date(timeIntervalSince1970: 1_700_000_000 + Double(version)))
+        let commit = TripCommit(
+            record: TripRecord(trip: trip, riderID: "rider-1"), expectedVersion: version == 1 ? nil : version - 1,
+            event: event)
+        #expect(try await stores.trips.commit(commit) == .committed)
+    }
+
+    /// Appends `points` to `trip-1` on condition that `driverID` has it under way; returns once committed.
+    static func appendUnderWay(_ stores: SQLiteTripStores, by driverID: String, _ points: [HistoryPoint]) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            stores.history.append(tripID: "trip-1", underWayBy: driverID, points: points) {
+                continuation.resume(with: $0)
+            }
+        }
+    }
+
+    @Test func fixesJoinATripsHistoryOnlyWhileItIsUnderWayWithTheirDriver() async throws {
+        let path = Self.temporaryDatabase()
+        defer { Self.remove(path) }
+        let stores = try await SQLiteTripStores.open(path: path)
+        try await Self.commit(stores, state: .driverArrived, version: 1)
+        try await Self.appendUnderWay(stores, by: "driver-1", [Self.point(1)])
+        try await Self.commit(stores, state: .onTrip, version: 2)
+        try await Self.appendUnderWay(stores, by: "driver-2", [Self.point(2)])
+        try await Self.appendUnderWay(stores, by: "driver-1", [Self.point(3), Self.point(4)])
+        try await Self.commit(stores, state: .completed, version: 3)
+        try await Self.appendUnderWay(stores, by: "driver-1", [Self.point(5)])
+        let history = try await stores.history.history(tripID: "trip-1")
+        #expect(history.map(\.t) == [Self.point(3).t, Self.point(4).t])
+    }
+
     @Test("A history written before headings were stored reads back with none, and new points keep theirs")
     func aHistoryFromBeforeHeadingsReadsBackWithNone() async throws {
         let path = Self.temporaryDatabase()

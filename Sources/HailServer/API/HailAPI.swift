@@ -553,7 +553,13 @@ public struct HailAPI: Sendable {
         }
         // Ownership before anything else: only the assigned driver may learn the fare or change the trip.
         let record = try await readableTrip(tripID, by: principal)
-        let check = try await proximityCheck(body.event, record: record, driverID: driverID, pin: body.pin)
+        // Where the car stands, read before a start is committed: the fare's path begins at this fix. Read after the
+        // commit, the driver's later fixes (sent once the app showed the trip under way) were already in.
+        let standing =
+            body.event == .started && record.trip.state == .driverArrived
+            ? await services.fleet.standing(driverID: driverID) : nil
+        let check = try await proximityCheck(
+            body.event, record: record, driverID: driverID, pin: body.pin, standing: standing)
         let intent: TripIntent
         switch body.event {
         case .arrived: intent = .arrived
@@ -570,10 +576,17 @@ public struct HailAPI: Sendable {
             }
             intent = .ended(fare: fare, receipt: receipt)
         }
+        // A start's first point of the fare's path goes in before the start is published: a trip the app ends at once
+        // must find it, even on a node whose publish and observers wait for a slow Redis.
+        var committed: (@Sendable (TripRecord) async -> Void)?
+        if body.event == .started {
+            let (fleet, start) = (services.fleet, standing?.fix)
+            committed = { _ in await fleet.tripStarted(tripID: tripID, driverID: driverID, from: start) }
+        }
         let outcome = try await services.authority.apply(
-            intent, tripID: tripID, by: .driver(driverID), idempotency: idempotency, check: check)
+            intent, tripID: tripID, by: .driver(driverID), idempotency: idempotency, check: check,
+            committed: committed)
         if body.event == .started, outcome.status == 200 {
-            await services.fleet.tripStarted(tripID: tripID, driverID: driverID)
             // The plan is a route search: on the pool, where it holds up no socket.
             if !outcome.replayed, let started = outcome.record {
                 await offTheLoop { [services] in await services.watchStartedTrip(started, driverID: driverID) }
@@ -585,10 +598,10 @@ public struct HailAPI: Sendable {
     /// Weighs `arrived` or `started` against the driver's freshest fix (`PickupProximity`): a fresh fix more than
     /// 150 m from the pickup is a 409 naming the distance; no fresh fix lets the event through, marked unverified.
     /// Only an event the trip's state allows is weighed, so a late retry still gets the state's 409.
-    private func proximityCheck(_ event: TripEventKind, record: TripRecord, driverID: String, pin: String?)
-        async throws(APIError)
-        -> StartCheck
-    {
+    private func proximityCheck(
+        _ event: TripEventKind, record: TripRecord, driverID: String, pin: String?,
+        standing: (position: DriverLocation?, fix: LocationPoint?)?
+    ) async throws(APIError) -> StartCheck {
         let due: TripState
         switch event {
         case .arrived: due = .driverAssigned
@@ -596,7 +609,12 @@ public struct HailAPI: Sendable {
         case .ended: return StartCheck()
         }
         guard record.trip.state == due else { return StartCheck(pin: pin) }
-        let position = await services.fleet.position(driverID: driverID)
+        let position: DriverLocation?
+        if let standing {
+            position = standing.position
+        } else {
+            position = await services.fleet.position(driverID: driverID)
+        }
         switch PickupProximity.judge(position, pickup: record.trip.pickup, now: services.time.now()) {
         case .near: return StartCheck(pin: pin)
         case .unverified: return StartCheck(pin: pin, unverified: true)

@@ -52,8 +52,11 @@ public protocol DriverIngestStore: Sendable {
     /// returns the state as it was before (`lastSeq` the previous seq); nil when it is not newer (a
     /// duplicate or replay).
     func advance(driverID: String, to seq: Int64) async throws -> DriverIngestState?
-    /// Puts the seq back to `previous` after batch `seq` failed half-way, unless a later batch was taken.
-    func rewind(driverID: String, from seq: Int64, to previous: Int64?) async throws
+    /// Puts the seq back to `previous` and the filter back to `filter` (as they were before batch `seq`) after that
+    /// batch failed half-way, unless a later batch was taken. The filter too: left with the failed batch's newest fix
+    /// as its reference, it would refuse the retry's fixes as out of order, and the retry would be acknowledged with
+    /// none of them in the trip's history.
+    func rewind(driverID: String, from seq: Int64, to previous: Int64?, filter: LocationFilter) async throws
     /// Stores the filter after a batch, and the position when one was published.
     func saveFix(driverID: String, filter: LocationFilter, position: DriverLocation?) async throws
     /// Stores online status.
@@ -143,10 +146,12 @@ public final class MemoryDriverIngestStore: DriverIngestStore {
         }
     }
 
-    /// Puts the seq back unless a later batch was taken.
-    public func rewind(driverID: String, from seq: Int64, to previous: Int64?) {
+    /// Puts the seq and the filter back unless a later batch was taken.
+    public func rewind(driverID: String, from seq: Int64, to previous: Int64?, filter: LocationFilter) {
         entries.withValue(driverID) { stored in
-            if stored?.state.lastSeq == seq { stored?.state.lastSeq = previous }
+            guard stored?.state.lastSeq == seq else { return }
+            stored?.state.lastSeq = previous
+            stored?.state.filter = filter
         }
     }
 

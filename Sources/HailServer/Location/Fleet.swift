@@ -87,6 +87,8 @@ public final class Fleet: Sendable {
     private let geo: any GeoIndex
     let trips: any TripStore
     private let history: any LocationHistoryStore
+    /// `history` when it judges each batch against the committed trip itself (SQLite, PostgreSQL).
+    private let underWayHistory: (any UnderWayHistoryStore)?
     private let bus: any TripBus
     private let time: Timeline
     private let metrics: ServerMetrics
@@ -140,6 +142,7 @@ public final class Fleet: Sendable {
         self.geo = geo
         self.trips = trips
         self.history = history
+        underWayHistory = history as? any UnderWayHistoryStore
         self.bus = bus
         self.time = time
         self.metrics = metrics
@@ -198,14 +201,18 @@ public final class Fleet: Sendable {
     /// Forgets this node's copy of the driver's shared state, so their next batch is planned on what is stored.
     func forgetCopy(driverID: String) { drivers.withValue(driverID) { $0?.cache = nil } }
 
-    /// A trip started: its history (the fare's distance) begins where the car stood, the driver's last fix, since
-    /// the fixes the phone sends from now on were taken after the car moved off. Best effort: without a fix, or
-    /// with storage unavailable, the history begins with the next fix, as before.
-    public func tripStarted(tripID: String, driverID: String) async {
-        guard let state = try? await ingestState.state(driverID: driverID), let start = state.filter.lastAccepted
-        else { return }
+    /// A trip started: its history (the fare's distance) begins where the car stood, `start`, the driver's last fix
+    /// read before the start was committed (`standing(driverID:)`), since the fixes the phone sends from then on were
+    /// taken after the car moved off. Read after the commit, on a node whose Redis answers slowly, it was a fix taken
+    /// seconds into the trip, and the way from the pickup to it went unpaid (issue 37, I8). Without `start` (storage
+    /// did not answer before the commit) the driver's last fix is read now; without any, or with storage
+    /// unavailable, the history begins with the next fix.
+    public func tripStarted(tripID: String, driverID: String, from start: LocationPoint? = nil) async {
+        var fix = start
+        if fix == nil { fix = try? await ingestState.state(driverID: driverID)?.filter.lastAccepted }
+        guard let fix else { return }
         // Where the car stood, without the fix's heading: a car that came to rest facing one way may leave the other.
-        let point = HistoryPoint(coordinate: start.coordinate, t: start.t, receivedAt: time.now(), backlog: false)
+        let point = HistoryPoint(coordinate: fix.coordinate, t: fix.t, receivedAt: time.now(), backlog: false)
         try? await history.append(tripID: tripID, points: [point])
     }
 
@@ -224,8 +231,14 @@ public final class Fleet: Sendable {
 
     /// The driver's last published position, whichever node published it.
     public func position(driverID: String) async -> DriverLocation? {
-        if let shared = try? await ingestState.state(driverID: driverID)?.position { return shared }
-        return drivers[driverID]?.position
+        await standing(driverID: driverID).position
+    }
+
+    /// Where the driver is, as every node sees it: the last published position (this node's own when the shared
+    /// state cannot be read) and the last fix the filter accepted (nil when the shared state cannot be read).
+    public func standing(driverID: String) async -> (position: DriverLocation?, fix: LocationPoint?) {
+        let shared = try? await ingestState.state(driverID: driverID)
+        return (shared?.position ?? drivers[driverID]?.position, shared?.filter.lastAccepted)
     }
 
     /// The trip the driver serves as this node knows it (its copy of the shared state; on one node, the store's), nil
@@ -293,7 +306,9 @@ public final class Fleet: Sendable {
             } else {
                 try await ingestState.saveFix(driverID: driverID, filter: plan.filter, position: plan.position)
             }
-            if let (tripID, points) = plan.history { try await history.append(tripID: tripID, points: points) }
+            if let (tripID, points) = plan.history {
+                try await appendTripFixes(tripID: tripID, driverID: driverID, points: points)
+            }
             applied(plan)
             var local = plan.local
             if plan.geoUpdate != nil { local.geoWrittenAt = now }
@@ -304,7 +319,8 @@ public final class Fleet: Sendable {
             drivers.withValue(driverID) { $0?.cache = nil }
             // The batch failed half-way (storage unavailable): its seq goes back so the app's retry applies
             // it instead of being taken for a duplicate, and no history point is lost.
-            try? await ingestState.rewind(driverID: driverID, from: batch.seq, to: before.lastSeq)
+            try? await ingestState.rewind(
+                driverID: driverID, from: batch.seq, to: before.lastSeq, filter: before.filter)
             throw error
         }
     }
@@ -362,9 +378,12 @@ public final class Fleet: Sendable {
         guard let (tripID, points) = plan.history else { return .done(plan.result) }
         let seq = batch.seq
         let previous = before.lastSeq
-        history.append(tripID: tripID, points: points) { result in
+        let filter = before.filter
+        appendTripFixes(tripID: tripID, driverID: driverID, points: points) { result in
             // Not committed: the seq goes back so the app's retry of this batch is applied, not a duplicate.
-            if case .failure = result { localIngestState.rewind(driverID: driverID, from: seq, to: previous) }
+            if case .failure = result {
+                localIngestState.rewind(driverID: driverID, from: seq, to: previous, filter: filter)
+            }
             whenCommitted(result)
         }
         return .committing(plan.result)
@@ -416,9 +435,11 @@ public final class Fleet: Sendable {
                 drivers.withValue(driverID) { $0 = local }
                 guard let (tripID, points) = plan.history else { return whenCommitted(.success(())) }
                 whenWritten()
-                history.append(tripID: tripID, points: points) { [self] result in
+                appendTripFixes(tripID: tripID, driverID: driverID, points: points) { [self] result in
                     guard case .failure = result else { return whenCommitted(result) }
-                    takeBack(driverID: driverID, seq: batch.seq, previous: previous) { whenCommitted(result) }
+                    takeBack(driverID: driverID, seq: batch.seq, previous: previous, filter: cached.state.filter) {
+                        whenCommitted(result)
+                    }
                 }
             case .success(.stale):
                 // Someone else wrote the driver since the copy was made: plan again on what is stored.
@@ -433,18 +454,22 @@ public final class Fleet: Sendable {
                 }
             case .failure(let error):
                 // The write may have been applied before the connection broke; the seq goes back either way.
-                takeBack(driverID: driverID, seq: batch.seq, previous: previous) { whenCommitted(.failure(error)) }
+                takeBack(driverID: driverID, seq: batch.seq, previous: previous, filter: cached.state.filter) {
+                    whenCommitted(.failure(error))
+                }
             }
         }
         return .writing(plan.result)
     }
 
-    /// Forgets the driver's copy and puts the seq back, then calls `done`: the app retries the batch only
-    /// after its stream closes, which `done` leads to, so the retry finds the seq already back.
-    private func takeBack(driverID: String, seq: Int64, previous: Int64?, done: @escaping @Sendable () -> Void) {
+    /// Forgets the driver's copy and puts the seq and the filter back, then calls `done`: the app retries the batch
+    /// only after its stream closes, which `done` leads to, so the retry finds them already back.
+    private func takeBack(
+        driverID: String, seq: Int64, previous: Int64?, filter: LocationFilter, done: @escaping @Sendable () -> Void
+    ) {
         drivers.withValue(driverID) { $0?.cache = nil }
         Task {
-            try? await ingestState.rewind(driverID: driverID, from: seq, to: previous)
+            try? await ingestState.rewind(driverID: driverID, from: seq, to: previous, filter: filter)
             done()
         }
     }
@@ -745,8 +770,13 @@ public final class Fleet: Sendable {
             // nothing is published or stored as a position, so no rider is shown it as fresh.
             geoUpdate = (shared.position?.coordinate ?? withoutFix.coordinate, now)
         }
+        // The copy of the driver's trip lags the trip store: the node that committed a start brings it up to date only
+        // after the commit and its publish, so the app may show the trip under way, and send fixes taken on it, while
+        // this copy still says driverAssigned or driverArrived. The fixes of any trip the driver serves go to the
+        // history, which keeps them only if the trip is under way as committed when they are written
+        // (`appendTripFixes`): a batch is acknowledged once that judgement is durable.
         var history: (String, [HistoryPoint])?
-        if let record = shared.trip, record.trip.state == .onTrip, !kept.isEmpty {
+        if let record = shared.trip, Self.mayBeUnderWay(record.trip.state), !kept.isEmpty {
             history = (
                 record.trip.id,
                 kept.map { HistoryPoint($0, receivedAt: now, backlog: batch.backlog) }
@@ -758,6 +788,46 @@ public final class Fleet: Sendable {
             counts: counts, counters: counters, publishedAge: publishedAge, filter: shared.filter,
             position: newPosition, local: state, geoUpdate: geoUpdate, publish: publish,
             history: history, watched: watched, standing: standing)
+    }
+
+    /// Whether a trip in `state` may be under way in the trip store while a node's copy still says `state`: the
+    /// driver's trip from the accept on (a copy can miss the arrival and the start at once).
+    static func mayBeUnderWay(_ state: TripState) -> Bool {
+        state == .driverAssigned || state == .driverArrived || state == .onTrip
+    }
+
+    /// Appends a batch's fixes to `tripID`'s history, kept only if that trip is under way with `driverID` as they
+    /// are written: judged by the store beside the trips (`UnderWayHistoryStore`) in the same transaction, or, for a
+    /// history with no trips beside it (memory, unit tests), by asking the trip store first.
+    private func appendTripFixes(
+        tripID: String, driverID: String, points: [HistoryPoint],
+        whenCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void
+    ) {
+        if let underWayHistory {
+            underWayHistory.append(tripID: tripID, underWayBy: driverID, points: points, whenCommitted: whenCommitted)
+            return
+        }
+        let trips = self.trips
+        let history = self.history
+        Task {
+            do {
+                if let record = try await trips.record(id: tripID), record.driverID == driverID,
+                    record.trip.state == .onTrip
+                {
+                    try await history.append(tripID: tripID, points: points)
+                }
+                whenCommitted(.success(()))
+            } catch {
+                whenCommitted(.failure(error))
+            }
+        }
+    }
+
+    /// `appendTripFixes`, returning once the points are durable or judged not the trip's.
+    private func appendTripFixes(tripID: String, driverID: String, points: [HistoryPoint]) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            appendTripFixes(tripID: tripID, driverID: driverID, points: points) { continuation.resume(with: $0) }
+        }
     }
 
     /// Online drivers with no trip, near `pickup`, nearest first, with their distance.

@@ -10,6 +10,10 @@ public final class HistoryAppendQueue: Sendable {
     public struct Append: Sendable {
         /// The trip the points belong to.
         public let tripID: String
+        /// When set, the points are kept only if, as their group is written, the trip is under way with this driver
+        /// (`onTrip` in the trips table beside the history): the fare's path is decided by the committed trip, not
+        /// by a node's copy of it. Nil keeps them unconditionally.
+        public let underWayBy: String?
         /// The points, in the order the driver sent them.
         public let points: [HistoryPoint]
         /// Called once with the group's outcome for this append.
@@ -46,14 +50,16 @@ public final class HistoryAppendQueue: Sendable {
     /// Queues an append; true when no drain is in flight and the caller must schedule one. Empty `points`
     /// complete at once, with no group.
     public func enqueue(
-        tripID: String, points: [HistoryPoint], whenCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void
+        tripID: String, underWayBy driverID: String? = nil, points: [HistoryPoint],
+        whenCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void
     ) -> Bool {
         guard !points.isEmpty else {
             whenCommitted(.success(()))
             return false
         }
         return state.withLock { state in
-            state.pending.append(Append(tripID: tripID, points: points, whenCommitted: whenCommitted))
+            state.pending.append(
+                Append(tripID: tripID, underWayBy: driverID, points: points, whenCommitted: whenCommitted))
             state.enqueued += 1
             guard !state.draining else { return false }
             state.draining = true

@@ -49,6 +49,10 @@ public final class HistoryGroupCommit: Sendable {
         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         """
 
+    /// Whether the trip is under way with the driver, read in the group's own transaction: the trips' commits run on
+    /// the same writer thread, so a group sees every trip change committed before it and none after.
+    private static let underWaySQL = "SELECT 1 FROM trips WHERE id = ? AND driver_id = ? AND state = 'onTrip'"
+
     private let database: SQLiteDatabase
     private let queue = HistoryAppendQueue()
 
@@ -66,6 +70,18 @@ public final class HistoryGroupCommit: Sendable {
         tripID: String, points: [HistoryPoint], whenCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void
     ) {
         if queue.enqueue(tripID: tripID, points: points, whenCommitted: whenCommitted) { scheduleFirstDrain() }
+    }
+
+    /// `append`, keeping the points only if, as their group is written, the trip is under way (`onTrip`) with
+    /// `driverID` as its driver; otherwise they are dropped and `whenCommitted` still reports success: the batch was
+    /// judged against the committed trip, which is what its acknowledgement promises.
+    public func append(
+        tripID: String, underWayBy driverID: String, points: [HistoryPoint],
+        whenCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void
+    ) {
+        if queue.enqueue(tripID: tripID, underWayBy: driverID, points: points, whenCommitted: whenCommitted) {
+            scheduleFirstDrain()
+        }
     }
 
     /// Appends `points` through the same groups and returns once they are durable.
@@ -121,6 +137,11 @@ public final class HistoryGroupCommit: Sendable {
                         // Nested in the write's transaction this is a savepoint: an error undoes this
                         // append's points and nothing else.
                         try connection.transaction {
+                            if let driverID = append.underWayBy,
+                                try connection.query(underWaySQL, append.tripID, driverID).isEmpty
+                            {
+                                return
+                            }
                             for point in append.points {
                                 try connection.run(
                                     insertSQL, append.tripID, point.t.timeIntervalSince1970,

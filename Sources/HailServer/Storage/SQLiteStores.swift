@@ -342,7 +342,7 @@ extension SQLiteTripStore {
 }
 
 /// Location history in SQLite, written by group commit: concurrent appends share one transaction.
-public struct SQLiteLocationHistoryStore: LocationHistoryStore {
+public struct SQLiteLocationHistoryStore: UnderWayHistoryStore {
     let database: SQLiteDatabase
     private let groupCommit: HistoryGroupCommit
 
@@ -359,6 +359,15 @@ public struct SQLiteLocationHistoryStore: LocationHistoryStore {
         tripID: String, points: [HistoryPoint], whenCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void
     ) {
         groupCommit.append(tripID: tripID, points: points, whenCommitted: whenCommitted)
+    }
+
+    /// Enqueues the points for the next group commit, kept only if the trip is under way with `driverID` as the group
+    /// is written (the trips' commits run on the same writer thread, so the group sees every one before it).
+    public func append(
+        tripID: String, underWayBy driverID: String, points: [HistoryPoint],
+        whenCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void
+    ) {
+        groupCommit.append(tripID: tripID, underWayBy: driverID, points: points, whenCommitted: whenCommitted)
     }
 
     /// Appends points through the same group commit and returns once they are durable; resends are ignored.

@@ -199,6 +199,21 @@ public protocol LocationHistoryStore: Sendable {
     func appendsBefore() async
 }
 
+/// A location history kept in the same database as the trips, which can judge a batch against the committed trip: the
+/// points join the trip's history only if, as they are written, that trip is under way with that driver. The ingest
+/// names the trip from a node's copy of the driver's shared state (`DriverIngestState.trip`), which the node that
+/// committed a change brings up to date only after the commit (and after its publish): a fix the app sent once it
+/// showed the trip under way may reach a node whose copy still says the driver is on the way to the pickup. Judged
+/// here, its place in the fare is decided by the commit, not by the copy (issue 37, I8).
+public protocol UnderWayHistoryStore: LocationHistoryStore {
+    /// Starts appending `points` to `tripID`'s history, kept only if, when they are written, the trip is `onTrip` with
+    /// `driverID` as its driver; returns at once. `whenCommitted` runs exactly once: success once the points are
+    /// durable or were judged not the trip's, or the error (and then none of them was written).
+    func append(
+        tripID: String, underWayBy driverID: String, points: [HistoryPoint],
+        whenCommitted: @escaping @Sendable (Result<Void, any Error>) -> Void)
+}
+
 extension LocationHistoryStore {
     /// Nothing to wait for in a store whose appends are committed before they return.
     public func appendsBefore() async {}

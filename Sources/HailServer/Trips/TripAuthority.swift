@@ -80,12 +80,16 @@ public actor TripAuthority {
     /// key reused with a different body is 422. A lost race on the trip's version is retried from fresh
     /// state, so two nodes changing one trip can never both win. A change that would give its rider or its
     /// driver a second active trip is refused by the store (a unique index) and answered 409 naming that trip.
+    ///
+    /// `committed` runs once the change is committed, before its publish and observers: what must be in place before
+    /// anyone can learn of the change (a start's first point of the fare's path, which a trip ended at once must find).
     public func apply(
         _ intent: TripIntent,
         tripID: String,
         by actor: TripActor,
         idempotency: Idempotency? = nil,
-        check: StartCheck = StartCheck()
+        check: StartCheck = StartCheck(),
+        committed: (@Sendable (TripRecord) async -> Void)? = nil
     ) async throws(APIError) -> Outcome {
         for _ in 0..<5 {
             if let idempotency, let replayed = try await replay(idempotency) { return replayed }
@@ -140,6 +144,7 @@ public actor TripAuthority {
                 metrics.tripChanged(to: next.trip.state, from: current?.trip.state)
                 // From here the request owes this answer, whatever the after-commit work meets.
                 CommittedAnswer.current?.commit(.jsonBody(body, status: status))
+                await committed?(next)
                 await afterCommit(next, previous: current)
                 return Outcome(status: status, body: body, replayed: false, record: next)
             case .conflict:

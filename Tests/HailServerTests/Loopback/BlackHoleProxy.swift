@@ -7,11 +7,15 @@ import Synchronization
 
 /// A TCP proxy of the test's own on a free loopback port in front of a backend, that can stop forwarding without
 /// closing anything: a black hole, as a partition that drops packets looks to both ends (their kernels still
-/// acknowledge what is sent, so no socket error ever reports it).
+/// acknowledge what is sent, so no socket error ever reports it). It can also be armed to go black the moment a client
+/// sends given bytes (`blackHole(whenClientSends:then:)`), holding that very message: a test places the stall at one
+/// step of the node's work (after a commit, at its publish) without timing anything.
 final class BlackHoleProxy: Sendable {
     private struct State {
         var blackHoled = false
         var stopped = false
+        /// Bytes that black-hole the proxy when a client sends them, and who is told.
+        var trigger: (marker: [UInt8], then: @Sendable () -> Void)?
     }
 
     /// Where clients connect.
@@ -49,6 +53,32 @@ final class BlackHoleProxy: Sendable {
     /// Stops forwarding (true) or forwards again, including what waited meanwhile (false).
     func blackHole(_ on: Bool) { state.withLock { $0.blackHoled = on } }
 
+    /// Forwards until a client sends `marker` (within one read), then black-holes: that read is held, unforwarded, with
+    /// everything else, until `blackHole(false)`; `then` runs once, on the proxy's thread, as it goes black.
+    func blackHole(whenClientSends marker: String, then: @escaping @Sendable () -> Void) {
+        state.withLock { $0.trigger = (Array(marker.utf8), then) }
+    }
+
+    /// Takes the trigger when `bytes` hold its marker, black-holing the proxy in the same step.
+    private func trips(on bytes: ArraySlice<UInt8>) -> (@Sendable () -> Void)? {
+        state.withLock { state in
+            guard let trigger = state.trigger, Self.contains(bytes, trigger.marker) else { return nil }
+            state.trigger = nil
+            state.blackHoled = true
+            return trigger.then
+        }
+    }
+
+    private static func contains(_ bytes: ArraySlice<UInt8>, _ marker: [UInt8]) -> Bool {
+        guard !marker.isEmpty, bytes.count >= marker.count else { return false }
+        var start = bytes.startIndex
+        while start + marker.count <= bytes.endIndex {
+            if bytes[start..<start + marker.count].elementsEqual(marker) { return true }
+            start += 1
+        }
+        return false
+    }
+
     /// Closes the listener; each connection ends at its next turn.
     func stop() {
         state.withLock { $0.stopped = true }
@@ -85,12 +115,18 @@ final class BlackHoleProxy: Sendable {
         close(listener)
     }
 
-    /// Copies bytes both ways until either side closes, reading nothing while black-holed.
+    /// Copies bytes both ways until either side closes, reading nothing while black-holed; a client's read that set
+    /// the proxy off (`blackHole(whenClientSends:then:)`) waits, unforwarded, until it forwards again.
     private func pump(_ a: Int32, _ b: Int32) {
         var buffer = [UInt8](repeating: 0, count: 65_536)
+        var held: [UInt8] = []
         loop: while true {
             let (blackHoled, stopped) = state.withLock { ($0.blackHoled, $0.stopped) }
             if stopped { break }
+            if !blackHoled, !held.isEmpty {
+                guard Self.write(held[...], to: b) else { break loop }
+                held = []
+            }
             var descriptors = [
                 pollfd(fd: a, events: Int16(POLLIN), revents: 0), pollfd(fd: b, events: Int16(POLLIN), revents: 0),
             ]
@@ -100,15 +136,26 @@ final class BlackHoleProxy: Sendable {
             for (from, to) in [(0, b), (1, a)] where descriptors[from].revents != 0 {
                 let count = read(descriptors[from].fd, &buffer, buffer.count)
                 if count <= 0 { break loop }
-                var written = 0
-                while written < count {
-                    let step = buffer[written..<count].withUnsafeBytes { write(to, $0.baseAddress, $0.count) }
-                    if step <= 0 { break loop }
-                    written += step
+                if from == 0, let then = trips(on: buffer[0..<count]) {
+                    held = Array(buffer[0..<count])
+                    then()
+                    continue loop
                 }
+                guard Self.write(buffer[0..<count], to: to) else { break loop }
             }
         }
         close(a)
         close(b)
+    }
+
+    /// Writes all of `bytes`; false when the socket failed.
+    private static func write(_ bytes: ArraySlice<UInt8>, to descriptor: Int32) -> Bool {
+        var written = bytes.startIndex
+        while written < bytes.endIndex {
+            let step = bytes[written...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if step <= 0 { return false }
+            written += step
+        }
+        return true
     }
 }

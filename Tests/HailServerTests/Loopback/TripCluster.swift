@@ -62,31 +62,65 @@ struct TripCluster {
                 nodes: [Node(services: services, server: server)], minter: minter, offers: offers, session: session,
                 closeBackends: {}, databasePath: path)
         case .scaled:
-            let shared = try await ScaledTestBackends.open()
             guard let redisURL = ProcessInfo.processInfo.environment["HAIL_REDIS_URL"] else {
-                await shared.close()
                 throw LoopbackError(description: "HAIL_REDIS_URL is not set")
             }
-            // The second node opens its own connections on the first one's schema and prefix.
-            let second = try await ScaledBackends.open(
-                postgresURL: shared.postgresURL, redisURL: redisURL, databasePath: "/nonexistent/unused.db",
-                postgresSchema: shared.schema, redisPrefix: shared.schema + ":", backendTimeout: testBackendTimeout)
-            var nodes: [Node] = []
-            for backends in [shared.backends, second] {
+            return try await scaled(
+                redisURLs: [redisURL, redisURL], options: options, minter: minter, session: session)
+        }
+    }
+
+    /// Scaled nodes on one fresh PostgreSQL schema, node i reaching Redis at `redisURLs[i]` (one Redis, maybe through
+    /// a proxy of the test's own for some nodes), all on one key prefix.
+    static func scaled(redisURLs: [String]) async throws -> TripCluster {
+        var options = BackendServer.Options()
+        options.port = 0
+        options.secret = SecureRandom.bytes(32)
+        let (keys, minter) = try LoopbackServer.keySet()
+        options.tokenKeys = keys
+        options.log = nil
+        return try await scaled(
+            redisURLs: redisURLs, options: options, minter: minter, session: URLSession(configuration: .ephemeral))
+    }
+
+    private static func scaled(
+        redisURLs: [String], options: BackendServer.Options, minter: JWTMinter, session: URLSession
+    ) async throws -> TripCluster {
+        guard let postgresURL = ProcessInfo.processInfo.environment["HAIL_POSTGRES_URL"] else {
+            throw LoopbackError(description: "HAIL_POSTGRES_URL is not set")
+        }
+        let schema = "hail_contract_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        var opened: [ScaledBackends] = []
+        var nodes: [Node] = []
+        let closeAll: @Sendable ([ScaledBackends]) async -> Void = { opened in
+            for backends in opened.dropFirst() { backends.close() }
+            if let first = opened.first {
+                await ScaledTestBackends(backends: first, postgresURL: postgresURL, schema: schema).close()
+            }
+        }
+        do {
+            // Each node opens its own connections on the one schema and prefix, as `hail server` processes would.
+            for redisURL in redisURLs {
+                let backends = try await ScaledBackends.open(
+                    postgresURL: postgresURL, redisURL: redisURL, databasePath: "/nonexistent/unused.db",
+                    postgresSchema: schema, redisPrefix: schema + ":", backendTimeout: testBackendTimeout)
+                opened.append(backends)
                 let services = try await backends.services(
-                    configuration: options.configuration, tokens: tokens, time: .system())
+                    configuration: options.configuration, tokens: options.tokenAuthority, time: .system())
                 nodes.append(
                     Node(
                         services: services, server: try await BackendServer.start(services: services, options: options))
                 )
             }
-            return TripCluster(
-                nodes: nodes, minter: minter, offers: second.offers, session: session,
-                closeBackends: {
-                    second.close()
-                    await shared.close()
-                }, databasePath: nil)
+        } catch {
+            for node in nodes { await node.server.shutdown() }
+            await closeAll(opened)
+            throw error
         }
+        let all = opened
+        return TripCluster(
+            nodes: nodes, minter: minter, offers: all[all.count - 1].offers, session: session,
+            closeBackends: { await closeAll(all) }, databasePath: nil)
     }
 
     func stop() async {

@@ -19,8 +19,8 @@ final class FlakyIngestStore: DriverIngestStore {
         try check()
         return base.advance(driverID: driverID, to: seq)
     }
-    func rewind(driverID: String, from seq: Int64, to previous: Int64?) async throws {
-        base.rewind(driverID: driverID, from: seq, to: previous)
+    func rewind(driverID: String, from seq: Int64, to previous: Int64?, filter: LocationFilter) async throws {
+        base.rewind(driverID: driverID, from: seq, to: previous, filter: filter)
     }
     func saveFix(driverID: String, filter: LocationFilter, position: DriverLocation?) async throws {
         base.saveFix(driverID: driverID, filter: filter, position: position)
