@@ -193,9 +193,17 @@ public struct DriverLocationPipeline: Sendable {
         record(batcher.tripStateChanged(now: now), now: now) + wakeAction()
     }
 
-    /// A link works again: the offline history goes first.
+    /// A link works again: the offline history goes first. A phone that says it stands at its last fix, while a
+    /// rider watches, goes on repeating that fix from here: CoreLocation gives a car at rest no new fix, so a car
+    /// standing through a dead zone (or a reconnect) told the server nothing more until it drove on, and the trip's
+    /// long stop went unseen (issue 41). That fix is where the car is, unlike the last one before a tunnel.
     public mutating func linkUp(_ transport: LocationBatcher.Transport, now: Date) -> [Action] {
-        record(batcher.connectionUp(transport, now: now), now: now) + wakeAction()
+        let actions = record(batcher.connectionUp(transport, now: now), now: now)
+        if lastLive == nil, riderWatching, !lastFixIsStale, standsAtItsFix, let believed = filter.lastAccepted {
+            lastLive = believed
+            lastLiveBeforeDrop = nil
+        }
+        return actions + wakeAction()
     }
 
     /// Neither link gets through: buffer from now on.
@@ -232,16 +240,19 @@ public struct DriverLocationPipeline: Sendable {
     /// stationary update and the fix it carries arriving in either order): a repeat of a fix from before the car
     /// came to rest would put it where it passed, and a rider's pin would call that live.
     private mutating func keepAlive(_ point: LocationPoint, now: Date) -> [Action] {
-        let standsAtItsFix =
-            fixStatus == .standing
-            && (standingSince.map { since in lastFixTakenAt.map { $0 >= since.addingTimeInterval(-1) } ?? false }
-                ?? false)
         let repeatable = !fixStatusReported || standsAtItsFix
         guard lastFixIsStale || !repeatable else { return feed(point, now: now) + wakeAction() }
         stats.keepAlivesWithoutFix += 1
         lastLive = point
         lastLiveBeforeDrop = nil
         return record(batcher.keepAliveWithoutFix(point, now: now), now: now) + wakeAction()
+    }
+
+    /// True when the phone says it stands and took its last fix standing (with a second of slack, the stationary
+    /// update and the fix it carries arriving in either order): that fix is where the car is.
+    private var standsAtItsFix: Bool {
+        guard fixStatus == .standing, let since = standingSince, let taken = lastFixTakenAt else { return false }
+        return taken >= since.addingTimeInterval(-1)
     }
 
     /// The location source says whether its last fix is still where the car is.

@@ -4,8 +4,10 @@ import Foundation
 /// `minimumSeconds`, and not coming back (no nearer to the plan than when it left the corridor). Given the trip's
 /// `destination`, a car that keeps getting nearer to it is not deviating either: in a grid of streets a parallel one
 /// a block over is as short a way as the plan's, and drivers take it. A re-route the driver's navigation reports,
-/// or a plan the server replaces, is `replan(_:)`, never a deviation. Pure: each matched position comes with its
-/// time, and the detector reads no clock.
+/// or a plan the server replaces, is `replan(_:)`, never a deviation. Positions are judged by when they were taken:
+/// a backlog flushed after a dead zone is judged as it arrives, and one taken before the newest position seen (a
+/// backlog flushed after newer fixes) changes nothing, so an old fix back in the corridor cannot undo what newer ones
+/// showed. Pure: each matched position comes with its time, and the detector reads no clock.
 public struct RouteDeviationDetector: Sendable {
     /// One deviation, reported once per excursion out of the corridor.
     public struct Deviation: Sendable, Hashable {
@@ -25,6 +27,7 @@ public struct RouteDeviationDetector: Sendable {
     public let destination: Coordinate?
     private var leftAt: (at: Date, distance: Double, toDestination: Double?)?
     private var reported = false
+    private var lastTaken: Date?
 
     /// A detector for `plan`, towards `destination` when given.
     public init(
@@ -44,8 +47,11 @@ public struct RouteDeviationDetector: Sendable {
         reported = false
     }
 
-    /// Takes the car's matched position at `at`; the deviation the first time this excursion qualifies, else nil.
+    /// Takes the car's matched position taken at `at`; the deviation the first time this excursion qualifies, else
+    /// nil.
     public mutating func observe(_ position: Coordinate, at: Date) -> Deviation? {
+        if let lastTaken, at < lastTaken { return nil }
+        lastTaken = at
         let distance = Self.distance(from: position, to: plan)
         guard distance > corridorMeters else {
             leftAt = nil

@@ -37,6 +37,9 @@ public final class TripWatch: Sendable {
         var deviation: RouteDeviationDetector?
         var stop: LongStopDetector
         var planning = false
+        /// When the trip began to be watched (its start, or the first position this node saw of it): positions
+        /// taken before are not the trip's.
+        var from: Date
         var lastSeen: Date?
         /// The revision of the driver's reported route the plan is, nil for the server's own plan.
         var revision: Int64?
@@ -90,32 +93,63 @@ public final class TripWatch: Sendable {
     /// The trips watched now.
     public var count: Int { watched.count }
 
-    /// Takes the matched position of the car on `record`'s trip at `now` (server time), and whether other cars stand
-    /// on the same road (a jam: no long stop). A trip not under way is forgotten; a route the driver reported that is
-    /// newer than the plan replaces it.
+    /// A matched position of the car and when the phone took it (server time).
+    public struct Fix: Sendable, Hashable {
+        /// Where the car was, matched to the road when the roads are known.
+        public var position: Coordinate
+        /// When the phone took it, on the server's clock.
+        public var takenAt: Date
+
+        /// A position taken at `takenAt`.
+        public init(position: Coordinate, takenAt: Date) {
+            self.position = position
+            self.takenAt = takenAt
+        }
+    }
+
+    /// Takes the matched position of the car on `record`'s trip, taken and received at `now`; see
+    /// `observe(_:fixes:now:jammed:)`.
     public func observe(_ record: TripRecord, at position: Coordinate, now: Date, jammed: Bool = false) {
+        observe(record, fixes: [Fix(position: position, takenAt: now)], now: now, jammed: jammed)
+    }
+
+    /// Takes matched positions of the car on `record`'s trip that reached the server at `now` (a live batch's newest,
+    /// or a backlog's flushed after a dead zone), and whether other cars stand on the same road (a jam: no long
+    /// stop). They are judged by when they were taken, oldest first: a wrong turn a backlog shows is raised as it
+    /// arrives, and a standing car's keep-alives held up by a stalled socket still count their time. Positions taken
+    /// before the trip began to be watched (the way to the pickup, flushed after the start) are not the trip's. A
+    /// trip not under way is forgotten; a route the driver reported that is newer than the plan replaces it.
+    public func observe(_ record: TripRecord, fixes: [Fix], now: Date, jammed: Bool = false) {
         let tripID = record.trip.id
         guard record.trip.state == .onTrip else {
             forget(tripID: tripID)
             return
         }
+        let taken = fixes.sorted { $0.takenAt < $1.takenAt }
+        guard let first = taken.first else { return }
         let (alerts, isNew, needsPlan) = watched.withValue(tripID) { entry -> ([TripAlert], Bool, Bool) in
             let isNew = entry == nil
-            var watch = entry ?? Watched(stop: LongStopDetector(dropoff: record.trip.dropoff), planning: true)
+            var watch =
+                entry
+                ?? Watched(stop: LongStopDetector(dropoff: record.trip.dropoff), planning: true, from: first.takenAt)
             watch.take(record.route)
             var alerts: [TripAlert] = []
-            if let stop = watch.stop.observe(position, at: now, jammed: jammed) {
-                alerts.append(TripAlert(kind: .longStop, since: stop.since, raisedAt: now))
-            }
-            if let deviation = watch.deviation?.observe(position, at: now) {
-                alerts.append(TripAlert(kind: .routeDeviation, since: deviation.since, raisedAt: now))
+            for fix in taken where fix.takenAt >= watch.from {
+                if let stop = watch.stop.observe(fix.position, at: fix.takenAt, jammed: jammed) {
+                    alerts.append(TripAlert(kind: .longStop, since: stop.since, raisedAt: now))
+                }
+                if let deviation = watch.deviation?.observe(fix.position, at: fix.takenAt) {
+                    alerts.append(TripAlert(kind: .routeDeviation, since: deviation.since, raisedAt: now))
+                }
             }
             watch.lastSeen = now
             entry = watch
             return (alerts, isNew, isNew && watch.planning)
         }
         if isNew { sweep(adding: tripID, now: now) }
-        if needsPlan { plan(PlanJob(tripID: tripID, from: position, to: record.trip.dropoff)) }
+        if needsPlan, let newest = taken.last {
+            plan(PlanJob(tripID: tripID, from: newest.position, to: record.trip.dropoff))
+        }
         guard !alerts.isEmpty, let sink = sink.withLock({ $0 }) else { return }
         for alert in alerts { sink(tripID, alert) }
     }
@@ -129,7 +163,8 @@ public final class TripWatch: Sendable {
             var watch = Watched(
                 deviation: reported?.deviation
                     ?? plan.map { RouteDeviationDetector(plan: $0, destination: record.trip.dropoff) },
-                stop: LongStopDetector(dropoff: record.trip.dropoff), lastSeen: now, revision: reported?.revision)
+                stop: LongStopDetector(dropoff: record.trip.dropoff), from: now, lastSeen: now,
+                revision: reported?.revision)
             watch.take(record.route)
             defer { entry = watch }
             return entry == nil

@@ -34,7 +34,7 @@ struct TripWatchTests {
         for second in stride(from: 0, through: 300, by: 5) {
             watch.observe(Self.record(.onTrip), at: Self.standing, now: Self.t0.addingTimeInterval(Double(second)))
         }
-        #expect(raised.withLock { $0 } == ["trip-1 longStop 0.0 185.0"])
+        #expect(raised.withLock { $0 } == ["trip-1 longStop 0.0 180.0"])
         // The trip ends: its watch goes with it.
         watch.observe(Self.record(.completed), at: Self.standing, now: Self.t0.addingTimeInterval(301))
         #expect(watch.count == 0)
