@@ -71,4 +71,38 @@ struct BackdatedDetourTests {
         let offline = [point(-5, received: 20, backlog: true), point(5, received: 20, backlog: true)]
         #expect(ChargedFixes.select(offline, startedAt: start).map { $0.t.timeIntervalSince(start) } == [5])
     }
+
+    @Test func aTripWhoseFirstPartCameAsABacklogIsChargedFromWhereTheCarStood() {
+        // The phone's clock 2 s behind the server's. Started at 1,000 (server) while the phone had no link: it kept the
+        // newest fix of the way to the pickup (-20, where the car stood) and buffered the trip's first 20 s; the link
+        // came back at 1,024, with the backlog and the first live fix (received 1 s after it was taken, the quickest).
+        let started = Date(timeIntervalSince1970: 1_000)
+        func point(_ t: Double, received: Double, backlog: Bool) -> HistoryPoint {
+            HistoryPoint(
+                coordinate: Coordinate(lat: 43 + t / 1000, lng: 7), t: started.addingTimeInterval(t - 2),
+                receivedAt: started.addingTimeInterval(received), backlog: backlog)
+        }
+        let stored = [
+            point(-40, received: 24, backlog: true),  // the way to the pickup, older: not charged
+            point(-20, received: 24, backlog: true),  // where the car stood, kept by the phone
+            point(2, received: 24, backlog: true),
+            point(12, received: 24, backlog: true),
+            point(22, received: 24, backlog: true),
+            point(23, received: 24, backlog: false),
+            point(26, received: 27, backlog: false),
+        ]
+        #expect(
+            ChargedFixes.select(stored, startedAt: started).map { $0.t.timeIntervalSince(started) + 2 } == [
+                -20, 2, 12, 22, 23, 26,
+            ])
+        // The same trip whose first live fix came within 10 s of the start (the server read where the car stood):
+        // the backlog before it is the way to the pickup, as before.
+        let prompt = stored.map { point in
+            var point = point
+            if !point.backlog { point.receivedAt = point.receivedAt.addingTimeInterval(-20) }
+            return point
+        }
+        #expect(
+            ChargedFixes.select(prompt, startedAt: started).map { $0.t.timeIntervalSince(started) + 2 } == [23, 26])
+    }
 }

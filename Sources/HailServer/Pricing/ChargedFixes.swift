@@ -5,12 +5,33 @@ import Foundation
 /// Live fixes passed the server's filter in order as they came. A backlog (fixes flushed from the phone's buffer,
 /// or carried by "ended") is charged only for the fixes newer than every fix the server already held for the trip
 /// when it arrived, and not older than the trip's start (its first live fix, where the car stood, else the start's
-/// time): a back-dated detour slipped in between fixes already accepted, or fixes of the way to the pickup, add
-/// nothing. Pure: the stored points in, the charged ones out, in device-time order.
+/// time; the start on the phone's clock when the trip's first part came as a backlog): a back-dated detour slipped
+/// in between fixes already accepted, or fixes of the way to the pickup, add nothing. Pure: the stored points in, the charged ones out, in device-time order.
 public enum ChargedFixes {
+    /// How long after the start a trip's first live fix may arrive and still be taken for where its history begins.
+    static let startGap: TimeInterval = 10
+
     /// The fixes of `stored` the fare is charged on, sorted by device time.
     public static func select(_ stored: [HistoryPoint], startedAt: Date?) -> [HistoryPoint] {
-        let start = stored.filter { !$0.backlog }.map(\.t).min() ?? startedAt
+        let live = stored.filter { !$0.backlog }
+        var start = live.map(\.t).min() ?? startedAt
+        var standing: HistoryPoint?
+        // A trip that started while its phone had no link (or the server could not read where the car stood) has no
+        // live fix until the link is back: its first minutes come as a backlog, all older than that first live fix,
+        // and were charged nothing (777 m for 1,565 m driven through a 30 s Redis pause). When the first live fix
+        // arrived over `startGap` after the start, the start is put on the phone's clock (the server's start less the
+        // smallest lag of the live fixes: the phone's offset plus the quickest arrival, so a little early), and the
+        // newest backlog fix before it is where the car stood (the phone keeps that one fix of the way to the pickup).
+        if let startedAt, let first = live.min(by: { $0.t < $1.t }),
+            first.receivedAt.timeIntervalSince(startedAt) > startGap,
+            let lag = live.map({ $0.receivedAt.timeIntervalSince($0.t) }).min()
+        {
+            let onPhone = startedAt.addingTimeInterval(-lag)
+            if onPhone < first.t {
+                start = onPhone
+                standing = stored.filter { $0.backlog && $0.t < onPhone }.max { $0.t < $1.t }
+            }
+        }
         let arrivals = Dictionary(grouping: stored, by: \.receivedAt).sorted { $0.key < $1.key }
         var newestHeld: Date?
         var charged: [HistoryPoint] = []
@@ -18,7 +39,7 @@ public enum ChargedFixes {
             // Fixes that arrived together are judged against what was held before them, not against each other.
             let kept = points.filter { point in
                 guard point.backlog else { return true }
-                if let start, point.t < start { return false }
+                if let start, point.t < start { return point == standing }
                 if let newestHeld, point.t <= newestHeld { return false }
                 return true
             }
