@@ -95,14 +95,12 @@ struct BackdatedDetourTests {
             ChargedFixes.select(stored, startedAt: started).map { $0.t.timeIntervalSince(started) + 2 } == [
                 -20, 2, 12, 22, 23, 26,
             ])
-        // The same trip whose first live fix came within 10 s of the start (the server read where the car stood):
-        // the backlog before it is the way to the pickup, as before.
-        let prompt = stored.map { point in
-            var point = point
-            if !point.backlog { point.receivedAt = point.receivedAt.addingTimeInterval(-20) }
-            return point
-        }
+        // The same trip when the server could read where the car stood, a live fix stored with the start: the history
+        // begins there, and the backlog before it is the way to the pickup, as before.
+        let read = stored + [point(-10, received: 0, backlog: false)]
         #expect(
-            ChargedFixes.select(prompt, startedAt: started).map { $0.t.timeIntervalSince(started) + 2 } == [23, 26])
+            ChargedFixes.select(read, startedAt: started).map { $0.t.timeIntervalSince(started) + 2 } == [
+                -10, 2, 12, 22, 23, 26,
+            ])
     }
 }

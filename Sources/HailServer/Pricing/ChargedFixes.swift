@@ -8,8 +8,9 @@ import Foundation
 /// time; the start on the phone's clock when the trip's first part came as a backlog): a back-dated detour slipped
 /// in between fixes already accepted, or fixes of the way to the pickup, add nothing. Pure: the stored points in, the charged ones out, in device-time order.
 public enum ChargedFixes {
-    /// How long after the start a trip's first live fix may arrive and still be taken for where its history begins.
-    static let startGap: TimeInterval = 10
+    /// How long after the start the fix where the car stood is stored: the server appends it right after the start's
+    /// commit (`Fleet.tripStarted`), stamped then, while a fix taken on the trip arrives a batch later.
+    static let standingStoredWithin: TimeInterval = 2
 
     /// The fixes of `stored` the fare is charged on, sorted by device time.
     public static func select(_ stored: [HistoryPoint], startedAt: Date?) -> [HistoryPoint] {
@@ -18,12 +19,12 @@ public enum ChargedFixes {
         var standing: HistoryPoint?
         // A trip that started while its phone had no link (or the server could not read where the car stood) has no
         // live fix until the link is back: its first minutes come as a backlog, all older than that first live fix,
-        // and were charged nothing (777 m for 1,565 m driven through a 30 s Redis pause). When the first live fix
-        // arrived over `startGap` after the start, the start is put on the phone's clock (the server's start less the
+        // and were charged nothing (777 m for 1,565 m driven through a 30 s Redis pause). When the first live fix is no
+        // fix stored with the start (`standingStoredWithin`), the start is put on the phone's clock (the server's start less the
         // smallest lag of the live fixes: the phone's offset plus the quickest arrival, so a little early), and the
         // newest backlog fix before it is where the car stood (the phone keeps that one fix of the way to the pickup).
         if let startedAt, let first = live.min(by: { $0.t < $1.t }),
-            first.receivedAt.timeIntervalSince(startedAt) > startGap,
+            first.receivedAt.timeIntervalSince(startedAt) > standingStoredWithin,
             let lag = live.map({ $0.receivedAt.timeIntervalSince($0.t) }).min()
         {
             let onPhone = startedAt.addingTimeInterval(-lag)
