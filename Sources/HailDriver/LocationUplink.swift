@@ -278,11 +278,16 @@ final class LocationUplink {
 
     /// The fixes taken on the trip (since "started" was tapped, when this app saw it) that the server has not
     /// acknowledged, oldest first: in flight, waiting or in the offline buffer, at most a batch's worth (the
-    /// newest).
+    /// newest). With them, the one fix of the way to the pickup that `tripStarted` kept, if it is still not
+    /// acknowledged: where the car stood, which a server that could not read its own (its Redis away as the trip
+    /// started) charges the trip from (`ChargedFixes`).
     func pathNotAcknowledged() -> [LocationPoint] {
         let now = timeline.now()
         let since = startTappedAt ?? .distantPast
-        let path = pipeline.batcher.snapshot.points.filter { $0.t >= since && $0.t <= now }.sorted { $0.t < $1.t }
+        let points = pipeline.batcher.snapshot.points.filter { $0.t <= now }
+        var path = points.filter { $0.t >= since }
+        if let standing = points.filter({ $0.t < since }).max(by: { $0.t < $1.t }) { path.append(standing) }
+        path.sort { $0.t < $1.t }
         return Array(path.suffix(ProtocolLimits.maxPointsPerBatch))
     }
 

@@ -133,6 +133,44 @@ struct DriverModelTests {
         #expect(rig.model.pipeline.batcher.buffer.map(\.t) == [Fixture.origin.addingTimeInterval(3)])
     }
 
+    /// A trip begun while the server's Redis was away: it could not read where the car stood, and the phone's fix of
+    /// it was never acknowledged (fault suite, `redis-pause-30s`: 191 m charged of a 328 m trip). "ended" carries it.
+    @Test func endedCarriesWhereTheCarStoodWhenTheServerNeverAcknowledgedIt() async throws {
+        let rig = DriverModelTests(active: Fixture.trip("t9", .driverArrived, version: 3))
+        try await rig.online()
+        try await rig.enterDeadZone()
+        let approach = rig.driveNorth(from: Fixture.pickup, fixes: 3)
+        try await eventually(rig.model, "three fixes kept offline") { $0.pipeline.batcher.buffer.count == 3 }
+        rig.clock.advance(by: .seconds(1))
+        await rig.model.tap(.started)
+        // Trip actions get through again; positions still do not.
+        await rig.api.failLocations(true)
+        await rig.api.setUnreachable(false)
+        rig.model.networkMayBeBack()
+        try await eventually(rig.model, "started") { $0.trip?.state == .onTrip }
+        let onTrip = (5...6).map { second in
+            rig.clock.advance(by: .seconds(1))
+            let time = Fixture.origin.addingTimeInterval(Double(second))
+            rig.source.yield(
+                LocationPoint(
+                    lat: Fixture.pickup.lat + Double(second) * 20 / 111_195, lng: Fixture.pickup.lng, accuracy: 5,
+                    heading: 0, speed: 10, t: time))
+            return time
+        }
+        try await eventually(rig.model, "two trip fixes kept") {
+            $0.pipeline.batcher.snapshot.points.filter { $0.t >= Fixture.origin + 5 }.count == 2
+        }
+        rig.clock.advance(by: .seconds(1))
+        let stop = LocationPoint(
+            lat: Fixture.pickup.lat + 140 / 111_195, lng: Fixture.pickup.lng, accuracy: 5, heading: 0, speed: 0,
+            t: Fixture.origin.addingTimeInterval(7))
+        rig.source.setCurrentFix(stop)
+        await rig.model.tap(.ended)
+        rig.model.networkMayBeBack()
+        try await eventually(rig.model, "ended") { $0.trip?.state == .completed }
+        #expect(await rig.api.endedPaths.first??.map(\.t) == [approach[2]] + onTrip + [stop.t])
+    }
+
     @Test func anOfferLapsesAtItsExpiry() async throws {
         try await online()
         #expect(model.screen.headline == .waitingForTrips)

@@ -80,8 +80,14 @@ actor FakeDriverAPI: DriverAPI {
         statuses.append(status)
     }
 
+    /// True while location batches get no answer but trip actions do (a server whose Redis is away: its trip changes
+    /// commit in PostgreSQL).
+    var locationsUnanswered = false
+
+    func failLocations(_ value: Bool) { locationsUnanswered = value }
+
     func sendLocations(_ batch: LocationBatch) throws -> LocationAck {
-        if unreachable { throw CallError.noNetwork }
+        if unreachable || locationsUnanswered { throw CallError.noNetwork }
         log.append("locations \(batch.points.count)")
         return LocationAck(seq: batch.seq)
     }
@@ -112,7 +118,8 @@ actor FakeDriverAPI: DriverAPI {
         log.append(event.rawValue)
         if event == .ended { endedPaths.append(path) }
         return Fixture.trip(
-            tripID, event == .arrived ? .driverArrived : event == .started ? .onTrip : .completed, version: 9)
+            tripID, event == .arrived ? .driverArrived : event == .started ? .onTrip : .completed,
+            version: event == .ended ? 10 : 9)
     }
 
     func cancel(tripID: String, key: UUID) -> Trip { Fixture.trip(tripID, .searching, version: 9) }

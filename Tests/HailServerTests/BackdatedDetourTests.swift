@@ -67,9 +67,13 @@ struct BackdatedDetourTests {
             ChargedFixes.select(stored, startedAt: start).map { $0.t.timeIntervalSince(start) } == [
                 0, 10, 20, 30, 40, 50,
             ])
-        // With no live fix at all, the start's time bounds the backlog.
-        let offline = [point(-5, received: 20, backlog: true), point(5, received: 20, backlog: true)]
-        #expect(ChargedFixes.select(offline, startedAt: start).map { $0.t.timeIntervalSince(start) } == [5])
+        // With no live fix at all, the start's time bounds the backlog, and its newest fix before the start is where
+        // the car stood (the one fix of the way to the pickup the phone keeps and sends with "ended").
+        let offline = [
+            point(-9, received: 20, backlog: true), point(-5, received: 20, backlog: true),
+            point(5, received: 20, backlog: true),
+        ]
+        #expect(ChargedFixes.select(offline, startedAt: start).map { $0.t.timeIntervalSince(start) } == [-5, 5])
     }
 
     @Test func aTripWhoseFirstPartCameAsABacklogIsChargedFromWhereTheCarStood() {

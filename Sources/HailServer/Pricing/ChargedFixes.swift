@@ -23,6 +23,11 @@ public enum ChargedFixes {
         // fix stored with the start (`standingStoredWithin`), the start is put on the phone's clock (the server's start less the
         // smallest lag of the live fixes: the phone's offset plus the quickest arrival, so a little early), and the
         // newest backlog fix before it is where the car stood (the phone keeps that one fix of the way to the pickup).
+        // A trip with no live fix at all (begun and ended with Redis away: the fixes came with "ended") begins at the
+        // start's time, and where the car stood is the newest fix before it, which the phone sends with "ended".
+        if live.isEmpty, let startedAt {
+            standing = stored.filter { $0.backlog && $0.t < startedAt }.max { $0.t < $1.t }
+        }
         if let startedAt, let first = live.min(by: { $0.t < $1.t }),
             first.receivedAt.timeIntervalSince(startedAt) > standingStoredWithin,
             let lag = live.map({ $0.receivedAt.timeIntervalSince($0.t) }).min()
