@@ -193,12 +193,11 @@ def haversine(a, b):
     return 2 * 6371008.8 * math.asin(min(1.0, math.sqrt(h)))
 
 
-def check_i8_fleet(fleet_dir, tolerance=0.03):
+def check_i8_fleet(logs, tolerance=0.03):
     """I8: each trip a fleet driver ended `completed` was charged (the receipt's distance) within `tolerance` of the
     path through every fix the driver's app had acknowledged for it (by the stream's ack, the REST answer, or the
     end's answer), in fix-time order, from the acknowledged fix where the car stood at the start (`via` `start`). A completed trip with fewer than two acknowledged fixes is listed, not judged
     (the server then charges the straight-line estimate)."""
-    logs = fleet_logs(fleet_dir)
     drivers = {k: v for k, v in logs.items() if k.startswith("driver-")}
     if not drivers:
         return None
@@ -233,7 +232,7 @@ def check_i8_fleet(fleet_dir, tolerance=0.03):
                   bad + unjudged)
 
 
-def check_i10_fleet(fleet_dir, live_below=6.0, server_clocks_true=True):
+def check_i10_fleet(logs, live_below=6.0, server_clocks_true=True):
     """I10: no fleet rider's screen showed its pin `live` while the true age of the fix it showed was `live_below`
     seconds or more: each `frame` with pin live is joined, by its driver and seq, to that driver's `sent` batch,
     whose newest fix's time is the true one (every app of a fleet shares the machine's clock). A frame whose batch
@@ -241,7 +240,6 @@ def check_i10_fleet(fleet_dir, live_below=6.0, server_clocks_true=True):
     fix time the server estimated (`fixedAt`), which is never after the fix was taken (`FixTimeEstimator`), so
     `t - fixedAt` bounds the true age from above: a pass there is a pass. That needs the server's clock to be the
     machine's: in a clock scenario (`server_clocks_true` false) such frames are counted, not judged."""
-    logs = fleet_logs(fleet_dir)
     riders = {k: v for k, v in logs.items() if k.startswith("rider-")}
     if not riders:
         return None
@@ -280,13 +278,13 @@ def check_i10_fleet(fleet_dir, live_below=6.0, server_clocks_true=True):
                   bad)
 
 
-def fleet_offer_spans(fleet_dir, server_clocks_true=True):
+def fleet_offer_spans(logs, server_clocks_true=True):
     """Each fleet driver's offers on its screen as {trip: [(since, until, driver)]}: from the offer's arrival to its
     withdrawal, the driver's answer to it (an accept or a decline, whatever the outcome), or its lapse (`expiresAt`,
     on the server's clock, so not used in a clock scenario), whichever came first; an offer with none of these lasts
     to the end of the log."""
     spans = defaultdict(list)
-    for name, events in fleet_logs(fleet_dir).items():
+    for name, events in logs.items():
         if not name.startswith("driver-"):
             continue
         driver = fleet_subject(events) or name
@@ -305,14 +303,14 @@ def fleet_offer_spans(fleet_dir, server_clocks_true=True):
     return spans
 
 
-def fleet_streams_late(fleet_dir, heal_at, within=35.0, settling=5.0):
+def fleet_streams_late(logs, heal_at, within=35.0, settling=5.0):
     """I7 from the fleet's logs: the apps whose stream was not back `within` seconds after the heal. At that instant
     a driver's last stream event must be its hello; a rider's too, while a ride is under way: a stream that closed
     with its ride (the ride's end logged within `settling` s of the close) is not missing. A stream event under
     `settling` s old is a reconnect (or a ride's start) still under way, not judged."""
     cut = heal_at + within
     late = []
-    for name, events in sorted(fleet_logs(fleet_dir).items()):
+    for name, events in sorted(logs.items()):
         if not any(e.get("ev") == "app" and e["t"] <= heal_at for e in events):
             continue
         last = None
@@ -346,7 +344,7 @@ def fleet_self_test():
     path_fixes = [[100.0 + i, 43.73 + i * step, 7.42] for i in range(5)]
     failures = []
     with tempfile.TemporaryDirectory() as d:
-        if check_i8_fleet(d) is not None or check_i10_fleet(d) is not None:
+        if check_i8_fleet(fleet_logs(d)) is not None or check_i10_fleet(fleet_logs(d)) is not None:
             failures.append("a run without fleet logs is not n/a (None)")
         write(d, "driver-1.jsonl", [
             {"t": 90, "ev": "app", "role": "driver", "subject": "fl-d-1"},
@@ -373,13 +371,13 @@ def fleet_self_test():
             {"t": 110.0, "ev": "frame", "pin": "live", "driver": "someone-else", "seq": 5, "trip": "t-9",
              "fixedAt": 103.8},
         ])
-        i8 = check_i8_fleet(d)
+        i8 = check_i8_fleet(fleet_logs(d))
         # t-1: 4 x 111.195 = 444.8 m charged 447 (0.5 %): pass; t-2: 222.4 m charged 300 (34.9 %): fail; t-3 unjudged.
         if i8["status"] != "fail" or not i8["summary"].startswith("2 completed fleet trips judged, 1 charged"):
             failures.append(f"I8: {i8}")
         if len(i8["evidence"]) != 2 or "t-2 charged 300 m" not in i8["evidence"][0] or "t-3" not in i8["evidence"][1]:
             failures.append(f"I8 evidence: {i8['evidence']}")
-        i10 = check_i10_fleet(d)
+        i10 = check_i10_fleet(fleet_logs(d))
         # 100.5 (0.5 s) and 105.9 (5.9 s) hold; 108.5 shows seq 8, taken at 102.0: 6.5 s old while live. Outside the
         # fleet: seq 3 has no fixedAt (not judged), seq 4's 5.5 s holds, seq 5 was live 6.2 s after the server's estimate.
         if i10["status"] != "fail" or not i10["summary"].startswith(
@@ -390,7 +388,7 @@ def fleet_self_test():
             failures.append(f"I10 evidence: {i10['evidence']}")
         if "1 not judged" not in i10["summary"]:
             failures.append(f"I10 unmatched: {i10['summary']}")
-        clock = check_i10_fleet(d, server_clocks_true=False)
+        clock = check_i10_fleet(fleet_logs(d), server_clocks_true=False)
         if not clock["summary"].startswith("3 live pins judged (0 of them") or "3 not judged" not in clock["summary"]:
             failures.append(f"I10 in a clock scenario: {clock}")
     with tempfile.TemporaryDirectory() as d:
@@ -401,7 +399,7 @@ def fleet_self_test():
             {"t": 104.6, "ev": "tripEnd", "trip": "t-1", "state": "completed", "distance": 457},
         ])
         write(d, "rider-1.jsonl", [{"t": 105.99, "ev": "frame", "pin": "live", "driver": "fl-d-1", "seq": 7}])
-        i8, i10 = check_i8_fleet(d), check_i10_fleet(d)
+        i8, i10 = check_i8_fleet(fleet_logs(d)), check_i10_fleet(fleet_logs(d))
         # 457 against 444.8 m is 2.7 %: within 3 %; 5.99 s is under 6 s.
         if i8["status"] != "pass" or i10["status"] != "pass":
             failures.append(f"passing logs: I8 {i8}, I10 {i10}")
@@ -435,20 +433,20 @@ def fleet_self_test():
             {"t": 306, "ev": "stream", "stream": "closed", "trip": "t-8"},
             {"t": 400, "ev": "ride", "step": "end", "trip": "t-8", "state": "completed"},
         ])
-        offers = fleet_offer_spans(d)
+        offers = fleet_offer_spans(fleet_logs(d))
         # t-5: fl-d-1 100-101 (withdrawn), fl-d-2 101.5-102 (accepted); t-6: fl-d-1 200-215 (lapsed), fl-d-2 210-211.
         expected = {"t-5": [(100, 101, "fl-d-1"), (101.5, 102, "fl-d-2")],
                     "t-6": [(200, 215, "fl-d-1"), (210, 211, "fl-d-2")]}
         if {k: sorted(v) for k, v in offers.items()} != expected:
             failures.append(f"offer spans: {dict(offers)}")
-        if sorted(fleet_offer_spans(d, server_clocks_true=False)["t-6"])[0] != (200, float("inf"), "fl-d-1"):
+        if sorted(fleet_offer_spans(fleet_logs(d), server_clocks_true=False)["t-6"])[0] != (200, float("inf"), "fl-d-1"):
             failures.append("offer spans in a clock scenario keep the server's lapse")
         # Healed at 280, judged at 315: fl-d-1 back (hello at 304); fl-d-2 closed since 311, 4 s: not judged yet;
         # rider-1 closed with its ride; rider-2's stream closed 9 s before the cut with its ride going on.
-        late = fleet_streams_late(d, heal_at=280)
+        late = fleet_streams_late(fleet_logs(d), heal_at=280)
         if len(late) != 1 or not late[0].startswith("rider-2 (fl-r-2): stream closed since heal+26.0 s, trip t-8"):
             failures.append(f"I7 fleet: {late}")
-        late = fleet_streams_late(d, heal_at=282)
+        late = fleet_streams_late(fleet_logs(d), heal_at=282)
         if [x.split(" ")[0] for x in late] != ["driver-2", "rider-2"]:
             failures.append(f"I7 fleet at 317: {late}")
     for f in failures:
@@ -756,7 +754,9 @@ def main():
                 current, since = offer, t
         if current:
             spans[current].append((since, float("inf"), d))
-    fleet_offers = fleet_offer_spans(path("clients", "fleet"), server_clocks_true=not clock_run)
+    # The fleet apps' event logs, read once for I4, I7, I8 and I10.
+    fleet = fleet_logs(path("clients", "fleet"))
+    fleet_offers = fleet_offer_spans(fleet, server_clocks_true=not clock_run)
     for trip, ss in fleet_offers.items():
         spans[trip].extend(ss)
     doubles = []
@@ -892,8 +892,8 @@ def main():
                                        f"{last.get('cursor')} at heal+35 s): the app's screen, not the stream")
                 else:
                     late.append(f"{r}: screen offline at heal+35 s (trip {last.get('tripID')})")
-    fleet_late = fleet_streams_late(path("clients", "fleet"), heal_at) if heal_at else []
-    fleet_apps = sum(1 for n in fleet_logs(path("clients", "fleet")) if n.startswith(("driver-", "rider-")))
+    fleet_late = fleet_streams_late(fleet, heal_at) if heal_at else []
+    fleet_apps = sum(1 for n in fleet if n.startswith(("driver-", "rider-")))
     late += fleet_late
     results["I7"] = result("fail" if late else "pass",
                            f"{len(late)} apps without their stream at heal+35 s ({len(fleet_late)} of {fleet_apps} fleet "
@@ -901,7 +901,7 @@ def main():
                            + (f"; {len(screen_only)} rider screens offline while their streams were back" if screen_only else ""),
                            late + screen_only)
 
-    results["I8"] = check_i8_fleet(path("clients", "fleet")) or result(
+    results["I8"] = check_i8_fleet(fleet) or result(
         "n/a", "not measured: needs each acknowledged fix in the driver's event log (FAULTS_FLEET=1)")
 
     # I9: no PostgreSQL session idle in a transaction over 10 s; a canary ride through each node completes.
@@ -987,7 +987,7 @@ def main():
     results["I9"] = result("fail" if idle_bad or canary_bad else "pass",
                            f"longest idle in transaction {worst:.1f} s, longest lock wait {wait_streak:.0f} s; {canary_summary}", ev)
 
-    results["I10"] = check_i10_fleet(path("clients", "fleet"), server_clocks_true=not clock_run) or result(
+    results["I10"] = check_i10_fleet(fleet, server_clocks_true=not clock_run) or result(
         "n/a", "not measured: needs the rider frames' pin level beside the driver's true fix time (FAULTS_FLEET=1)")
 
     # I11 (short tail, so indicative): each node's RSS and descriptors at the end against before the fault.

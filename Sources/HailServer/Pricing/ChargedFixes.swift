@@ -15,28 +15,11 @@ public enum ChargedFixes {
     /// The fixes of `stored` the fare is charged on, sorted by device time.
     public static func select(_ stored: [HistoryPoint], startedAt: Date?) -> [HistoryPoint] {
         let live = stored.filter { !$0.backlog }
-        var start = live.map(\.t).min() ?? startedAt
-        var standing: HistoryPoint?
-        // A trip that started while its phone had no link (or the server could not read where the car stood) has no
-        // live fix until the link is back: its first minutes come as a backlog, all older than that first live fix,
-        // and were charged nothing (777 m for 1,565 m driven through a 30 s Redis pause). When the first live fix is no
-        // fix stored with the start (`standingStoredWithin`), the start is put on the phone's clock (the server's start less the
-        // smallest lag of the live fixes: the phone's offset plus the quickest arrival, so a little early), and the
-        // newest backlog fix before it is where the car stood (the phone keeps that one fix of the way to the pickup).
-        // A trip with no live fix at all (begun and ended with Redis away: the fixes came with "ended") begins at the
-        // start's time, and where the car stood is the newest fix before it, which the phone sends with "ended".
-        if live.isEmpty, let startedAt {
-            standing = stored.filter { $0.backlog && $0.t < startedAt }.max { $0.t < $1.t }
-        }
-        if let startedAt, let first = live.min(by: { $0.t < $1.t }),
-            first.receivedAt.timeIntervalSince(startedAt) > standingStoredWithin,
-            let lag = live.map({ $0.receivedAt.timeIntervalSince($0.t) }).min()
-        {
-            let onPhone = startedAt.addingTimeInterval(-lag)
-            if onPhone < first.t {
-                start = onPhone
-                standing = stored.filter { $0.backlog && $0.t < onPhone }.max { $0.t < $1.t }
-            }
+        let start = Self.start(live: live, startedAt: startedAt)
+        // A start that is no live fix (none was stored with it) has where the car stood in the newest backlog fix
+        // before it: the one fix of the way to the pickup the phone keeps, flushed or sent with "ended".
+        let standing = start.flatMap { start in
+            live.contains { $0.t <= start } ? nil : stored.filter { $0.backlog && $0.t < start }.max { $0.t < $1.t }
         }
         let arrivals = Dictionary(grouping: stored, by: \.receivedAt).sorted { $0.key < $1.key }
         var newestHeld: Date?
@@ -53,5 +36,22 @@ public enum ChargedFixes {
             if let newest = kept.map(\.t).max() { newestHeld = max(newestHeld ?? newest, newest) }
         }
         return charged.sorted { $0.t < $1.t }
+    }
+
+    /// When the trip began on the phone's clock: its first live fix, where the car stood, read as it started.
+    ///
+    /// A trip that started while its phone had no link (or the server could not read where the car stood) has no
+    /// live fix until the link is back: its first minutes come as a backlog, all older than that first live fix,
+    /// and were charged nothing (777 m for 1,565 m driven through a 30 s Redis pause). When the first live fix is no
+    /// fix stored with the start (`standingStoredWithin`), the start is put on the phone's clock: the server's start
+    /// less the smallest lag of the live fixes (the phone's offset plus the quickest arrival, so a little early). A
+    /// trip with no live fix at all (begun and ended with Redis away: its fixes came with "ended") begins at the
+    /// start's time.
+    static func start(live: [HistoryPoint], startedAt: Date?) -> Date? {
+        guard let first = live.min(by: { $0.t < $1.t }) else { return startedAt }
+        guard let startedAt, first.receivedAt.timeIntervalSince(startedAt) > standingStoredWithin,
+            let lag = live.map({ $0.receivedAt.timeIntervalSince($0.t) }).min()
+        else { return first.t }
+        return min(first.t, startedAt.addingTimeInterval(-lag))
     }
 }
