@@ -196,20 +196,33 @@ def haversine(a, b):
 def check_i8_fleet(logs, tolerance=0.03):
     """I8: each trip a fleet driver ended `completed` was charged (the receipt's distance) within `tolerance` of the
     path through every fix the driver's app had acknowledged for it (by the stream's ack, the REST answer, or the
-    end's answer), in fix-time order, from the acknowledged fix where the car stood at the start (`via` `start`). A completed trip with fewer than two acknowledged fixes is listed, not judged
-    (the server then charges the straight-line estimate)."""
+    end's answer), in fix-time order, from where the car stood at the start: the newest fix taken before the app
+    showed the trip started that the server acknowledged at any time. The app logs the newest acknowledged when the
+    start is shown (`via` `start`); a backlog the server acknowledges later can hold a newer one (a start during a
+    Redis pause), and the car stood there, not at the older fix. A completed trip with fewer than two acknowledged
+    fixes is listed, not judged (the server then charges the straight-line estimate)."""
     drivers = {k: v for k, v in logs.items() if k.startswith("driver-")}
     if not drivers:
         return None
     judged, bad, unjudged, worst = 0, [], [], 0.0
     for name, events in sorted(drivers.items()):
-        fixes, ends = defaultdict(dict), {}
+        fixes, ends, starts, acknowledged = defaultdict(dict), {}, {}, {}
         for e in events:
-            if e.get("ev") == "fixes" and e.get("trip"):
+            if e.get("ev") == "fixes":
+                if e.get("via") == "start" and e.get("trip"):
+                    starts.setdefault(e["trip"], e["t"])
+                    continue
                 for t, lat, lng in e.get("fixes", []):
-                    fixes[e["trip"]][t] = (lat, lng)
+                    acknowledged[t] = (lat, lng)
+                    if e.get("trip"):
+                        fixes[e["trip"]][t] = (lat, lng)
             elif e.get("ev") == "tripEnd" and e.get("state") == "completed" and e.get("distance") is not None:
                 ends.setdefault(e["trip"], e)
+        for trip, start in starts.items():
+            before = [t for t in acknowledged if t <= start]
+            if before:
+                origin = max(before)
+                fixes[trip][origin] = acknowledged[origin]
         for trip, end in sorted(ends.items()):
             points = [p for _, p in sorted(fixes[trip].items())]
             if len(points) < 2:
@@ -403,6 +416,21 @@ def fleet_self_test():
         # 457 against 444.8 m is 2.7 %: within 3 %; 5.99 s is under 6 s.
         if i8["status"] != "pass" or i10["status"] != "pass":
             failures.append(f"passing logs: I8 {i8}, I10 {i10}")
+    with tempfile.TemporaryDirectory() as d:
+        # Started during a Redis pause: when the app showed the start (99.8) its newest acknowledged fix was at 90,
+        # 333.6 m back; the backlog acknowledged at 101.1 holds where the car stood (99.0, 111.2 m back).
+        write(d, "driver-1.jsonl", [
+            {"t": 90, "ev": "app", "role": "driver", "subject": "fl-d-1"},
+            {"t": 99.8, "ev": "fixes", "via": "start", "trip": "t-4", "fixes": [[90.0, 43.727, 7.42]]},
+            {"t": 101.1, "ev": "fixes", "seq": 9, "via": "rest", "backlog": True,
+             "fixes": [[98.0, 43.728, 7.42], [99.0, 43.729, 7.42]]},
+            {"t": 101.2, "ev": "fixes", "seq": 10, "via": "rest", "trip": "t-4", "fixes": path_fixes},
+            {"t": 104.6, "ev": "tripEnd", "trip": "t-4", "state": "completed", "distance": 556},
+        ])
+        i8 = check_i8_fleet(fleet_logs(d))
+        # From 43.729 through the five fixes: 5 x 111.195 = 556.0 m (from the older fix it would be 778.4 m).
+        if i8["status"] != "pass" or "worst 0.0 %" not in i8["summary"]:
+            failures.append(f"I8 from where the car stood: {i8}")
     with tempfile.TemporaryDirectory() as d:
         write(d, "driver-1.jsonl", [
             {"t": 90, "ev": "app", "role": "driver", "subject": "fl-d-1"},
