@@ -5,6 +5,7 @@ Reads the clients' event logs (every line prefixed with the epoch time it was re
 and the dumps of PostgreSQL and Redis taken before the fault, 30 s and 80 s after the heal and at the end.
 Writes check.json (one result per invariant: pass, fail, n/a, with evidence) and report.md (one page).
 """
+import bisect
 import json
 import math
 import os
@@ -417,6 +418,26 @@ def fleet_self_test():
         if i8["status"] != "pass" or i10["status"] != "pass":
             failures.append(f"passing logs: I8 {i8}, I10 {i10}")
     with tempfile.TemporaryDirectory() as d:
+        # The car's last fix at the pickup is taken at 102; it stands there until the app shows the start at 110.
+        write(d, "driver-1.jsonl", [
+            {"t": 90, "ev": "app", "role": "driver", "subject": "fl-d-1"},
+            {"t": 100.1, "ev": "sent", "seq": 1, "lastFixAt": 100.0},
+            {"t": 102.1, "ev": "sent", "seq": 2, "lastFixAt": 102.0},
+            {"t": 110.0, "ev": "trip", "trip": "t-1", "state": "onTrip"},
+            {"t": 111.1, "ev": "sent", "seq": 3, "lastFixAt": 111.0},
+        ])
+        write(d, "rider-1.jsonl", [
+            {"t": 95, "ev": "app", "role": "rider", "subject": "fl-r-1"},
+            {"t": 100.5, "ev": "frame", "pin": "live", "phase": "driverAssigned", "driver": "fl-d-1", "seq": 1},
+            {"t": 102.3, "ev": "frame", "pin": "live", "phase": "driverArrived", "driver": "fl-d-1", "seq": 2},
+            {"t": 111.4, "ev": "frame", "pin": "live", "phase": "onTrip", "driver": "fl-d-1", "seq": 3},
+            {"t": 115.0, "ev": "rest", "call": "trip", "outcome": "ok"},
+        ])
+        age = fleet_position_age(fleet_logs(d), [("w", 100, 130)])
+        # Samples at 101..114 (the app's log ends at 115): 1, 2, then 0 while the car stood (103-110), 1, 1, 2, 3.
+        if age != {"w": {"samples": 14, "p50": 0.0, "p99": 3.0, "max": 3.0, "over_target": 0}}:
+            failures.append(f"position age: {age}")
+    with tempfile.TemporaryDirectory() as d:
         # Started during a Redis pause: when the app showed the start (99.8) its newest acknowledged fix was at 90,
         # 333.6 m back; the backlog acknowledged at 101.1 holds where the car stood (99.0, 111.2 m back).
         write(d, "driver-1.jsonl", [
@@ -479,7 +500,7 @@ def fleet_self_test():
             failures.append(f"I7 fleet at 317: {late}")
     for f in failures:
         print("FAILED " + f)
-    print("check.py fleet self-test: " + ("FAILED" if failures else "the I4, I7, I8 and I10 fleet checkers pass and fail as written"))
+    print("check.py fleet self-test: " + ("FAILED" if failures else "the I4, I7, I8 and I10 fleet checkers and the position age pass and fail as written"))
     return 0 if not failures else 1
 
 
@@ -510,6 +531,58 @@ def position_frames(fault_at, heal_at):
     gaps.sort()
     return {"frames": len(gaps), "p50": round(gaps[len(gaps) // 2], 2), "p99": round(gaps[min(len(gaps) - 1, int(len(gaps) * 0.99))], 2),
             "max": round(gaps[-1], 2)}
+
+
+def fleet_position_age(logs, windows, target=5.0):
+    """The riders' position age, as the design measures it: once a second, how long ago the car truly stood where
+    the rider's screen puts it. Sampled on every fleet rider's screen while it shows a fleet driver's position on
+    a trip; the truth is the driver's log: the newest fix of the batch shown (its `sent` line), and a car that stood
+    still after that fix (at the pickup, from its last fix there until the app showed the trip started) was still
+    there, so the age counts from when it left. {window: {samples, p50, p99, max}} for each (name, start, end) in
+    `windows`; None without fleet frames of fleet drivers. Beside the twelve (the slow link's target: p99 under
+    `target` s)."""
+    fixes, departures = {}, {}
+    for name, events in logs.items():
+        if not name.startswith("driver-"):
+            continue
+        subject = fleet_subject(events)
+        taken = sorted(e["lastFixAt"] for e in events if e.get("ev") == "sent" and e.get("lastFixAt") is not None)
+        for e in events:
+            if e.get("ev") == "sent" and e.get("lastFixAt") is not None:
+                fixes.setdefault((subject, e["seq"]), e["lastFixAt"])
+            elif e.get("ev") == "trip" and e.get("state") == "onTrip":
+                # The car stands at the pickup from its last fix there until the app shows the start.
+                i = bisect.bisect_left(taken, e["t"]) - 1
+                if i >= 0:
+                    departures.setdefault((subject, taken[i]), e["t"])
+    ages = {w[0]: [] for w in windows}
+    for name, events in sorted(logs.items()):
+        if not name.startswith("rider-"):
+            continue
+        frames = [e for e in events if e.get("ev") == "frame"]
+        times = [e["t"] for e in frames]
+        # A screen is known until the app's last line: the fleet stops before the run ends.
+        last = max((e["t"] for e in events if "t" in e), default=0)
+        for w, lo, hi in windows:
+            for k in range(int(min(hi, last) - lo)):
+                t = lo + k
+                i = bisect.bisect_right(times, t) - 1
+                e = frames[i] if i >= 0 else {}
+                if e.get("pin") is None or e.get("phase") not in ("driverAssigned", "driverArrived", "onTrip"):
+                    continue
+                fix = fixes.get((e.get("driver"), e.get("seq")))
+                if fix is not None:
+                    ages[w].append(max(0.0, t - departures.get((e.get("driver"), fix), fix)))
+    if not any(ages.values()):
+        return None
+    out = {}
+    for w, xs in ages.items():
+        xs.sort()
+        if xs:
+            out[w] = {"samples": len(xs), "p50": round(xs[len(xs) // 2], 2),
+                      "p99": round(xs[min(len(xs) - 1, int(len(xs) * 0.99))], 2), "max": round(xs[-1], 2),
+                      "over_target": sum(1 for x in xs if x >= target)}
+    return out
 
 
 # I11 is judged only after a quiet tail this long from the heal (the long forms' tails); shorter runs report.
@@ -1084,6 +1157,11 @@ def main():
     frames = position_frames(fault_at, heal_at)
     if frames:
         facts["rider_position_frames"] = frames
+    if fault_at and heal_at:
+        age = fleet_position_age(fleet, [("before", fault_at - 300, fault_at), ("fault", fault_at, heal_at),
+                                         ("after", heal_at, heal_at + 300)])
+        if age:
+            facts["rider_position_age"] = age
     # In a soak window the load goes on: its end is the window's.
     results["I11"] = resources(fault_at, heal_at, mark_time(marks, "window end") or end_at, growth)
 
@@ -1226,6 +1304,13 @@ def main():
             f.write(f"Riders watching a live car in the fault window saw it move every {pf['p50']} s (median), "
                     f"{pf['p99']} s at the 99th percentile, {pf['max']} s at most ({pf['frames']} frames): the bound a "
                     f"rider's screen puts on the position's age, not its true age (I10).\n\n")
+        if "rider_position_age" in facts:
+            spans = {"before": "5 minutes before the fault", "fault": "during the fault", "after": "5 minutes after"}
+            f.write("Riders' position age (once a second on each fleet rider's screen showing a fleet driver: how "
+                    "long ago the car truly stood where the pin puts it; the design's target is p99 under 5 s): "
+                    + "; ".join(f"{spans[w]}, {v['samples']} samples: p50 {v['p50']} s, p99 {v['p99']} s, max "
+                                f"{v['max']} s, {v['over_target']} at 5 s or more"
+                                for w, v in facts["rider_position_age"].items()) + ".\n\n")
         if "load_average" in facts:
             la = facts["load_average"]
             f.write(f"The machine's load average (1 min, 2 cores) during the run: min {la['min']:.1f}, median "
