@@ -6,7 +6,7 @@ import HailServer
 /// Every driver on a trip sends a batch a second, and a transaction per batch is a round trip and a WAL flush
 /// each. Here an append only enqueues under a mutex. The first append that finds no group in flight queues one
 /// job on the pool; the job takes everything pending and writes it as a single `INSERT … SELECT FROM unnest(…)`
-/// whose nine parameters are arrays, one element per point. One statement outside `BEGIN` is one transaction,
+/// whose ten parameters are arrays, one element per point. One statement outside `BEGIN` is one transaction,
 /// so a group is one round trip and one commit however many drivers it holds; only after it commits are the
 /// appends' completions called, so an acknowledged point survives a SIGKILL of the node (the server commits
 /// synchronously). Appends that arrive meanwhile wait for the next group, which the job queues behind the
@@ -18,15 +18,15 @@ import HailServer
 final class PostgresHistoryGroupCommit: Sendable {
     private typealias Append = HistoryAppendQueue.Append
 
-    /// The group's points as nine arrays; a point whose append names a driver (`underWayBy`) is kept only if its trip
+    /// The group's points as ten arrays; a point whose append names a driver (`underWayBy`) is kept only if its trip
     /// is under way with that driver as the statement runs. The statement's snapshot holds every trip commit that
     /// finished before it began, so a fix sent after its app learned the trip had started (the commit came first)
     /// is kept, whichever node committed the start and whatever that node's copy in Redis still says.
     static let insertSQL = """
-        INSERT INTO location_history (trip_id, t, received_at, lat, lng, backlog, heading, speed)
-        SELECT u.trip_id, u.t, u.received_at, u.lat, u.lng, u.backlog, u.heading, u.speed FROM unnest(
+        INSERT INTO location_history (trip_id, t, received_at, lat, lng, backlog, heading, speed, standing)
+        SELECT u.trip_id, u.t, u.received_at, u.lat, u.lng, u.backlog, u.heading, u.speed, u.standing FROM unnest(
             $1::text[], $2::float8[], $3::float8[], $4::float8[], $5::float8[], $6::bool[], $7::float8[], $8::float8[],
-            $9::text[]) AS u(trip_id, t, received_at, lat, lng, backlog, heading, speed, driver_id)
+            $9::bool[], $10::text[]) AS u(trip_id, t, received_at, lat, lng, backlog, heading, speed, standing, driver_id)
         WHERE u.driver_id IS NULL OR EXISTS (
             SELECT 1 FROM trips WHERE trips.id = u.trip_id AND trips.driver_id = u.driver_id AND trips.state = 'onTrip')
         ON CONFLICT (trip_id, t) DO NOTHING
@@ -109,7 +109,7 @@ final class PostgresHistoryGroupCommit: Sendable {
         }
     }
 
-    /// One `INSERT` of every point of `appends`, the columns and each point's condition sent as nine arrays.
+    /// One `INSERT` of every point of `appends`, the columns and each point's condition sent as ten arrays.
     private static func insert(_ appends: ArraySlice<Append>, on connection: PostgresConnection) throws {
         let count = appends.reduce(0) { $0 + $1.points.count }
         var tripIDs: [String] = []
@@ -120,6 +120,7 @@ final class PostgresHistoryGroupCommit: Sendable {
         var backlogs: [Bool] = []
         var headings: [Double?] = []
         var speeds: [Double?] = []
+        var standings: [Bool] = []
         var drivers: [String?] = []
         tripIDs.reserveCapacity(count)
         times.reserveCapacity(count)
@@ -129,6 +130,7 @@ final class PostgresHistoryGroupCommit: Sendable {
         backlogs.reserveCapacity(count)
         headings.reserveCapacity(count)
         speeds.reserveCapacity(count)
+        standings.reserveCapacity(count)
         drivers.reserveCapacity(count)
         for append in appends {
             for point in append.points {
@@ -140,10 +142,11 @@ final class PostgresHistoryGroupCommit: Sendable {
                 backlogs.append(point.backlog)
                 headings.append(point.heading)
                 speeds.append(point.speed)
+                standings.append(point.standing)
                 drivers.append(append.underWayBy)
             }
         }
         try connection.query(
-            insertSQL, [tripIDs, times, received, lats, lngs, backlogs, headings, speeds, drivers])
+            insertSQL, [tripIDs, times, received, lats, lngs, backlogs, headings, speeds, standings, drivers])
     }
 }

@@ -52,7 +52,7 @@ public struct PostgresLocationHistoryStore: UnderWayHistoryStore {
         return try await pool.run { connection in
             try connection.query(
                 """
-                SELECT t, received_at, lat, lng, backlog, heading, speed FROM location_history
+                SELECT t, received_at, lat, lng, backlog, heading, speed, standing FROM location_history
                 WHERE trip_id = $1 ORDER BY t, seq
                 """,
                 [tripID]
@@ -61,7 +61,7 @@ public struct PostgresLocationHistoryStore: UnderWayHistoryStore {
                     coordinate: Coordinate(lat: try row.double(2), lng: try row.double(3)),
                     t: Date(timeIntervalSince1970: try row.double(0)),
                     receivedAt: Date(timeIntervalSince1970: try row.double(1)), backlog: try row.bool(4),
-                    heading: try row.optionalDouble(5), speed: try row.optionalDouble(6))
+                    heading: try row.optionalDouble(5), speed: try row.optionalDouble(6), standing: try row.bool(7))
             }
         }
     }

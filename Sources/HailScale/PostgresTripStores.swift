@@ -133,6 +133,10 @@ public struct PostgresTripStores: Sendable {
         """
         ALTER TABLE trip_events ADD COLUMN detail TEXT;
         """,
+        // The fix where the car stood, stored with a trip's start: where the fare's path begins (`ChargedFixes`).
+        """
+        ALTER TABLE location_history ADD COLUMN standing BOOLEAN NOT NULL DEFAULT FALSE;
+        """,
     ]
 
     /// The trip store.

@@ -237,7 +237,7 @@ struct PostgresTripStoreTests {
                     // Built from seconds since 1970, the form stored, so equality checks the exact round trip.
                     t: Date(timeIntervalSince1970: 1_796_220_000.123 + second),
                     receivedAt: Date(timeIntervalSince1970: 1_796_220_100), backlog: backlog,
-                    heading: backlog ? nil : 90 + second, speed: backlog ? nil : 12.25)
+                    heading: backlog ? nil : 90 + second, speed: backlog ? nil : 12.25, standing: second == 1)
             }
             try await stores.history.append(tripID: "h", points: [point(1), point(3)])
             // The resent batch and a backlog point from the offline buffer, arriving later than newer ones.

@@ -27,7 +27,12 @@ struct BackdatedDetourTests {
     }
 
     @Test func aBackDatedDetourLeavesTheFareUnchanged() async throws {
-        let honest = try await Self.ride { _ in }
+        let honest = try await Self.ride { h in
+            // The start stored where the car stood (its last fix before the start), marked so: the fare begins there.
+            let stored = try? await h.services.history.history(tripID: "trip-1")
+            #expect(stored?.filter(\.standing).map(\.coordinate) == [Coordinate(lat: 43.7400, lng: 7.4280)])
+            #expect(stored?.first?.standing == true)
+        }
         let padded = try await Self.ride { h in
             // Sent as the car is 10 km north: "backlog" fixes dated between the third and fourth live fixes (361 s
             // and 541 s into the trip), a plausible 12 m/s loop up to 970 m east of the road driven.
@@ -48,14 +53,14 @@ struct BackdatedDetourTests {
 
     @Test func aBacklogNewerThanEveryFixHeldIsCharged() {
         let start = Date(timeIntervalSince1970: 1_000)
-        func point(_ t: Double, received: Double, backlog: Bool) -> HistoryPoint {
+        func point(_ t: Double, received: Double, backlog: Bool, standing: Bool = false) -> HistoryPoint {
             HistoryPoint(
                 coordinate: Coordinate(lat: 43 + t / 1000, lng: 7), t: start.addingTimeInterval(t),
-                receivedAt: start.addingTimeInterval(received), backlog: backlog)
+                receivedAt: start.addingTimeInterval(received), backlog: backlog, standing: standing)
         }
         let stored = [
             point(-30, received: 5, backlog: true),  // the way to the pickup, flushed after the start
-            point(0, received: 1, backlog: false),  // where the car stood
+            point(0, received: 1, backlog: false, standing: true),  // where the car stood, stored with the start
             point(10, received: 11, backlog: false),
             point(20, received: 60, backlog: true),  // a dead zone's fixes, flushed on reconnect: newer, charged
             point(30, received: 60, backlog: true),
@@ -81,10 +86,10 @@ struct BackdatedDetourTests {
         // newest fix of the way to the pickup (-20, where the car stood) and buffered the trip's first 20 s; the link
         // came back at 1,024, with the backlog and the first live fix (received 1 s after it was taken, the quickest).
         let started = Date(timeIntervalSince1970: 1_000)
-        func point(_ t: Double, received: Double, backlog: Bool) -> HistoryPoint {
+        func point(_ t: Double, received: Double, backlog: Bool, standing: Bool = false) -> HistoryPoint {
             HistoryPoint(
                 coordinate: Coordinate(lat: 43 + t / 1000, lng: 7), t: started.addingTimeInterval(t - 2),
-                receivedAt: started.addingTimeInterval(received), backlog: backlog)
+                receivedAt: started.addingTimeInterval(received), backlog: backlog, standing: standing)
         }
         let stored = [
             point(-40, received: 24, backlog: true),  // the way to the pickup, older: not charged
@@ -101,10 +106,32 @@ struct BackdatedDetourTests {
             ])
         // The same trip when the server could read where the car stood, a live fix stored with the start: the history
         // begins there, and the backlog before it is the way to the pickup, as before.
-        let read = stored + [point(-10, received: 0, backlog: false)]
+        let read = stored + [point(-10, received: 0, backlog: false, standing: true)]
         #expect(
             ChargedFixes.select(read, startedAt: started).map { $0.t.timeIntervalSince(started) + 2 } == [
                 -10, 2, 12, 22, 23, 26,
             ])
+    }
+
+    @Test func aTripWithNoStoredStartPointIsChargedFromWhereTheCarStoodHoweverSoonItsFirstLiveFixCame() {
+        // Started at 1,000 (server; the phone's clock the same) on a node that could not read where the car stood, so
+        // no start point was stored. The first batch after the start (a fix at 0.5) went up a stream that died; the
+        // next went over HTTP and was stored 1.8 s after the start. The first came back as a backlog at 9 s with the
+        // phone's kept fix where the car stood (-4): that one is charged; 0.5, older than fixes held, is not.
+        let started = Date(timeIntervalSince1970: 1_000)
+        func point(_ t: Double, received: Double, backlog: Bool) -> HistoryPoint {
+            HistoryPoint(
+                coordinate: Coordinate(lat: 43 + t / 1000, lng: 7), t: started.addingTimeInterval(t),
+                receivedAt: started.addingTimeInterval(received), backlog: backlog)
+        }
+        let stored = [
+            point(-12, received: 9, backlog: true),  // the way to the pickup: older than where the car stood
+            point(-4, received: 9, backlog: true),
+            point(0.5, received: 9, backlog: true),
+            point(1.5, received: 1.8, backlog: false),
+            point(2.5, received: 2.8, backlog: false),
+        ]
+        #expect(
+            ChargedFixes.select(stored, startedAt: started).map { $0.t.timeIntervalSince(started) } == [-4, 1.5, 2.5])
     }
 }

@@ -25,13 +25,15 @@ struct HistoryGroupCommitTests {
     }
 
     /// The point `index` seconds into the trip, its position derived from the index so each one is distinct; every
-    /// fourth has no heading and no speed, as a phone that knew neither sends it.
+    /// fourth has no heading and no speed, as a phone that knew neither sends it; every fifth from the sixth is marked
+    /// where the car stood at a start.
     static func point(_ index: Int, lat: Double? = nil) -> HistoryPoint {
         HistoryPoint(
             coordinate: Coordinate(lat: lat ?? 52.5 + Double(index) / 10_000, lng: 13.4),
             t: Date(timeIntervalSince1970: 1_700_000_000 + Double(index)),
             receivedAt: Date(timeIntervalSince1970: 1_700_000_000.5 + Double(index)), backlog: index % 3 == 0,
-            heading: index % 4 == 0 ? nil : Double(index % 360) + 0.25, speed: index % 4 == 0 ? nil : 13.5)
+            heading: index % 4 == 0 ? nil : Double(index % 360) + 0.25, speed: index % 4 == 0 ? nil : 13.5,
+            standing: index % 5 == 1 && index > 1)
     }
 
     /// How many history rows the file holds for `tripID`, read on a connection of its own. The other tests read
@@ -84,7 +86,7 @@ struct HistoryGroupCommitTests {
         #expect(history.map(\.t) == [Self.point(3).t, Self.point(4).t])
     }
 
-    @Test("A history written before headings were stored reads back with none, and new points keep theirs")
+    @Test("A history written before headings and start points were stored reads back with none, new points keep theirs")
     func aHistoryFromBeforeHeadingsReadsBackWithNone() async throws {
         let path = Self.temporaryDatabase()
         defer { Self.remove(path) }
@@ -95,13 +97,14 @@ struct HistoryGroupCommitTests {
             "trip-1", 1_700_000_001.0, 1_700_000_001.5, 52.5001, 13.4, false)
         try old.close()
         let stores = try await SQLiteTripStores.open(path: path)
-        try await stores.history.append(tripID: "trip-1", points: [Self.point(2)])
+        try await stores.history.append(tripID: "trip-1", points: [Self.point(2), Self.point(6)])
         let history = try await stores.history.history(tripID: "trip-1")
-        #expect(history.count == 2)
+        #expect(history.count == 3)
         #expect(history.first?.coordinate == Coordinate(lat: 52.5001, lng: 13.4))
-        #expect(history.first?.heading == nil && history.first?.speed == nil)
-        #expect(history.last == Self.point(2))
-        #expect(history.last?.heading == 2.25 && history.last?.speed == 13.5)
+        #expect(history.first?.heading == nil && history.first?.speed == nil && history.first?.standing == false)
+        #expect(history.dropFirst() == [Self.point(2), Self.point(6)])
+        #expect(history[1].heading == 2.25 && history[1].speed == 13.5 && !history[1].standing)
+        #expect(history[2].standing)
     }
 
     @Test func twoHundredAppendsFromEightThreadsAllCommitInFewerTransactions() async throws {

@@ -212,7 +212,8 @@ public final class Fleet: Sendable {
         if fix == nil { fix = try? await ingestState.state(driverID: driverID)?.filter.lastAccepted }
         guard let fix else { return }
         // Where the car stood, without the fix's heading: a car that came to rest facing one way may leave the other.
-        let point = HistoryPoint(coordinate: fix.coordinate, t: fix.t, receivedAt: time.now(), backlog: false)
+        let point = HistoryPoint(
+            coordinate: fix.coordinate, t: fix.t, receivedAt: time.now(), backlog: false, standing: true)
         try? await history.append(tripID: tripID, points: [point])
     }
 

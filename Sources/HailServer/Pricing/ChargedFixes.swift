@@ -4,18 +4,14 @@ import Foundation
 ///
 /// Live fixes passed the server's filter in order as they came. A backlog (fixes flushed from the phone's buffer,
 /// or carried by "ended") is charged only for the fixes newer than every fix the server already held for the trip
-/// when it arrived, and not older than the trip's start (its first live fix, where the car stood, else the start's
-/// time; the start on the phone's clock when the trip's first part came as a backlog): a back-dated detour slipped
-/// in between fixes already accepted, or fixes of the way to the pickup, add nothing. Pure: the stored points in, the charged ones out, in device-time order.
+/// when it arrived, and not older than the trip's start (the fix where the car stood, stored with the start, else the
+/// start on the phone's clock): a back-dated detour slipped in between fixes already accepted, or fixes of the way
+/// to the pickup, add nothing. Pure: the stored points in, the charged ones out, in device-time order.
 public enum ChargedFixes {
-    /// How long after the start the fix where the car stood is stored: the server appends it right after the start's
-    /// commit (`Fleet.tripStarted`), stamped then, while a fix taken on the trip arrives a batch later.
-    static let standingStoredWithin: TimeInterval = 2
-
     /// The fixes of `stored` the fare is charged on, sorted by device time.
     public static func select(_ stored: [HistoryPoint], startedAt: Date?) -> [HistoryPoint] {
         let live = stored.filter { !$0.backlog }
-        let start = Self.start(live: live, startedAt: startedAt)
+        let start = Self.start(stored, startedAt: startedAt)
         // A start that is no live fix (none was stored with it) has where the car stood in the newest backlog fix
         // before it: the one fix of the way to the pickup the phone keeps, flushed or sent with "ended".
         let standing = start.flatMap { start in
@@ -38,20 +34,19 @@ public enum ChargedFixes {
         return charged.sorted { $0.t < $1.t }
     }
 
-    /// When the trip began on the phone's clock: its first live fix, where the car stood, read as it started.
+    /// When the trip began on the phone's clock: the fix where the car stood, when the server stored it with the start.
     ///
-    /// A trip that started while its phone had no link (or the server could not read where the car stood) has no
-    /// live fix until the link is back: its first minutes come as a backlog, all older than that first live fix,
-    /// and were charged nothing (777 m for 1,565 m driven through a 30 s Redis pause). When the first live fix is no
-    /// fix stored with the start (`standingStoredWithin`), the start is put on the phone's clock: the server's start
-    /// less the smallest lag of the live fixes (the phone's offset plus the quickest arrival, so a little early). A
-    /// trip with no live fix at all (begun and ended with Redis away: its fixes came with "ended") begins at the
-    /// start's time.
-    static func start(live: [HistoryPoint], startedAt: Date?) -> Date? {
+    /// Without it (the server could not read where the car stood: its phone had no link, or Redis did not answer),
+    /// the trip's first part comes as a backlog once the link is back, older than the first live fix, and was charged
+    /// nothing (777 m for 1,565 m driven through a 30 s Redis pause). The start is then put on the phone's clock: the
+    /// server's start less the smallest lag of the live fixes (the phone's offset plus the quickest arrival, so a
+    /// little early), or the first live fix if that is earlier. A trip with no live fix at all (begun and ended with
+    /// Redis away: its fixes came with "ended") begins at the start's time.
+    static func start(_ stored: [HistoryPoint], startedAt: Date?) -> Date? {
+        if let standing = stored.first(where: \.standing) { return standing.t }
+        let live = stored.filter { !$0.backlog }
         guard let first = live.min(by: { $0.t < $1.t }) else { return startedAt }
-        guard let startedAt, first.receivedAt.timeIntervalSince(startedAt) > standingStoredWithin,
-            let lag = live.map({ $0.receivedAt.timeIntervalSince($0.t) }).min()
-        else { return first.t }
+        guard let startedAt, let lag = live.map({ $0.receivedAt.timeIntervalSince($0.t) }).min() else { return first.t }
         return min(first.t, startedAt.addingTimeInterval(-lag))
     }
 }

@@ -45,8 +45,8 @@ public final class HistoryGroupCommit: Sendable {
 
     private static let insertSQL =
         """
-        INSERT OR IGNORE INTO location_history (trip_id, t, received_at, lat, lng, backlog, heading, speed)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT OR IGNORE INTO location_history (trip_id, t, received_at, lat, lng, backlog, heading, speed, standing)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     /// Whether the trip is under way with the driver, read in the group's own transaction: the trips' commits run on
@@ -146,7 +146,8 @@ public final class HistoryGroupCommit: Sendable {
                                 try connection.run(
                                     insertSQL, append.tripID, point.t.timeIntervalSince1970,
                                     point.receivedAt.timeIntervalSince1970, point.coordinate.lat,
-                                    point.coordinate.lng, point.backlog, point.heading, point.speed)
+                                    point.coordinate.lng, point.backlog, point.heading, point.speed,
+                                    point.standing)
                             }
                         }
                     } catch {

@@ -82,6 +82,10 @@ public struct SQLiteTripStores: Sendable {
         """
         ALTER TABLE trip_events ADD COLUMN detail TEXT;
         """,
+        // The fix where the car stood, stored with a trip's start: where the fare's path begins (`ChargedFixes`).
+        """
+        ALTER TABLE location_history ADD COLUMN standing INTEGER NOT NULL DEFAULT 0;
+        """,
     ]
 
     /// The trip store.
@@ -387,7 +391,7 @@ public struct SQLiteLocationHistoryStore: UnderWayHistoryStore {
         return try await database.read { connection in
             try connection.query(
                 """
-                SELECT t, received_at, lat, lng, backlog, heading, speed FROM location_history
+                SELECT t, received_at, lat, lng, backlog, heading, speed, standing FROM location_history
                 WHERE trip_id = ? ORDER BY t, rowid
                 """,
                 tripID
@@ -396,7 +400,7 @@ public struct SQLiteLocationHistoryStore: UnderWayHistoryStore {
                     coordinate: Coordinate(lat: try row.value(2), lng: try row.value(3)),
                     t: Date(timeIntervalSince1970: try row.value(0)),
                     receivedAt: Date(timeIntervalSince1970: try row.value(1)), backlog: try row.value(4),
-                    heading: try row.value(5), speed: try row.value(6))
+                    heading: try row.value(5), speed: try row.value(6), standing: try row.value(7))
             }
         }
     }

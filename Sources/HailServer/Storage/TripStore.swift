@@ -162,10 +162,14 @@ public struct HistoryPoint: Codable, Sendable, Hashable {
     public var heading: Double?
     /// The phone's speed in metres per second, nil when it gave none (says whether the heading means anything).
     public var speed: Double?
+    /// True for the fix where the car stood when the trip started, which the server stores with the start: the fare's
+    /// path begins there.
+    public var standing: Bool
 
     /// Creates a point.
     public init(
-        coordinate: Coordinate, t: Date, receivedAt: Date, backlog: Bool, heading: Double? = nil, speed: Double? = nil
+        coordinate: Coordinate, t: Date, receivedAt: Date, backlog: Bool, heading: Double? = nil, speed: Double? = nil,
+        standing: Bool = false
     ) {
         self.coordinate = coordinate
         self.t = t
@@ -173,6 +177,7 @@ public struct HistoryPoint: Codable, Sendable, Hashable {
         self.backlog = backlog
         self.heading = heading
         self.speed = speed
+        self.standing = standing
     }
 
     /// The point of a fix as the phone sent it; its heading and speed are kept when the phone knew them (not negative).
