@@ -19,10 +19,12 @@ demo:
 ## scaled-backend tests (scripts/services.sh installs them when missing), and runs every test.
 ## At most TEST_WIDTH tests run at once: the integration tests start real servers, databases, browsers and
 ## child processes, and with all 500 started together on 2 cores their failure deadlines (never waits) expire.
+## Then the fault suite's short form (faults-ci, root), once nothing else of the suite runs beside it.
 TEST_WIDTH ?= 4
 test: lint build fuzz-short contract rules docs availability app-closure fault-checkers
 	eval "$$(bash scripts/services.sh)" && \
 		SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) swift test --skip-build
+	$(MAKE) --no-print-directory faults-ci
 
 ## Stops the PostgreSQL and Redis that `make test` started.
 services-stop:
