@@ -68,6 +68,8 @@ public final class DriverModel {
     @ObservationIgnored private let runner: OutboxRunner
     @ObservationIgnored private let streamLoop: DriverStreamLoop
     @ObservationIgnored private var statusOwed = false
+    /// The offer the driver last turned down, which an answer over HTTP may still carry until the decline lands.
+    @ObservationIgnored private var declinedOffer: TripOffer?
     /// Status reports that failed in a row, for the retry's backoff.
     @ObservationIgnored private var statusFailures = 0
     @ObservationIgnored private let random: DriverRandom
@@ -120,6 +122,7 @@ public final class DriverModel {
         uplink.stepTaken = { [weak self] in self?.changed() }
         uplink.connectivityBack = { [weak self] in self?.connectivityBack() }
         uplink.serverAnswered = { [weak self] in self?.streamLoop.serverAnswered() }
+        uplink.offerHeard = { [weak self] offer in self?.handle(.offer(offer)) }
         uplink.problem = { [weak self] problem in self?.lastProblem = problem }
         runner.stepTaken = { [weak self] in self?.changed() }
         runner.confirmed = { [weak self] trip in
@@ -262,6 +265,7 @@ public final class DriverModel {
     public func decline() async {
         guard let offer else { return }
         self.offer = nil
+        declinedOffer = offer
         changed()
         try? await api.decline(tripID: offer.trip.id)
     }
@@ -429,6 +433,8 @@ public final class DriverModel {
         guard !(trip?.state.isActive ?? false), outbox.entries.allSatisfy({ $0.intent.kind != .accept }) else {
             return
         }
+        // Every answer over HTTP repeats an open offer until it is answered or lapses; the one declined stays gone.
+        guard offer != self.offer, offer != declinedOffer else { return }
         self.offer = offer
         let timeline = self.timeline
         tasks.start(.offerLapse) { [weak self] _ in

@@ -39,6 +39,8 @@ final class LocationUplink {
     @ObservationIgnored var connectivityBack: @MainActor () -> Void = {}
     /// Told when the server took a batch over HTTP: it answers again (the stream may reconnect at once).
     @ObservationIgnored var serverAnswered: @MainActor () -> Void = {}
+    /// Told of the offer an answer over HTTP carried: with the stream down, that is how an offer reaches the app.
+    @ObservationIgnored var offerHeard: @MainActor (TripOffer) -> Void = { _ in }
     /// Told a failure nobody else reports.
     @ObservationIgnored var problem: @MainActor (String) -> Void = { _ in }
 
@@ -205,6 +207,7 @@ final class LocationUplink {
             do {
                 let ack = try await api.sendLocations(batch)
                 pipeline.ack(ack.seq, at: timeline.now())
+                if let offer = ack.offer { offerHeard(offer) }
                 serverAnswered()
                 connectivityBack()
                 stepTaken()

@@ -86,10 +86,15 @@ actor FakeDriverAPI: DriverAPI {
 
     func failLocations(_ value: Bool) { locationsUnanswered = value }
 
+    /// The offer the answers to location batches carry, as a server's does while the driver holds one.
+    private(set) var offerInAnswers: TripOffer?
+
+    func answerLocations(offering offer: TripOffer?) { offerInAnswers = offer }
+
     func sendLocations(_ batch: LocationBatch) throws -> LocationAck {
         if unreachable || locationsUnanswered { throw CallError.noNetwork }
         log.append("locations \(batch.points.count)")
-        return LocationAck(seq: batch.seq)
+        return LocationAck(seq: batch.seq, offer: offerInAnswers)
     }
 
     func activeTrip() -> Trip? { active }

@@ -538,7 +538,16 @@ public struct HailAPI: Sendable {
         let result = try await call {
             try await services.fleet.ingest(driverID: driverID, batch: batch, client: client)
         }
-        return .json(LocationAck(seq: result.ackSeq))
+        return .json(LocationAck(seq: result.ackSeq, offer: await openOffer(driverID: driverID)))
+    }
+
+    /// The offer `driverID` holds now, for the answer to a batch sent over HTTP (a driver whose stream is down hears of
+    /// it there); nil when there is none, or when it or its trip cannot be read: the batch is acknowledged all the same.
+    private func openOffer(driverID: String) async -> TripOffer? {
+        guard let offer = await services.dispatcher.currentOffer(for: driverID),
+            let record = try? await services.trips.record(id: offer.tripID), record.trip.state == .searching
+        else { return nil }
+        return TripOffer(trip: record.trip, expiresAt: offer.expiresAt)
     }
 
     private func driverEvent(_ request: APIRequest, tripID: String, driverID: String) async throws(APIError)
