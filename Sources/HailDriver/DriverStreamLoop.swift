@@ -10,8 +10,8 @@ import HailTime
 /// and dropped without a close frame (its node crashed: every driver it held drops at once) after `afterDrop`'s
 /// draw over a few seconds, so the fleet does not land on the node left within one second.
 ///
-/// The backoff starts over only after a stream that stayed up `steadyAfter` and was not closed with 4013 (or an older server's 1013): a server
-/// whose storage is paused accepts the socket and closes it at once with 4013, and starting over on every such
+/// The backoff starts over only after a stream that stayed up `steadyAfter`, or `steadyBeforeOutage` when it was closed with 4013 (or an
+/// older server's 1013): a server whose storage is paused accepts the socket and closes it at once with 4013, and starting over on every such
 /// connect reconnected twice a second for the whole outage, each time with the status, config, trip and location
 /// requests a reconnect brings (16 apps took 1.5 cores in the fault suite's Redis pause). A REST answer from the
 /// server during such an outage's wait (`serverAnswered`) brings the next try forward: the waits are

@@ -7,7 +7,9 @@ import HailProtocol
 /// generator for its draws, and `DriverStreamLoop` sleeps until `wakeAt`.
 ///
 /// A server whose storage is paused closes every stream at once with 4013 (1013 from an older server), so the backoff grows through an outage
-/// (to 30 s) and starts over only after a steady stream. Meanwhile the app's positions go over REST, and the first
+/// (to 30 s) and starts over only after a steady stream: one up `steadyAfter`, or `steadyBeforeOutage` when it ended
+/// with 4013 (a node whose Redis link flaps closes streams that were up a while: those waits keep growing), so the
+/// next outage, minutes later, starts from the first step and not from where the last one left the count. Meanwhile the app's positions go over REST, and the first
 /// of them the server takes says the outage is over: waiting out the rest of the backoff left the driver online and
 /// offered trips they could not see (12 s in the fault suite's Redis pause, up to the cap). So a REST answer during
 /// an outage's wait (a close with 4013 or 1013, or no connection at all) moves the next try to within `afterServerAnswered`'s
@@ -33,6 +35,8 @@ struct StreamReconnectPlan: Sendable, Hashable {
     var afterDrop: Backoff = .afterDrop
     /// How long a stream must stay up for its end to count as a fresh drop rather than one more failure.
     var steadyAfter: TimeInterval = 10
+    /// How long a stream closed with 4013 (or 1013) must have stayed up for its close to start a new outage's count.
+    var steadyBeforeOutage: TimeInterval = 120
     /// The wait, from a REST answer, of a try it brings forward.
     var afterServerAnswered: Backoff = .moveElsewhere
     /// The least time between two tries brought forward by REST answers.
@@ -64,7 +68,7 @@ struct StreamReconnectPlan: Sendable, Hashable {
         switch end {
         case .closed(let code, let upFor):
             moving = code?.reconnectsAtOnce == true
-            let steady = code?.isOutage != true && upFor >= steadyAfter
+            let steady = upFor >= (code?.isOutage == true ? steadyBeforeOutage : steadyAfter)
             if steady { attempt = 0 }
             dropped = steady && code == nil
             outage = code?.isOutage == true

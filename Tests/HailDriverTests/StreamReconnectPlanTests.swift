@@ -56,6 +56,23 @@ struct StreamReconnectPlanTests {
         #expect(plan.serverAnswered(now: origin + 62, using: &random).map { $0 < origin + 63 } == true)
     }
 
+    @Test func anOutageMinutesAfterTheLastStartsFromTheFirstStep() {
+        var plan = StreamReconnectPlan(backoff: plain)
+        var random = SplitMix64(seed: 7)
+        // An outage that ran the count to 6 (a wait of 30 s), then a stream that stayed up 10 minutes.
+        let healed = fiveOutageCloses(&plan, at: origin, &random)
+        #expect(plan.attempt == 6)
+        plan.trying()
+        // Closed with 4013 again: a new outage, whose first wait is the backoff's first step, 1 s.
+        #expect(plan.ended(.closed(.reconnectLater, upFor: 600), now: healed + 600, using: &random) == healed + 601)
+        #expect(plan.attempt == 1)
+        #expect(plan.outage)
+        // A stream closed with 4013 after 2 minutes less a second is one more failure of the same outage: 2 s.
+        plan.trying()
+        #expect(plan.ended(.closed(.reconnectLater, upFor: 119), now: healed + 720, using: &random) == healed + 722)
+        #expect(plan.attempt == 2)
+    }
+
     @Test func aConnectThatFailedIsAnOutageToo() {
         var plan = StreamReconnectPlan(backoff: plain)
         var random = SplitMix64(seed: 7)
