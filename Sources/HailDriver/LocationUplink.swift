@@ -33,6 +33,8 @@ final class LocationUplink {
     @ObservationIgnored private var bufferSavedAt: Date?
     /// When the driver tapped "started" in this app's life.
     @ObservationIgnored private var startTappedAt: Date?
+    /// The newest fix the phone had taken when "started" was tapped: where the car stood.
+    @ObservationIgnored private var standingAtStart: LocationPoint?
     /// Told after every step this part takes that the screen or a waiter may care about.
     @ObservationIgnored var stepTaken: @MainActor () -> Void = {}
     /// Told when a link came up (the outbox and an owed status go then).
@@ -276,20 +278,22 @@ final class LocationUplink {
     func tripStarted() {
         let now = timeline.now()
         startTappedAt = now
+        standingAtStart = pipeline.filter.lastAccepted.flatMap { $0.t < now ? $0 : nil }
         pipeline.forgetFixes(takenBefore: now)
     }
 
     /// The fixes taken on the trip (since "started" was tapped, when this app saw it) that the server has not
     /// acknowledged, oldest first: in flight, waiting or in the offline buffer, at most a batch's worth (the
-    /// newest). With them, the one fix of the way to the pickup that `tripStarted` kept, if it is still not
-    /// acknowledged: where the car stood, which a server that could not read its own (its Redis away as the trip
-    /// started) charges the trip from (`ChargedFixes`).
+    /// newest). With them, where the car stood when "started" was tapped, acknowledged or not: a server that could
+    /// not read it as the trip started (its Redis away, or cut from the node that took the start) charges the trip
+    /// from it (`ChargedFixes`); one that stored it already has that fix and ignores it.
     func pathNotAcknowledged() -> [LocationPoint] {
         let now = timeline.now()
         let since = startTappedAt ?? .distantPast
         let points = pipeline.batcher.snapshot.points.filter { $0.t <= now }
         var path = points.filter { $0.t >= since }
-        if let standing = points.filter({ $0.t < since }).max(by: { $0.t < $1.t }) { path.append(standing) }
+        let kept = points.filter({ $0.t < since }).max(by: { $0.t < $1.t })
+        if let standing = [kept, standingAtStart].compactMap({ $0 }).max(by: { $0.t < $1.t }) { path.append(standing) }
         path.sort { $0.t < $1.t }
         return Array(path.suffix(ProtocolLimits.maxPointsPerBatch))
     }

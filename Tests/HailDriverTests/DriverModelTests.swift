@@ -171,6 +171,30 @@ struct DriverModelTests {
         #expect(await rig.api.endedPaths.first??.map(\.t) == [approach[2]] + onTrip + [stop.t])
     }
 
+    @Test func endedCarriesWhereTheCarStoodEvenWhenTheServerAcknowledgedIt() async throws {
+        // The server acknowledged every fix of the way to the pickup, but the node that took "started" could not read
+        // where the car stood (its Redis cut off): "ended" carries that fix again, for the fare to begin there.
+        let rig = DriverModelTests(active: Fixture.trip("t9", .driverArrived, version: 3))
+        try await rig.online()
+        let approach = rig.driveNorth(from: Fixture.pickup, fixes: 3)
+        try await eventually(rig.model, "the last two fixes held") { $0.pipeline.batcher.pending.count == 2 }
+        rig.clock.advance(by: .seconds(5))
+        try await eventually(rig.model, "the way to the pickup acknowledged") {
+            $0.pipeline.batcher.snapshot.points.isEmpty && $0.pipeline.batcher.inFlight.isEmpty
+        }
+        rig.clock.advance(by: .seconds(1))
+        await rig.model.tap(.started)
+        try await eventually(rig.model, "started") { $0.trip?.state == .onTrip }
+        rig.clock.advance(by: .seconds(1))
+        let stop = LocationPoint(
+            lat: Fixture.pickup.lat + 80 / 111_195, lng: Fixture.pickup.lng, accuracy: 5, heading: 0, speed: 0,
+            t: Fixture.origin.addingTimeInterval(10))
+        rig.source.setCurrentFix(stop)
+        await rig.model.tap(.ended)
+        try await eventually(rig.model, "ended") { $0.trip?.state == .completed }
+        #expect(await rig.api.endedPaths.first??.map(\.t) == [approach[2], stop.t])
+    }
+
     @Test func anOfferLapsesAtItsExpiry() async throws {
         try await online()
         #expect(model.screen.headline == .waitingForTrips)
