@@ -81,12 +81,20 @@ public struct ReportPage: Sendable {
                 + "<td>\(target)</td></tr>"
         }
         let trips = safety.falseAlarmTrips.isEmpty ? "" : "; trips " + safety.falseAlarmTrips.joined(separator: ", ")
+        // A wrong turn is timed from the excursion its alert caught; a car that came back inside the corridor first
+        // is also timed from its first exit, so the stricter reading is on the page too.
+        let firstExit =
+            safety.deviations.secondsFromFirstExit.map {
+                "<p>Wrong turns timed from the first time the car left the corridor (a car that came back inside and "
+                    + "left again included): p50 \(seconds($0.p50)), p99 \(seconds($0.p99)).</p>"
+            } ?? ""
         return """
             <table><tr><th>kind</th><th>injected</th><th>detected</th><th>missed</th><th>open at the end</th>\
             <th>time to detect p50</th><th>p99</th><th>target</th></tr>
             \(row("wrong turn (from leaving the 100 m corridor)", safety.deviations, target: "100 %, p99 20 s"))
             \(row("long stop (from its 3 minutes)", safety.stops, target: "100 %, within 30 s"))
             </table>
+            \(firstExit)
             <p>False alarms on the \(safety.tripsWithoutInjection) of \(safety.tripsUnderWay) trips without an \
             injection: \(safety.falseDeviationAlarms) route deviations, \(safety.falseStopAlarms) long stops \
             (target 0)\(Self.escape(trips)). Other alerts matching nothing injected: \(safety.unmatchedAlarms). \

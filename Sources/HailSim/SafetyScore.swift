@@ -33,9 +33,13 @@ public struct SafetyScore: Sendable, Hashable, Codable {
         public var missed = 0
         /// Not judged yet when the run ended (a stop not yet 3 minutes and 30 s long, a wrong turn under a minute).
         public var open = 0
-        /// Seconds from the event's start (a wrong turn leaving the corridor; a stop's 3 minutes passed) to its
-        /// alert: p50, p99, max.
+        /// Seconds from the event's start (a wrong turn leaving the corridor, for the excursion its alert caught; a
+        /// stop's 3 minutes passed) to its alert: p50, p99, max.
         public var secondsToDetect: SimulationReport.Percentiles
+        /// For wrong turns, seconds from the first time the car left the corridor to the alert, even when it came
+        /// back inside it and left again before (`secondsToDetect` counts from the excursion alarmed): p50,
+        /// p99, max; nil for stops.
+        public var secondsFromFirstExit: SimulationReport.Percentiles?
         /// The trips of the missed ones.
         public var missedTrips: [String] = []
     }
@@ -60,6 +64,8 @@ public struct SafetyScore: Sendable, Hashable, Codable {
     public var arrivedRefused: Int
     /// `started` refused as too far from the pickup.
     public var startedRefused: Int
+    /// Every injected event scored, with its times: what a run's trips are read against.
+    public var events: [InjectedEvent] = []
 
     /// The server's long-stop threshold, seconds: a stop's time to detect counts from when it passed.
     public static let stopThresholdSeconds = 180.0
@@ -80,6 +86,7 @@ public struct SafetyScore: Sendable, Hashable, Codable {
         func score(_ kind: TripAlertKind) -> Detection {
             var detection = Detection(secondsToDetect: .init(p50: nil, p99: nil, max: nil, samples: 0))
             var delays: [Double] = []
+            var fromFirst: [Double] = []
             for event in injections where event.kind == kind {
                 guard let began = event.began else { continue }
                 detection.injected += 1
@@ -91,7 +98,13 @@ public struct SafetyScore: Sendable, Hashable, Codable {
                 if let hit {
                     matched.insert(hit)
                     detection.detected += 1
-                    delays.append(max(0, alerts[hit].at.timeIntervalSince(due)))
+                    let alerted = alerts[hit].at
+                    // A wrong turn is timed from the excursion alarmed: the last time the car left the corridor.
+                    let left =
+                        kind == .longStop
+                        ? due : event.exits.last { $0 <= alerted.addingTimeInterval(Self.startSlack) } ?? due
+                    delays.append(max(0, alerted.timeIntervalSince(left)))
+                    fromFirst.append(max(0, alerted.timeIntervalSince(due)))
                     continue
                 }
                 let judgedAfter = kind == .longStop ? Self.stopJudgedAfter : Self.deviationJudgedAfter
@@ -105,6 +118,7 @@ public struct SafetyScore: Sendable, Hashable, Codable {
                 }
             }
             detection.secondsToDetect = Self.percentiles(delays)
+            if kind == .routeDeviation { detection.secondsFromFirstExit = Self.percentiles(fromFirst) }
             return detection
         }
         deviations = score(.routeDeviation)
@@ -130,6 +144,7 @@ public struct SafetyScore: Sendable, Hashable, Codable {
         unmatchedAlarms = unmatched
         self.arrivedRefused = arrivedRefused
         self.startedRefused = startedRefused
+        events = injections
     }
 
     /// p50, p99 (nearest rank) and the largest of `values`.
@@ -147,9 +162,14 @@ public struct SafetyScore: Sendable, Hashable, Codable {
         func line(_ name: String, _ detection: Detection) -> String {
             let p50 = detection.secondsToDetect.p50.map { String(format: "%.1f s", $0) } ?? "-"
             let p99 = detection.secondsToDetect.p99.map { String(format: "%.1f s", $0) } ?? "-"
+            let first = detection.secondsFromFirstExit.map { from in
+                let p50 = from.p50.map { String(format: "%.1f s", $0) } ?? "-"
+                let p99 = from.p99.map { String(format: "%.1f s", $0) } ?? "-"
+                return " (from the first exit p50 \(p50), p99 \(p99))"
+            }
             return "\(name): injected \(detection.injected), detected \(detection.detected), missed \(detection.missed)"
                 + (detection.open > 0 ? ", open at the end \(detection.open)" : "") + "; time to detect p50 \(p50), "
-                + "p99 \(p99)"
+                + "p99 \(p99)" + (first ?? "")
         }
         return """
             trip safety: \(line("wrong turns", deviations)); \(line("long stops", stops)) (from the 3 minutes)

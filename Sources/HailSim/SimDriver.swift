@@ -56,6 +56,8 @@ final class SimDriver {
     private var plannedInjection: (tripID: String, kind: TripAlertKind, at: Date)?
     /// The wrong turn under way (its index in `injections`), or the stop and when it ends.
     private var deviating: Int?
+    /// The wrong turn's car is back inside the corridor (within 100 m of its route) since it last left it.
+    private var backInside = false
     private var standing: (index: Int, until: Date)?
     /// The route the navigation last reported on the trip under way.
     private var reportedRoute: [Coordinate]?
@@ -333,6 +335,12 @@ final class SimDriver {
             let off = reportedRoute.map { RouteDeviationDetector.distance(from: here, to: $0) } ?? 0
             injections[index].farthestMeters = max(injections[index].farthestMeters, off)
             if injections[index].began == nil, off > 100 { injections[index].began = now }
+            // Out of the corridor again after being back inside it: a new excursion (`InjectedEvent.exits`).
+            if off <= 100 { backInside = true }
+            if off > 100, injections[index].exits.isEmpty || backInside {
+                injections[index].exits.append(now)
+                backInside = false
+            }
             let outside = injections[index].began.map { now.timeIntervalSince($0) } ?? 0
             let arrived = await car.isStopped
             if (off >= injection.deviationMeters && outside >= 30) || outside >= 120 || arrived {
@@ -363,8 +371,11 @@ final class SimDriver {
         else { return false }
         // Not reported: the driver left the navigation's route.
         await car.drive(route)
-        injections.append(InjectedEvent(tripID: trip.id, kind: .routeDeviation))
+        var event = InjectedEvent(tripID: trip.id, kind: .routeDeviation)
+        event.plan = plan
+        injections.append(event)
         deviating = injections.count - 1
+        backInside = false
         return true
     }
 

@@ -57,4 +57,30 @@ struct SafetyScoreTests {
             score.summary.hasPrefix(
                 "trip safety: wrong turns: injected 3, detected 2, missed 1; time to detect p50 14.0 s, p99 21.0 s"))
     }
+
+    @Test func aWrongTurnIsTimedFromTheExcursionAlarmedAndAlsoFromItsFirstExit() {
+        // Out at 10 s, back inside the corridor, out again at 27 s; alarmed at 38 s. Another out at 10 s and
+        // at 40 s, alarmed at 30 s: from 10 s, the exit after the alarm is none of its business.
+        var cameBack = InjectedEvent(tripID: "a", kind: .routeDeviation, began: Self.at(10), ended: Self.at(90))
+        cameBack.exits = [Self.at(10), Self.at(27)]
+        var alarmedFirst = InjectedEvent(tripID: "b", kind: .routeDeviation, began: Self.at(10), ended: Self.at(90))
+        alarmedFirst.exits = [Self.at(10), Self.at(40)]
+        let score = SafetyScore(
+            injections: [cameBack, alarmedFirst],
+            alerts: [
+                SafetyScore.RaisedAlert(tripID: "a", kind: .routeDeviation, at: Self.at(38)),
+                SafetyScore.RaisedAlert(tripID: "b", kind: .routeDeviation, at: Self.at(30)),
+            ],
+            tripsUnderWay: ["a", "b"], now: Self.at(300))
+        #expect(score.deviations.detected == 2)
+        #expect(score.deviations.secondsToDetect.p50 == 11)
+        #expect(score.deviations.secondsToDetect.p99 == 20)
+        #expect(score.deviations.secondsFromFirstExit?.p50 == 20)
+        #expect(score.deviations.secondsFromFirstExit?.p99 == 28)
+        #expect(score.stops.secondsFromFirstExit == nil)
+        #expect(
+            score.summary.hasPrefix(
+                "trip safety: wrong turns: injected 2, detected 2, missed 0; time to detect p50 11.0 s, p99 20.0 s "
+                    + "(from the first exit p50 20.0 s, p99 28.0 s); long stops"))
+    }
 }

@@ -1,13 +1,18 @@
 import Foundation
 
 /// Notices a car on a trip that leaves its planned route: farther than `corridorMeters` from the plan for at least
-/// `minimumSeconds`, and not coming back (no nearer to the plan than when it left the corridor). Given the trip's
-/// `destination`, a car that keeps getting nearer to it is not deviating either: in a grid of streets a parallel one
-/// a block over is as short a way as the plan's, and drivers take it. A re-route the driver's navigation reports,
-/// or a plan the server replaces, is `replan(_:)`, never a deviation. Positions are judged by when they were taken:
-/// a backlog flushed after a dead zone is judged as it arrives, and one taken before the newest position seen (a
-/// backlog flushed after newer fixes) changes nothing, so an old fix back in the corridor cannot undo what newer ones
-/// showed. Pure: each matched position comes with its time, and the detector reads no clock.
+/// `minimumSeconds`, and not coming back (no nearer to the plan than when it left the corridor). An excursion ends
+/// only when the car is back well inside the corridor (within `reentryMeters`): a car on a street that runs along the
+/// corridor's edge has matched positions on either side of it, and one a few metres inside is not the car back on
+/// its plan (Monaco, issue 41: a wrong turn's excursion restarted by one position at 92 m, alarmed 16 s late). Given
+/// the trip's `destination`, a car that keeps getting nearer to it is not deviating either: against a plan the
+/// server guessed, a parallel street a block over is as short a way as the plan's, and drivers take it (the route a
+/// driver's navigation reported is judged without one: leaving it by the corridor is leaving the way the car was
+/// told to go, and a way the navigation takes instead comes as a re-route). A re-route the driver's navigation
+/// reports, or a plan the server replaces, is `replan(_:destination:)`, never a deviation. Positions are judged by
+/// when they were taken: a backlog flushed after a dead zone is judged as it arrives, and one taken before the newest
+/// position seen (a backlog flushed after newer fixes) changes nothing, so an old fix back in the corridor cannot
+/// undo what newer ones showed. Pure: each matched position comes with its time, and the detector reads no clock.
 public struct RouteDeviationDetector: Sendable {
     /// One deviation, reported once per excursion out of the corridor.
     public struct Deviation: Sendable, Hashable {
@@ -21,28 +26,33 @@ public struct RouteDeviationDetector: Sendable {
     public let corridorMeters: Double
     /// How long a car must stay out of the corridor, seconds, before it is a deviation.
     public let minimumSeconds: Double
+    /// How near the plan a car out of the corridor must come back, metres, for its excursion to end (75 by default).
+    public let reentryMeters: Double
     /// The planned route, as the route provider gave it.
     public private(set) var plan: [Coordinate]
     /// Where the trip ends, when known: progress towards it is no deviation.
-    public let destination: Coordinate?
+    public private(set) var destination: Coordinate?
     private var leftAt: (at: Date, distance: Double, toDestination: Double?)?
     private var reported = false
     private var lastTaken: Date?
 
     /// A detector for `plan`, towards `destination` when given.
     public init(
-        plan: [Coordinate], destination: Coordinate? = nil, corridorMeters: Double = 100, minimumSeconds: Double = 10
+        plan: [Coordinate], destination: Coordinate? = nil, corridorMeters: Double = 100, minimumSeconds: Double = 10,
+        reentryMeters: Double = 75
     ) {
         self.plan = plan
         self.destination = destination
         self.corridorMeters = corridorMeters
         self.minimumSeconds = minimumSeconds
+        self.reentryMeters = min(reentryMeters, corridorMeters)
     }
 
-    /// A new plan (a re-route the driver's app reported, or the server's own): what happened off the old one is
-    /// forgotten.
-    public mutating func replan(_ plan: [Coordinate]) {
+    /// A new plan (a re-route the driver's app reported, or the server's own), towards `destination` when progress
+    /// towards it excuses leaving the plan: what happened off the old one is forgotten.
+    public mutating func replan(_ plan: [Coordinate], destination: Coordinate?) {
         self.plan = plan
+        self.destination = destination
         leftAt = nil
         reported = false
     }
@@ -53,14 +63,15 @@ public struct RouteDeviationDetector: Sendable {
         if let lastTaken, at < lastTaken { return nil }
         lastTaken = at
         let distance = Self.distance(from: position, to: plan)
-        guard distance > corridorMeters else {
+        if distance <= reentryMeters {
             leftAt = nil
             reported = false
             return nil
         }
         let toDestination = destination.map { position.distance(to: $0) }
         guard let left = leftAt else {
-            leftAt = (at, distance, toDestination)
+            // Between the re-entry distance and the corridor's edge a car not out yet stays in.
+            if distance > corridorMeters { leftAt = (at, distance, toDestination) }
             return nil
         }
         guard !reported, at.timeIntervalSince(left.at) >= minimumSeconds, distance >= left.distance else { return nil }

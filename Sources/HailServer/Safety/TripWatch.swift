@@ -44,13 +44,17 @@ public final class TripWatch: Sendable {
         /// The revision of the driver's reported route the plan is, nil for the server's own plan.
         var revision: Int64?
 
-        /// Judges the car against `route` from now on, when it is newer than the reported route in use.
+        /// Judges the car against `route` from now on, when it is newer than the reported route in use. Without the
+        /// destination guard: the route is the way the driver's navigation told the car to go, and another way it
+        /// takes comes as a re-route, so a car out of the corridor is off its way even while it nears the drop-off
+        /// (Monaco, issue 41: a wrong turn's street wound nearer the drop-off for 12 s, and the guard held its alarm
+        /// that long).
         mutating func take(_ route: ReportedRoute?) {
             guard let route, route.revision > (revision ?? -1) else { return }
             if deviation == nil {
-                deviation = RouteDeviationDetector(plan: route.path, destination: stop.dropoff)
+                deviation = RouteDeviationDetector(plan: route.path)
             } else {
-                deviation?.replan(route.path)
+                deviation?.replan(route.path, destination: nil)
             }
             revision = route.revision
             planning = false
@@ -184,7 +188,7 @@ public final class TripWatch: Sendable {
                 if watch.deviation == nil {
                     watch.deviation = RouteDeviationDetector(plan: path, destination: watch.stop.dropoff)
                 } else {
-                    watch.deviation?.replan(path)
+                    watch.deviation?.replan(path, destination: watch.stop.dropoff)
                 }
                 watch.planning = false
             }

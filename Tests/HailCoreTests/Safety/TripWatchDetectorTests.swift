@@ -54,7 +54,7 @@ struct TripWatchDetectorTests {
         #expect(reports == 0)
         // A reported re-route replaces the plan: the same drive along the new plan alarms nobody.
         var rerouted = RouteDeviationDetector(plan: Self.plan)
-        rerouted.replan([Self.at(north: 400, east: 0), Self.at(north: 400, east: 2000)])
+        rerouted.replan([Self.at(north: 400, east: 0), Self.at(north: 400, east: 2000)], destination: nil)
         for second in 0...60 {
             #expect(
                 rerouted.observe(Self.at(north: 400, east: Double(second) * 10), at: Self.time(Double(second))) == nil)
