@@ -194,14 +194,15 @@ def haversine(a, b):
     return 2 * 6371008.8 * math.asin(min(1.0, math.sqrt(h)))
 
 
-def check_i8_fleet(logs, tolerance=0.03):
+def check_i8_fleet(logs, tolerance=0.03, since=None, until=None):
     """I8: each trip a fleet driver ended `completed` was charged (the receipt's distance) within `tolerance` of the
     path through every fix the driver's app had acknowledged for it (by the stream's ack, the REST answer, or the
     end's answer), in fix-time order, from where the car stood at the start: the newest fix taken before the app
     showed the trip started that the server acknowledged at any time. The app logs the newest acknowledged when the
     start is shown (`via` `start`); a backlog the server acknowledges later can hold a newer one (a start during a
     Redis pause), and the car stood there, not at the older fix. A completed trip with fewer than two acknowledged
-    fixes is listed, not judged (the server then charges the straight-line estimate)."""
+    fixes is listed, not judged (the server then charges the straight-line estimate). Only trips that ended from
+    `since` to `until` are judged: a soak window's own, not every trip the soak's fleet has ridden so far."""
     drivers = {k: v for k, v in logs.items() if k.startswith("driver-")}
     if not drivers:
         return None
@@ -218,7 +219,8 @@ def check_i8_fleet(logs, tolerance=0.03):
                     if e.get("trip"):
                         fixes[e["trip"]][t] = (lat, lng)
             elif e.get("ev") == "tripEnd" and e.get("state") == "completed" and e.get("distance") is not None:
-                ends.setdefault(e["trip"], e)
+                if (since is None or e["t"] >= since) and (until is None or e["t"] <= until):
+                    ends.setdefault(e["trip"], e)
         for trip, start in starts.items():
             before = [t for t in acknowledged if t <= start]
             if before:
@@ -385,6 +387,10 @@ def fleet_self_test():
             {"t": 110.0, "ev": "frame", "pin": "live", "driver": "someone-else", "seq": 5, "trip": "t-9",
              "fixedAt": 103.8},
         ])
+        if check_i8_fleet(fleet_logs(d), since=111.5)["summary"] != (
+                "0 completed fleet trips judged, 0 charged off their acknowledged fixes by over 3 % (worst 0.0 %); "
+                "1 without fixes to judge"):
+            failures.append(f"I8 of a soak window: {check_i8_fleet(fleet_logs(d), since=111.5)}")
         i8 = check_i8_fleet(fleet_logs(d))
         # t-1: 4 x 111.195 = 444.8 m charged 447 (0.5 %): pass; t-2: 222.4 m charged 300 (34.9 %): fail; t-3 unjudged.
         if i8["status"] != "fail" or not i8["summary"].startswith("2 completed fleet trips judged, 1 charged"):
@@ -1002,7 +1008,8 @@ def main():
                            + (f"; {len(screen_only)} rider screens offline while their streams were back" if screen_only else ""),
                            late + screen_only)
 
-    results["I8"] = check_i8_fleet(fleet) or result(
+    # A soak window judges the trips that ended inside it (from its first mark to its end dump).
+    results["I8"] = check_i8_fleet(fleet, since=marks[0][0] if marks else None, until=cutoff) or result(
         "n/a", "not measured: needs each acknowledged fix in the driver's event log (FAULTS_FLEET=1)")
 
     # I9: no PostgreSQL session idle in a transaction over 10 s; a canary ride through each node completes.

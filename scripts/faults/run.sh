@@ -193,10 +193,17 @@ trip_states() { psql_run -tAF' ' -c "SELECT state, count(*) FROM trips GROUP BY 
 
 dump_state() {
     local tag=$1
-    psql_run -tA -c "SELECT coalesce(json_agg(t), '[]') FROM (SELECT id, rider_id, driver_id, state, version, active, updated_at FROM trips) t" \
-        >"$RUN/dump-$tag-trips.json" 2>>"$RUN/dump-errors.log"
-    psql_run -tA -c "SELECT coalesce(json_agg(e ORDER BY trip_id, version), '[]') FROM (SELECT *, xmin::text::bigint AS xid FROM trip_events) e" \
-        >"$RUN/dump-$tag-events.json" 2>>"$RUN/dump-errors.log"
+    # The trips and their events from one snapshot: a trip change commits its row and its event together, so two
+    # reads apart would show a log ahead of its row whenever the load commits between them (the soak's windows).
+    psql_run -tA 2>>"$RUN/dump-errors.log" <<SQL
+BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
+\\o $RUN/dump-$tag-trips.json
+SELECT coalesce(json_agg(t), '[]') FROM (SELECT id, rider_id, driver_id, state, version, active, updated_at FROM trips) t;
+\\o $RUN/dump-$tag-events.json
+SELECT coalesce(json_agg(e ORDER BY trip_id, version), '[]') FROM (SELECT *, xmin::text::bigint AS xid FROM trip_events) e;
+\\o
+COMMIT;
+SQL
     # Each load driver's Redis hash (the checkers compare it with PostgreSQL), in one pipeline; on a stalled
     # machine the reader can be cut short by its timeout, so it is tried again (up to three times) until it has
     # every driver. A driver still missing is reported "not read" by the checkers, never judged.
